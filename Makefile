@@ -1,0 +1,71 @@
+# Airlock's entry points. `make run` and `make test` install what they need
+# (once) and work on a fresh machine; see README.md.
+
+SHELL := /bin/bash
+.DEFAULT_GOAL := help
+
+# Builds live outside the clone so repeated runs on one machine are incremental.
+export CARGO_TARGET_DIR ?= $(HOME)/.cache/airlock/target
+export PATH := $(CURDIR)/end2end/node_modules/.bin:$(HOME)/.cargo/bin:$(PATH)
+export RUST_BACKTRACE ?= 0
+# Where the compiled site (JS, WASM, CSS, public files) is written and served from.
+export LEPTOS_SITE_ROOT ?= $(CURDIR)/target/site
+
+CARGO_LEPTOS_VERSION := 0.3.11
+# The CLI must match the `wasm-bindgen` crate exactly, so read it from the lock file.
+WASM_BINDGEN_VERSION := $(shell awk '/^name = "wasm-bindgen"$$/ { getline; gsub(/"/, "", $$3); print $$3; exit }' Cargo.lock)
+SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+
+.PHONY: help run test tools rust-tools node-tools chromium build-e2e lint fmt test-postgres
+
+help:
+	@echo "make run    serve Airlock on http://127.0.0.1:3000 (embedded defaults)"
+	@echo "make test   every unit, integration and browser test"
+	@echo "make lint   clippy and rustfmt checks"
+
+## Installs -------------------------------------------------------------------
+
+tools: rust-tools node-tools
+
+rust-tools:
+	@rustup target list --installed | grep -qx wasm32-unknown-unknown \
+		|| rustup target add wasm32-unknown-unknown
+	@cargo leptos --version 2>/dev/null | grep -qF "$(CARGO_LEPTOS_VERSION)" \
+		|| CARGO_PROFILE_RELEASE_LTO=false CARGO_PROFILE_RELEASE_CODEGEN_UNITS=16 \
+		   cargo install cargo-leptos --version $(CARGO_LEPTOS_VERSION) --locked \
+		   --ignore-rust-version --features no_downloads
+	@wasm-bindgen --version 2>/dev/null | grep -qF "$(WASM_BINDGEN_VERSION)" \
+		|| cargo install wasm-bindgen-cli --version $(WASM_BINDGEN_VERSION)
+
+# npm's binaryen provides wasm-opt for release builds; Playwright drives Chromium.
+node-tools: end2end/node_modules/.package-lock.json
+
+end2end/node_modules/.package-lock.json: end2end/package-lock.json
+	cd end2end && npm ci --no-audit --no-fund
+	@touch $@
+
+chromium:
+	@test -x /usr/bin/chromium || { $(SUDO) apt-get update && $(SUDO) apt-get install -y chromium; }
+
+## Running ---------------------------------------------------------------------
+
+run: tools
+	cargo leptos serve
+
+## Testing ---------------------------------------------------------------------
+
+test: tools chromium
+	cargo test --workspace
+	cargo leptos build
+	cd end2end && npx playwright test
+
+lint:
+	cargo fmt --all --check
+	cargo clippy --workspace --all-targets -- -D warnings
+
+fmt:
+	cargo fmt --all
+
+# Runs the store conformance suite on a local PostgreSQL as well (see .ci/postgres).
+test-postgres:
+	AIRLOCK_TEST_DATABASE_URL=$$(.ci/postgres) cargo test -p engine

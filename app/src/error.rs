@@ -1,0 +1,133 @@
+//! The one error type every server function returns. Its variants are what a
+//! person can act on; internal detail is logged on the server, never sent.
+
+use leptos::prelude::{FromServerFnError, ServerFnErrorErr};
+use leptos::server_fn::codec::JsonEncoding;
+use serde::{Deserialize, Serialize};
+
+/// An error as the browser sees it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, thiserror::Error)]
+#[serde(tag = "code", rename_all = "snake_case")]
+pub enum AppError {
+    /// The thing asked for does not exist.
+    #[error("{what} not found")]
+    NotFound {
+        /// What was looked for, in words.
+        what: String,
+    },
+    /// The input was not acceptable.
+    #[error("{message}")]
+    Invalid {
+        /// Which field was at fault.
+        field: String,
+        /// What is wrong, for a person.
+        message: String,
+    },
+    /// The server failed; the detail is in its log.
+    #[error("something went wrong on the server; please try again")]
+    Internal,
+    /// The request did not reach the server or its answer could not be read.
+    #[error("could not reach Airlock: {message}")]
+    Transport {
+        /// What the transport layer said.
+        message: String,
+    },
+}
+
+impl AppError {
+    /// A stable machine-readable code for the variant.
+    pub fn code(&self) -> &'static str {
+        match self {
+            AppError::NotFound { .. } => "not_found",
+            AppError::Invalid { .. } => "invalid",
+            AppError::Internal => "internal",
+            AppError::Transport { .. } => "transport",
+        }
+    }
+}
+
+impl FromServerFnError for AppError {
+    type Encoder = JsonEncoding;
+
+    fn from_server_fn_error(value: ServerFnErrorErr) -> Self {
+        match value {
+            // A malformed argument is the caller's mistake, not ours.
+            ServerFnErrorErr::Args(message) | ServerFnErrorErr::MissingArg(message) => {
+                AppError::Invalid {
+                    field: "request".into(),
+                    message,
+                }
+            }
+            ServerFnErrorErr::ServerError(_) => AppError::Internal,
+            other => AppError::Transport {
+                message: other.to_string(),
+            },
+        }
+    }
+}
+
+impl AppError {
+    /// The HTTP status that answers this error: 4xx for the caller's mistakes.
+    pub fn status_code(&self) -> http::StatusCode {
+        match self {
+            AppError::NotFound { .. } => http::StatusCode::NOT_FOUND,
+            AppError::Invalid { .. } => http::StatusCode::BAD_REQUEST,
+            AppError::Internal | AppError::Transport { .. } => {
+                http::StatusCode::INTERNAL_SERVER_ERROR
+            }
+        }
+    }
+}
+
+#[cfg(feature = "ssr")]
+impl From<engine::EngineError> for AppError {
+    fn from(error: engine::EngineError) -> Self {
+        use engine::EngineError;
+        match error {
+            EngineError::NotFound(what) => AppError::NotFound { what: what.into() },
+            EngineError::Invalid { field, message } => AppError::Invalid {
+                field: field.into(),
+                message,
+            },
+            EngineError::Store(e) => {
+                tracing::error!(error = %e, "store failure in a server function");
+                AppError::Internal
+            }
+        }
+    }
+}
+
+#[cfg(feature = "ssr")]
+impl From<engine::IdError> for AppError {
+    fn from(error: engine::IdError) -> Self {
+        AppError::Invalid {
+            field: "id".into(),
+            message: error.to_string(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn errors_travel_as_json_with_a_stable_code() {
+        let e = AppError::Invalid {
+            field: "content".into(),
+            message: "the message is empty".into(),
+        };
+        let json = serde_json::to_value(&e).unwrap();
+        assert_eq!(json["code"], "invalid");
+        assert_eq!(json["message"], "the message is empty");
+        assert_eq!(serde_json::from_value::<AppError>(json).unwrap(), e);
+        assert_eq!(e.code(), "invalid");
+    }
+
+    #[test]
+    fn a_bad_argument_is_the_callers_mistake() {
+        use leptos::prelude::FromServerFnError;
+        let e = AppError::from_server_fn_error(ServerFnErrorErr::Args("bad".into()));
+        assert_eq!(e.status_code(), http::StatusCode::BAD_REQUEST);
+    }
+}

@@ -1,0 +1,12 @@
+//! Airlock's web UI: the routes, components and server functions. Under the
+//! `ssr` feature this crate renders pages and runs server functions against
+//! the engine; under `hydrate` it runs in the browser and never sees the engine.
+
+pub mod error;
+pub mod server_fns;
+#[cfg(feature = "ssr")]
+pub mod state;
+pub mod ui;
+pub mod wire;
+
+pub use ui::app::{shell, App};

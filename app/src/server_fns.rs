@@ -1,0 +1,4 @@
+//! Server functions, one per file, grouped by area. Each is a thin adapter:
+//! parse the input, call one engine method, map the answer to a wire type.
+
+pub mod conversations;

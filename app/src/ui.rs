@@ -1,0 +1,8 @@
+//! The components, one per file, grouped by area.
+
+pub mod app;
+pub mod chat;
+pub mod common;
+pub mod conversations;
+pub mod layout;
+pub mod pages;

@@ -1,0 +1,67 @@
+//! The document shell and the router.
+
+use leptos::prelude::*;
+use leptos_meta::{provide_meta_context, MetaTags, Stylesheet, Title};
+use leptos_router::components::{Route, Router, Routes};
+use leptos_router::{path, SsrMode};
+
+use crate::ui::layout::header::AppHeader;
+use crate::ui::pages::{
+    approvals::ApprovalsPage, conversation::ConversationPage, home::HomePage, not_found::NotFound,
+};
+
+/// The HTML document every page is rendered into.
+pub fn shell(options: LeptosOptions) -> impl IntoView {
+    view! {
+        <!DOCTYPE html>
+        <html lang="en">
+            <head>
+                <meta charset="utf-8"/>
+                <meta name="viewport" content="width=device-width, initial-scale=1"/>
+                <meta name="color-scheme" content="light dark"/>
+                <link rel="icon" type="image/svg+xml" href="/favicon.svg"/>
+                <AutoReload options=options.clone()/>
+                <HydrationScripts options/>
+                <MetaTags/>
+            </head>
+            <body>
+                <App/>
+            </body>
+        </html>
+    }
+}
+
+/// The application: header and routed pages.
+///
+/// Pages render with `SsrMode::Async`: the server waits for their data and
+/// sends finished HTML, so a page works before (or without) hydration and a
+/// missing conversation can still answer with status 404.
+#[component]
+pub fn App() -> impl IntoView {
+    provide_meta_context();
+    // Set once the browser has attached behaviour to the server's HTML; the
+    // composer uses it to switch from plain-form to interactive behaviour.
+    let hydrated = RwSignal::new(false);
+    Effect::new(move |_| hydrated.set(true));
+    provide_context(Hydrated(hydrated.read_only()));
+
+    view! {
+        <Stylesheet id="leptos" href="/pkg/airlock.css"/>
+        <Title formatter=|page: String| if page.is_empty() { "Airlock".to_owned() } else { format!("{page} · Airlock") }/>
+        <Router>
+            <AppHeader/>
+            <main class="page">
+                <Routes fallback=NotFound>
+                    <Route path=path!("/") view=HomePage ssr=SsrMode::Async/>
+                    <Route path=path!("/c/:id") view=ConversationPage ssr=SsrMode::Async/>
+                    <Route path=path!("/approvals") view=ApprovalsPage ssr=SsrMode::Async/>
+                </Routes>
+            </main>
+        </Router>
+    }
+}
+
+/// Whether the page has been hydrated, for components that behave
+/// differently as plain HTML.
+#[derive(Debug, Clone, Copy)]
+pub struct Hydrated(pub ReadSignal<bool>);

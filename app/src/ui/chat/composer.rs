@@ -1,0 +1,71 @@
+//! The message composer.
+
+use leptos::prelude::*;
+
+use crate::server_fns::conversations::PostMessage;
+use crate::ui::app::Hydrated;
+
+/// A textbox and a Send button. As plain HTML it is an ordinary form; once
+/// hydrated, Send is disabled while the box is empty or a send is under way,
+/// Enter sends (Shift+Enter adds a line), and the box clears on success.
+#[component]
+pub fn Composer(conversation_id: String, action: ServerAction<PostMessage>) -> impl IntoView {
+    let Hydrated(hydrated) = expect_context::<Hydrated>();
+    let text = RwSignal::new(String::new());
+    let pending = action.pending();
+    let value = action.value();
+    Effect::new(move |_| {
+        if let Some(Ok(_)) = value.get() {
+            text.set(String::new());
+        }
+    });
+    let blocked = move || hydrated.get() && (pending.get() || text.read().trim().is_empty());
+    let error = move || match value.get() {
+        Some(Err(e)) => Some(view! { <p class="form-error" role="alert">{e.to_string()}</p> }),
+        _ => None,
+    };
+    let on_keydown = move |ev: leptos::ev::KeyboardEvent| {
+        if ev.key() == "Enter" && !ev.shift_key() && !ev.is_composing() {
+            ev.prevent_default();
+            if !blocked() {
+                submit_enclosing_form(&ev);
+            }
+        }
+    };
+
+    view! {
+        <ActionForm action>
+            <div class="composer">
+                <input type="hidden" name="conversation_id" value=conversation_id/>
+                <label class="visually-hidden" for="composer-message">"Message"</label>
+                <textarea
+                    id="composer-message"
+                    name="content"
+                    rows="2"
+                    required
+                    placeholder="Ask the agent… (try “list files”)"
+                    prop:value=move || text.get()
+                    on:input=move |ev| text.set(event_target_value(&ev))
+                    on:keydown=on_keydown
+                ></textarea>
+                <button type="submit" class="button primary" disabled=blocked>
+                    "Send"
+                </button>
+            </div>
+            {error}
+        </ActionForm>
+    }
+}
+
+/// Submits the form around the event's target, as pressing Send would.
+fn submit_enclosing_form(ev: &leptos::ev::KeyboardEvent) {
+    use leptos::wasm_bindgen::JsCast;
+    let form = ev
+        .target()
+        .and_then(|t| t.dyn_into::<web_sys::HtmlTextAreaElement>().ok())
+        .and_then(|area| area.form());
+    if let Some(form) = form {
+        // `requestSubmit` runs the submit handlers, so ActionForm sends it.
+        let _ = form.request_submit();
+    }
+}

@@ -1,0 +1,3 @@
+//! Small pieces shared by several pages.
+
+pub mod load_error;

@@ -1,0 +1,19 @@
+//! The "New conversation" button.
+
+use leptos::prelude::*;
+
+use crate::server_fns::conversations::CreateConversation;
+
+/// A one-button form: it works as a plain form post before hydration, and the
+/// server's redirect takes the person to the new conversation either way.
+#[component]
+pub fn NewConversationButton(action: ServerAction<CreateConversation>) -> impl IntoView {
+    let pending = action.pending();
+    view! {
+        <ActionForm action>
+            <button type="submit" class="button primary" disabled=move || pending.get()>
+                "New conversation"
+            </button>
+        </ActionForm>
+    }
+}

@@ -1,0 +1,3 @@
+//! The frame around every page.
+
+pub mod header;

@@ -1,0 +1,6 @@
+//! One component per route.
+
+pub mod approvals;
+pub mod conversation;
+pub mod home;
+pub mod not_found;

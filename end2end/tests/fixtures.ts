@@ -1,0 +1,92 @@
+// A real Airlock server per test: started on a free port with a fresh data
+// directory, stopped (and its directory removed) when the test ends.
+import { test as base, expect } from '@playwright/test';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+
+const serverBin =
+  process.env.AIRLOCK_SERVER_BIN ??
+  join(process.env.CARGO_TARGET_DIR ?? resolve(__dirname, '../../target'), 'debug', 'server');
+const siteRoot = process.env.LEPTOS_SITE_ROOT ?? resolve(__dirname, '../../target/site');
+
+export class AirlockServer {
+  url = '';
+  private child?: ChildProcess;
+  private output = '';
+
+  constructor(readonly dataDir: string) {}
+
+  static async start(): Promise<AirlockServer> {
+    const server = new AirlockServer(mkdtempSync(join(tmpdir(), 'airlock-e2e-')));
+    await server.boot();
+    return server;
+  }
+
+  /** Starts the process and waits for its "ready" line. */
+  async boot(): Promise<void> {
+    const child = spawn(serverBin, [], {
+      env: {
+        ...process.env,
+        AIRLOCK_ADDR: this.url ? new URL(this.url).host : '127.0.0.1:0',
+        AIRLOCK_DATA_DIR: this.dataDir,
+        LEPTOS_SITE_ROOT: siteRoot,
+        AIRLOCK_LOG: 'warn',
+      },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    this.child = child;
+    this.url = await new Promise<string>((ready, fail) => {
+      const timer = setTimeout(() => fail(new Error(`server did not start:\n${this.output}`)), 20_000);
+      const read = (chunk: Buffer) => {
+        this.output += chunk.toString();
+        const m = /Airlock is ready at (http:\/\/\S+)/.exec(this.output);
+        if (m) {
+          clearTimeout(timer);
+          ready(m[1]);
+        }
+      };
+      child.stdout!.on('data', read);
+      child.stderr!.on('data', read);
+      child.on('exit', (code) => {
+        clearTimeout(timer);
+        fail(new Error(`server exited with ${code}:\n${this.output}`));
+      });
+    });
+  }
+
+  /** Stops the process: SIGTERM for a graceful stop, SIGKILL for a crash. */
+  async stop(signal: NodeJS.Signals = 'SIGTERM'): Promise<void> {
+    const child = this.child;
+    if (!child || child.exitCode !== null) return;
+    const exited = new Promise((done) => child.once('exit', done));
+    child.kill(signal);
+    await exited;
+  }
+
+  /** Stops and starts the server on the same port and data directory. */
+  async restart(signal: NodeJS.Signals = 'SIGTERM'): Promise<void> {
+    await this.stop(signal);
+    this.output = '';
+    await this.boot();
+  }
+
+  dispose(): void {
+    rmSync(this.dataDir, { recursive: true, force: true });
+  }
+}
+
+export const test = base.extend<{ airlock: AirlockServer }>({
+  airlock: async ({}, use) => {
+    const server = await AirlockServer.start();
+    await use(server);
+    await server.stop();
+    server.dispose();
+  },
+  baseURL: async ({ airlock }, use) => {
+    await use(airlock.url);
+  },
+});
+
+export { expect };

@@ -1,0 +1,87 @@
+import { test, expect } from './fixtures';
+
+test('the home page is the app shell with an empty conversation list', async ({ page }) => {
+  const response = await page.goto('/');
+  expect(response?.status()).toBe(200);
+  await expect(page).toHaveTitle(/Airlock/);
+  await expect(page.getByRole('link', { name: 'Airlock home' })).toBeVisible();
+  await expect(page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Approvals' })).toBeVisible();
+  await expect(page.getByRole('heading', { name: 'Conversations', level: 1 })).toBeVisible();
+  await expect(page.getByRole('heading', { name: 'No conversations yet' })).toBeVisible();
+  await expect(page.getByRole('button', { name: 'New conversation' })).toBeVisible();
+});
+
+test('a message typed after hydration is sent and shown', async ({ page }) => {
+  await page.goto('/');
+  await page.getByRole('button', { name: 'New conversation' }).click();
+  await expect(page).toHaveURL(/\/c\/conv_[0-9a-f]{32}$/);
+
+  const message = page.getByRole('textbox', { name: 'Message' });
+  const send = page.getByRole('button', { name: 'Send' });
+  // As plain HTML, Send is always enabled; only the hydrated page disables it
+  // while the box is empty. Seeing it disabled proves hydration happened.
+  await expect(send).toBeDisabled();
+  await message.fill('tidy the drafts folder');
+  await expect(send).toBeEnabled();
+  await send.click();
+
+  const messages = page.getByRole('list', { name: 'Messages' });
+  await expect(messages.getByRole('listitem')).toHaveCount(1);
+  await expect(messages).toContainText('tidy the drafts folder');
+  await expect(message).toHaveValue('');
+
+  // Enter sends too; Shift+Enter would add a line instead.
+  await message.fill('and list what is left');
+  await message.press('Enter');
+  await expect(messages.getByRole('listitem')).toHaveCount(2);
+
+  // The first message names the conversation in the list.
+  await page.getByRole('link', { name: 'Conversations' }).first().click();
+  const list = page.getByRole('list', { name: 'Conversations' });
+  await expect(list.getByRole('link', { name: /tidy the drafts folder/ })).toBeVisible();
+  await expect(list).toContainText('2 messages');
+});
+
+test('messages are stored: a reload shows them in order', async ({ page }) => {
+  await page.goto('/');
+  await page.getByRole('button', { name: 'New conversation' }).click();
+  await expect(page).toHaveURL(/\/c\//);
+  const message = page.getByRole('textbox', { name: 'Message' });
+  for (const text of ['first', 'second']) {
+    await expect(page.getByRole('button', { name: 'Send' })).toBeDisabled();
+    await message.fill(text);
+    await page.getByRole('button', { name: 'Send' }).click();
+    await expect(page.getByRole('list', { name: 'Messages' })).toContainText(text);
+  }
+  await page.reload();
+  const items = page.getByRole('list', { name: 'Messages' }).getByRole('listitem');
+  await expect(items).toHaveCount(2);
+  await expect(items.nth(0)).toContainText('first');
+  await expect(items.nth(1)).toContainText('second');
+});
+
+test('unknown addresses answer 404 with a page that leads home', async ({ page }) => {
+  const response = await page.goto('/nope');
+  expect(response?.status()).toBe(404);
+  await expect(page.getByRole('heading', { name: 'Page not found' })).toBeVisible();
+  await page.getByRole('link', { name: 'Back to conversations' }).click();
+  await expect(page.getByRole('heading', { name: 'Conversations', level: 1 })).toBeVisible();
+
+  const missing = await page.goto('/c/conv_0000000000000000000000000000dead');
+  expect(missing?.status()).toBe(404);
+  await expect(page.getByRole('heading', { name: 'Conversation not found' })).toBeVisible();
+});
+
+test('markup in a message is shown as text', async ({ page }) => {
+  await page.goto('/');
+  await page.getByRole('button', { name: 'New conversation' }).click();
+  await expect(page.getByRole('button', { name: 'Send' })).toBeDisabled();
+  const hostile = '<img src=x onerror="window.__pwned=1"><script>window.__pwned=2</script>';
+  await page.getByRole('textbox', { name: 'Message' }).fill(hostile);
+  await page.getByRole('button', { name: 'Send' }).click();
+  await expect(page.getByRole('list', { name: 'Messages' })).toContainText(hostile);
+  await page.reload();
+  await expect(page.getByRole('list', { name: 'Messages' })).toContainText(hostile);
+  expect(await page.evaluate(() => (window as unknown as { __pwned?: number }).__pwned)).toBeUndefined();
+  await expect(page.getByRole('img')).toHaveCount(0);
+});

@@ -1,0 +1,224 @@
+//! The [`Engine`] handle: the one door through which the web layer reads and
+//! changes Airlock's state. It validates input, applies the rules and calls
+//! the store.
+
+use std::sync::Arc;
+
+use crate::clock::Clock;
+use crate::ids::{ConversationId, MessageId};
+use crate::model::{
+    title_from_message, Conversation, ConversationSummary, Message, Role, UNTITLED,
+};
+use crate::store::{NewMessage, Store, StoreError};
+
+/// Longest message a person may send, in characters.
+pub const MAX_MESSAGE_CHARS: usize = 20_000;
+
+/// How many conversations the home page lists.
+const CONVERSATION_LIST_LIMIT: i64 = 200;
+
+/// Why an engine call did not do what was asked.
+#[derive(Debug, thiserror::Error)]
+pub enum EngineError {
+    /// The thing named does not exist.
+    #[error("{0} not found")]
+    NotFound(&'static str),
+    /// The input is not acceptable; `field` names which part.
+    #[error("{field}: {message}")]
+    Invalid {
+        /// The input field at fault.
+        field: &'static str,
+        /// What is wrong, in words for a person.
+        message: String,
+    },
+    /// The store failed.
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+impl EngineError {
+    fn invalid(field: &'static str, message: impl Into<String>) -> Self {
+        Self::Invalid {
+            field,
+            message: message.into(),
+        }
+    }
+}
+
+/// A cheap-to-clone handle on Airlock's core.
+#[derive(Debug, Clone)]
+pub struct Engine {
+    inner: Arc<Inner>,
+}
+
+#[derive(Debug)]
+struct Inner {
+    store: Arc<dyn Store>,
+    clock: Arc<dyn Clock>,
+}
+
+/// A conversation with its messages.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ConversationView {
+    /// The conversation.
+    pub conversation: Conversation,
+    /// Its messages in order.
+    pub messages: Vec<Message>,
+}
+
+impl Engine {
+    /// An engine over `store`, telling time by `clock`.
+    pub fn new(store: Arc<dyn Store>, clock: Arc<dyn Clock>) -> Self {
+        Self {
+            inner: Arc::new(Inner { store, clock }),
+        }
+    }
+
+    /// The store, for health checks.
+    pub fn store(&self) -> &Arc<dyn Store> {
+        &self.inner.store
+    }
+
+    /// Starts an empty conversation.
+    pub async fn create_conversation(&self) -> Result<Conversation, EngineError> {
+        let now = self.inner.clock.now();
+        let conversation = Conversation {
+            id: ConversationId::new(),
+            title: UNTITLED.to_owned(),
+            created_at: now,
+            updated_at: now,
+        };
+        self.inner.store.insert_conversation(&conversation).await?;
+        Ok(conversation)
+    }
+
+    /// Conversations, most recently active first.
+    pub async fn conversations(&self) -> Result<Vec<ConversationSummary>, EngineError> {
+        Ok(self
+            .inner
+            .store
+            .list_conversations(CONVERSATION_LIST_LIMIT)
+            .await?)
+    }
+
+    /// One conversation with its messages.
+    pub async fn conversation(&self, id: &ConversationId) -> Result<ConversationView, EngineError> {
+        let conversation = self
+            .inner
+            .store
+            .conversation(id)
+            .await?
+            .ok_or(EngineError::NotFound("conversation"))?;
+        let messages = self.inner.store.messages(id).await?;
+        Ok(ConversationView {
+            conversation,
+            messages,
+        })
+    }
+
+    /// Appends a person's message to a conversation. The first message also
+    /// names the conversation.
+    pub async fn post_message(
+        &self,
+        id: &ConversationId,
+        content: &str,
+    ) -> Result<Message, EngineError> {
+        let content = content.trim();
+        if content.is_empty() {
+            return Err(EngineError::invalid("content", "the message is empty"));
+        }
+        if content.chars().count() > MAX_MESSAGE_CHARS {
+            return Err(EngineError::invalid(
+                "content",
+                format!("the message is longer than {MAX_MESSAGE_CHARS} characters"),
+            ));
+        }
+        let message = self
+            .inner
+            .store
+            .append_message(NewMessage {
+                id: MessageId::new(),
+                conversation_id: id.clone(),
+                role: Role::User,
+                content: content.to_owned(),
+                created_at: self.inner.clock.now(),
+            })
+            .await
+            .map_err(|e| match e {
+                StoreError::NotFound(what) => EngineError::NotFound(what),
+                other => other.into(),
+            })?;
+        if message.seq == 1 {
+            self.inner
+                .store
+                .set_title(id, &title_from_message(content))
+                .await?;
+        }
+        Ok(message)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::clock::SystemClock;
+    use crate::store::sqlite::SqliteStore;
+
+    async fn engine() -> (Engine, tempfile::TempDir) {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("airlock.db");
+        let store = SqliteStore::open(path.to_str().unwrap()).await.unwrap();
+        (Engine::new(Arc::new(store), Arc::new(SystemClock)), dir)
+    }
+
+    #[tokio::test]
+    async fn the_first_message_names_the_conversation() {
+        let (engine, _dir) = engine().await;
+        let c = engine.create_conversation().await.unwrap();
+        assert_eq!(c.title, UNTITLED);
+        engine.post_message(&c.id, "  list files\n").await.unwrap();
+        engine.post_message(&c.id, "read notes.txt").await.unwrap();
+        let view = engine.conversation(&c.id).await.unwrap();
+        assert_eq!(view.conversation.title, "list files");
+        let texts: Vec<_> = view.messages.iter().map(|m| m.content.as_str()).collect();
+        assert_eq!(texts, ["list files", "read notes.txt"]);
+    }
+
+    #[tokio::test]
+    async fn empty_and_oversized_messages_are_refused() {
+        let (engine, _dir) = engine().await;
+        let c = engine.create_conversation().await.unwrap();
+        assert!(matches!(
+            engine.post_message(&c.id, " \n ").await,
+            Err(EngineError::Invalid {
+                field: "content",
+                ..
+            })
+        ));
+        let long = "x".repeat(MAX_MESSAGE_CHARS + 1);
+        assert!(matches!(
+            engine.post_message(&c.id, &long).await,
+            Err(EngineError::Invalid { .. })
+        ));
+        assert!(engine
+            .conversation(&c.id)
+            .await
+            .unwrap()
+            .messages
+            .is_empty());
+    }
+
+    #[tokio::test]
+    async fn unknown_conversations_are_not_found() {
+        let (engine, _dir) = engine().await;
+        let id = ConversationId::new();
+        assert!(matches!(
+            engine.conversation(&id).await,
+            Err(EngineError::NotFound("conversation"))
+        ));
+        assert!(matches!(
+            engine.post_message(&id, "hi").await,
+            Err(EngineError::NotFound("conversation"))
+        ));
+    }
+}

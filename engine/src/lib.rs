@@ -1,0 +1,18 @@
+//! Airlock's core as a plain library: the domain model, the durable store and
+//! the [`Engine`] handle that the web layer calls. Nothing in here knows about
+//! Leptos or HTTP, so every rule can be tested without a browser or a server.
+
+pub mod clock;
+pub mod engine;
+pub mod ids;
+pub mod model;
+pub mod store;
+
+pub use clock::{Clock, SystemClock};
+pub use engine::{ConversationView, Engine, EngineError};
+pub use ids::{ConversationId, IdError, MessageId};
+pub use model::{Conversation, ConversationSummary, Message, Role};
+pub use store::{Store, StoreError};
+
+/// Airlock's version, as reported by `/healthz`.
+pub const VERSION: &str = env!("CARGO_PKG_VERSION");

@@ -1,0 +1,131 @@
+//! The domain types the engine hands out. Row structs of the store and wire
+//! types of the web layer are kept apart from these.
+
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
+
+use crate::ids::{ConversationId, MessageId};
+
+/// A conversation between a person and the agent.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Conversation {
+    /// Its id.
+    pub id: ConversationId,
+    /// A short title: the start of the first message, or a placeholder.
+    pub title: String,
+    /// When it was created.
+    pub created_at: DateTime<Utc>,
+    /// When anything last happened in it.
+    pub updated_at: DateTime<Utc>,
+}
+
+/// A conversation as listed on the home page.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ConversationSummary {
+    /// The conversation itself.
+    pub conversation: Conversation,
+    /// How many messages it holds.
+    pub message_count: i64,
+}
+
+/// Who wrote a message.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Role {
+    /// The person chatting.
+    User,
+    /// The agent.
+    Assistant,
+}
+
+impl Role {
+    /// The name stored in the database.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Role::User => "user",
+            Role::Assistant => "assistant",
+        }
+    }
+
+    /// Reads a stored role name.
+    pub fn parse(value: &str) -> Option<Self> {
+        match value {
+            "user" => Some(Role::User),
+            "assistant" => Some(Role::Assistant),
+            _ => None,
+        }
+    }
+}
+
+/// One message of a conversation.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Message {
+    /// Its id.
+    pub id: MessageId,
+    /// The conversation it belongs to.
+    pub conversation_id: ConversationId,
+    /// Its position in the conversation, from 1.
+    pub seq: i64,
+    /// Who wrote it.
+    pub role: Role,
+    /// Its text.
+    pub content: String,
+    /// When it was written.
+    pub created_at: DateTime<Utc>,
+}
+
+/// The title a conversation has until its first message names it.
+pub const UNTITLED: &str = "New conversation";
+
+/// Longest title, in characters, taken from a first message.
+const TITLE_CHARS: usize = 60;
+
+/// Makes a title from the first message: its first line, cut at a word
+/// boundary near [`TITLE_CHARS`] characters.
+pub fn title_from_message(content: &str) -> String {
+    let line = content
+        .lines()
+        .map(str::trim)
+        .find(|l| !l.is_empty())
+        .unwrap_or("");
+    if line.is_empty() {
+        return UNTITLED.to_owned();
+    }
+    if line.chars().count() <= TITLE_CHARS {
+        return line.to_owned();
+    }
+    let cut: String = line.chars().take(TITLE_CHARS).collect();
+    let cut = match cut.rfind(' ') {
+        Some(space) if space > TITLE_CHARS / 2 => &cut[..space],
+        _ => cut.as_str(),
+    };
+    format!("{}…", cut.trim_end())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn titles_come_from_the_first_non_empty_line() {
+        assert_eq!(title_from_message("\n  list files\nplease"), "list files");
+        assert_eq!(title_from_message("   "), UNTITLED);
+    }
+
+    #[test]
+    fn long_titles_are_cut_at_a_word() {
+        let long =
+            "delete every temporary file in the drafts folder and then tell me what is left over";
+        let title = title_from_message(long);
+        assert!(title.ends_with('…'));
+        assert!(title.chars().count() <= TITLE_CHARS + 1);
+        assert!(long.starts_with(title.trim_end_matches('…')));
+    }
+
+    #[test]
+    fn roles_round_trip() {
+        for role in [Role::User, Role::Assistant] {
+            assert_eq!(Role::parse(role.as_str()), Some(role));
+        }
+    }
+}

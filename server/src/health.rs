@@ -1,0 +1,36 @@
+//! `/healthz`: liveness and version for operators and tests.
+
+use axum::extract::State;
+use axum::http::StatusCode;
+use axum::Json;
+use serde::Serialize;
+
+use app::state::AppState;
+
+/// The health report.
+#[derive(Debug, Serialize)]
+pub struct Health {
+    /// `ok` when the store answers, else `degraded`.
+    pub status: &'static str,
+    /// Airlock's version.
+    pub version: &'static str,
+    /// The store backend in use.
+    pub store: &'static str,
+}
+
+/// Answers 200 with the version when the store is reachable, 503 otherwise.
+pub async fn healthz(State(state): State<AppState>) -> (StatusCode, Json<Health>) {
+    let store = state.engine.store();
+    let reachable = store.list_conversations(1).await.is_ok();
+    let health = Health {
+        status: if reachable { "ok" } else { "degraded" },
+        version: engine::VERSION,
+        store: store.backend(),
+    };
+    let code = if reachable {
+        StatusCode::OK
+    } else {
+        StatusCode::SERVICE_UNAVAILABLE
+    };
+    (code, Json(health))
+}

@@ -1,0 +1,115 @@
+//! Airlock's server: startup in a fixed order, and the HTTP routes that are
+//! not server functions. `launch` lets tests run the real server on port 0.
+
+pub mod health;
+pub mod settings;
+
+use std::future::Future;
+use std::sync::Arc;
+
+use anyhow::Context;
+use axum::routing::get;
+use axum::Router;
+use leptos::prelude::*;
+use leptos_axum::{generate_route_list, LeptosRoutes};
+use tokio::net::TcpListener;
+
+use app::state::AppState;
+use app::{shell, App};
+use engine::{Engine, SystemClock};
+pub use settings::Settings;
+
+/// Builds the router over `state`: health, pages, server functions, and the
+/// compiled site's static files.
+pub fn router(state: AppState) -> Router {
+    let routes = generate_route_list(App);
+    Router::new()
+        .route("/healthz", get(health::healthz))
+        .leptos_routes(&state, routes, {
+            let options = state.leptos_options.clone();
+            move || shell(options.clone())
+        })
+        .fallback(leptos_axum::file_and_error_handler::<AppState, _>(shell))
+        .with_state(state)
+}
+
+/// Opens the store and builds the state the router serves.
+pub async fn build_state(settings: &Settings) -> anyhow::Result<AppState> {
+    if !settings.database_url.contains("://") {
+        std::fs::create_dir_all(&settings.data_dir).with_context(|| {
+            format!(
+                "cannot create the data directory {}",
+                settings.data_dir.display()
+            )
+        })?;
+    }
+    let store = engine::store::connect(&settings.database_url)
+        .await
+        .with_context(|| {
+            format!(
+                "cannot open the store at {}",
+                redact(&settings.database_url)
+            )
+        })?;
+    let engine = Engine::new(store, Arc::new(SystemClock));
+    let leptos_options = LeptosOptions::builder()
+        .output_name("airlock")
+        .site_root(settings.site_root.as_str())
+        .site_pkg_dir("pkg")
+        .site_addr(settings.addr)
+        .build();
+    Ok(AppState {
+        leptos_options,
+        engine,
+    })
+}
+
+/// Serves Airlock on `listener` until `shutdown` completes.
+pub async fn launch(
+    settings: Settings,
+    listener: TcpListener,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+) -> anyhow::Result<()> {
+    let state = build_state(&settings).await?;
+    let store = state.engine.store().backend();
+    let app = router(state);
+    let addr = listener.local_addr()?;
+    tracing::info!(%addr, store, "listening");
+    // The line scripts and tests wait for; keep its shape.
+    println!("Airlock is ready at http://{addr}");
+    axum::serve(listener, app)
+        .with_graceful_shutdown(shutdown)
+        .await?;
+    Ok(())
+}
+
+/// A database URL with any password replaced, safe to log.
+fn redact(url: &str) -> String {
+    match (url.find("://"), url.rfind('@')) {
+        (Some(scheme), Some(at)) if at > scheme => {
+            let creds = &url[scheme + 3..at];
+            match creds.find(':') {
+                Some(colon) => format!(
+                    "{}{}:***{}",
+                    &url[..scheme + 3],
+                    &creds[..colon],
+                    &url[at..]
+                ),
+                None => url.to_owned(),
+            }
+        }
+        _ => url.to_owned(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn passwords_never_reach_the_log() {
+        assert_eq!(
+            super::redact("postgres://a:secret@db/x"),
+            "postgres://a:***@db/x"
+        );
+        assert_eq!(super::redact("data/airlock.db"), "data/airlock.db");
+    }
+}

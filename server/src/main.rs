@@ -1,0 +1,42 @@
+//! Starts Airlock: tracing, settings, then `launch` with graceful shutdown.
+
+use anyhow::Context;
+use tracing_subscriber::EnvFilter;
+
+#[tokio::main]
+async fn main() -> anyhow::Result<()> {
+    tracing_subscriber::fmt()
+        .with_env_filter(
+            EnvFilter::try_from_env("AIRLOCK_LOG")
+                .unwrap_or_else(|_| EnvFilter::new("info,sqlx=warn")),
+        )
+        .init();
+    let settings = server::Settings::from_env()?;
+    let listener = tokio::net::TcpListener::bind(settings.addr)
+        .await
+        .with_context(|| format!("cannot listen on {}", settings.addr))?;
+    server::launch(settings, listener, shutdown_signal()).await
+}
+
+/// Completes on Ctrl-C or SIGTERM.
+async fn shutdown_signal() {
+    let ctrl_c = async {
+        let _ = tokio::signal::ctrl_c().await;
+    };
+    #[cfg(unix)]
+    let terminate = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut s) => {
+                s.recv().await;
+            }
+            Err(_) => std::future::pending::<()>().await,
+        }
+    };
+    #[cfg(not(unix))]
+    let terminate = std::future::pending::<()>();
+    tokio::select! {
+        () = ctrl_c => {},
+        () = terminate => {},
+    }
+    tracing::info!("shutting down");
+}
