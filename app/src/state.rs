@@ -16,13 +16,3 @@ pub struct AppState {
 pub fn engine() -> engine::Engine {
     leptos::prelude::expect_context::<AppState>().engine
 }
-
-/// Turns an error into the server function's answer, setting the HTTP status
-/// to match (404, 400, …) instead of the framework's blanket 500.
-pub fn fail(error: impl Into<crate::error::AppError>) -> crate::error::AppError {
-    let error = error.into();
-    if let Some(response) = leptos::prelude::use_context::<leptos_axum::ResponseOptions>() {
-        response.set_status(error.status_code());
-    }
-    error
-}

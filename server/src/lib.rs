@@ -1,6 +1,7 @@
 //! Airlock's server: startup in a fixed order, and the HTTP routes that are
 //! not server functions. `launch` lets tests run the real server on port 0.
 
+pub mod fn_errors;
 pub mod health;
 pub mod settings;
 
@@ -30,6 +31,7 @@ pub fn router(state: AppState) -> Router {
             move || shell(options.clone())
         })
         .fallback(leptos_axum::file_and_error_handler::<AppState, _>(shell))
+        .layer(axum::middleware::from_fn(fn_errors::set_error_status))
         .with_state(state)
 }
 

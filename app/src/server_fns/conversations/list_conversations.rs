@@ -9,7 +9,7 @@ use crate::wire::ConversationItem;
 pub async fn list_conversations() -> Result<Vec<ConversationItem>, AppError> {
     let engine = crate::state::engine();
     let now = chrono::Utc::now();
-    let list = engine.conversations().await.map_err(crate::state::fail)?;
+    let list = engine.conversations().await?;
     Ok(list
         .into_iter()
         .map(|s| ConversationItem::from_summary(s, now))

@@ -9,10 +9,7 @@ pub async fn post_message(
     conversation_id: String,
     content: String,
 ) -> Result<MessageItem, AppError> {
-    let id = engine::ConversationId::parse(&conversation_id).map_err(crate::state::fail)?;
-    let message = crate::state::engine()
-        .post_message(&id, &content)
-        .await
-        .map_err(crate::state::fail)?;
+    let id = engine::ConversationId::parse(&conversation_id)?;
+    let message = crate::state::engine().post_message(&id, &content).await?;
     Ok(message.into())
 }
