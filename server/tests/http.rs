@@ -123,7 +123,8 @@ async fn a_plain_form_post_is_redirected_back() {
 #[tokio::test]
 async fn client_mistakes_get_typed_4xx_errors() {
     let app = TestApp::spawn().await;
-    let cases: [(&[(&str, &str)], u16, &str); 3] = [
+    type Case<'a> = (&'a [(&'a str, &'a str)], u16, &'a str);
+    let cases: [Case; 3] = [
         (
             &[("conversation_id", "nope"), ("content", "hi")],
             400,
