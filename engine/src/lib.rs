@@ -3,9 +3,11 @@
 //! Leptos or HTTP, so every rule can be tested without a browser or a server.
 
 pub mod clock;
+pub mod config;
 pub mod engine;
 pub mod ids;
 pub mod model;
+pub mod policy;
 pub mod store;
 
 pub use clock::{Clock, SystemClock};

@@ -1,0 +1,279 @@
+//! Airlock's configuration file (YAML): approval timing, the default policy,
+//! and the tool sources, each with its connection and its policy block.
+//!
+//! ```yaml
+//! approvals:
+//!   expires_after: 24h        # or 30m, 90s, 2d, none
+//!   default_action: reject    # applied when an approval expires
+//! default_policy:             # for sources that are not configured (e.g. gateway calls)
+//!   default: require_approval
+//! sources:
+//!   filesystem:
+//!     command: npx            # connection keys: command/args/env, or url/path/transport_type
+//!     args: ["-y", "@modelcontextprotocol/server-filesystem", "/data"]
+//!     tool_blacklist: ["*_delete*"]
+//!     auto_approved_tools: ["read_*", "list_*"]
+//! ```
+
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+use serde::Deserialize;
+
+use crate::policy::{Policy, PolicyConfig, PolicyError};
+
+/// What happens to an approval nobody decided in time.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ExpiryAction {
+    /// Reject it (fail closed).
+    #[default]
+    Reject,
+    /// Approve it.
+    Approve,
+}
+
+/// When approvals expire and what then happens.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ApprovalSettings {
+    /// How long an approval waits; `None` waits forever.
+    pub expires_after: Option<Duration>,
+    /// What expiry does.
+    pub default_action: ExpiryAction,
+}
+
+impl Default for ApprovalSettings {
+    fn default() -> Self {
+        Self {
+            expires_after: Some(Duration::from_secs(24 * 3600)),
+            default_action: ExpiryAction::Reject,
+        }
+    }
+}
+
+/// How Airlock reaches a tool source.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Connection {
+    /// A toolset built into Airlock.
+    BuiltIn,
+    /// An MCP server started as a child process, spoken to over stdio.
+    Stdio {
+        /// The program.
+        command: String,
+        /// Its arguments.
+        args: Vec<String>,
+        /// Extra environment variables.
+        env: BTreeMap<String, String>,
+    },
+    /// An MCP server reached over streamable HTTP.
+    Http {
+        /// The server's URL, with `path` appended when given.
+        url: String,
+    },
+}
+
+/// One tool source: its connection and its compiled policy.
+#[derive(Debug, Clone)]
+pub struct SourceConfig {
+    /// How to reach it.
+    pub connection: Connection,
+    /// Its policy as written.
+    pub policy_config: PolicyConfig,
+    /// Its policy, compiled.
+    pub policy: Policy,
+}
+
+/// The whole configuration.
+#[derive(Debug, Clone)]
+pub struct Config {
+    /// Approval timing.
+    pub approvals: ApprovalSettings,
+    /// The policy for sources with no block of their own.
+    pub default_policy: Policy,
+    /// Tool sources by name.
+    pub sources: BTreeMap<String, SourceConfig>,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Self {
+            approvals: ApprovalSettings::default(),
+            default_policy: PolicyConfig::default()
+                .compile("(built-in)", "default_policy")
+                .expect("the empty policy compiles"),
+            sources: BTreeMap::new(),
+        }
+    }
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawConfig {
+    #[serde(default)]
+    approvals: Option<RawApprovals>,
+    #[serde(default)]
+    default_policy: Option<serde_yaml::Value>,
+    #[serde(default)]
+    sources: BTreeMap<String, serde_yaml::Mapping>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawApprovals {
+    #[serde(default)]
+    expires_after: Option<String>,
+    #[serde(default)]
+    default_action: ExpiryAction,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(deny_unknown_fields)]
+struct RawConnection {
+    #[serde(default)]
+    command: Option<String>,
+    #[serde(default)]
+    args: Vec<String>,
+    #[serde(default)]
+    env: BTreeMap<String, String>,
+    #[serde(default)]
+    url: Option<String>,
+    #[serde(default)]
+    path: Option<String>,
+    #[serde(default)]
+    transport_type: Option<String>,
+}
+
+/// Keys of a source block that describe the connection; the rest are policy.
+const CONNECTION_KEYS: &[&str] = &["command", "args", "env", "url", "path", "transport_type"];
+
+impl Config {
+    /// Parses and compiles a configuration; `file` names it in errors.
+    pub fn parse(file: &str, text: &str) -> Result<Self, PolicyError> {
+        let err = |key: &str, problem: String| PolicyError {
+            file: file.to_owned(),
+            key: key.to_owned(),
+            problem,
+        };
+        let raw: RawConfig =
+            serde_yaml::from_str(text).map_err(|e| err("(document)", e.to_string()))?;
+        let approvals = match raw.approvals {
+            None => ApprovalSettings::default(),
+            Some(a) => ApprovalSettings {
+                expires_after: match a.expires_after.as_deref() {
+                    None => ApprovalSettings::default().expires_after,
+                    Some(text) => {
+                        parse_expiry(text).map_err(|p| err("approvals.expires_after", p))?
+                    }
+                },
+                default_action: a.default_action,
+            },
+        };
+        let default_policy: PolicyConfig = match raw.default_policy {
+            None => PolicyConfig::default(),
+            Some(v) => {
+                serde_yaml::from_value(v).map_err(|e| err("default_policy", e.to_string()))?
+            }
+        };
+        let default_policy = default_policy.compile(file, "default_policy")?;
+        let mut sources = BTreeMap::new();
+        for (name, block) in raw.sources {
+            let key = format!("sources.{name}");
+            let (mut connection, mut policy) =
+                (serde_yaml::Mapping::new(), serde_yaml::Mapping::new());
+            for (k, v) in block {
+                let is_connection = k.as_str().is_some_and(|k| CONNECTION_KEYS.contains(&k));
+                if is_connection {
+                    connection.insert(k, v)
+                } else {
+                    policy.insert(k, v)
+                };
+            }
+            let connection: RawConnection =
+                serde_yaml::from_value(connection.into()).map_err(|e| err(&key, e.to_string()))?;
+            let policy_config: PolicyConfig =
+                serde_yaml::from_value(policy.into()).map_err(|e| err(&key, e.to_string()))?;
+            let policy = policy_config.compile(file, &key)?;
+            if let Some(t) = connection.transport_type.as_deref() {
+                let fits = match t {
+                    "http" | "streamable-http" | "streamable_http" => connection.url.is_some(),
+                    "stdio" => connection.command.is_some(),
+                    _ => false,
+                };
+                if !fits {
+                    return Err(err(
+                        &format!("{key}.transport_type"),
+                        format!("`{t}` does not fit this source: use http with url, or stdio with command"),
+                    ));
+                }
+            }
+            let connection = match (connection.command, connection.url) {
+                (Some(_), Some(_)) => {
+                    return Err(err(&key, "give either command or url, not both".into()))
+                }
+                (Some(command), None) => Connection::Stdio {
+                    command,
+                    args: connection.args,
+                    env: connection.env,
+                },
+                (None, Some(url)) => {
+                    let url = match connection.path {
+                        Some(path) => format!(
+                            "{}/{}",
+                            url.trim_end_matches('/'),
+                            path.trim_start_matches('/')
+                        ),
+                        None => url,
+                    };
+                    Connection::Http { url }
+                }
+                (None, None) => Connection::BuiltIn,
+            };
+            sources.insert(
+                name,
+                SourceConfig {
+                    connection,
+                    policy_config,
+                    policy,
+                },
+            );
+        }
+        Ok(Self {
+            approvals,
+            default_policy,
+            sources,
+        })
+    }
+
+    /// The policy for a source: its own block, else the default policy.
+    pub fn policy_for(&self, source: &str) -> &Policy {
+        self.sources
+            .get(source)
+            .map_or(&self.default_policy, |s| &s.policy)
+    }
+}
+
+/// Reads `24h`, `30m`, `90s`, `2d` or `none`.
+pub fn parse_expiry(text: &str) -> Result<Option<Duration>, String> {
+    let text = text.trim();
+    if text.eq_ignore_ascii_case("none") {
+        return Ok(None);
+    }
+    let split = text
+        .find(|c: char| !c.is_ascii_digit())
+        .unwrap_or(text.len());
+    let (number, unit) = text.split_at(split);
+    let n: u64 = number
+        .parse()
+        .map_err(|_| format!("`{text}` is not a duration like 24h, 30m or none"))?;
+    let seconds = match unit {
+        "s" => n,
+        "m" => n * 60,
+        "h" => n * 3600,
+        "d" => n * 86_400,
+        _ => return Err(format!("`{text}` is not a duration like 24h, 30m or none")),
+    };
+    if seconds == 0 {
+        return Err("an expiry must be longer than zero; use none to disable it".into());
+    }
+    Ok(Some(Duration::from_secs(seconds)))
+}

@@ -1,0 +1,147 @@
+//! The policy: which tool calls may run, which are hidden, and which wait for
+//! a person. Pure and synchronous: no I/O, globs compiled once at load.
+//!
+//! Precedence, highest first (the first level that applies decides):
+//!
+//! | level | source of the verdict                                 | outcome            |
+//! |-------|--------------------------------------------------------|--------------------|
+//! | 1     | hidden: matches `tool_blacklist`, or `tools` is set and does not name it | deny, never offered |
+//! | 2     | the first `rules` entry whose tool glob and conditions match | its `action`  |
+//! | 3     | an active "always allow" grant for the tool            | allow              |
+//! | 4     | `require_approval` names the tool                      | require approval   |
+//! | 5     | `auto_approved_tools` glob matches                     | allow              |
+//! | 6     | `trust_read_only_hints` and the tool is read-only      | allow              |
+//! | 7     | `default` (`require_approval` unless set to `allow`)   | as configured      |
+
+mod config;
+mod rules;
+
+use serde::{Deserialize, Serialize};
+
+pub use config::{PolicyConfig, PolicyError, RuleConfig};
+use rules::{CompiledRule, GlobList};
+
+/// What the policy says about one call.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Outcome {
+    /// Run it now.
+    Allow,
+    /// Wait for a person.
+    RequireApproval,
+    /// Refuse it; it never runs.
+    Deny,
+}
+
+/// The policy's verdict on a call, with the reason a person can read.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Verdict {
+    /// What happens to the call.
+    pub outcome: Outcome,
+    /// Whether the tool is hidden from the model altogether.
+    pub hidden: bool,
+    /// Why, e.g. "matched rule 2: delete_file /path glob /prod/**".
+    pub reason: String,
+}
+
+impl Verdict {
+    fn new(outcome: Outcome, reason: impl Into<String>) -> Self {
+        Self {
+            outcome,
+            hidden: false,
+            reason: reason.into(),
+        }
+    }
+}
+
+/// What the policy is asked about.
+#[derive(Debug, Clone, Copy)]
+pub struct CallFacts<'a> {
+    /// The tool's name as its source knows it.
+    pub tool: &'a str,
+    /// The call's arguments.
+    pub arguments: &'a serde_json::Value,
+    /// Whether the tool declares itself read-only (MCP `readOnlyHint`).
+    pub read_only_hint: bool,
+    /// Whether an active "always allow" grant covers this tool here.
+    pub granted: bool,
+}
+
+/// The compiled policy of one tool source.
+#[derive(Debug, Clone)]
+pub struct Policy {
+    include: Option<Vec<String>>,
+    blacklist: GlobList,
+    auto_approved: GlobList,
+    require_approval: Vec<String>,
+    rules: Vec<CompiledRule>,
+    default_allow: bool,
+    trust_read_only_hints: bool,
+}
+
+impl Policy {
+    /// Whether the tool is offered to the model at all.
+    pub fn is_visible(&self, tool: &str) -> bool {
+        self.hidden_reason(tool).is_none()
+    }
+
+    fn hidden_reason(&self, tool: &str) -> Option<String> {
+        if let Some(pattern) = self.blacklist.first_match(tool) {
+            return Some(format!("hidden: {tool} matches tool_blacklist {pattern}"));
+        }
+        match &self.include {
+            Some(include) if !include.iter().any(|t| t == tool) => {
+                Some(format!("hidden: {tool} is not in the source's tools list"))
+            }
+            _ => None,
+        }
+    }
+
+    /// Decides one call, following the precedence in the module docs.
+    pub fn decide(&self, call: CallFacts<'_>) -> Verdict {
+        if let Some(reason) = self.hidden_reason(call.tool) {
+            return Verdict {
+                outcome: Outcome::Deny,
+                hidden: true,
+                reason,
+            };
+        }
+        for (index, rule) in self.rules.iter().enumerate() {
+            if let Some(matched) = rule.matches(call.tool, call.arguments) {
+                return Verdict::new(
+                    rule.action.into(),
+                    format!("matched rule {}: {}", index + 1, matched),
+                );
+            }
+        }
+        if call.granted {
+            return Verdict::new(Outcome::Allow, format!("always allowed: {}", call.tool));
+        }
+        if self.require_approval.iter().any(|t| t == call.tool) {
+            return Verdict::new(
+                Outcome::RequireApproval,
+                format!("{} is listed in require_approval", call.tool),
+            );
+        }
+        if let Some(pattern) = self.auto_approved.first_match(call.tool) {
+            return Verdict::new(
+                Outcome::Allow,
+                format!("{} matches auto_approved_tools {pattern}", call.tool),
+            );
+        }
+        if self.trust_read_only_hints && call.read_only_hint {
+            return Verdict::new(Outcome::Allow, format!("{} is read-only", call.tool));
+        }
+        if self.default_allow {
+            Verdict::new(Outcome::Allow, "allowed by the default policy")
+        } else {
+            Verdict::new(
+                Outcome::RequireApproval,
+                "approval required by the default policy",
+            )
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,194 @@
+//! The policy as written in configuration, and its compilation into a
+//! [`Policy`]. Key names follow the design documents: seed 002's
+//! `tool_blacklist` / `auto_approved_tools` (and Agno's `exclude_tools` /
+//! `auto_approve_tools`, `include_tools`), and kagent's `require_approval`.
+
+use serde::{Deserialize, Serialize};
+
+use super::rules::{compile_glob, CompiledRule, Condition, GlobList};
+use super::{Outcome, Policy};
+
+/// A configuration that cannot be used, naming the file, the key and the problem.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{file}: {key}: {problem}")]
+pub struct PolicyError {
+    /// The file the configuration came from.
+    pub file: String,
+    /// The key at fault, as a path (`sources.fs.tool_blacklist[2]`).
+    pub key: String,
+    /// What is wrong.
+    pub problem: String,
+}
+
+/// What a call gets when nothing more specific applies.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum DefaultAction {
+    /// Wait for a person (fail closed).
+    #[default]
+    RequireApproval,
+    /// Run.
+    Allow,
+}
+
+/// What a matching rule does.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RuleAction {
+    /// Refuse the call.
+    Deny,
+    /// Wait for a person.
+    RequireApproval,
+    /// Run the call.
+    Allow,
+}
+
+impl From<RuleAction> for Outcome {
+    fn from(a: RuleAction) -> Self {
+        match a {
+            RuleAction::Deny => Outcome::Deny,
+            RuleAction::RequireApproval => Outcome::RequireApproval,
+            RuleAction::Allow => Outcome::Allow,
+        }
+    }
+}
+
+/// One test on an argument, addressed by JSON pointer (`arg: /path`).
+/// Exactly one of the tests is given.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ConditionConfig {
+    /// JSON pointer into the arguments, e.g. `/path` or `/options/force`.
+    pub arg: String,
+    /// The value is a string matching this glob.
+    #[serde(default)]
+    pub glob: Option<String>,
+    /// The value is a string matching this regular expression.
+    #[serde(default)]
+    pub regex: Option<String>,
+    /// The value equals this JSON value.
+    #[serde(default)]
+    pub equals: Option<serde_json::Value>,
+    /// The value is a number greater than this.
+    #[serde(default)]
+    pub gt: Option<f64>,
+    /// The value is a number at least this.
+    #[serde(default)]
+    pub gte: Option<f64>,
+    /// The value is a number less than this.
+    #[serde(default)]
+    pub lt: Option<f64>,
+    /// The value is a number at most this.
+    #[serde(default)]
+    pub lte: Option<f64>,
+}
+
+/// An argument rule: for tools matching `tool`, when every condition holds, do `action`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RuleConfig {
+    /// A glob over tool names.
+    pub tool: String,
+    /// Conditions that must all hold; none means the rule applies to every call.
+    #[serde(default)]
+    pub when: Vec<ConditionConfig>,
+    /// What to do.
+    pub action: RuleAction,
+}
+
+/// The policy keys of one tool source.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PolicyConfig {
+    /// Exact names of the tools offered; the rest are hidden. Absent: all are offered.
+    #[serde(default, alias = "include_tools")]
+    pub tools: Option<Vec<String>>,
+    /// Globs of tools hidden from the model and refused.
+    #[serde(default, alias = "exclude_tools")]
+    pub tool_blacklist: Vec<String>,
+    /// Globs of tools that run without asking.
+    #[serde(default, alias = "auto_approve_tools")]
+    pub auto_approved_tools: Vec<String>,
+    /// Exact names of tools that always wait for a person.
+    #[serde(default)]
+    pub require_approval: Vec<String>,
+    /// Argument rules, tried in order.
+    #[serde(default)]
+    pub rules: Vec<RuleConfig>,
+    /// What applies when nothing else does.
+    #[serde(default)]
+    pub default: DefaultAction,
+    /// Whether MCP `readOnlyHint` annotations count as auto-approval.
+    #[serde(default)]
+    pub trust_read_only_hints: bool,
+}
+
+impl PolicyConfig {
+    /// Compiles the policy; `file` and `prefix` (e.g. `sources.fs`) locate
+    /// errors for the person who wrote it.
+    pub fn compile(&self, file: &str, prefix: &str) -> Result<Policy, PolicyError> {
+        let err = |key: String, problem: String| PolicyError {
+            file: file.to_owned(),
+            key,
+            problem,
+        };
+        let at = |key: &str| {
+            if prefix.is_empty() {
+                key.to_owned()
+            } else {
+                format!("{prefix}.{key}")
+            }
+        };
+        let globs = |key: &str, patterns: &[String]| -> Result<GlobList, PolicyError> {
+            let mut compiled = Vec::with_capacity(patterns.len());
+            for (i, p) in patterns.iter().enumerate() {
+                let m = compile_glob(p).map_err(|e| {
+                    err(format!("{}[{i}]", at(key)), format!("bad glob `{p}`: {e}"))
+                })?;
+                compiled.push((p.clone(), m));
+            }
+            Ok(GlobList::new(compiled))
+        };
+        let blacklist = globs("tool_blacklist", &self.tool_blacklist)?;
+        let auto_approved = globs("auto_approved_tools", &self.auto_approved_tools)?;
+        if let Some(include) = &self.tools {
+            for (i, name) in self.require_approval.iter().enumerate() {
+                if !include.contains(name) {
+                    return Err(err(
+                        format!("{}[{i}]", at("require_approval")),
+                        format!("`{name}` is not in this source's tools list"),
+                    ));
+                }
+            }
+        }
+        let mut rules = Vec::with_capacity(self.rules.len());
+        for (i, rule) in self.rules.iter().enumerate() {
+            let key = format!("{}[{i}]", at("rules"));
+            let tool = compile_glob(&rule.tool).map_err(|e| {
+                err(
+                    format!("{key}.tool"),
+                    format!("bad glob `{}`: {e}", rule.tool),
+                )
+            })?;
+            let mut conditions = Vec::with_capacity(rule.when.len());
+            for (j, c) in rule.when.iter().enumerate() {
+                conditions
+                    .push(Condition::compile(c).map_err(|p| err(format!("{key}.when[{j}]"), p))?);
+            }
+            rules.push(CompiledRule {
+                tool,
+                conditions,
+                action: rule.action,
+            });
+        }
+        Ok(Policy {
+            include: self.tools.clone(),
+            blacklist,
+            auto_approved,
+            require_approval: self.require_approval.clone(),
+            rules,
+            default_allow: self.default == DefaultAction::Allow,
+            trust_read_only_hints: self.trust_read_only_hints,
+        })
+    }
+}
