@@ -15,6 +15,16 @@ pub enum AppError {
         /// What was looked for, in words.
         what: String,
     },
+    /// Another decision on the same call came first.
+    #[error("already decided by {by}")]
+    AlreadyDecided {
+        /// Who decided.
+        by: String,
+        /// When, RFC 3339.
+        at: String,
+        /// The call's status now.
+        status: String,
+    },
     /// The input was not acceptable.
     #[error("{message}")]
     Invalid {
@@ -40,6 +50,7 @@ impl AppError {
         match self {
             AppError::NotFound { .. } => "not_found",
             AppError::Invalid { .. } => "invalid",
+            AppError::AlreadyDecided { .. } => "already_decided",
             AppError::Internal => "internal",
             AppError::Transport { .. } => "transport",
         }
@@ -72,6 +83,7 @@ impl AppError {
         match self {
             AppError::NotFound { .. } => http::StatusCode::NOT_FOUND,
             AppError::Invalid { .. } => http::StatusCode::BAD_REQUEST,
+            AppError::AlreadyDecided { .. } => http::StatusCode::CONFLICT,
             AppError::Internal | AppError::Transport { .. } => {
                 http::StatusCode::INTERNAL_SERVER_ERROR
             }
@@ -88,6 +100,11 @@ impl From<engine::EngineError> for AppError {
             EngineError::Invalid { field, message } => AppError::Invalid {
                 field: field.into(),
                 message,
+            },
+            EngineError::AlreadyDecided { by, at, status } => AppError::AlreadyDecided {
+                by,
+                at: at.to_rfc3339(),
+                status: status.as_str().to_owned(),
             },
             EngineError::Store(e) => {
                 tracing::error!(error = %e, "store failure in a server function");

@@ -17,3 +17,31 @@ impl Clock for SystemClock {
         Utc::now()
     }
 }
+
+/// A clock that moves only when told, for tests of expiry and ordering.
+#[derive(Debug)]
+pub struct ManualClock {
+    // A std mutex: it is never held across an await.
+    now: std::sync::Mutex<DateTime<Utc>>,
+}
+
+impl ManualClock {
+    /// A clock reading `start`.
+    pub fn new(start: DateTime<Utc>) -> Self {
+        Self {
+            now: std::sync::Mutex::new(start),
+        }
+    }
+
+    /// Moves the clock forward.
+    pub fn advance(&self, by: chrono::Duration) {
+        let mut now = self.now.lock().unwrap_or_else(|e| e.into_inner());
+        *now += by;
+    }
+}
+
+impl Clock for ManualClock {
+    fn now(&self) -> DateTime<Utc> {
+        *self.now.lock().unwrap_or_else(|e| e.into_inner())
+    }
+}

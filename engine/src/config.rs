@@ -33,6 +33,25 @@ pub enum ExpiryAction {
     Approve,
 }
 
+impl ExpiryAction {
+    /// The stored name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ExpiryAction::Reject => "reject",
+            ExpiryAction::Approve => "approve",
+        }
+    }
+
+    /// Reads a stored name.
+    pub fn parse(value: &str) -> Option<Self> {
+        match value {
+            "reject" => Some(ExpiryAction::Reject),
+            "approve" => Some(ExpiryAction::Approve),
+            _ => None,
+        }
+    }
+}
+
 /// When approvals expire and what then happens.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ApprovalSettings {

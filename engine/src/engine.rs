@@ -4,7 +4,10 @@
 
 use std::sync::Arc;
 
+use crate::calls::CallStatus;
 use crate::clock::Clock;
+use crate::config::Config;
+use crate::events::Events;
 use crate::ids::{ConversationId, MessageId};
 use crate::model::{
     title_from_message, Conversation, ConversationSummary, Message, Role, UNTITLED,
@@ -31,13 +34,23 @@ pub enum EngineError {
         /// What is wrong, in words for a person.
         message: String,
     },
+    /// Another decision on the same call came first.
+    #[error("already decided by {by}")]
+    AlreadyDecided {
+        /// Who decided.
+        by: String,
+        /// When.
+        at: chrono::DateTime<chrono::Utc>,
+        /// The status the call is in now.
+        status: CallStatus,
+    },
     /// The store failed.
     #[error(transparent)]
     Store(#[from] StoreError),
 }
 
 impl EngineError {
-    fn invalid(field: &'static str, message: impl Into<String>) -> Self {
+    pub(crate) fn invalid(field: &'static str, message: impl Into<String>) -> Self {
         Self::Invalid {
             field,
             message: message.into(),
@@ -48,13 +61,15 @@ impl EngineError {
 /// A cheap-to-clone handle on Airlock's core.
 #[derive(Debug, Clone)]
 pub struct Engine {
-    inner: Arc<Inner>,
+    pub(crate) inner: Arc<Inner>,
 }
 
 #[derive(Debug)]
-struct Inner {
-    store: Arc<dyn Store>,
-    clock: Arc<dyn Clock>,
+pub(crate) struct Inner {
+    pub(crate) store: Arc<dyn Store>,
+    pub(crate) clock: Arc<dyn Clock>,
+    pub(crate) events: Events,
+    pub(crate) config: Config,
 }
 
 /// A conversation with its messages.
@@ -67,11 +82,27 @@ pub struct ConversationView {
 }
 
 impl Engine {
-    /// An engine over `store`, telling time by `clock`.
-    pub fn new(store: Arc<dyn Store>, clock: Arc<dyn Clock>) -> Self {
+    /// An engine over `store`, telling time by `clock`, applying `config`.
+    pub fn new(store: Arc<dyn Store>, clock: Arc<dyn Clock>, config: Config) -> Self {
+        let inner = Inner {
+            store,
+            clock,
+            events: Events::new(),
+            config,
+        };
         Self {
-            inner: Arc::new(Inner { store, clock }),
+            inner: Arc::new(inner),
         }
+    }
+
+    /// The live event hub, for streams.
+    pub fn events(&self) -> &Events {
+        &self.inner.events
+    }
+
+    /// The configuration in force.
+    pub fn config(&self) -> &Config {
+        &self.inner.config
     }
 
     /// The store, for health checks.
@@ -133,7 +164,7 @@ impl Engine {
                 format!("the message is longer than {MAX_MESSAGE_CHARS} characters"),
             ));
         }
-        let message = self
+        let (message, event) = self
             .inner
             .store
             .append_message(NewMessage {
@@ -148,6 +179,7 @@ impl Engine {
                 StoreError::NotFound(what) => EngineError::NotFound(what),
                 other => other.into(),
             })?;
+        self.inner.events.publish([event]);
         if message.seq == 1 {
             self.inner
                 .store
@@ -168,7 +200,10 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("airlock.db");
         let store = SqliteStore::open(path.to_str().unwrap()).await.unwrap();
-        (Engine::new(Arc::new(store), Arc::new(SystemClock)), dir)
+        (
+            Engine::new(Arc::new(store), Arc::new(SystemClock), Config::default()),
+            dir,
+        )
     }
 
     #[tokio::test]

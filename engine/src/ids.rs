@@ -72,6 +72,19 @@ prefixed_id!(
     MessageId, "msg_", "message"
 );
 
+prefixed_id!(
+    /// Names one proposed tool call.
+    ToolCallId, "call_", "tool call"
+);
+prefixed_id!(
+    /// Names the batch of calls one model turn proposed.
+    BatchId, "batch_", "batch"
+);
+prefixed_id!(
+    /// Names an "always allow" grant.
+    GrantId, "grant_", "grant"
+);
+
 #[cfg(test)]
 mod tests {
     use super::*;

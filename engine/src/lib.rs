@@ -2,15 +2,18 @@
 //! the [`Engine`] handle that the web layer calls. Nothing in here knows about
 //! Leptos or HTTP, so every rule can be tested without a browser or a server.
 
+pub mod calls;
 pub mod clock;
 pub mod config;
+pub mod decisions;
 pub mod engine;
+pub mod events;
 pub mod ids;
 pub mod model;
 pub mod policy;
 pub mod store;
 
-pub use clock::{Clock, SystemClock};
+pub use clock::{Clock, ManualClock, SystemClock};
 pub use engine::{ConversationView, Engine, EngineError};
 pub use ids::{ConversationId, IdError, MessageId};
 pub use model::{Conversation, ConversationSummary, Message, Role};

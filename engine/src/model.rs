@@ -26,6 +26,8 @@ pub struct ConversationSummary {
     pub conversation: Conversation,
     /// How many messages it holds.
     pub message_count: i64,
+    /// How many of its tool calls wait for a person.
+    pub pending_count: i64,
 }
 
 /// Who wrote a message.

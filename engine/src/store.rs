@@ -5,12 +5,15 @@
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 
-use crate::ids::{ConversationId, MessageId};
+use crate::calls::{CallStatus, Decision, Grant, ToolCall};
+use crate::events::Event;
+use crate::ids::{BatchId, ConversationId, GrantId, MessageId, ToolCallId};
 use crate::model::{Conversation, ConversationSummary, Message, Role};
 
+#[macro_use]
+mod queries;
 mod migrate;
 pub mod postgres;
-mod rows;
 pub mod sqlite;
 
 #[cfg(test)]
@@ -53,7 +56,34 @@ pub struct NewMessage {
     pub created_at: DateTime<Utc>,
 }
 
+/// A decision to apply to a pending call, as a compare-and-set.
+#[derive(Debug, Clone)]
+pub struct DecisionChange {
+    /// The call.
+    pub call_id: ToolCallId,
+    /// The decision.
+    pub decision: Decision,
+    /// The status the call moves to.
+    pub status: CallStatus,
+    /// New arguments, for an edit.
+    pub arguments: Option<serde_json::Value>,
+}
+
+/// How a compare-and-set decision ended.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Decided {
+    /// This decision won; the call and the event it produced.
+    Applied(ToolCall, Event),
+    /// Another decision came first; the call as it stands.
+    AlreadyDecided(ToolCall),
+    /// No such call.
+    NotFound,
+}
+
 /// Durable storage for everything Airlock knows.
+///
+/// Every method that changes state appends the matching events in the same
+/// transaction and returns them; the caller publishes them after commit.
 #[async_trait]
 pub trait Store: Send + Sync + std::fmt::Debug {
     /// Which backend this is, for logs and `/healthz`.
@@ -65,18 +95,80 @@ pub trait Store: Send + Sync + std::fmt::Debug {
     /// One conversation, if it exists.
     async fn conversation(&self, id: &ConversationId) -> Result<Option<Conversation>, StoreError>;
 
-    /// Conversations, most recently active first.
+    /// Conversations, most recently active first, with their pending approvals counted.
     async fn list_conversations(&self, limit: i64) -> Result<Vec<ConversationSummary>, StoreError>;
 
     /// Renames a conversation.
     async fn set_title(&self, id: &ConversationId, title: &str) -> Result<(), StoreError>;
 
     /// Appends a message at the end of its conversation and returns it with
-    /// its position. Fails with `NotFound` when the conversation is unknown.
-    async fn append_message(&self, message: NewMessage) -> Result<Message, StoreError>;
+    /// its position and its event. Fails with `NotFound` when the
+    /// conversation is unknown.
+    async fn append_message(&self, message: NewMessage) -> Result<(Message, Event), StoreError>;
 
     /// The messages of a conversation in order.
     async fn messages(&self, id: &ConversationId) -> Result<Vec<Message>, StoreError>;
+
+    /// Stores a batch of proposed calls (all of one conversation) with one
+    /// `tool_call.created` event each.
+    async fn insert_calls(&self, calls: &[ToolCall]) -> Result<Vec<Event>, StoreError>;
+
+    /// One call.
+    async fn tool_call(&self, id: &ToolCallId) -> Result<Option<ToolCall>, StoreError>;
+
+    /// The calls of a conversation, in the order they were proposed.
+    async fn tool_calls(&self, id: &ConversationId) -> Result<Vec<ToolCall>, StoreError>;
+
+    /// Calls waiting for a person, oldest first.
+    async fn pending_calls(&self, limit: i64) -> Result<Vec<ToolCall>, StoreError>;
+
+    /// Applies a decision if, and only if, the call is still pending.
+    async fn decide(&self, change: &DecisionChange) -> Result<Decided, StoreError>;
+
+    /// Applies one decision to every still-pending call of a batch, atomically.
+    /// Returns the calls it changed with their events.
+    async fn decide_batch(
+        &self,
+        batch_id: &BatchId,
+        decision: &Decision,
+        status: CallStatus,
+    ) -> Result<Vec<(ToolCall, Event)>, StoreError>;
+
+    /// Applies each lapsed approval's default action, exactly once.
+    async fn expire_due(
+        &self,
+        now: DateTime<Utc>,
+        limit: i64,
+    ) -> Result<Vec<(ToolCall, Event)>, StoreError>;
+
+    /// Stores a grant.
+    async fn insert_grant(&self, grant: &Grant) -> Result<(), StoreError>;
+
+    /// Revokes a grant; false when it was unknown or already revoked.
+    async fn revoke_grant(&self, id: &GrantId, at: DateTime<Utc>) -> Result<bool, StoreError>;
+
+    /// Every grant, newest first, revoked ones included.
+    async fn grants(&self) -> Result<Vec<Grant>, StoreError>;
+
+    /// Whether an active grant covers the tool in this conversation.
+    async fn has_grant(
+        &self,
+        source: &str,
+        tool: &str,
+        conversation: &ConversationId,
+    ) -> Result<bool, StoreError>;
+
+    /// A conversation's events after position `seq`, in order.
+    async fn events_after(
+        &self,
+        id: &ConversationId,
+        seq: i64,
+        limit: i64,
+    ) -> Result<Vec<Event>, StoreError>;
+
+    /// Tool call events of every conversation after global id `event_id`, in order.
+    async fn inbox_events_after(&self, event_id: i64, limit: i64)
+        -> Result<Vec<Event>, StoreError>;
 }
 
 /// Opens the store a URL names and brings its schema up to date.

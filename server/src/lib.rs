@@ -4,6 +4,7 @@
 pub mod fn_errors;
 pub mod health;
 pub mod settings;
+pub mod workers;
 
 use std::future::Future;
 use std::sync::Arc;
@@ -17,6 +18,7 @@ use tokio::net::TcpListener;
 
 use app::state::AppState;
 use app::{shell, App};
+use engine::config::Config;
 use engine::{Engine, SystemClock};
 pub use settings::Settings;
 
@@ -53,7 +55,8 @@ pub async fn build_state(settings: &Settings) -> anyhow::Result<AppState> {
                 redact(&settings.database_url)
             )
         })?;
-    let engine = Engine::new(store, Arc::new(SystemClock));
+    let config = load_config(settings)?;
+    let engine = Engine::new(store, Arc::new(SystemClock), config);
     let leptos_options = LeptosOptions::builder()
         .output_name("airlock")
         .site_root(settings.site_root.as_str())
@@ -66,6 +69,17 @@ pub async fn build_state(settings: &Settings) -> anyhow::Result<AppState> {
     })
 }
 
+/// Reads the configuration file, if one is set. An invalid file stops startup
+/// with a message naming the file, the key and the problem.
+fn load_config(settings: &Settings) -> anyhow::Result<Config> {
+    let Some(path) = &settings.config_file else {
+        return Ok(Config::default());
+    };
+    let text = std::fs::read_to_string(path)
+        .with_context(|| format!("cannot read the configuration file {}", path.display()))?;
+    Ok(Config::parse(&path.display().to_string(), &text)?)
+}
+
 /// Serves Airlock on `listener` until `shutdown` completes.
 pub async fn launch(
     settings: Settings,
@@ -74,6 +88,8 @@ pub async fn launch(
 ) -> anyhow::Result<()> {
     let state = build_state(&settings).await?;
     let store = state.engine.store().backend();
+    let (stop_workers, workers_stop) = tokio::sync::watch::channel(false);
+    let expiry = tokio::spawn(workers::run_expiry(state.engine.clone(), workers_stop));
     let app = router(state);
     let addr = listener.local_addr()?;
     tracing::info!(%addr, store, "listening");
@@ -82,6 +98,8 @@ pub async fn launch(
     axum::serve(listener, app)
         .with_graceful_shutdown(shutdown)
         .await?;
+    let _ = stop_workers.send(true);
+    let _ = expiry.await;
     Ok(())
 }
 

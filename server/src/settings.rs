@@ -25,6 +25,8 @@ pub struct Settings {
     pub database_url: String,
     /// The compiled site: JS, WASM, CSS and public files (`LEPTOS_SITE_ROOT`, default `target/site`).
     pub site_root: String,
+    /// The policy configuration file (`AIRLOCK_CONFIG`); without one, the embedded defaults.
+    pub config_file: Option<PathBuf>,
 }
 
 impl Settings {
@@ -49,11 +51,13 @@ impl Settings {
         let database_url = lookup("AIRLOCK_DATABASE_URL")
             .unwrap_or_else(|| data_dir.join("airlock.db").to_string_lossy().into_owned());
         let site_root = lookup("LEPTOS_SITE_ROOT").unwrap_or_else(|| "target/site".to_owned());
+        let config_file = lookup("AIRLOCK_CONFIG").map(PathBuf::from);
         Ok(Self {
             addr,
             data_dir,
             database_url,
             site_root,
+            config_file,
         })
     }
 }

@@ -6,24 +6,36 @@ use std::sync::Arc;
 
 use chrono::{Duration, Utc};
 
-use super::{NewMessage, Store, StoreError};
-use crate::ids::{ConversationId, MessageId};
+use serde_json::json;
+
+use super::{Decided, DecisionChange, NewMessage, Store, StoreError};
+use crate::calls::{CallStatus, Channel, Decision, DecisionKind, Grant, GrantScope, ToolCall};
+use crate::config::ExpiryAction;
+use crate::events::EventKind;
+use crate::ids::{BatchId, ConversationId, GrantId, MessageId, ToolCallId};
 use crate::model::{Conversation, Role};
 
 /// A store under test, with whatever must live as long as it.
 pub(crate) struct Fixture {
     pub store: Arc<dyn Store>,
+    url: String,
     _dir: Option<tempfile::TempDir>,
+}
+
+impl Fixture {
+    /// A second store over the same database, as after a restart.
+    pub(crate) async fn reopen(&self) -> Arc<dyn Store> {
+        super::connect(&self.url).await.unwrap()
+    }
 }
 
 pub(crate) async fn sqlite() -> Fixture {
     let dir = tempfile::tempdir().unwrap();
-    let path = dir.path().join("airlock.db");
-    let store = super::sqlite::SqliteStore::open(path.to_str().unwrap())
-        .await
-        .unwrap();
+    let url = dir.path().join("airlock.db").to_string_lossy().into_owned();
+    let store = super::sqlite::SqliteStore::open(&url).await.unwrap();
     Fixture {
         store: Arc::new(store),
+        url,
         _dir: Some(dir),
     }
 }
@@ -45,6 +57,7 @@ pub(crate) async fn postgres() -> Option<Fixture> {
     let store = super::postgres::PgStore::connect(&scoped).await.unwrap();
     Some(Fixture {
         store: Arc::new(store),
+        url: scoped,
         _dir: None,
     })
 }
@@ -69,7 +82,8 @@ fn message(c: &Conversation, role: Role, content: &str) -> NewMessage {
     }
 }
 
-pub(crate) async fn conversations_round_trip(store: Arc<dyn Store>) {
+pub(crate) async fn conversations_round_trip(f: &Fixture) {
+    let store = f.store.clone();
     let c = conversation(0);
     store.insert_conversation(&c).await.unwrap();
     let got = store.conversation(&c.id).await.unwrap().unwrap();
@@ -94,7 +108,8 @@ pub(crate) async fn conversations_round_trip(store: Arc<dyn Store>) {
     ));
 }
 
-pub(crate) async fn conversations_list_by_latest_activity(store: Arc<dyn Store>) {
+pub(crate) async fn conversations_list_by_latest_activity(f: &Fixture) {
+    let store = f.store.clone();
     let older = conversation(-10_000);
     let newer = conversation(-5_000);
     store.insert_conversation(&older).await.unwrap();
@@ -113,13 +128,20 @@ pub(crate) async fn conversations_list_by_latest_activity(store: Arc<dyn Store>)
         .append_message(message(&older, Role::User, "hello"))
         .await
         .unwrap();
+    store
+        .insert_calls(&[call(&older, 0, CallStatus::PendingApproval)])
+        .await
+        .unwrap();
     let list = store.list_conversations(10).await.unwrap();
     assert_eq!(list[0].conversation.id, older.id);
     assert_eq!(list[0].message_count, 1);
+    assert_eq!(list[0].pending_count, 1);
+    assert_eq!(list[1].pending_count, 0);
     assert_eq!(store.list_conversations(1).await.unwrap().len(), 1);
 }
 
-pub(crate) async fn messages_append_in_order(store: Arc<dyn Store>) {
+pub(crate) async fn messages_append_in_order(f: &Fixture) {
+    let store = f.store.clone();
     let c = conversation(0);
     store.insert_conversation(&c).await.unwrap();
     // Concurrent appends each get their own position, with no gaps.
@@ -134,7 +156,7 @@ pub(crate) async fn messages_append_in_order(store: Arc<dyn Store>) {
             },
             &format!("m{i}"),
         );
-        tokio::spawn(async move { store.append_message(m).await.unwrap().seq })
+        tokio::spawn(async move { store.append_message(m).await.unwrap().0.seq })
     });
     let mut seqs: Vec<i64> = futures::future::join_all(appends)
         .await
@@ -156,6 +178,355 @@ pub(crate) async fn messages_append_in_order(store: Arc<dyn Store>) {
     ));
 }
 
+fn call(c: &Conversation, position: i64, status: CallStatus) -> ToolCall {
+    call_in(c, &BatchId::new(), position, status)
+}
+
+fn call_in(c: &Conversation, batch: &BatchId, position: i64, status: CallStatus) -> ToolCall {
+    let now = Utc::now();
+    ToolCall {
+        id: ToolCallId::new(),
+        conversation_id: c.id.clone(),
+        batch_id: batch.clone(),
+        position,
+        source: "demo".into(),
+        tool: "delete_file".into(),
+        arguments: json!({"path": format!("f{position}.txt")}),
+        original_arguments: None,
+        status,
+        policy_reason: "delete_file is listed in require_approval".into(),
+        expires_at: Some(now + Duration::hours(1)),
+        default_action: ExpiryAction::Reject,
+        decision: None,
+        result: None,
+        error: None,
+        created_at: now,
+        updated_at: now,
+    }
+}
+
+fn decision(kind: DecisionKind, by: &str) -> Decision {
+    Decision {
+        kind,
+        by: by.into(),
+        at: Utc::now(),
+        reason: None,
+        channel: Channel::Chat,
+    }
+}
+
+async fn new_conversation(store: &Arc<dyn Store>) -> Conversation {
+    let c = conversation(0);
+    store.insert_conversation(&c).await.unwrap();
+    c
+}
+
+pub(crate) async fn calls_are_stored_with_events(f: &Fixture) {
+    let store = f.store.clone();
+    let c = new_conversation(&store).await;
+    let batch = BatchId::new();
+    let calls: Vec<_> = (0..3)
+        .map(|i| call_in(&c, &batch, i, CallStatus::PendingApproval))
+        .collect();
+    let events = store.insert_calls(&calls).await.unwrap();
+    assert_eq!(events.iter().map(|e| e.seq).collect::<Vec<_>>(), [1, 2, 3]);
+    assert!(events.iter().all(|e| e.kind == EventKind::ToolCallCreated));
+    assert_eq!(
+        store.tool_call(&calls[1].id).await.unwrap().unwrap(),
+        calls[1].clone().with_millis()
+    );
+    let stored = store.tool_calls(&c.id).await.unwrap();
+    assert_eq!(
+        stored.iter().map(|t| t.position).collect::<Vec<_>>(),
+        [0, 1, 2]
+    );
+    assert_eq!(store.pending_calls(10).await.unwrap().len(), 3);
+    assert!(store.tool_call(&ToolCallId::new()).await.unwrap().is_none());
+}
+
+pub(crate) async fn a_decision_is_a_compare_and_set(f: &Fixture) {
+    let store = f.store.clone();
+    let c = new_conversation(&store).await;
+    let pending = call(&c, 0, CallStatus::PendingApproval);
+    store
+        .insert_calls(std::slice::from_ref(&pending))
+        .await
+        .unwrap();
+    let edit = DecisionChange {
+        call_id: pending.id.clone(),
+        decision: Decision {
+            reason: Some("narrower".into()),
+            ..decision(DecisionKind::Edit, "ana")
+        },
+        status: CallStatus::Approved,
+        arguments: Some(json!({"path": "only-this.txt"})),
+    };
+    let Decided::Applied(call, event) = store.decide(&edit).await.unwrap() else {
+        panic!("first decision must win")
+    };
+    assert_eq!(call.status, CallStatus::Approved);
+    assert_eq!(call.arguments, json!({"path": "only-this.txt"}));
+    assert_eq!(call.original_arguments, Some(json!({"path": "f0.txt"})));
+    let d = call.decision.clone().unwrap();
+    assert_eq!(
+        (d.kind, d.by.as_str(), d.reason.as_deref(), d.channel),
+        (DecisionKind::Edit, "ana", Some("narrower"), Channel::Chat)
+    );
+    assert_eq!((event.kind, event.seq), (EventKind::ToolCallUpdated, 2));
+    assert_eq!(event.data["status"], "approved");
+    let reject = DecisionChange {
+        decision: decision(DecisionKind::Reject, "bo"),
+        status: CallStatus::Rejected,
+        arguments: None,
+        ..edit
+    };
+    match store.decide(&reject).await.unwrap() {
+        Decided::AlreadyDecided(now) => assert_eq!(now.decision.unwrap().by, "ana"),
+        other => panic!("expected AlreadyDecided, got {other:?}"),
+    }
+    let unknown = DecisionChange {
+        call_id: ToolCallId::new(),
+        ..reject
+    };
+    assert_eq!(store.decide(&unknown).await.unwrap(), Decided::NotFound);
+}
+
+pub(crate) async fn concurrent_decisions_have_one_winner(f: &Fixture) {
+    let store = f.store.clone();
+    let c = new_conversation(&store).await;
+    let pending = call(&c, 0, CallStatus::PendingApproval);
+    store
+        .insert_calls(std::slice::from_ref(&pending))
+        .await
+        .unwrap();
+    let attempts = (0..100).map(|i| {
+        let store = store.clone();
+        let (kind, status) = if i % 2 == 0 {
+            (DecisionKind::Approve, CallStatus::Approved)
+        } else {
+            (DecisionKind::Reject, CallStatus::Rejected)
+        };
+        let change = DecisionChange {
+            call_id: pending.id.clone(),
+            decision: decision(kind, &format!("r{i}")),
+            status,
+            arguments: None,
+        };
+        tokio::spawn(async move { store.decide(&change).await.unwrap() })
+    });
+    let results: Vec<Decided> = futures::future::join_all(attempts)
+        .await
+        .into_iter()
+        .map(Result::unwrap)
+        .collect();
+    let winners = results
+        .iter()
+        .filter(|r| matches!(r, Decided::Applied(..)))
+        .count();
+    let losers = results
+        .iter()
+        .filter(|r| matches!(r, Decided::AlreadyDecided(_)))
+        .count();
+    assert_eq!((winners, losers), (1, 99));
+    // Exactly one update event beside the creation event.
+    let events = store.events_after(&c.id, 0, 100).await.unwrap();
+    assert_eq!(events.len(), 2);
+}
+
+pub(crate) async fn a_batch_is_decided_at_once(f: &Fixture) {
+    let store = f.store.clone();
+    let c = new_conversation(&store).await;
+    let batch = BatchId::new();
+    let calls: Vec<_> = (0..3)
+        .map(|i| call_in(&c, &batch, i, CallStatus::PendingApproval))
+        .collect();
+    store.insert_calls(&calls).await.unwrap();
+    let single = DecisionChange {
+        call_id: calls[0].id.clone(),
+        decision: decision(DecisionKind::Reject, "ana"),
+        status: CallStatus::Rejected,
+        arguments: None,
+    };
+    assert!(matches!(
+        store.decide(&single).await.unwrap(),
+        Decided::Applied(..)
+    ));
+    let changed = store
+        .decide_batch(
+            &batch,
+            &decision(DecisionKind::Approve, "bo"),
+            CallStatus::Approved,
+        )
+        .await
+        .unwrap();
+    assert_eq!(
+        changed.iter().map(|(c, _)| c.position).collect::<Vec<_>>(),
+        [1, 2]
+    );
+    let again = store
+        .decide_batch(
+            &batch,
+            &decision(DecisionKind::Approve, "cy"),
+            CallStatus::Approved,
+        )
+        .await
+        .unwrap();
+    assert!(again.is_empty());
+    let stored = store.tool_calls(&c.id).await.unwrap();
+    let statuses: Vec<_> = stored.iter().map(|t| t.status).collect();
+    assert_eq!(
+        statuses,
+        [
+            CallStatus::Rejected,
+            CallStatus::Approved,
+            CallStatus::Approved
+        ]
+    );
+}
+
+pub(crate) async fn expiry_applies_once_across_a_restart(f: &Fixture) {
+    let store = f.store.clone();
+    let c = new_conversation(&store).await;
+    let mut lapsed = call(&c, 0, CallStatus::PendingApproval);
+    lapsed.expires_at = Some(Utc::now() - Duration::minutes(1));
+    let mut lapsed_approve = call(&c, 1, CallStatus::PendingApproval);
+    lapsed_approve.expires_at = lapsed.expires_at;
+    lapsed_approve.default_action = ExpiryAction::Approve;
+    let mut forever = call(&c, 2, CallStatus::PendingApproval);
+    forever.expires_at = None;
+    let fresh = call(&c, 3, CallStatus::PendingApproval);
+    store
+        .insert_calls(&[lapsed.clone(), lapsed_approve.clone(), forever, fresh])
+        .await
+        .unwrap();
+    drop(store);
+    // The approvals lapsed "while the server was down": a new store instance applies them.
+    let restarted = f.reopen().await;
+    let (first, second) = tokio::join!(
+        restarted.expire_due(Utc::now(), 100),
+        f.store.expire_due(Utc::now(), 100)
+    );
+    let mut changed = first.unwrap();
+    changed.extend(second.unwrap());
+    assert_eq!(
+        changed.len(),
+        2,
+        "each lapsed approval is expired exactly once"
+    );
+    let expired = restarted.tool_call(&lapsed.id).await.unwrap().unwrap();
+    assert_eq!(expired.status, CallStatus::Expired);
+    assert_eq!(expired.decision.unwrap().by, crate::calls::SYSTEM_TIMEOUT);
+    assert_eq!(
+        restarted
+            .tool_call(&lapsed_approve.id)
+            .await
+            .unwrap()
+            .unwrap()
+            .status,
+        CallStatus::Approved
+    );
+    assert!(restarted
+        .expire_due(Utc::now(), 100)
+        .await
+        .unwrap()
+        .is_empty());
+    assert_eq!(restarted.pending_calls(10).await.unwrap().len(), 2);
+}
+
+pub(crate) async fn grants_are_scoped_and_revocable(f: &Fixture) {
+    let store = f.store.clone();
+    let here = new_conversation(&store).await;
+    let there = new_conversation(&store).await;
+    let grant = |scope| Grant {
+        id: GrantId::new(),
+        source: "demo".into(),
+        tool: "delete_file".into(),
+        scope,
+        created_by: "ana".into(),
+        created_at: Utc::now(),
+        revoked_at: None,
+    };
+    let local = grant(GrantScope::Conversation(here.id.clone()));
+    store.insert_grant(&local).await.unwrap();
+    assert!(store
+        .has_grant("demo", "delete_file", &here.id)
+        .await
+        .unwrap());
+    assert!(!store
+        .has_grant("demo", "delete_file", &there.id)
+        .await
+        .unwrap());
+    assert!(!store
+        .has_grant("demo", "write_file", &here.id)
+        .await
+        .unwrap());
+    let global = grant(GrantScope::Global);
+    store.insert_grant(&global).await.unwrap();
+    assert!(store
+        .has_grant("demo", "delete_file", &there.id)
+        .await
+        .unwrap());
+    assert!(store.revoke_grant(&global.id, Utc::now()).await.unwrap());
+    assert!(!store.revoke_grant(&global.id, Utc::now()).await.unwrap());
+    assert!(!store
+        .has_grant("demo", "delete_file", &there.id)
+        .await
+        .unwrap());
+    let listed = store.grants().await.unwrap();
+    assert_eq!(listed.len(), 2);
+    assert!(listed
+        .iter()
+        .any(|g| g.id == global.id && g.revoked_at.is_some()));
+    assert!(listed
+        .iter()
+        .any(|g| g.scope == GrantScope::Conversation(here.id.clone())));
+}
+
+pub(crate) async fn events_replay_in_order(f: &Fixture) {
+    let store = f.store.clone();
+    let a = new_conversation(&store).await;
+    let b = new_conversation(&store).await;
+    store
+        .append_message(message(&a, Role::User, "hi"))
+        .await
+        .unwrap();
+    let calls_b = vec![call(&b, 0, CallStatus::PendingApproval)];
+    store.insert_calls(&calls_b).await.unwrap();
+    let calls_a = vec![call(&a, 0, CallStatus::PendingApproval)];
+    store.insert_calls(&calls_a).await.unwrap();
+    let change = DecisionChange {
+        call_id: calls_a[0].id.clone(),
+        decision: decision(DecisionKind::Approve, "ana"),
+        status: CallStatus::Approved,
+        arguments: None,
+    };
+    store.decide(&change).await.unwrap();
+    let all_a = store.events_after(&a.id, 0, 100).await.unwrap();
+    assert_eq!(
+        all_a.iter().map(|e| (e.seq, e.kind)).collect::<Vec<_>>(),
+        [
+            (1, EventKind::MessageCreated),
+            (2, EventKind::ToolCallCreated),
+            (3, EventKind::ToolCallUpdated),
+        ]
+    );
+    assert_eq!(
+        store.events_after(&a.id, 2, 100).await.unwrap(),
+        all_a[2..].to_vec()
+    );
+    assert_eq!(
+        store.events_after(&a.id, 1, 1).await.unwrap(),
+        all_a[1..2].to_vec()
+    );
+    // The inbox sees tool call events of every conversation, in global order.
+    let inbox = store.inbox_events_after(0, 100).await.unwrap();
+    assert_eq!(inbox.len(), 3);
+    assert!(inbox.windows(2).all(|w| w[0].id < w[1].id));
+    assert_eq!(inbox[0].conversation_id, b.id);
+    let after = store.inbox_events_after(inbox[0].id, 100).await.unwrap();
+    assert_eq!(after, inbox[1..].to_vec());
+}
+
 /// Declares each conformance check as a test on both backends.
 macro_rules! conformance {
     ($($check:ident),* $(,)?) => {
@@ -164,7 +535,7 @@ macro_rules! conformance {
                 #[tokio::test]
                 async fn $check() {
                     let fixture = super::sqlite().await;
-                    super::$check(fixture.store.clone()).await;
+                    super::$check(&fixture).await;
                 }
             )*
         }
@@ -173,7 +544,7 @@ macro_rules! conformance {
                 #[tokio::test]
                 async fn $check() {
                     match super::postgres().await {
-                        Some(fixture) => super::$check(fixture.store.clone()).await,
+                        Some(fixture) => super::$check(&fixture).await,
                         None => eprintln!("AIRLOCK_TEST_DATABASE_URL is not set: PostgreSQL check skipped"),
                     }
                 }
@@ -186,4 +557,24 @@ conformance!(
     conversations_round_trip,
     conversations_list_by_latest_activity,
     messages_append_in_order,
+    calls_are_stored_with_events,
+    a_decision_is_a_compare_and_set,
+    concurrent_decisions_have_one_winner,
+    a_batch_is_decided_at_once,
+    expiry_applies_once_across_a_restart,
+    grants_are_scoped_and_revocable,
+    events_replay_in_order,
 );
+
+impl ToolCall {
+    /// The call as the store gives it back: timestamps at millisecond precision.
+    fn with_millis(mut self) -> Self {
+        let ms = |t: chrono::DateTime<Utc>| {
+            chrono::DateTime::from_timestamp_millis(t.timestamp_millis()).unwrap()
+        };
+        self.created_at = ms(self.created_at);
+        self.updated_at = ms(self.updated_at);
+        self.expires_at = self.expires_at.map(ms);
+        self
+    }
+}

@@ -3,25 +3,35 @@
 use std::str::FromStr;
 use std::time::Duration;
 
-use async_trait::async_trait;
 use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, SqliteSynchronous};
-use sqlx::{Row, SqlitePool};
+use sqlx::SqlitePool;
 
 use super::migrate::{statements, Migration};
-use super::{rows, to_millis, NewMessage, Store, StoreError};
-use crate::ids::ConversationId;
-use crate::model::{Conversation, ConversationSummary, Message};
+use super::StoreError;
 
-const MIGRATIONS: &[Migration] = &[Migration {
-    version: 1,
-    description: "conversations",
-    sql: include_str!("../../migrations/sqlite/0001_conversations.sql"),
-}];
+const MIGRATIONS: &[Migration] = &[
+    Migration {
+        version: 1,
+        description: "conversations",
+        sql: include_str!("../../migrations/sqlite/0001_conversations.sql"),
+    },
+    Migration {
+        version: 2,
+        description: "approvals",
+        sql: include_str!("../../migrations/sqlite/0002_approvals.sql"),
+    },
+];
 
 /// A store in one SQLite file.
+///
+/// SQLite allows one writer at a time. Rather than let concurrent writers
+/// collide and back off inside SQLite's busy handler (which sleeps in steps of
+/// milliseconds), writes go through a pool of exactly one connection, whose
+/// queue hands the connection over in order; reads use their own pool.
 #[derive(Debug, Clone)]
 pub struct SqliteStore {
-    pool: SqlitePool,
+    writer: SqlitePool,
+    reader: SqlitePool,
 }
 
 impl SqliteStore {
@@ -35,17 +45,29 @@ impl SqliteStore {
             .synchronous(SqliteSynchronous::Normal)
             .busy_timeout(Duration::from_secs(10))
             .foreign_keys(true);
-        let pool = SqlitePoolOptions::new()
-            .max_connections(8)
-            .connect_with(options)
+        let writer = SqlitePoolOptions::new()
+            .max_connections(1)
+            .connect_with(options.clone())
             .await?;
-        let store = Self { pool };
+        let reader = SqlitePoolOptions::new()
+            .max_connections(8)
+            .connect_with(options.read_only(true))
+            .await?;
+        let store = Self { writer, reader };
         store.migrate().await?;
         Ok(store)
     }
 
+    fn writer(&self) -> &SqlitePool {
+        &self.writer
+    }
+
+    fn reader(&self) -> &SqlitePool {
+        &self.reader
+    }
+
     async fn migrate(&self) -> Result<(), StoreError> {
-        let mut conn = self.pool.acquire().await?;
+        let mut conn = self.writer.acquire().await?;
         sqlx::query(
             "create table if not exists schema_migrations (
                 version integer primary key,
@@ -84,104 +106,13 @@ impl SqliteStore {
     }
 }
 
-#[async_trait]
-impl Store for SqliteStore {
-    fn backend(&self) -> &'static str {
-        "sqlite"
-    }
-
-    async fn insert_conversation(&self, c: &Conversation) -> Result<(), StoreError> {
-        sqlx::query(
-            "insert into conversations (conversation_id, title, created_at, updated_at) values (?, ?, ?, ?)",
-        )
-        .bind(c.id.as_str())
-        .bind(&c.title)
-        .bind(to_millis(c.created_at))
-        .bind(to_millis(c.updated_at))
-        .execute(&self.pool)
-        .await?;
-        Ok(())
-    }
-
-    async fn conversation(&self, id: &ConversationId) -> Result<Option<Conversation>, StoreError> {
-        let row = sqlx::query("select * from conversations where conversation_id = ?")
-            .bind(id.as_str())
-            .fetch_optional(&self.pool)
-            .await?;
-        row.as_ref().map(rows::conversation).transpose()
-    }
-
-    async fn list_conversations(&self, limit: i64) -> Result<Vec<ConversationSummary>, StoreError> {
-        let found = sqlx::query(
-            "select * from conversations order by updated_at desc, conversation_id desc limit ?",
-        )
-        .bind(limit)
-        .fetch_all(&self.pool)
-        .await?;
-        found
-            .iter()
-            .map(|row| {
-                Ok(ConversationSummary {
-                    conversation: rows::conversation(row)?,
-                    message_count: row.try_get("message_seq")?,
-                })
-            })
-            .collect()
-    }
-
-    async fn set_title(&self, id: &ConversationId, title: &str) -> Result<(), StoreError> {
-        let done = sqlx::query("update conversations set title = ? where conversation_id = ?")
-            .bind(title)
-            .bind(id.as_str())
-            .execute(&self.pool)
-            .await?;
-        if done.rows_affected() == 0 {
-            return Err(StoreError::NotFound("conversation"));
-        }
-        Ok(())
-    }
-
-    async fn append_message(&self, m: NewMessage) -> Result<Message, StoreError> {
-        let mut tx = self.pool.begin().await?;
-        // Bumping the counter row both hands out the position and serialises
-        // appends to one conversation.
-        let seq: Option<i64> = sqlx::query_scalar(
-            "update conversations set message_seq = message_seq + 1, updated_at = ?
-             where conversation_id = ? returning message_seq",
-        )
-        .bind(to_millis(m.created_at))
-        .bind(m.conversation_id.as_str())
-        .fetch_optional(&mut *tx)
-        .await?;
-        let seq = seq.ok_or(StoreError::NotFound("conversation"))?;
-        sqlx::query(
-            "insert into messages (message_id, conversation_id, seq, role, content, created_at)
-             values (?, ?, ?, ?, ?, ?)",
-        )
-        .bind(m.id.as_str())
-        .bind(m.conversation_id.as_str())
-        .bind(seq)
-        .bind(m.role.as_str())
-        .bind(&m.content)
-        .bind(to_millis(m.created_at))
-        .execute(&mut *tx)
-        .await?;
-        tx.commit().await?;
-        Ok(Message {
-            id: m.id,
-            conversation_id: m.conversation_id,
-            seq,
-            role: m.role,
-            content: m.content,
-            created_at: m.created_at,
-        })
-    }
-
-    async fn messages(&self, id: &ConversationId) -> Result<Vec<Message>, StoreError> {
-        let found = sqlx::query("select * from messages where conversation_id = ? order by seq")
-            .bind(id.as_str())
-            .fetch_all(&self.pool)
-            .await?;
-        found.iter().map(rows::message).collect()
-    }
+mod queries {
+    // `begin immediate` takes the write lock up front: a transaction that reads
+    // first and upgrades later would fail at once if another process writes.
+    impl_store!(
+        super::SqliteStore,
+        sqlx::Sqlite,
+        "sqlite",
+        "begin immediate"
+    );
 }

@@ -1,0 +1,270 @@
+//! Tool calls and the decisions people take on them.
+
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::config::ExpiryAction;
+use crate::ids::{BatchId, ConversationId, GrantId, ToolCallId};
+
+/// Where a tool call is in its life.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum CallStatus {
+    /// Proposed by the model, not yet classified.
+    Requested,
+    /// Waiting for a person.
+    PendingApproval,
+    /// Allowed (by policy or a person), not yet started.
+    Approved,
+    /// Refused by a person or by policy; it never runs.
+    Rejected,
+    /// Running.
+    Executing,
+    /// Ran and returned a result.
+    Completed,
+    /// Ran and failed, or was interrupted.
+    Failed,
+    /// Nobody decided in time and the default action rejected it.
+    Expired,
+    /// Withdrawn before anyone decided.
+    Cancelled,
+}
+
+impl CallStatus {
+    /// Every status, for parsing and tests.
+    pub const ALL: [CallStatus; 9] = [
+        CallStatus::Requested,
+        CallStatus::PendingApproval,
+        CallStatus::Approved,
+        CallStatus::Rejected,
+        CallStatus::Executing,
+        CallStatus::Completed,
+        CallStatus::Failed,
+        CallStatus::Expired,
+        CallStatus::Cancelled,
+    ];
+
+    /// The stored and wire name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            CallStatus::Requested => "requested",
+            CallStatus::PendingApproval => "pending_approval",
+            CallStatus::Approved => "approved",
+            CallStatus::Rejected => "rejected",
+            CallStatus::Executing => "executing",
+            CallStatus::Completed => "completed",
+            CallStatus::Failed => "failed",
+            CallStatus::Expired => "expired",
+            CallStatus::Cancelled => "cancelled",
+        }
+    }
+
+    /// Reads a stored name.
+    pub fn parse(value: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|s| s.as_str() == value)
+    }
+
+    /// Whether nothing more will happen to the call.
+    pub fn is_final(self) -> bool {
+        matches!(
+            self,
+            CallStatus::Rejected
+                | CallStatus::Completed
+                | CallStatus::Failed
+                | CallStatus::Expired
+                | CallStatus::Cancelled
+        )
+    }
+}
+
+/// What a person (or the expiry) decided.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum DecisionKind {
+    /// Run it as proposed.
+    Approve,
+    /// Run it with edited arguments.
+    Edit,
+    /// Run it, and allow this tool from now on.
+    AlwaysAllow,
+    /// Do not run it.
+    Reject,
+    /// Nobody decided in time; the default action applied.
+    Expire,
+}
+
+impl DecisionKind {
+    /// The stored name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            DecisionKind::Approve => "approve",
+            DecisionKind::Edit => "edit",
+            DecisionKind::AlwaysAllow => "always_allow",
+            DecisionKind::Reject => "reject",
+            DecisionKind::Expire => "expire",
+        }
+    }
+
+    /// Reads a stored name.
+    pub fn parse(value: &str) -> Option<Self> {
+        [
+            Self::Approve,
+            Self::Edit,
+            Self::AlwaysAllow,
+            Self::Reject,
+            Self::Expire,
+        ]
+        .into_iter()
+        .find(|k| k.as_str() == value)
+    }
+}
+
+/// Where a decision came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Channel {
+    /// A card in the chat or the inbox.
+    Chat,
+    /// A deep-linked review page.
+    ReviewPage,
+    /// The HTTP API.
+    Api,
+    /// Airlock itself (expiry).
+    System,
+}
+
+impl Channel {
+    /// The stored name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Channel::Chat => "chat",
+            Channel::ReviewPage => "review_page",
+            Channel::Api => "api",
+            Channel::System => "system",
+        }
+    }
+
+    /// Reads a stored name.
+    pub fn parse(value: &str) -> Option<Self> {
+        [Self::Chat, Self::ReviewPage, Self::Api, Self::System]
+            .into_iter()
+            .find(|c| c.as_str() == value)
+    }
+}
+
+/// A recorded decision.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Decision {
+    /// What was decided.
+    pub kind: DecisionKind,
+    /// Who: a reviewer's name or identity, or `system:timeout`.
+    pub by: String,
+    /// When.
+    pub at: DateTime<Utc>,
+    /// The reason given, if any.
+    pub reason: Option<String>,
+    /// Where it was taken.
+    pub channel: Channel,
+}
+
+/// The name recorded for decisions the expiry takes.
+pub const SYSTEM_TIMEOUT: &str = "system:timeout";
+
+/// A tool call as stored.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ToolCall {
+    /// Its id.
+    pub id: ToolCallId,
+    /// The conversation it belongs to.
+    pub conversation_id: ConversationId,
+    /// The model turn that proposed it.
+    pub batch_id: BatchId,
+    /// Its place in the batch, from 0.
+    pub position: i64,
+    /// The tool source (`demo`, an MCP server's name, …).
+    pub source: String,
+    /// The tool's name.
+    pub tool: String,
+    /// The arguments it runs with (the edited ones, after an edit).
+    pub arguments: Value,
+    /// The arguments as proposed, kept when a reviewer edited them.
+    pub original_arguments: Option<Value>,
+    /// Where it is.
+    pub status: CallStatus,
+    /// Why the policy decided as it did.
+    pub policy_reason: String,
+    /// When the pending approval lapses, if it does.
+    pub expires_at: Option<DateTime<Utc>>,
+    /// What expiry does.
+    pub default_action: ExpiryAction,
+    /// The decision, once taken.
+    pub decision: Option<Decision>,
+    /// The tool's result, once completed.
+    pub result: Option<Value>,
+    /// The error, once failed.
+    pub error: Option<String>,
+    /// When it was proposed.
+    pub created_at: DateTime<Utc>,
+    /// When it last changed.
+    pub updated_at: DateTime<Utc>,
+}
+
+/// Where an "always allow" grant applies.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case", tag = "scope", content = "conversation_id")]
+pub enum GrantScope {
+    /// Only in one conversation.
+    Conversation(ConversationId),
+    /// Everywhere.
+    Global,
+}
+
+/// An "always allow" grant for one tool of one source.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Grant {
+    /// Its id.
+    pub id: GrantId,
+    /// The tool source.
+    pub source: String,
+    /// The tool.
+    pub tool: String,
+    /// Where it applies.
+    pub scope: GrantScope,
+    /// Who created it.
+    pub created_by: String,
+    /// When.
+    pub created_at: DateTime<Utc>,
+    /// When it was revoked, if it was.
+    pub revoked_at: Option<DateTime<Utc>>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_round_trip() {
+        for s in CallStatus::ALL {
+            assert_eq!(CallStatus::parse(s.as_str()), Some(s));
+            assert_eq!(serde_json::to_value(s).unwrap(), s.as_str());
+        }
+        for c in [
+            Channel::Chat,
+            Channel::ReviewPage,
+            Channel::Api,
+            Channel::System,
+        ] {
+            assert_eq!(Channel::parse(c.as_str()), Some(c));
+        }
+        for k in [
+            DecisionKind::Approve,
+            DecisionKind::Edit,
+            DecisionKind::AlwaysAllow,
+            DecisionKind::Reject,
+            DecisionKind::Expire,
+        ] {
+            assert_eq!(DecisionKind::parse(k.as_str()), Some(k));
+        }
+    }
+}

@@ -1,0 +1,383 @@
+//! Proposing tool calls and deciding on them: the policy classifies each
+//! proposed call; people approve, edit, reject or always-allow pending ones;
+//! the expiry applies each lapsed approval's default action once.
+//!
+//! Every decision is a compare-and-set on the pending state in the store, so
+//! of concurrent decisions on one call exactly one takes effect and the rest
+//! get [`EngineError::AlreadyDecided`].
+
+use chrono::Duration;
+use serde_json::Value;
+
+use crate::calls::{CallStatus, Channel, Decision, DecisionKind, Grant, GrantScope, ToolCall};
+use crate::engine::{Engine, EngineError};
+use crate::ids::{BatchId, ConversationId, GrantId, ToolCallId};
+use crate::policy::{CallFacts, Outcome};
+use crate::store::{Decided, DecisionChange, StoreError};
+
+/// Longest rejection reason, in characters.
+pub const MAX_REASON_CHARS: usize = 2_000;
+
+/// Longest reviewer name, in characters.
+const MAX_NAME_CHARS: usize = 200;
+
+/// How many lapsed approvals one expiry pass handles.
+const EXPIRY_BATCH: i64 = 500;
+
+/// A call the model proposes.
+#[derive(Debug, Clone)]
+pub struct ProposedCall {
+    /// The tool source.
+    pub source: String,
+    /// The tool.
+    pub tool: String,
+    /// Its arguments.
+    pub arguments: Value,
+    /// Whether the tool says it only reads.
+    pub read_only_hint: bool,
+}
+
+/// What a person decides about one pending call.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Verdict {
+    /// Run it as proposed.
+    Approve,
+    /// Do not run it, optionally saying why.
+    Reject {
+        /// The reason, shown to the model.
+        reason: Option<String>,
+    },
+    /// Run it with these arguments instead.
+    Edit {
+        /// The new arguments (a JSON object).
+        arguments: Value,
+    },
+    /// Run it and allow this tool from now on, here or everywhere.
+    AlwaysAllow {
+        /// Whether the grant covers every conversation.
+        everywhere: bool,
+    },
+}
+
+/// Who decides, and through which channel.
+#[derive(Debug, Clone)]
+pub struct Reviewer {
+    /// A name or identity, recorded as `decided_by`.
+    pub name: String,
+    /// Where the decision is taken.
+    pub channel: Channel,
+}
+
+impl Reviewer {
+    fn checked_name(&self) -> Result<String, EngineError> {
+        let name = self.name.trim();
+        if name.is_empty() {
+            return Err(EngineError::invalid("by", "say who decides"));
+        }
+        if name.chars().count() > MAX_NAME_CHARS {
+            return Err(EngineError::invalid(
+                "by",
+                format!("names are at most {MAX_NAME_CHARS} characters"),
+            ));
+        }
+        Ok(name.to_owned())
+    }
+}
+
+fn checked_reason(reason: Option<String>) -> Result<Option<String>, EngineError> {
+    let reason = reason
+        .map(|r| r.trim().to_owned())
+        .filter(|r| !r.is_empty());
+    if reason
+        .as_ref()
+        .is_some_and(|r| r.chars().count() > MAX_REASON_CHARS)
+    {
+        return Err(EngineError::invalid(
+            "reason",
+            format!("a reason is at most {MAX_REASON_CHARS} characters"),
+        ));
+    }
+    Ok(reason)
+}
+
+fn already_decided(call: ToolCall) -> EngineError {
+    let (by, at) = match call.decision {
+        Some(d) => (d.by, d.at),
+        None => ("the policy".to_owned(), call.updated_at),
+    };
+    EngineError::AlreadyDecided {
+        by,
+        at,
+        status: call.status,
+    }
+}
+
+fn store_not_found(e: StoreError) -> EngineError {
+    match e {
+        StoreError::NotFound(what) => EngineError::NotFound(what),
+        other => other.into(),
+    }
+}
+
+impl Engine {
+    /// Classifies a model turn's calls by policy and stores them as one
+    /// batch: allowed calls are `approved`, denied or hidden ones `rejected`,
+    /// the rest `pending_approval` with their expiry.
+    pub async fn propose_calls(
+        &self,
+        conversation: &ConversationId,
+        proposals: Vec<ProposedCall>,
+    ) -> Result<Vec<ToolCall>, EngineError> {
+        let now = self.inner.clock.now();
+        let approvals = &self.inner.config.approvals;
+        let expires_at = approvals
+            .expires_after
+            .map(|d| now + Duration::from_std(d).unwrap_or(Duration::days(365)));
+        let batch_id = BatchId::new();
+        let mut calls = Vec::with_capacity(proposals.len());
+        for (position, p) in proposals.into_iter().enumerate() {
+            let granted = self
+                .inner
+                .store
+                .has_grant(&p.source, &p.tool, conversation)
+                .await?;
+            let verdict = self.inner.config.policy_for(&p.source).decide(CallFacts {
+                tool: &p.tool,
+                arguments: &p.arguments,
+                read_only_hint: p.read_only_hint,
+                granted,
+            });
+            let status = match verdict.outcome {
+                Outcome::Allow => CallStatus::Approved,
+                Outcome::Deny => CallStatus::Rejected,
+                Outcome::RequireApproval => CallStatus::PendingApproval,
+            };
+            calls.push(ToolCall {
+                id: ToolCallId::new(),
+                conversation_id: conversation.clone(),
+                batch_id: batch_id.clone(),
+                position: position as i64,
+                source: p.source,
+                tool: p.tool,
+                arguments: p.arguments,
+                original_arguments: None,
+                status,
+                policy_reason: verdict.reason,
+                expires_at: (status == CallStatus::PendingApproval)
+                    .then_some(expires_at)
+                    .flatten(),
+                default_action: approvals.default_action,
+                decision: None,
+                result: None,
+                error: None,
+                created_at: now,
+                updated_at: now,
+            });
+        }
+        let events = self
+            .inner
+            .store
+            .insert_calls(&calls)
+            .await
+            .map_err(store_not_found)?;
+        self.inner.events.publish(events);
+        Ok(calls)
+    }
+
+    /// Applies a person's decision to one pending call.
+    pub async fn decide(
+        &self,
+        call_id: &ToolCallId,
+        verdict: Verdict,
+        reviewer: &Reviewer,
+    ) -> Result<ToolCall, EngineError> {
+        let by = reviewer.checked_name()?;
+        let now = self.inner.clock.now();
+        let (kind, status, reason, arguments) = match verdict.clone() {
+            Verdict::Approve => (DecisionKind::Approve, CallStatus::Approved, None, None),
+            Verdict::Reject { reason } => (
+                DecisionKind::Reject,
+                CallStatus::Rejected,
+                checked_reason(reason)?,
+                None,
+            ),
+            Verdict::AlwaysAllow { .. } => {
+                (DecisionKind::AlwaysAllow, CallStatus::Approved, None, None)
+            }
+            Verdict::Edit { arguments } => {
+                if !arguments.is_object() {
+                    return Err(EngineError::invalid(
+                        "arguments",
+                        "arguments must be a JSON object",
+                    ));
+                }
+                (
+                    DecisionKind::Edit,
+                    CallStatus::Approved,
+                    None,
+                    Some(arguments),
+                )
+            }
+        };
+        if let Some(edited) = &arguments {
+            self.check_edit(call_id, edited).await?;
+        }
+        let change = DecisionChange {
+            call_id: call_id.clone(),
+            decision: Decision {
+                kind,
+                by: by.clone(),
+                at: now,
+                reason,
+                channel: reviewer.channel,
+            },
+            status,
+            arguments,
+        };
+        match self.inner.store.decide(&change).await? {
+            Decided::Applied(call, event) => {
+                self.inner.events.publish([event]);
+                if let Verdict::AlwaysAllow { everywhere } = verdict {
+                    let grant = Grant {
+                        id: GrantId::new(),
+                        source: call.source.clone(),
+                        tool: call.tool.clone(),
+                        scope: if everywhere {
+                            GrantScope::Global
+                        } else {
+                            GrantScope::Conversation(call.conversation_id.clone())
+                        },
+                        created_by: by,
+                        created_at: now,
+                        revoked_at: None,
+                    };
+                    self.inner.store.insert_grant(&grant).await?;
+                }
+                Ok(call)
+            }
+            Decided::AlreadyDecided(call) => Err(already_decided(call)),
+            Decided::NotFound => Err(EngineError::NotFound("tool call")),
+        }
+    }
+
+    /// The policy re-checks an edited call; an edit the policy denies is refused.
+    async fn check_edit(&self, call_id: &ToolCallId, edited: &Value) -> Result<(), EngineError> {
+        let call = self
+            .inner
+            .store
+            .tool_call(call_id)
+            .await?
+            .ok_or(EngineError::NotFound("tool call"))?;
+        if call.status != CallStatus::PendingApproval {
+            return Err(already_decided(call));
+        }
+        let verdict = self
+            .inner
+            .config
+            .policy_for(&call.source)
+            .decide(CallFacts {
+                tool: &call.tool,
+                arguments: edited,
+                read_only_hint: false,
+                granted: false,
+            });
+        if verdict.outcome == Outcome::Deny {
+            return Err(EngineError::invalid(
+                "arguments",
+                format!("the policy denies the edited call ({})", verdict.reason),
+            ));
+        }
+        Ok(())
+    }
+
+    /// Approves or rejects every still-pending call of a batch at once.
+    pub async fn decide_batch(
+        &self,
+        batch_id: &BatchId,
+        approve: bool,
+        reason: Option<String>,
+        reviewer: &Reviewer,
+    ) -> Result<Vec<ToolCall>, EngineError> {
+        let by = reviewer.checked_name()?;
+        let (kind, status, reason) = if approve {
+            (DecisionKind::Approve, CallStatus::Approved, None)
+        } else {
+            (
+                DecisionKind::Reject,
+                CallStatus::Rejected,
+                checked_reason(reason)?,
+            )
+        };
+        let decision = Decision {
+            kind,
+            by,
+            at: self.inner.clock.now(),
+            reason,
+            channel: reviewer.channel,
+        };
+        let changed = self
+            .inner
+            .store
+            .decide_batch(batch_id, &decision, status)
+            .await?;
+        let (calls, events): (Vec<_>, Vec<_>) = changed.into_iter().unzip();
+        self.inner.events.publish(events);
+        Ok(calls)
+    }
+
+    /// Applies the default action of every lapsed approval, once; returns how
+    /// many it applied. Safe to run from several processes at once.
+    pub async fn expire_due(&self) -> Result<usize, EngineError> {
+        let mut total = 0;
+        loop {
+            let changed = self
+                .inner
+                .store
+                .expire_due(self.inner.clock.now(), EXPIRY_BATCH)
+                .await?;
+            let n = changed.len();
+            total += n;
+            self.inner
+                .events
+                .publish(changed.into_iter().map(|(_, e)| e));
+            if (n as i64) < EXPIRY_BATCH {
+                return Ok(total);
+            }
+        }
+    }
+
+    /// The calls of a conversation, in order.
+    pub async fn tool_calls(
+        &self,
+        conversation: &ConversationId,
+    ) -> Result<Vec<ToolCall>, EngineError> {
+        Ok(self.inner.store.tool_calls(conversation).await?)
+    }
+
+    /// Every call waiting for a person, oldest first.
+    pub async fn pending_approvals(&self, limit: i64) -> Result<Vec<ToolCall>, EngineError> {
+        Ok(self.inner.store.pending_calls(limit).await?)
+    }
+
+    /// Every grant, newest first.
+    pub async fn grants(&self) -> Result<Vec<Grant>, EngineError> {
+        Ok(self.inner.store.grants().await?)
+    }
+
+    /// Revokes a grant.
+    pub async fn revoke_grant(&self, id: &GrantId) -> Result<(), EngineError> {
+        if self
+            .inner
+            .store
+            .revoke_grant(id, self.inner.clock.now())
+            .await?
+        {
+            Ok(())
+        } else {
+            Err(EngineError::NotFound("grant"))
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests;

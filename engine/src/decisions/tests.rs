@@ -1,0 +1,416 @@
+//! Decisions through the engine, on a real SQLite file.
+
+use std::sync::Arc;
+
+use chrono::Utc;
+use serde_json::json;
+
+use super::*;
+use crate::clock::{Clock, ManualClock};
+use crate::config::Config;
+use crate::events::EventKind;
+use crate::store::sqlite::SqliteStore;
+
+const CONFIG: &str = r#"
+approvals:
+  expires_after: 30m
+sources:
+  demo:
+    tool_blacklist: ["admin_*"]
+    auto_approved_tools: ["read_*", "list_*"]
+    require_approval: [delete_file, write_file]
+    rules:
+      - tool: write_file
+        when: [{ arg: /path, glob: "/etc/**" }]
+        action: deny
+"#;
+
+struct Fixture {
+    engine: Engine,
+    clock: Arc<ManualClock>,
+    path: String,
+    _dir: tempfile::TempDir,
+}
+
+impl Fixture {
+    async fn new() -> Self {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("airlock.db").to_string_lossy().into_owned();
+        let clock = Arc::new(ManualClock::new(Utc::now()));
+        let engine = Self::engine_at(&path, clock.clone()).await;
+        Self {
+            engine,
+            clock,
+            path,
+            _dir: dir,
+        }
+    }
+
+    async fn engine_at(path: &str, clock: Arc<ManualClock>) -> Engine {
+        let store = SqliteStore::open(path).await.unwrap();
+        Engine::new(
+            Arc::new(store),
+            clock,
+            Config::parse("test.yaml", CONFIG).unwrap(),
+        )
+    }
+
+    async fn conversation(&self) -> ConversationId {
+        self.engine.create_conversation().await.unwrap().id
+    }
+
+    async fn propose(
+        &self,
+        conversation: &ConversationId,
+        calls: &[(&str, Value)],
+    ) -> Vec<ToolCall> {
+        let proposals = calls
+            .iter()
+            .map(|(tool, arguments)| ProposedCall {
+                source: "demo".into(),
+                tool: (*tool).into(),
+                arguments: arguments.clone(),
+                read_only_hint: false,
+            })
+            .collect();
+        self.engine
+            .propose_calls(conversation, proposals)
+            .await
+            .unwrap()
+    }
+}
+
+fn chat(name: &str) -> Reviewer {
+    Reviewer {
+        name: name.into(),
+        channel: Channel::Chat,
+    }
+}
+
+#[tokio::test]
+async fn the_policy_classifies_each_proposed_call() {
+    let f = Fixture::new().await;
+    let c = f.conversation().await;
+    let calls = f
+        .propose(
+            &c,
+            &[
+                ("read_file", json!({"path": "notes.txt"})),
+                ("delete_file", json!({"path": "notes.txt"})),
+                ("admin_wipe", json!({})),
+                ("write_file", json!({"path": "/etc/passwd"})),
+            ],
+        )
+        .await;
+    let statuses: Vec<_> = calls.iter().map(|c| c.status).collect();
+    assert_eq!(
+        statuses,
+        [
+            CallStatus::Approved,
+            CallStatus::PendingApproval,
+            CallStatus::Rejected,
+            CallStatus::Rejected
+        ]
+    );
+    assert!(calls.iter().all(|c| c.batch_id == calls[0].batch_id));
+    assert_eq!(
+        calls[1].policy_reason,
+        "delete_file is listed in require_approval"
+    );
+    assert_eq!(
+        calls[3].policy_reason,
+        "matched rule 1: write_file /path glob /etc/**"
+    );
+    assert_eq!(
+        calls[1].expires_at,
+        Some(f.clock.now() + Duration::minutes(30))
+    );
+    assert_eq!(calls[0].expires_at, None);
+    assert_eq!(f.engine.pending_approvals(10).await.unwrap().len(), 1);
+}
+
+#[tokio::test]
+async fn approve_reject_and_edit_record_who_why_and_what() {
+    let f = Fixture::new().await;
+    let c = f.conversation().await;
+    let calls = f
+        .propose(
+            &c,
+            &[
+                ("delete_file", json!({"path": "a.txt"})),
+                ("delete_file", json!({"path": "b.txt"})),
+                ("write_file", json!({"path": "c.txt", "content": "x"})),
+            ],
+        )
+        .await;
+    let approved = f
+        .engine
+        .decide(&calls[0].id, Verdict::Approve, &chat("ana"))
+        .await
+        .unwrap();
+    assert_eq!(approved.status, CallStatus::Approved);
+    assert_eq!(approved.decision.as_ref().unwrap().by, "ana");
+
+    let reason = Some("  keep b, it is the backup  ".to_owned());
+    let rejected = f
+        .engine
+        .decide(&calls[1].id, Verdict::Reject { reason }, &chat("bo"))
+        .await
+        .unwrap();
+    let d = rejected.decision.unwrap();
+    assert_eq!(
+        (rejected.status, d.reason.as_deref()),
+        (CallStatus::Rejected, Some("keep b, it is the backup"))
+    );
+
+    let edited = json!({"path": "c.txt", "content": "y"});
+    let call = f
+        .engine
+        .decide(
+            &calls[2].id,
+            Verdict::Edit {
+                arguments: edited.clone(),
+            },
+            &chat("cy"),
+        )
+        .await
+        .unwrap();
+    assert_eq!(call.arguments, edited);
+    assert_eq!(
+        call.original_arguments,
+        Some(json!({"path": "c.txt", "content": "x"}))
+    );
+    assert_eq!(call.decision.unwrap().kind, DecisionKind::Edit);
+
+    // Later decisions on decided calls conflict and change nothing.
+    let again = f
+        .engine
+        .decide(&calls[0].id, Verdict::Reject { reason: None }, &chat("dee"))
+        .await;
+    assert!(
+        matches!(again, Err(EngineError::AlreadyDecided { ref by, status: CallStatus::Approved, .. }) if by == "ana")
+    );
+    let unknown = f
+        .engine
+        .decide(&ToolCallId::new(), Verdict::Approve, &chat("ana"))
+        .await;
+    assert!(matches!(unknown, Err(EngineError::NotFound("tool call"))));
+}
+
+#[tokio::test]
+async fn bad_decisions_are_refused_and_leave_the_call_pending() {
+    let f = Fixture::new().await;
+    let c = f.conversation().await;
+    let call = f
+        .propose(&c, &[("write_file", json!({"path": "notes.txt"}))])
+        .await
+        .remove(0);
+    let cases = [
+        (
+            Verdict::Reject {
+                reason: Some("x".repeat(MAX_REASON_CHARS + 1)),
+            },
+            chat("ana"),
+            "reason",
+        ),
+        (Verdict::Approve, chat("   "), "by"),
+        (
+            Verdict::Edit {
+                arguments: json!(["not", "an", "object"]),
+            },
+            chat("ana"),
+            "arguments",
+        ),
+        // The policy re-checks an edit: this one would write under /etc.
+        (
+            Verdict::Edit {
+                arguments: json!({"path": "/etc/shadow"}),
+            },
+            chat("ana"),
+            "arguments",
+        ),
+    ];
+    for (verdict, reviewer, field) in cases {
+        match f.engine.decide(&call.id, verdict.clone(), &reviewer).await {
+            Err(EngineError::Invalid { field: got, .. }) => assert_eq!(got, field, "{verdict:?}"),
+            other => panic!("{verdict:?} should be invalid, got {other:?}"),
+        }
+    }
+    let stored = f.engine.tool_calls(&c).await.unwrap();
+    assert_eq!(stored[0].status, CallStatus::PendingApproval);
+}
+
+#[tokio::test]
+async fn always_allow_grants_until_revoked() {
+    let f = Fixture::new().await;
+    let here = f.conversation().await;
+    let there = f.conversation().await;
+    let first = f
+        .propose(&here, &[("delete_file", json!({"path": "a"}))])
+        .await
+        .remove(0);
+    f.engine
+        .decide(
+            &first.id,
+            Verdict::AlwaysAllow { everywhere: false },
+            &chat("ana"),
+        )
+        .await
+        .unwrap();
+    let next = f
+        .propose(&here, &[("delete_file", json!({"path": "b"}))])
+        .await
+        .remove(0);
+    assert_eq!(
+        (next.status, next.policy_reason.as_str()),
+        (CallStatus::Approved, "always allowed: delete_file")
+    );
+    // The grant is scoped to its conversation.
+    let elsewhere = f
+        .propose(&there, &[("delete_file", json!({"path": "c"}))])
+        .await
+        .remove(0);
+    assert_eq!(elsewhere.status, CallStatus::PendingApproval);
+    let grants = f.engine.grants().await.unwrap();
+    assert_eq!(grants.len(), 1);
+    f.engine.revoke_grant(&grants[0].id).await.unwrap();
+    assert!(matches!(
+        f.engine.revoke_grant(&grants[0].id).await,
+        Err(EngineError::NotFound("grant"))
+    ));
+    let after = f
+        .propose(&here, &[("delete_file", json!({"path": "d"}))])
+        .await
+        .remove(0);
+    assert_eq!(after.status, CallStatus::PendingApproval);
+}
+
+#[tokio::test]
+async fn of_100_concurrent_conflicting_decisions_exactly_one_takes_effect() {
+    let f = Fixture::new().await;
+    let c = f.conversation().await;
+    let call = f
+        .propose(&c, &[("delete_file", json!({"path": "a"}))])
+        .await
+        .remove(0);
+    let mut live = f.engine.events().subscribe();
+    let attempts = (0..100).map(|i| {
+        let engine = f.engine.clone();
+        let id = call.id.clone();
+        let verdict = if i % 2 == 0 {
+            Verdict::Approve
+        } else {
+            Verdict::Reject {
+                reason: Some(format!("no {i}")),
+            }
+        };
+        tokio::spawn(async move {
+            engine
+                .decide(&id, verdict, &chat(&format!("reviewer {i}")))
+                .await
+        })
+    });
+    let results: Vec<_> = futures::future::join_all(attempts)
+        .await
+        .into_iter()
+        .map(Result::unwrap)
+        .collect();
+    let won: Vec<_> = results.iter().filter_map(|r| r.as_ref().ok()).collect();
+    let conflicts = results
+        .iter()
+        .filter(|r| matches!(r, Err(EngineError::AlreadyDecided { .. })))
+        .count();
+    assert_eq!((won.len(), conflicts), (1, 99));
+    // Every loser is told who won.
+    let winner = won[0].decision.as_ref().unwrap().by.clone();
+    assert!(results.iter().all(|r| match r {
+        Err(EngineError::AlreadyDecided { by, .. }) => *by == winner,
+        _ => true,
+    }));
+    // One effect: one stored decision and one published update.
+    let update = live.recv().await.unwrap();
+    assert_eq!(
+        (update.kind, update.data["decision"]["by"].as_str()),
+        (EventKind::ToolCallUpdated, Some(winner.as_str()))
+    );
+    assert!(live.try_recv().is_err());
+}
+
+#[tokio::test]
+async fn approve_all_decides_what_is_still_pending() {
+    let f = Fixture::new().await;
+    let c = f.conversation().await;
+    let calls = f
+        .propose(
+            &c,
+            &[
+                ("delete_file", json!({"path": "a"})),
+                ("delete_file", json!({"path": "b"})),
+                ("read_file", json!({"path": "c"})),
+            ],
+        )
+        .await;
+    f.engine
+        .decide(&calls[0].id, Verdict::Reject { reason: None }, &chat("ana"))
+        .await
+        .unwrap();
+    let changed = f
+        .engine
+        .decide_batch(&calls[0].batch_id, true, None, &chat("bo"))
+        .await
+        .unwrap();
+    assert_eq!(
+        changed.iter().map(|c| c.id.clone()).collect::<Vec<_>>(),
+        [calls[1].id.clone()]
+    );
+    let rejected = f
+        .engine
+        .decide_batch(
+            &calls[0].batch_id,
+            false,
+            Some("too late".into()),
+            &chat("cy"),
+        )
+        .await
+        .unwrap();
+    assert!(rejected.is_empty());
+}
+
+#[tokio::test]
+async fn expiry_rejects_lapsed_approvals_once_even_across_a_restart() {
+    let f = Fixture::new().await;
+    let c = f.conversation().await;
+    let call = f
+        .propose(&c, &[("delete_file", json!({"path": "a"}))])
+        .await
+        .remove(0);
+    assert_eq!(f.engine.expire_due().await.unwrap(), 0);
+    f.clock.advance(Duration::minutes(31));
+    // The server was down when it lapsed: a fresh engine over the same file applies it.
+    let restarted = Fixture::engine_at(&f.path, f.clock.clone()).await;
+    let (a, b) = tokio::join!(restarted.expire_due(), f.engine.expire_due());
+    assert_eq!(a.unwrap() + b.unwrap(), 1);
+    assert_eq!(restarted.expire_due().await.unwrap(), 0);
+    let stored = restarted.tool_calls(&c).await.unwrap().remove(0);
+    assert_eq!(stored.id, call.id);
+    assert_eq!(stored.status, CallStatus::Expired);
+    let d = stored.decision.unwrap();
+    assert_eq!(
+        (d.kind, d.by.as_str(), d.channel),
+        (
+            DecisionKind::Expire,
+            crate::calls::SYSTEM_TIMEOUT,
+            Channel::System
+        )
+    );
+    let late = restarted
+        .decide(&call.id, Verdict::Approve, &chat("ana"))
+        .await;
+    assert!(matches!(
+        late,
+        Err(EngineError::AlreadyDecided {
+            status: CallStatus::Expired,
+            ..
+        })
+    ));
+}

@@ -1,0 +1,124 @@
+//! Events: every state change is appended to the store with a
+//! per-conversation sequence number (and a global id for the inbox), then
+//! published here to live subscribers. Subscribers that fall behind read the
+//! missed events back from the store, so nothing is lost.
+
+use std::sync::Arc;
+
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use tokio::sync::broadcast;
+
+use crate::ids::ConversationId;
+
+/// What happened.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub enum EventKind {
+    /// A message was added.
+    #[serde(rename = "message.created")]
+    MessageCreated,
+    /// The model proposed a tool call.
+    #[serde(rename = "tool_call.created")]
+    ToolCallCreated,
+    /// A tool call changed status (decided, started, finished, expired…).
+    #[serde(rename = "tool_call.updated")]
+    ToolCallUpdated,
+}
+
+impl EventKind {
+    /// The SSE event name and stored kind.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            EventKind::MessageCreated => "message.created",
+            EventKind::ToolCallCreated => "tool_call.created",
+            EventKind::ToolCallUpdated => "tool_call.updated",
+        }
+    }
+
+    /// Reads a stored kind.
+    pub fn parse(value: &str) -> Option<Self> {
+        [
+            Self::MessageCreated,
+            Self::ToolCallCreated,
+            Self::ToolCallUpdated,
+        ]
+        .into_iter()
+        .find(|k| k.as_str() == value)
+    }
+
+    /// Whether the approvals inbox follows this kind.
+    pub fn concerns_inbox(self) -> bool {
+        matches!(
+            self,
+            EventKind::ToolCallCreated | EventKind::ToolCallUpdated
+        )
+    }
+}
+
+/// One stored event.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Event {
+    /// Global, increasing id (the inbox stream's `Last-Event-ID`).
+    pub id: i64,
+    /// The conversation it belongs to.
+    pub conversation_id: ConversationId,
+    /// Its position in the conversation's stream, from 1 (that stream's `Last-Event-ID`).
+    pub seq: i64,
+    /// What happened.
+    pub kind: EventKind,
+    /// The changed thing, as JSON.
+    pub data: Value,
+    /// When.
+    pub created_at: DateTime<Utc>,
+}
+
+/// An event to append.
+#[derive(Debug, Clone)]
+pub struct NewEvent {
+    /// The conversation.
+    pub conversation_id: ConversationId,
+    /// What happened.
+    pub kind: EventKind,
+    /// The changed thing.
+    pub data: Value,
+}
+
+/// How many events a slow subscriber may fall behind before it must catch
+/// up from the store.
+const LIVE_BUFFER: usize = 4096;
+
+/// The live side of events: a broadcast to every subscriber in this process.
+#[derive(Debug, Clone)]
+pub struct Events {
+    sender: broadcast::Sender<Arc<Event>>,
+}
+
+impl Default for Events {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Events {
+    /// A hub with no subscribers.
+    pub fn new() -> Self {
+        let (sender, _) = broadcast::channel(LIVE_BUFFER);
+        Self { sender }
+    }
+
+    /// Sends stored events to live subscribers. Call only after the
+    /// transaction that stored them has committed.
+    pub fn publish(&self, events: impl IntoIterator<Item = Event>) {
+        for event in events {
+            // No subscribers is not an error: the event is in the store.
+            let _ = self.sender.send(Arc::new(event));
+        }
+    }
+
+    /// A receiver of events published from now on. Subscribe before reading
+    /// the snapshot so nothing falls between the two.
+    pub fn subscribe(&self) -> broadcast::Receiver<Arc<Event>> {
+        self.sender.subscribe()
+    }
+}

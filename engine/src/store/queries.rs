@@ -1,0 +1,558 @@
+//! The queries of both backends, written once. SQLite and PostgreSQL accept
+//! the same SQL here (numbered `$n` parameters, `returning`), so one macro
+//! implements [`Store`](super::Store) for each; the backends differ only in
+//! how they connect, migrate and pool connections (`writer()` / `reader()`),
+//! and in the statement that opens a write transaction.
+
+macro_rules! impl_store {
+    ($store:ty, $db:ty, $backend:literal, $begin:literal) => {
+        use async_trait::async_trait;
+        use chrono::{DateTime, Utc};
+        use serde_json::Value;
+        use sqlx::Row;
+
+        use crate::calls::{CallStatus, Channel, Decision, DecisionKind, Grant, GrantScope, ToolCall};
+        use crate::config::ExpiryAction;
+        use crate::events::{Event, EventKind, NewEvent};
+        use crate::ids::{BatchId, ConversationId, GrantId, MessageId, ToolCallId};
+        use crate::model::{Conversation, ConversationSummary, Message, Role};
+        use crate::store::{from_millis, to_millis, Decided, DecisionChange, NewMessage, Store, StoreError};
+
+        type DbRow = <$db as sqlx::Database>::Row;
+        type Tx<'c> = sqlx::Transaction<'c, $db>;
+
+        fn corrupt(table: &'static str, detail: impl ToString) -> StoreError {
+            StoreError::Corrupt { table, detail: detail.to_string() }
+        }
+
+        fn json(table: &'static str, text: &str) -> Result<Value, StoreError> {
+            serde_json::from_str(text).map_err(|e| corrupt(table, e))
+        }
+
+        fn row_conversation(row: &DbRow) -> Result<Conversation, StoreError> {
+            let id: String = row.try_get("conversation_id")?;
+            Ok(Conversation {
+                id: ConversationId::parse(&id).map_err(|e| corrupt("conversations", e))?,
+                title: row.try_get("title")?,
+                created_at: from_millis("conversations", row.try_get("created_at")?)?,
+                updated_at: from_millis("conversations", row.try_get("updated_at")?)?,
+            })
+        }
+
+        fn row_message(row: &DbRow) -> Result<Message, StoreError> {
+            let id: String = row.try_get("message_id")?;
+            let conversation_id: String = row.try_get("conversation_id")?;
+            let role: String = row.try_get("role")?;
+            Ok(Message {
+                id: MessageId::parse(&id).map_err(|e| corrupt("messages", e))?,
+                conversation_id: ConversationId::parse(&conversation_id)
+                    .map_err(|e| corrupt("messages", e))?,
+                seq: row.try_get("seq")?,
+                role: Role::parse(&role).ok_or_else(|| corrupt("messages", format!("role {role}")))?,
+                content: row.try_get("content")?,
+                created_at: from_millis("messages", row.try_get("created_at")?)?,
+            })
+        }
+
+        fn row_call(row: &DbRow) -> Result<ToolCall, StoreError> {
+            const T: &str = "tool_calls";
+            let text = |name: &str| -> Result<String, StoreError> { Ok(row.try_get::<String, _>(name)?) };
+            let opt_text = |name: &str| -> Result<Option<String>, StoreError> {
+                Ok(row.try_get::<Option<String>, _>(name)?)
+            };
+            let opt_time = |name: &str| -> Result<Option<DateTime<Utc>>, StoreError> {
+                row.try_get::<Option<i64>, _>(name)?.map(|ms| from_millis(T, ms)).transpose()
+            };
+            let status = text("status")?;
+            let decision = match opt_text("decision")? {
+                None => None,
+                Some(kind) => Some(Decision {
+                    kind: DecisionKind::parse(&kind).ok_or_else(|| corrupt(T, format!("decision {kind}")))?,
+                    by: opt_text("decided_by")?.unwrap_or_default(),
+                    at: opt_time("decided_at")?.ok_or_else(|| corrupt(T, "decision without time"))?,
+                    reason: opt_text("decision_reason")?,
+                    channel: {
+                        let c = opt_text("decision_channel")?.unwrap_or_default();
+                        Channel::parse(&c).ok_or_else(|| corrupt(T, format!("channel {c}")))?
+                    },
+                }),
+            };
+            let default_action = text("default_action")?;
+            Ok(ToolCall {
+                id: ToolCallId::parse(&text("tool_call_id")?).map_err(|e| corrupt(T, e))?,
+                conversation_id: ConversationId::parse(&text("conversation_id")?).map_err(|e| corrupt(T, e))?,
+                batch_id: BatchId::parse(&text("batch_id")?).map_err(|e| corrupt(T, e))?,
+                position: row.try_get("position")?,
+                source: text("source")?,
+                tool: text("tool")?,
+                arguments: json(T, &text("arguments")?)?,
+                original_arguments: opt_text("original_arguments")?.map(|a| json(T, &a)).transpose()?,
+                status: CallStatus::parse(&status).ok_or_else(|| corrupt(T, format!("status {status}")))?,
+                policy_reason: text("policy_reason")?,
+                expires_at: opt_time("expires_at")?,
+                default_action: ExpiryAction::parse(&default_action)
+                    .ok_or_else(|| corrupt(T, format!("default_action {default_action}")))?,
+                decision,
+                result: opt_text("result")?.map(|r| json(T, &r)).transpose()?,
+                error: opt_text("error")?,
+                created_at: from_millis(T, row.try_get("created_at")?)?,
+                updated_at: from_millis(T, row.try_get("updated_at")?)?,
+            })
+        }
+
+        fn row_grant(row: &DbRow) -> Result<Grant, StoreError> {
+            const T: &str = "grants";
+            let id: String = row.try_get("grant_id")?;
+            let conversation: Option<String> = row.try_get("conversation_id")?;
+            let revoked: Option<i64> = row.try_get("revoked_at")?;
+            Ok(Grant {
+                id: GrantId::parse(&id).map_err(|e| corrupt(T, e))?,
+                source: row.try_get("source")?,
+                tool: row.try_get("tool")?,
+                scope: match conversation {
+                    Some(c) => GrantScope::Conversation(ConversationId::parse(&c).map_err(|e| corrupt(T, e))?),
+                    None => GrantScope::Global,
+                },
+                created_by: row.try_get("created_by")?,
+                created_at: from_millis(T, row.try_get("created_at")?)?,
+                revoked_at: revoked.map(|ms| from_millis(T, ms)).transpose()?,
+            })
+        }
+
+        fn row_event(row: &DbRow) -> Result<Event, StoreError> {
+            const T: &str = "events";
+            let conversation: String = row.try_get("conversation_id")?;
+            let kind: String = row.try_get("kind")?;
+            let data: String = row.try_get("data")?;
+            Ok(Event {
+                id: row.try_get("event_id")?,
+                conversation_id: ConversationId::parse(&conversation).map_err(|e| corrupt(T, e))?,
+                seq: row.try_get("seq")?,
+                kind: EventKind::parse(&kind).ok_or_else(|| corrupt(T, format!("kind {kind}")))?,
+                data: json(T, &data)?,
+                created_at: from_millis(T, row.try_get("created_at")?)?,
+            })
+        }
+
+        /// Appends an event inside `tx`. Bumping the conversation's counter
+        /// hands out the position and serialises writers of one conversation.
+        async fn append_event(tx: &mut Tx<'_>, event: NewEvent, at: DateTime<Utc>) -> Result<Event, StoreError> {
+            let seq: Option<i64> = sqlx::query_scalar(
+                "update conversations set event_seq = event_seq + 1 where conversation_id = $1 returning event_seq",
+            )
+            .bind(event.conversation_id.as_str())
+            .fetch_optional(&mut **tx)
+            .await?;
+            let seq = seq.ok_or(StoreError::NotFound("conversation"))?;
+            let id: i64 = sqlx::query_scalar(
+                "insert into events (conversation_id, seq, kind, data, created_at)
+                 values ($1, $2, $3, $4, $5) returning event_id",
+            )
+            .bind(event.conversation_id.as_str())
+            .bind(seq)
+            .bind(event.kind.as_str())
+            .bind(event.data.to_string())
+            .bind(to_millis(at))
+            .fetch_one(&mut **tx)
+            .await?;
+            Ok(Event {
+                id,
+                conversation_id: event.conversation_id,
+                seq,
+                kind: event.kind,
+                data: event.data,
+                created_at: from_millis("events", to_millis(at))?,
+            })
+        }
+
+        /// Records a change of a call in the audit log.
+        async fn audit(tx: &mut Tx<'_>, call: &ToolCall, action: &str, actor: &str, channel: &str, at: DateTime<Utc>) -> Result<(), StoreError> {
+            let detail = serde_json::json!({
+                "arguments": call.arguments,
+                "original_arguments": call.original_arguments,
+                "reason": call.decision.as_ref().and_then(|d| d.reason.clone()),
+                "status": call.status.as_str(),
+            });
+            sqlx::query(
+                "insert into audit_log (tool_call_id, conversation_id, action, actor, channel, detail, created_at)
+                 values ($1, $2, $3, $4, $5, $6, $7)",
+            )
+            .bind(call.id.as_str())
+            .bind(call.conversation_id.as_str())
+            .bind(action)
+            .bind(actor)
+            .bind(channel)
+            .bind(detail.to_string())
+            .bind(to_millis(at))
+            .execute(&mut **tx)
+            .await?;
+            Ok(())
+        }
+
+        fn call_event(call: &ToolCall, kind: EventKind) -> NewEvent {
+            NewEvent {
+                conversation_id: call.conversation_id.clone(),
+                kind,
+                data: serde_json::to_value(call).expect("a tool call serialises"),
+            }
+        }
+
+        /// Compare-and-set of one pending call inside `tx`.
+        async fn decide_in(
+            tx: &mut Tx<'_>,
+            call_id: &ToolCallId,
+            decision: &Decision,
+            status: CallStatus,
+            arguments: Option<&Value>,
+        ) -> Result<Option<(ToolCall, Event)>, StoreError> {
+            let row = sqlx::query(
+                "update tool_calls set
+                    status = $1, decision = $2, decided_by = $3, decided_at = $4,
+                    decision_reason = $5, decision_channel = $6, updated_at = $4,
+                    original_arguments = case when $7 is null then original_arguments else arguments end,
+                    arguments = coalesce($7, arguments)
+                 where tool_call_id = $8 and status = 'pending_approval'
+                 returning *",
+            )
+            .bind(status.as_str())
+            .bind(decision.kind.as_str())
+            .bind(&decision.by)
+            .bind(to_millis(decision.at))
+            .bind(&decision.reason)
+            .bind(decision.channel.as_str())
+            .bind(arguments.map(|a| a.to_string()))
+            .bind(call_id.as_str())
+            .fetch_optional(&mut **tx)
+            .await?;
+            let Some(row) = row else { return Ok(None) };
+            let call = row_call(&row)?;
+            audit(tx, &call, decision.kind.as_str(), &decision.by, decision.channel.as_str(), decision.at).await?;
+            let event = append_event(tx, call_event(&call, EventKind::ToolCallUpdated), decision.at).await?;
+            Ok(Some((call, event)))
+        }
+
+        #[async_trait]
+        impl Store for $store {
+            fn backend(&self) -> &'static str {
+                $backend
+            }
+
+            async fn insert_conversation(&self, c: &Conversation) -> Result<(), StoreError> {
+                sqlx::query(
+                    "insert into conversations (conversation_id, title, created_at, updated_at) values ($1, $2, $3, $4)",
+                )
+                .bind(c.id.as_str())
+                .bind(&c.title)
+                .bind(to_millis(c.created_at))
+                .bind(to_millis(c.updated_at))
+                .execute(self.writer())
+                .await?;
+                Ok(())
+            }
+
+            async fn conversation(&self, id: &ConversationId) -> Result<Option<Conversation>, StoreError> {
+                let row = sqlx::query("select * from conversations where conversation_id = $1")
+                    .bind(id.as_str())
+                    .fetch_optional(self.reader())
+                    .await?;
+                row.as_ref().map(row_conversation).transpose()
+            }
+
+            async fn list_conversations(&self, limit: i64) -> Result<Vec<ConversationSummary>, StoreError> {
+                let found = sqlx::query(
+                    "select c.*, (select count(*) from tool_calls t
+                                  where t.conversation_id = c.conversation_id
+                                    and t.status = 'pending_approval') as pending_count
+                     from conversations c
+                     order by c.updated_at desc, c.conversation_id desc limit $1",
+                )
+                .bind(limit)
+                .fetch_all(self.reader())
+                .await?;
+                found
+                    .iter()
+                    .map(|row| {
+                        Ok(ConversationSummary {
+                            conversation: row_conversation(row)?,
+                            message_count: row.try_get("message_seq")?,
+                            pending_count: row.try_get("pending_count")?,
+                        })
+                    })
+                    .collect()
+            }
+
+            async fn set_title(&self, id: &ConversationId, title: &str) -> Result<(), StoreError> {
+                let done = sqlx::query("update conversations set title = $1 where conversation_id = $2")
+                    .bind(title)
+                    .bind(id.as_str())
+                    .execute(self.writer())
+                    .await?;
+                if done.rows_affected() == 0 {
+                    return Err(StoreError::NotFound("conversation"));
+                }
+                Ok(())
+            }
+
+            async fn append_message(&self, m: NewMessage) -> Result<(Message, Event), StoreError> {
+                let mut tx = self.writer().begin_with($begin).await?;
+                let seq: Option<i64> = sqlx::query_scalar(
+                    "update conversations set message_seq = message_seq + 1, updated_at = $1
+                     where conversation_id = $2 returning message_seq",
+                )
+                .bind(to_millis(m.created_at))
+                .bind(m.conversation_id.as_str())
+                .fetch_optional(&mut *tx)
+                .await?;
+                let seq = seq.ok_or(StoreError::NotFound("conversation"))?;
+                sqlx::query(
+                    "insert into messages (message_id, conversation_id, seq, role, content, created_at)
+                     values ($1, $2, $3, $4, $5, $6)",
+                )
+                .bind(m.id.as_str())
+                .bind(m.conversation_id.as_str())
+                .bind(seq)
+                .bind(m.role.as_str())
+                .bind(&m.content)
+                .bind(to_millis(m.created_at))
+                .execute(&mut *tx)
+                .await?;
+                let message = Message {
+                    id: m.id,
+                    conversation_id: m.conversation_id,
+                    seq,
+                    role: m.role,
+                    content: m.content,
+                    created_at: m.created_at,
+                };
+                let event = NewEvent {
+                    conversation_id: message.conversation_id.clone(),
+                    kind: EventKind::MessageCreated,
+                    data: serde_json::to_value(&message).expect("a message serialises"),
+                };
+                let event = append_event(&mut tx, event, message.created_at).await?;
+                tx.commit().await?;
+                Ok((message, event))
+            }
+
+            async fn messages(&self, id: &ConversationId) -> Result<Vec<Message>, StoreError> {
+                let found = sqlx::query("select * from messages where conversation_id = $1 order by seq")
+                    .bind(id.as_str())
+                    .fetch_all(self.reader())
+                    .await?;
+                found.iter().map(row_message).collect()
+            }
+
+            async fn insert_calls(&self, calls: &[ToolCall]) -> Result<Vec<Event>, StoreError> {
+                let mut tx = self.writer().begin_with($begin).await?;
+                let mut events = Vec::with_capacity(calls.len());
+                for c in calls {
+                    sqlx::query(
+                        "insert into tool_calls (tool_call_id, conversation_id, batch_id, position, source, tool,
+                            arguments, status, policy_reason, expires_at, default_action, created_at, updated_at)
+                         values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $12)",
+                    )
+                    .bind(c.id.as_str())
+                    .bind(c.conversation_id.as_str())
+                    .bind(c.batch_id.as_str())
+                    .bind(c.position)
+                    .bind(&c.source)
+                    .bind(&c.tool)
+                    .bind(c.arguments.to_string())
+                    .bind(c.status.as_str())
+                    .bind(&c.policy_reason)
+                    .bind(c.expires_at.map(to_millis))
+                    .bind(c.default_action.as_str())
+                    .bind(to_millis(c.created_at))
+                    .execute(&mut *tx)
+                    .await?;
+                    audit(&mut tx, c, "propose", "agent", "system", c.created_at).await?;
+                    events.push(append_event(&mut tx, call_event(c, EventKind::ToolCallCreated), c.created_at).await?);
+                }
+                tx.commit().await?;
+                Ok(events)
+            }
+
+            async fn tool_call(&self, id: &ToolCallId) -> Result<Option<ToolCall>, StoreError> {
+                let row = sqlx::query("select * from tool_calls where tool_call_id = $1")
+                    .bind(id.as_str())
+                    .fetch_optional(self.reader())
+                    .await?;
+                row.as_ref().map(row_call).transpose()
+            }
+
+            async fn tool_calls(&self, id: &ConversationId) -> Result<Vec<ToolCall>, StoreError> {
+                let found = sqlx::query(
+                    "select * from tool_calls where conversation_id = $1 order by created_at, batch_id, position",
+                )
+                .bind(id.as_str())
+                .fetch_all(self.reader())
+                .await?;
+                found.iter().map(row_call).collect()
+            }
+
+            async fn pending_calls(&self, limit: i64) -> Result<Vec<ToolCall>, StoreError> {
+                let found = sqlx::query(
+                    "select * from tool_calls where status = 'pending_approval'
+                     order by created_at, batch_id, position limit $1",
+                )
+                .bind(limit)
+                .fetch_all(self.reader())
+                .await?;
+                found.iter().map(row_call).collect()
+            }
+
+            async fn decide(&self, change: &DecisionChange) -> Result<Decided, StoreError> {
+                let mut tx = self.writer().begin_with($begin).await?;
+                let applied =
+                    decide_in(&mut tx, &change.call_id, &change.decision, change.status, change.arguments.as_ref())
+                        .await?;
+                match applied {
+                    Some((call, event)) => {
+                        tx.commit().await?;
+                        Ok(Decided::Applied(call, event))
+                    }
+                    None => {
+                        tx.rollback().await?;
+                        Ok(match self.tool_call(&change.call_id).await? {
+                            Some(call) => Decided::AlreadyDecided(call),
+                            None => Decided::NotFound,
+                        })
+                    }
+                }
+            }
+
+            async fn decide_batch(
+                &self,
+                batch_id: &BatchId,
+                decision: &Decision,
+                status: CallStatus,
+            ) -> Result<Vec<(ToolCall, Event)>, StoreError> {
+                let mut tx = self.writer().begin_with($begin).await?;
+                let ids: Vec<String> = sqlx::query_scalar(
+                    "select tool_call_id from tool_calls where batch_id = $1 and status = 'pending_approval' order by position",
+                )
+                .bind(batch_id.as_str())
+                .fetch_all(&mut *tx)
+                .await?;
+                let mut changed = Vec::with_capacity(ids.len());
+                for id in ids {
+                    let id = ToolCallId::parse(&id).map_err(|e| corrupt("tool_calls", e))?;
+                    // A concurrent single decision may have won meanwhile; the
+                    // compare-and-set simply skips that call.
+                    if let Some(done) = decide_in(&mut tx, &id, decision, status, None).await? {
+                        changed.push(done);
+                    }
+                }
+                tx.commit().await?;
+                Ok(changed)
+            }
+
+            async fn expire_due(&self, now: DateTime<Utc>, limit: i64) -> Result<Vec<(ToolCall, Event)>, StoreError> {
+                let mut tx = self.writer().begin_with($begin).await?;
+                let due = sqlx::query(
+                    "select tool_call_id, default_action from tool_calls
+                     where status = 'pending_approval' and expires_at is not null and expires_at <= $1
+                     order by expires_at limit $2",
+                )
+                .bind(to_millis(now))
+                .bind(limit)
+                .fetch_all(&mut *tx)
+                .await?;
+                let mut changed = Vec::with_capacity(due.len());
+                for row in due {
+                    let id: String = row.try_get("tool_call_id")?;
+                    let id = ToolCallId::parse(&id).map_err(|e| corrupt("tool_calls", e))?;
+                    let action: String = row.try_get("default_action")?;
+                    let (status, reason) = match ExpiryAction::parse(&action) {
+                        Some(ExpiryAction::Approve) => (CallStatus::Approved, "expired: approved by default"),
+                        _ => (CallStatus::Expired, "expired: nobody decided in time"),
+                    };
+                    let decision = Decision {
+                        kind: DecisionKind::Expire,
+                        by: crate::calls::SYSTEM_TIMEOUT.to_owned(),
+                        at: now,
+                        reason: Some(reason.to_owned()),
+                        channel: Channel::System,
+                    };
+                    if let Some(done) = decide_in(&mut tx, &id, &decision, status, None).await? {
+                        changed.push(done);
+                    }
+                }
+                tx.commit().await?;
+                Ok(changed)
+            }
+
+            async fn insert_grant(&self, g: &Grant) -> Result<(), StoreError> {
+                let conversation = match &g.scope {
+                    GrantScope::Conversation(c) => Some(c.as_str()),
+                    GrantScope::Global => None,
+                };
+                sqlx::query(
+                    "insert into grants (grant_id, source, tool, conversation_id, created_by, created_at)
+                     values ($1, $2, $3, $4, $5, $6)",
+                )
+                .bind(g.id.as_str())
+                .bind(&g.source)
+                .bind(&g.tool)
+                .bind(conversation)
+                .bind(&g.created_by)
+                .bind(to_millis(g.created_at))
+                .execute(self.writer())
+                .await?;
+                Ok(())
+            }
+
+            async fn revoke_grant(&self, id: &GrantId, at: DateTime<Utc>) -> Result<bool, StoreError> {
+                let done = sqlx::query("update grants set revoked_at = $1 where grant_id = $2 and revoked_at is null")
+                    .bind(to_millis(at))
+                    .bind(id.as_str())
+                    .execute(self.writer())
+                    .await?;
+                Ok(done.rows_affected() == 1)
+            }
+
+            async fn grants(&self) -> Result<Vec<Grant>, StoreError> {
+                let found = sqlx::query("select * from grants order by created_at desc, grant_id desc")
+                    .fetch_all(self.reader())
+                    .await?;
+                found.iter().map(row_grant).collect()
+            }
+
+            async fn has_grant(&self, source: &str, tool: &str, conversation: &ConversationId) -> Result<bool, StoreError> {
+                let found: Option<i64> = sqlx::query_scalar(
+                    "select cast(1 as bigint) from grants where source = $1 and tool = $2 and revoked_at is null
+                       and (conversation_id is null or conversation_id = $3) limit 1",
+                )
+                .bind(source)
+                .bind(tool)
+                .bind(conversation.as_str())
+                .fetch_optional(self.reader())
+                .await?;
+                Ok(found.is_some())
+            }
+
+            async fn events_after(&self, id: &ConversationId, seq: i64, limit: i64) -> Result<Vec<Event>, StoreError> {
+                let found = sqlx::query(
+                    "select * from events where conversation_id = $1 and seq > $2 order by seq limit $3",
+                )
+                .bind(id.as_str())
+                .bind(seq)
+                .bind(limit)
+                .fetch_all(self.reader())
+                .await?;
+                found.iter().map(row_event).collect()
+            }
+
+            async fn inbox_events_after(&self, event_id: i64, limit: i64) -> Result<Vec<Event>, StoreError> {
+                let found = sqlx::query(
+                    "select * from events where event_id > $1 and kind <> 'message.created' order by event_id limit $2",
+                )
+                .bind(event_id)
+                .bind(limit)
+                .fetch_all(self.reader())
+                .await?;
+                found.iter().map(row_event).collect()
+            }
+        }
+    };
+}
