@@ -147,6 +147,57 @@ impl Engine {
         })
     }
 
+    /// A conversation's state for a new subscriber: the position of its
+    /// newest event, read first, then its messages and calls. A change that
+    /// lands between the two reads shows in the state and is also delivered
+    /// as an event after the cursor; applying it twice is harmless.
+    pub async fn conversation_snapshot(
+        &self,
+        id: &ConversationId,
+    ) -> Result<(i64, ConversationView, Vec<crate::calls::ToolCall>), EngineError> {
+        let cursor = self
+            .inner
+            .store
+            .event_cursor(id)
+            .await
+            .map_err(|e| match e {
+                StoreError::NotFound(what) => EngineError::NotFound(what),
+                other => other.into(),
+            })?;
+        let view = self.conversation(id).await?;
+        let calls = self.inner.store.tool_calls(id).await?;
+        Ok((cursor, view, calls))
+    }
+
+    /// The inbox's state for a new subscriber: the newest event id, then the
+    /// pending approvals (see [`Engine::conversation_snapshot`] on ordering).
+    pub async fn inbox_snapshot(
+        &self,
+        limit: i64,
+    ) -> Result<(i64, Vec<crate::calls::ToolCall>), EngineError> {
+        let cursor = self.inner.store.inbox_cursor().await?;
+        Ok((cursor, self.inner.store.pending_calls(limit).await?))
+    }
+
+    /// A conversation's stored events after position `seq`.
+    pub async fn events_after(
+        &self,
+        id: &ConversationId,
+        seq: i64,
+        limit: i64,
+    ) -> Result<Vec<crate::events::Event>, EngineError> {
+        Ok(self.inner.store.events_after(id, seq, limit).await?)
+    }
+
+    /// Tool call events of every conversation after global id `event_id`.
+    pub async fn inbox_events_after(
+        &self,
+        event_id: i64,
+        limit: i64,
+    ) -> Result<Vec<crate::events::Event>, EngineError> {
+        Ok(self.inner.store.inbox_events_after(event_id, limit).await?)
+    }
+
     /// Appends a person's message to a conversation. The first message also
     /// names the conversation.
     pub async fn post_message(

@@ -88,10 +88,12 @@ pub struct NewEvent {
 /// up from the store.
 const LIVE_BUFFER: usize = 4096;
 
-/// The live side of events: a broadcast to every subscriber in this process.
+/// The live side of events: a broadcast to every subscriber in this process,
+/// and a signal that tells streams to end when the server shuts down.
 #[derive(Debug, Clone)]
 pub struct Events {
     sender: broadcast::Sender<Arc<Event>>,
+    closing: Arc<tokio::sync::watch::Sender<bool>>,
 }
 
 impl Default for Events {
@@ -104,7 +106,21 @@ impl Events {
     /// A hub with no subscribers.
     pub fn new() -> Self {
         let (sender, _) = broadcast::channel(LIVE_BUFFER);
-        Self { sender }
+        let (closing, _) = tokio::sync::watch::channel(false);
+        Self {
+            sender,
+            closing: Arc::new(closing),
+        }
+    }
+
+    /// Tells every stream to end, for a graceful shutdown.
+    pub fn close(&self) {
+        self.closing.send_replace(true);
+    }
+
+    /// Turns true when the server is shutting down.
+    pub fn closing(&self) -> tokio::sync::watch::Receiver<bool> {
+        self.closing.subscribe()
     }
 
     /// Sends stored events to live subscribers. Call only after the

@@ -158,6 +158,12 @@ pub trait Store: Send + Sync + std::fmt::Debug {
         conversation: &ConversationId,
     ) -> Result<bool, StoreError>;
 
+    /// The position of a conversation's newest event (0 when it has none).
+    async fn event_cursor(&self, id: &ConversationId) -> Result<i64, StoreError>;
+
+    /// The global id of the newest event (0 when there is none).
+    async fn inbox_cursor(&self) -> Result<i64, StoreError>;
+
     /// A conversation's events after position `seq`, in order.
     async fn events_after(
         &self,

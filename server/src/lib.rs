@@ -4,6 +4,7 @@
 pub mod fn_errors;
 pub mod health;
 pub mod settings;
+pub mod streams;
 pub mod workers;
 
 use std::future::Future;
@@ -28,6 +29,11 @@ pub fn router(state: AppState) -> Router {
     let routes = generate_route_list(App);
     Router::new()
         .route("/healthz", get(health::healthz))
+        .route(
+            "/api/conversations/{id}/events",
+            get(streams::conversation_events),
+        )
+        .route("/api/approvals/events", get(streams::inbox_events))
         .leptos_routes(&state, routes, {
             let options = state.leptos_options.clone();
             move || shell(options.clone())
@@ -90,13 +96,18 @@ pub async fn launch(
     let store = state.engine.store().backend();
     let (stop_workers, workers_stop) = tokio::sync::watch::channel(false);
     let expiry = tokio::spawn(workers::run_expiry(state.engine.clone(), workers_stop));
+    let events = state.engine.events().clone();
     let app = router(state);
     let addr = listener.local_addr()?;
     tracing::info!(%addr, store, "listening");
     // The line scripts and tests wait for; keep its shape.
     println!("Airlock is ready at http://{addr}");
     axum::serve(listener, app)
-        .with_graceful_shutdown(shutdown)
+        .with_graceful_shutdown(async move {
+            shutdown.await;
+            // Open event streams would hold the graceful shutdown forever.
+            events.close();
+        })
         .await?;
     let _ = stop_workers.send(true);
     let _ = expiry.await;

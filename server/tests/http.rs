@@ -7,6 +7,8 @@ use tokio::sync::oneshot;
 /// A running server with its own data directory, stopped on drop.
 struct TestApp {
     base: String,
+    /// The engine behind the server, for driving what has no HTTP surface yet.
+    engine: engine::Engine,
     client: reqwest::Client,
     _stop: oneshot::Sender<()>,
     _dir: tempfile::TempDir,
@@ -25,15 +27,23 @@ impl TestApp {
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let addr: SocketAddr = listener.local_addr().unwrap();
         let (stop, stopped) = oneshot::channel::<()>();
-        tokio::spawn(server::launch(settings, listener, async {
-            let _ = stopped.await;
-        }));
+        let state = server::build_state(&settings).await.unwrap();
+        let engine = state.engine.clone();
+        let app = server::router(state);
+        tokio::spawn(async move {
+            axum::serve(listener, app)
+                .with_graceful_shutdown(async {
+                    let _ = stopped.await;
+                })
+                .await
+        });
         let client = reqwest::Client::builder()
             .redirect(reqwest::redirect::Policy::none())
             .build()
             .unwrap();
         Self {
             base: format!("http://{addr}"),
+            engine,
             client,
             _stop: stop,
             _dir: dir,
@@ -166,4 +176,218 @@ async fn client_mistakes_get_typed_4xx_errors() {
     assert_eq!(res.status(), 400);
     let body: serde_json::Value = res.json().await.unwrap();
     assert_eq!(body["message"], "the message is empty");
+}
+
+/// One parsed server-sent event.
+#[derive(Debug, Clone)]
+struct Sse {
+    event: String,
+    id: String,
+    data: serde_json::Value,
+}
+
+/// Reads server-sent events from a streaming response.
+struct SseReader {
+    response: reqwest::Response,
+    buffer: String,
+}
+
+impl SseReader {
+    async fn open(app: &TestApp, path: &str, last_event_id: Option<&str>) -> Self {
+        let mut request = app.client.get(format!("{}{path}", app.base));
+        if let Some(id) = last_event_id {
+            request = request.header("last-event-id", id);
+        }
+        let response = request.send().await.unwrap();
+        assert_eq!(response.status(), 200);
+        assert_eq!(response.headers()["content-type"], "text/event-stream");
+        Self {
+            response,
+            buffer: String::new(),
+        }
+    }
+
+    async fn next(&mut self) -> Sse {
+        loop {
+            if let Some(end) = self.buffer.find("\n\n") {
+                let block: String = self.buffer.drain(..end + 2).collect();
+                let field = |name: &str| {
+                    block
+                        .lines()
+                        .find_map(|l| l.strip_prefix(name).map(|v| v.trim_start().to_owned()))
+                        .unwrap_or_default()
+                };
+                if block.lines().all(|l| l.starts_with(':') || l.is_empty()) {
+                    continue; // a keep-alive comment
+                }
+                return Sse {
+                    event: field("event:"),
+                    id: field("id:"),
+                    data: serde_json::from_str(&field("data:")).unwrap(),
+                };
+            }
+            let chunk =
+                tokio::time::timeout(std::time::Duration::from_secs(5), self.response.chunk())
+                    .await
+                    .expect("an event within 5 s")
+                    .unwrap()
+                    .expect("the stream stays open");
+            self.buffer.push_str(std::str::from_utf8(&chunk).unwrap());
+        }
+    }
+}
+
+async fn post_message(app: &TestApp, id: &str, content: &str) {
+    let res = app
+        .post_form(
+            "/api/fn/post_message",
+            &[("conversation_id", id), ("content", content)],
+        )
+        .await;
+    assert_eq!(res.status(), 200);
+}
+
+#[tokio::test]
+async fn a_conversation_stream_starts_with_a_snapshot_then_goes_live() {
+    let app = TestApp::spawn().await;
+    let id: String = app
+        .post_form("/api/fn/create_conversation", &[])
+        .await
+        .json()
+        .await
+        .unwrap();
+    post_message(&app, &id, "first").await;
+    let mut stream = SseReader::open(&app, &format!("/api/conversations/{id}/events"), None).await;
+    let snapshot = stream.next().await;
+    assert_eq!(
+        (snapshot.event.as_str(), snapshot.id.as_str()),
+        ("snapshot", "1")
+    );
+    assert_eq!(snapshot.data["messages"][0]["content"], "first");
+    assert_eq!(snapshot.data["tool_calls"], serde_json::json!([]));
+    post_message(&app, &id, "second").await;
+    let live = stream.next().await;
+    assert_eq!(
+        (live.event.as_str(), live.id.as_str()),
+        ("message.created", "2")
+    );
+    assert_eq!(live.data["content"], "second");
+}
+
+#[tokio::test]
+async fn a_reconnect_with_last_event_id_receives_every_missed_event_in_order() {
+    let app = TestApp::spawn().await;
+    let id: String = app
+        .post_form("/api/fn/create_conversation", &[])
+        .await
+        .json()
+        .await
+        .unwrap();
+    let path = format!("/api/conversations/{id}/events");
+    let mut stream = SseReader::open(&app, &path, None).await;
+    let snapshot = stream.next().await;
+    post_message(&app, &id, "seen live").await;
+    let seen = stream.next().await;
+    assert_eq!(seen.id, "1");
+    assert_eq!(snapshot.id, "0");
+    drop(stream); // the subscriber goes away
+
+    for i in 0..5 {
+        post_message(&app, &id, &format!("missed {i}")).await;
+    }
+    let mut stream = SseReader::open(&app, &path, Some(&seen.id)).await;
+    for i in 0..5 {
+        let event = stream.next().await;
+        assert_eq!(event.event, "message.created");
+        assert_eq!(event.id, (i + 2).to_string());
+        assert_eq!(event.data["content"], format!("missed {i}"));
+    }
+    post_message(&app, &id, "live again").await;
+    let event = stream.next().await;
+    assert_eq!(
+        (event.id.as_str(), event.data["content"].as_str()),
+        ("7", Some("live again"))
+    );
+}
+
+#[tokio::test]
+async fn streams_of_unknown_conversations_are_404() {
+    let app = TestApp::spawn().await;
+    for id in ["nope", "conv_0000000000000000000000000000dead"] {
+        let res = app
+            .client
+            .get(format!("{}/api/conversations/{id}/events", app.base))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(res.status(), 404, "{id}");
+        let body: serde_json::Value = res.json().await.unwrap();
+        assert_eq!(body["code"], "not_found");
+    }
+}
+
+fn delete(path: &str) -> engine::decisions::ProposedCall {
+    engine::decisions::ProposedCall {
+        source: "demo".into(),
+        tool: "delete_file".into(),
+        arguments: serde_json::json!({ "path": path }),
+        read_only_hint: false,
+    }
+}
+
+#[tokio::test]
+async fn the_inbox_stream_follows_approvals_of_every_conversation() {
+    use engine::calls::Channel;
+    use engine::decisions::{Reviewer, Verdict};
+    let app = TestApp::spawn().await;
+    let a = app.engine.create_conversation().await.unwrap().id;
+    let b = app.engine.create_conversation().await.unwrap().id;
+    let first = app
+        .engine
+        .propose_calls(&a, vec![delete("old.txt")])
+        .await
+        .unwrap();
+
+    let mut inbox = SseReader::open(&app, "/api/approvals/events", None).await;
+    let snapshot = inbox.next().await;
+    assert_eq!(snapshot.event, "snapshot");
+    assert_eq!(snapshot.data["pending"][0]["id"], first[0].id.as_str());
+    assert_eq!(snapshot.data["pending"][0]["status"], "pending_approval");
+
+    let second = app
+        .engine
+        .propose_calls(&b, vec![delete("other.txt")])
+        .await
+        .unwrap();
+    let created = inbox.next().await;
+    assert_eq!(
+        (created.event.as_str(), created.data["id"].as_str()),
+        ("tool_call.created", Some(second[0].id.as_str()))
+    );
+    drop(inbox);
+
+    // Decided while nobody watched: a reconnect replays it.
+    let reviewer = Reviewer {
+        name: "ana".into(),
+        channel: Channel::Chat,
+    };
+    app.engine
+        .decide(&first[0].id, Verdict::Approve, &reviewer)
+        .await
+        .unwrap();
+    let mut inbox = SseReader::open(&app, "/api/approvals/events", Some(&created.id)).await;
+    let updated = inbox.next().await;
+    assert_eq!(updated.event, "tool_call.updated");
+    assert_eq!(updated.data["status"], "approved");
+    assert_eq!(updated.data["decision"]["by"], "ana");
+    assert!(updated.id.parse::<i64>().unwrap() > created.id.parse::<i64>().unwrap());
+
+    // The conversation's own stream carries the same change.
+    let mut stream =
+        SseReader::open(&app, &format!("/api/conversations/{a}/events"), Some("1")).await;
+    let event = stream.next().await;
+    assert_eq!(
+        (event.event.as_str(), event.id.as_str()),
+        ("tool_call.updated", "2")
+    );
 }

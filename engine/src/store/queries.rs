@@ -531,6 +531,21 @@ macro_rules! impl_store {
                 Ok(found.is_some())
             }
 
+            async fn event_cursor(&self, id: &ConversationId) -> Result<i64, StoreError> {
+                let seq: Option<i64> = sqlx::query_scalar("select event_seq from conversations where conversation_id = $1")
+                    .bind(id.as_str())
+                    .fetch_optional(self.reader())
+                    .await?;
+                seq.ok_or(StoreError::NotFound("conversation"))
+            }
+
+            async fn inbox_cursor(&self) -> Result<i64, StoreError> {
+                let id: Option<i64> = sqlx::query_scalar("select max(event_id) from events")
+                    .fetch_one(self.reader())
+                    .await?;
+                Ok(id.unwrap_or(0))
+            }
+
             async fn events_after(&self, id: &ConversationId, seq: i64, limit: i64) -> Result<Vec<Event>, StoreError> {
                 let found = sqlx::query(
                     "select * from events where conversation_id = $1 and seq > $2 order by seq limit $3",

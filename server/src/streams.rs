@@ -1,0 +1,210 @@
+//! Server-sent event streams: one per conversation and one for the approvals
+//! inbox.
+//!
+//! A new subscriber gets a `snapshot` event (the current state, with the
+//! stream position as its id), then every later change as a named event
+//! (`message.created`, `tool_call.created`, `tool_call.updated`) whose `id`
+//! is its position. A subscriber that reconnects with `Last-Event-ID` gets
+//! every event after that position from the store, then live ones. The
+//! stream subscribes to live events before it reads the store, and fills any
+//! gap from the store, so nothing falls between the two. Keep-alive comments
+//! go out every 15 seconds; streams end when the server shuts down.
+
+use std::convert::Infallible;
+use std::sync::Arc;
+use std::time::Duration;
+
+use axum::extract::{Path, State};
+use axum::http::{HeaderMap, StatusCode};
+use axum::response::sse::{Event as SseEvent, KeepAlive, Sse};
+use axum::response::{IntoResponse, Response};
+use axum::Json;
+use serde_json::json;
+use tokio::sync::{broadcast, mpsc};
+use tokio_stream::wrappers::ReceiverStream;
+
+use app::state::AppState;
+use engine::events::Event;
+use engine::{ConversationId, Engine, EngineError};
+
+/// Events read back from the store per query while catching up.
+const REPLAY_PAGE: i64 = 500;
+
+/// Pending approvals in an inbox snapshot.
+const INBOX_SNAPSHOT_LIMIT: i64 = 1_000;
+
+/// What a stream follows.
+#[derive(Debug, Clone)]
+enum Feed {
+    Conversation(ConversationId),
+    Inbox,
+}
+
+impl Feed {
+    /// The event's position in this feed, or `None` when it is not part of it.
+    fn position(&self, event: &Event) -> Option<i64> {
+        match self {
+            Feed::Conversation(id) => (event.conversation_id == *id).then_some(event.seq),
+            Feed::Inbox => event.kind.concerns_inbox().then_some(event.id),
+        }
+    }
+
+    /// Whether positions run without gaps (a conversation's sequence does;
+    /// the inbox's global ids skip the events of other kinds).
+    fn contiguous(&self) -> bool {
+        matches!(self, Feed::Conversation(_))
+    }
+
+    async fn snapshot(&self, engine: &Engine) -> Result<(i64, serde_json::Value), EngineError> {
+        match self {
+            Feed::Conversation(id) => {
+                let (cursor, view, calls) = engine.conversation_snapshot(id).await?;
+                let data = json!({
+                    "conversation": view.conversation,
+                    "messages": view.messages,
+                    "tool_calls": calls,
+                });
+                Ok((cursor, data))
+            }
+            Feed::Inbox => {
+                let (cursor, pending) = engine.inbox_snapshot(INBOX_SNAPSHOT_LIMIT).await?;
+                Ok((cursor, json!({ "pending": pending })))
+            }
+        }
+    }
+
+    async fn after(&self, engine: &Engine, cursor: i64) -> Result<Vec<Event>, EngineError> {
+        match self {
+            Feed::Conversation(id) => engine.events_after(id, cursor, REPLAY_PAGE).await,
+            Feed::Inbox => engine.inbox_events_after(cursor, REPLAY_PAGE).await,
+        }
+    }
+}
+
+/// `GET /api/conversations/{id}/events`
+pub async fn conversation_events(
+    State(state): State<AppState>,
+    Path(id): Path<String>,
+    headers: HeaderMap,
+) -> Response {
+    let Ok(id) = ConversationId::parse(&id) else {
+        return not_found("conversation");
+    };
+    // Refuse unknown conversations up front with a clear 404, not an empty stream.
+    if let Err(EngineError::NotFound(what)) = state.engine.conversation_snapshot(&id).await {
+        return not_found(what);
+    }
+    stream(state.engine, Feed::Conversation(id), &headers)
+}
+
+/// `GET /api/approvals/events`
+pub async fn inbox_events(State(state): State<AppState>, headers: HeaderMap) -> Response {
+    stream(state.engine, Feed::Inbox, &headers)
+}
+
+fn not_found(what: &str) -> Response {
+    let body = json!({ "code": "not_found", "message": format!("{what} not found") });
+    (StatusCode::NOT_FOUND, Json(body)).into_response()
+}
+
+fn stream(engine: Engine, feed: Feed, headers: &HeaderMap) -> Response {
+    let resume = headers
+        .get("last-event-id")
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.trim().parse::<i64>().ok());
+    let (tx, rx) = mpsc::channel(64);
+    tokio::spawn(pump(engine, feed, resume, tx));
+    Sse::new(ReceiverStream::new(rx))
+        .keep_alive(KeepAlive::new().interval(Duration::from_secs(15)))
+        .into_response()
+}
+
+type Tx = mpsc::Sender<Result<SseEvent, Infallible>>;
+
+/// Feeds one subscriber until it goes away or the server shuts down.
+async fn pump(engine: Engine, feed: Feed, resume: Option<i64>, tx: Tx) {
+    // Subscribe first: whatever is published from here on reaches us, and
+    // everything before is in the store.
+    let mut live = engine.events().subscribe();
+    let mut closing = engine.events().closing();
+    if *closing.borrow() {
+        return;
+    }
+    let mut cursor = match resume {
+        Some(cursor) => cursor,
+        None => match feed.snapshot(&engine).await {
+            Ok((cursor, data)) => {
+                let event = SseEvent::default()
+                    .event("snapshot")
+                    .id(cursor.to_string())
+                    .data(data.to_string());
+                if tx.send(Ok(event)).await.is_err() {
+                    return;
+                }
+                cursor
+            }
+            Err(e) => {
+                tracing::warn!(error = %e, "cannot read a stream snapshot");
+                return;
+            }
+        },
+    };
+    let Some(caught_up) = catch_up(&engine, &feed, cursor, &tx).await else {
+        return;
+    };
+    cursor = caught_up;
+    loop {
+        tokio::select! {
+            _ = closing.changed() => return,
+            received = live.recv() => {
+                let next = match received {
+                    Ok(event) => match feed.position(&event) {
+                        Some(position) if position == cursor + 1 || (position > cursor && !feed.contiguous()) => {
+                            send(&tx, &event, position).await
+                        }
+                        // Ahead of us: something published out of order or
+                        // missed; the store has everything up to it.
+                        Some(position) if position > cursor => catch_up(&engine, &feed, cursor, &tx).await,
+                        _ => Some(cursor),
+                    },
+                    Err(broadcast::error::RecvError::Lagged(_)) => catch_up(&engine, &feed, cursor, &tx).await,
+                    Err(broadcast::error::RecvError::Closed) => None,
+                };
+                match next {
+                    Some(position) => cursor = position,
+                    None => return,
+                }
+            }
+        }
+    }
+}
+
+/// Sends every stored event after `cursor`; the new cursor, or `None` when
+/// the subscriber is gone.
+async fn catch_up(engine: &Engine, feed: &Feed, mut cursor: i64, tx: &Tx) -> Option<i64> {
+    loop {
+        let events = match feed.after(engine, cursor).await {
+            Ok(events) => events,
+            Err(e) => {
+                tracing::warn!(error = %e, "cannot replay stream events");
+                return None;
+            }
+        };
+        let full = events.len() as i64 == REPLAY_PAGE;
+        for event in events.into_iter().map(Arc::new) {
+            let position = feed.position(&event).unwrap_or(cursor);
+            cursor = send(tx, &event, position).await?;
+        }
+        if !full {
+            return Some(cursor);
+        }
+    }
+}
+
+async fn send(tx: &Tx, event: &Event, position: i64) -> Option<i64> {
+    let sse = SseEvent::default()
+        .event(event.kind.as_str())
+        .id(position.to_string())
+        .data(event.data.to_string());
+    tx.send(Ok(sse)).await.ok().map(|()| position)
+}
