@@ -16,12 +16,13 @@ CARGO_LEPTOS_VERSION := 0.3.11
 WASM_BINDGEN_VERSION := $(shell awk '/^name = "wasm-bindgen"$$/ { getline; gsub(/"/, "", $$3); print $$3; exit }' Cargo.lock)
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: help run test tools rust-tools node-tools chromium build-e2e lint fmt test-postgres
+.PHONY: help run test tools rust-tools node-tools chromium lint fmt test-postgres bench
 
 help:
 	@echo "make run    serve Airlock on http://127.0.0.1:3000 (embedded defaults)"
 	@echo "make test   every unit, integration and browser test"
 	@echo "make lint   clippy and rustfmt checks"
+	@echo "make bench  benchmarks in release mode (prints a table, writes target/bench/*.json)"
 
 ## Installs -------------------------------------------------------------------
 
@@ -69,3 +70,9 @@ fmt:
 # Runs the store conformance suite on a local PostgreSQL as well (see .ci/postgres).
 test-postgres:
 	AIRLOCK_TEST_DATABASE_URL=$$(.ci/postgres) cargo test -p engine
+
+## Benchmarks ------------------------------------------------------------------
+
+# Release-mode benchmarks on SQLite on disk and on a local PostgreSQL.
+bench:
+	AIRLOCK_BENCH_DATABASE_URL=$$(.ci/postgres) cargo bench -p engine --bench decisions

@@ -1,0 +1,203 @@
+//! Decision throughput and latency: N deciders approve or reject pending
+//! calls through the engine, each decision committed to the store. Runs on a
+//! SQLite file on disk and, when `AIRLOCK_BENCH_DATABASE_URL` is set, on
+//! PostgreSQL. Prints a table and writes `target/bench/decisions.json`.
+//!
+//! Two loads per backend: *saturated* (each decider decides again as soon as
+//! its last decision returns, so latency is mostly queueing: deciders ÷
+//! throughput) and *paced* (100 deciders offering a fixed total rate, as
+//! people clicking would), whose latency is what a reviewer feels.
+//!
+//! `make bench` runs it in release mode. Bounded: a fixed number of
+//! decisions per run, loopback database only.
+
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use engine::calls::Channel;
+use engine::config::Config;
+use engine::decisions::{ProposedCall, Reviewer, Verdict};
+use engine::{Engine, SystemClock};
+use serde_json::json;
+
+/// Decisions measured per configuration.
+const DECISIONS: usize = 3_000;
+
+/// Total decisions per second the paced load offers.
+const PACED_RATE: f64 = 500.0;
+
+struct Row {
+    backend: &'static str,
+    load: &'static str,
+    deciders: usize,
+    per_second: f64,
+    p50: Duration,
+    p99: Duration,
+}
+
+async fn engine_on(backend: &str, dir: &std::path::Path) -> Engine {
+    let store = match backend {
+        "sqlite" => engine::store::connect(dir.join("bench.db").to_str().unwrap())
+            .await
+            .unwrap(),
+        _ => {
+            let url = std::env::var("AIRLOCK_BENCH_DATABASE_URL").unwrap();
+            let schema = format!("bench_{}", uuid_like());
+            let admin = sqlx::PgPool::connect(&url).await.unwrap();
+            sqlx::query(&format!("create schema {schema}"))
+                .execute(&admin)
+                .await
+                .unwrap();
+            let sep = if url.contains('?') { '&' } else { '?' };
+            engine::store::connect(&format!("{url}{sep}options=-c%20search_path%3D{schema}"))
+                .await
+                .unwrap()
+        }
+    };
+    Engine::new(store, Arc::new(SystemClock), Config::default())
+}
+
+fn uuid_like() -> String {
+    format!(
+        "{:x}",
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap()
+            .as_nanos()
+    )
+}
+
+async fn measure(backend: &'static str, deciders: usize, paced: bool) -> Row {
+    let dir = tempfile::tempdir().unwrap();
+    let engine = engine_on(backend, dir.path()).await;
+    let conversation = engine.create_conversation().await.unwrap().id;
+    let mut ids = Vec::with_capacity(DECISIONS);
+    while ids.len() < DECISIONS {
+        let batch = (0..50)
+            .map(|i| ProposedCall {
+                source: "demo".into(),
+                tool: "delete_file".into(),
+                arguments: json!({ "path": format!("file-{i}.txt") }),
+                read_only_hint: false,
+            })
+            .collect();
+        ids.extend(
+            engine
+                .propose_calls(&conversation, batch)
+                .await
+                .unwrap()
+                .into_iter()
+                .map(|c| c.id),
+        );
+    }
+    let ids = Arc::new(ids);
+    let started = Instant::now();
+    let tasks = (0..deciders).map(|d| {
+        let engine = engine.clone();
+        let ids = ids.clone();
+        tokio::spawn(async move {
+            let reviewer = Reviewer {
+                name: format!("reviewer {d}"),
+                channel: Channel::Chat,
+            };
+            let mut latencies = Vec::new();
+            // Paced deciders start spread over one interval, then keep to it.
+            let interval = Duration::from_secs_f64(deciders as f64 / PACED_RATE);
+            let mut next = Instant::now() + interval.mul_f64(d as f64 / deciders as f64);
+            for (i, id) in ids.iter().enumerate().skip(d).step_by(deciders) {
+                if paced {
+                    tokio::time::sleep_until(next.into()).await;
+                    next += interval;
+                }
+                let verdict = if i % 4 == 0 {
+                    Verdict::Reject {
+                        reason: Some("not this one".into()),
+                    }
+                } else {
+                    Verdict::Approve
+                };
+                let t = Instant::now();
+                engine.decide(id, verdict, &reviewer).await.unwrap();
+                latencies.push(t.elapsed());
+            }
+            latencies
+        })
+    });
+    let mut latencies: Vec<Duration> = futures::future::join_all(tasks)
+        .await
+        .into_iter()
+        .flat_map(Result::unwrap)
+        .collect();
+    let elapsed = started.elapsed();
+    latencies.sort();
+    let at = |q: f64| latencies[((latencies.len() as f64 * q) as usize).min(latencies.len() - 1)];
+    Row {
+        backend,
+        load: if paced { "paced" } else { "saturated" },
+        deciders,
+        per_second: DECISIONS as f64 / elapsed.as_secs_f64(),
+        p50: at(0.50),
+        p99: at(0.99),
+    }
+}
+
+fn ms(d: Duration) -> f64 {
+    d.as_secs_f64() * 1000.0
+}
+
+fn main() {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let mut backends = vec!["sqlite"];
+    if std::env::var("AIRLOCK_BENCH_DATABASE_URL").is_ok() {
+        backends.push("postgres");
+    } else {
+        eprintln!("AIRLOCK_BENCH_DATABASE_URL is not set: PostgreSQL is skipped");
+    }
+    let mut rows = Vec::new();
+    for backend in backends {
+        for deciders in [1, 10, 100] {
+            rows.push(runtime.block_on(measure(backend, deciders, false)));
+        }
+        rows.push(runtime.block_on(measure(backend, 100, true)));
+    }
+    println!("\ndecisions: {DECISIONS} per run, each committed to the store; paced = {PACED_RATE}/s offered");
+    println!(
+        "{:<10} {:<10} {:>9} {:>13} {:>10} {:>10}",
+        "backend", "load", "deciders", "decisions/s", "p50 ms", "p99 ms"
+    );
+    for r in &rows {
+        println!(
+            "{:<10} {:<10} {:>9} {:>13.0} {:>10.2} {:>10.2}",
+            r.backend,
+            r.load,
+            r.deciders,
+            r.per_second,
+            ms(r.p50),
+            ms(r.p99)
+        );
+    }
+    let json = serde_json::Value::Array(
+        rows.iter()
+            .map(|r| {
+                json!({
+                    "backend": r.backend,
+                    "load": r.load,
+                    "deciders": r.deciders,
+                    "decisions_per_second": r.per_second,
+                    "p50_ms": ms(r.p50),
+                    "p99_ms": ms(r.p99),
+                })
+            })
+            .collect(),
+    );
+    std::fs::create_dir_all("target/bench").unwrap();
+    std::fs::write(
+        "target/bench/decisions.json",
+        serde_json::to_string_pretty(&json).unwrap(),
+    )
+    .unwrap();
+    println!("written to target/bench/decisions.json");
+}
