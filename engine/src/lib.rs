@@ -12,6 +12,7 @@ pub mod ids;
 pub mod model;
 pub mod policy;
 pub mod store;
+pub mod tools;
 
 pub use clock::{Clock, ManualClock, SystemClock};
 pub use engine::{ConversationView, Engine, EngineError};

@@ -1,0 +1,48 @@
+//! Tool sources: what the agent can call. Each source lists its tools and
+//! runs a call; the policy decides, per source, which calls may run.
+
+pub mod demo;
+
+use async_trait::async_trait;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+/// A tool as offered to the model.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ToolSpec {
+    /// Its name, unique within its source.
+    pub name: String,
+    /// What it does, for the model.
+    pub description: String,
+    /// JSON Schema of its arguments.
+    pub parameters: Value,
+    /// Whether it only reads (MCP `readOnlyHint`).
+    pub read_only: bool,
+}
+
+/// Why a tool call failed.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ToolError {
+    /// The arguments do not fit the tool.
+    #[error("invalid arguments: {0}")]
+    InvalidArguments(String),
+    /// The source has no such tool.
+    #[error("unknown tool `{0}`")]
+    UnknownTool(String),
+    /// The tool ran and failed.
+    #[error("{0}")]
+    Failed(String),
+}
+
+/// A source of tools.
+#[async_trait]
+pub trait ToolSource: Send + Sync + std::fmt::Debug {
+    /// The source's name, as policy blocks refer to it.
+    fn name(&self) -> &str;
+
+    /// The tools it offers.
+    fn tools(&self) -> Vec<ToolSpec>;
+
+    /// Runs one call.
+    async fn call(&self, tool: &str, arguments: &Value) -> Result<Value, ToolError>;
+}
