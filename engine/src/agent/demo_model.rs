@@ -1,0 +1,432 @@
+//! The built-in demo model: deterministic and rule-based, so Airlock works
+//! with no API key and no network, and a new user sees the product in a
+//! minute. It understands:
+//!
+//! | the person writes                 | it proposes                                   |
+//! |-----------------------------------|-----------------------------------------------|
+//! | `list files` (or `list drafts`)   | `list_directory`                              |
+//! | `read notes.txt`                  | `read_file`                                   |
+//! | `delete a.txt` / `delete a and b` | one `delete_file` per path, in one batch      |
+//! | `write x.md: some text`           | `write_file`                                  |
+//! | `email ana@example.com: hi`       | `send_email`                                  |
+//! | `clean up`                        | `list_directory`, then one batch deleting every file it found |
+//! | `ask me …`                        | `request_human_input` with the question       |
+//!
+//! After results it says in prose what happened; after a rejection it
+//! acknowledges the reason and does not try the same call again.
+
+use async_trait::async_trait;
+use serde_json::{json, Value};
+
+use super::model::{
+    CallOutcome, Model, ModelError, ModelReply, ModelRequest, ProposedToolCall, TranscriptCall,
+    Turn,
+};
+
+/// The rule-based demo model.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct DemoModel;
+
+fn call(tool: &str, arguments: Value) -> ProposedToolCall {
+    ProposedToolCall {
+        tool: tool.into(),
+        arguments,
+    }
+}
+
+fn say(text: impl Into<String>) -> ModelReply {
+    ModelReply {
+        text: text.into(),
+        calls: Vec::new(),
+    }
+}
+
+/// Splits "a.txt, b.txt and c.txt" into paths.
+fn paths(list: &str) -> Vec<String> {
+    list.replace(" and ", ",")
+        .split(',')
+        .map(|p| {
+            p.trim()
+                .trim_matches(|c| c == '"' || c == '\'' || c == '`')
+                .trim_end_matches('.')
+                .to_owned()
+        })
+        .filter(|p| !p.is_empty())
+        .collect()
+}
+
+/// Strips a leading word (case-insensitive) and returns the rest.
+fn after<'a>(text: &'a str, prefixes: &[&str]) -> Option<&'a str> {
+    let lower = text.to_lowercase();
+    prefixes.iter().find_map(|p| {
+        lower
+            .starts_with(p)
+            .then(|| text[p.len()..].trim())
+            .filter(|rest| !rest.is_empty() || p.ends_with(' '))
+    })
+}
+
+const HELP: &str = "I'm Airlock's demo agent. I work on the files of a small workspace and can: \
+list files, read a file (\"read notes.txt\"), write one (\"write ideas.md: some text\"), delete files \
+(\"delete drafts/plan.md and notes.txt\"), send an e-mail (\"email ana@example.com: hello\"), \
+clean up the workspace (\"clean up\"), or ask you a question (\"ask me which file to keep\"). \
+Reading runs at once; writing, deleting and e-mail wait for your approval.";
+
+/// Works out what to do from the person's words.
+fn plan(text: &str) -> ModelReply {
+    let text = text.trim();
+    let lower = text.to_lowercase();
+    if lower.starts_with("clean up") || lower.starts_with("cleanup") || lower.starts_with("tidy up")
+    {
+        return ModelReply {
+            text: "Let me see what is in the workspace first.".into(),
+            calls: vec![call("list_directory", json!({ "path": "." }))],
+        };
+    }
+    if let Some(question) = after(text, &["ask me "]) {
+        let question = question.trim_end_matches('?');
+        return ModelReply {
+            text: String::new(),
+            calls: vec![call(
+                "request_human_input",
+                json!({ "question": format!("{}{}?", question[..1].to_uppercase(), &question[1..]) }),
+            )],
+        };
+    }
+    if let Some(rest) = after(text, &["delete ", "remove "]) {
+        let targets = paths(rest);
+        let calls = targets
+            .iter()
+            .map(|p| call("delete_file", json!({ "path": p })))
+            .collect();
+        return ModelReply {
+            text: String::new(),
+            calls,
+        };
+    }
+    if let Some(rest) = after(text, &["write "]) {
+        return match rest.split_once(':') {
+            Some((path, content)) => ModelReply {
+                text: String::new(),
+                calls: vec![call(
+                    "write_file",
+                    json!({ "path": path.trim(), "content": content.trim_start() }),
+                )],
+            },
+            None => say("Tell me what to write, like \"write ideas.md: some text\"."),
+        };
+    }
+    if let Some(rest) = after(
+        text,
+        &["email ", "send email to ", "send an email to ", "mail "],
+    ) {
+        return match rest.split_once(':') {
+            Some((to, body)) => ModelReply {
+                text: String::new(),
+                calls: vec![call(
+                    "send_email",
+                    json!({ "to": to.trim(), "subject": "A note from Airlock", "body": body.trim() }),
+                )],
+            },
+            None => say("Tell me what to send, like \"email ana@example.com: hello\"."),
+        };
+    }
+    if let Some(rest) = after(text, &["read ", "show ", "open ", "cat "]) {
+        if let Some(path) = paths(rest).into_iter().next() {
+            return ModelReply {
+                text: String::new(),
+                calls: vec![call("read_file", json!({ "path": path }))],
+            };
+        }
+    }
+    if lower.starts_with("list")
+        || lower.contains("what files")
+        || lower.contains("which files")
+        || lower == "ls"
+    {
+        let dir = after(text, &["list "])
+            .map(|rest| {
+                rest.trim_start_matches("files")
+                    .trim()
+                    .trim_start_matches("in ")
+                    .trim()
+            })
+            .filter(|d| !d.is_empty())
+            .unwrap_or(".");
+        return ModelReply {
+            text: String::new(),
+            calls: vec![call("list_directory", json!({ "path": dir }))],
+        };
+    }
+    say(HELP)
+}
+
+/// Says what happened to one call, for people.
+fn describe(c: &TranscriptCall) -> String {
+    let path = c
+        .arguments
+        .get("path")
+        .and_then(Value::as_str)
+        .unwrap_or("the file");
+    match &c.outcome {
+        CallOutcome::Completed {
+            result,
+            edited_from,
+        } => {
+            let done = match c.tool.as_str() {
+                "list_directory" => {
+                    let files: Vec<&str> = result["files"]
+                        .as_array()
+                        .map(|f| f.iter().filter_map(|f| f["path"].as_str()).collect())
+                        .unwrap_or_default();
+                    if files.is_empty() {
+                        "The workspace has no files.".to_owned()
+                    } else {
+                        format!(
+                            "The workspace has {} file(s): {}.",
+                            files.len(),
+                            files.join(", ")
+                        )
+                    }
+                }
+                "read_file" => format!(
+                    "Here is {path}:\n\n{}",
+                    result["content"].as_str().unwrap_or("")
+                ),
+                "write_file" => format!("I wrote {path}."),
+                "delete_file" => format!("I deleted {path}."),
+                "send_email" => format!(
+                    "I sent the e-mail to {}.",
+                    c.arguments["to"].as_str().unwrap_or("them")
+                ),
+                other => format!("{other} finished."),
+            };
+            match edited_from {
+                Some(_) => format!(
+                    "{done} (You changed the arguments before approving; I used your version.)"
+                ),
+                None => done,
+            }
+        }
+        CallOutcome::Rejected { reason } => {
+            let what = match c.tool.as_str() {
+                "delete_file" => format!("deleting {path}"),
+                "write_file" => format!("writing {path}"),
+                "send_email" => "sending that e-mail".to_owned(),
+                other => format!("running {other}"),
+            };
+            match reason {
+                Some(reason) => format!("You rejected {what} (\"{reason}\"), so I left it alone."),
+                None => format!("You rejected {what}, so I left it alone."),
+            }
+        }
+        CallOutcome::Denied { reason } => {
+            format!("Airlock's policy blocked {} ({reason}).", c.tool)
+        }
+        CallOutcome::Expired => format!("Nobody approved {} in time, so it did not run.", c.tool),
+        CallOutcome::Failed { error } => format!("{} failed: {error}.", c.tool),
+        CallOutcome::Answered { answer } => format!("Thanks — you answered: \"{answer}\"."),
+    }
+}
+
+#[async_trait]
+impl Model for DemoModel {
+    async fn reply(
+        &self,
+        request: &ModelRequest,
+        on_text: &(dyn for<'s> Fn(&'s str) + Send + Sync),
+    ) -> Result<ModelReply, ModelError> {
+        let reply = respond(&request.turns);
+        // Stream the text word by word, as a real model would.
+        for piece in reply.text.split_inclusive(' ') {
+            on_text(piece);
+        }
+        Ok(reply)
+    }
+}
+
+/// The demo model's whole logic, as a pure function of the turns.
+pub fn respond(turns: &[Turn]) -> ModelReply {
+    let Some(last_user) = turns.iter().rposition(|t| matches!(t, Turn::User { .. })) else {
+        return say(HELP);
+    };
+    let Turn::User { text } = &turns[last_user] else {
+        unreachable!()
+    };
+    let since: Vec<&TranscriptCall> = turns[last_user + 1..]
+        .iter()
+        .flat_map(|t| match t {
+            Turn::Assistant { calls, .. } => calls.iter().collect::<Vec<_>>(),
+            Turn::User { .. } => Vec::new(),
+        })
+        .collect();
+    if since.is_empty() {
+        return plan(text);
+    }
+    // "Clean up": after listing, propose deleting what was found, once.
+    let lower = text.to_lowercase();
+    let cleaning = lower.starts_with("clean up")
+        || lower.starts_with("cleanup")
+        || lower.starts_with("tidy up");
+    if cleaning && since.len() == 1 && since[0].tool == "list_directory" {
+        if let CallOutcome::Completed { result, .. } = &since[0].outcome {
+            let files: Vec<&str> = result["files"]
+                .as_array()
+                .map(|f| f.iter().filter_map(|f| f["path"].as_str()).collect())
+                .unwrap_or_default();
+            if files.is_empty() {
+                return say("The workspace is already empty; there is nothing to clean up.");
+            }
+            return ModelReply {
+                text: format!(
+                    "I found {} file(s). I'd like to delete them; approve the ones that should go.",
+                    files.len()
+                ),
+                calls: files
+                    .iter()
+                    .map(|p| call("delete_file", json!({ "path": p })))
+                    .collect(),
+            };
+        }
+    }
+    say(since
+        .iter()
+        .map(|c| describe(c))
+        .collect::<Vec<_>>()
+        .join("\n\n"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rstest::rstest;
+
+    fn user(text: &str) -> Turn {
+        Turn::User { text: text.into() }
+    }
+
+    fn tools(reply: &ModelReply) -> Vec<(String, Value)> {
+        reply
+            .calls
+            .iter()
+            .map(|c| (c.tool.clone(), c.arguments.clone()))
+            .collect()
+    }
+
+    #[rstest]
+    #[case("list files", "list_directory", json!({"path": "."}))]
+    #[case("List drafts", "list_directory", json!({"path": "drafts"}))]
+    #[case("read notes.txt", "read_file", json!({"path": "notes.txt"}))]
+    #[case("delete drafts/plan.md", "delete_file", json!({"path": "drafts/plan.md"}))]
+    #[case("write ideas.md: ship it: today", "write_file", json!({"path": "ideas.md", "content": "ship it: today"}))]
+    #[case("email ana@example.com: lunch at one", "send_email", json!({"to": "ana@example.com", "subject": "A note from Airlock", "body": "lunch at one"}))]
+    #[case("clean up", "list_directory", json!({"path": "."}))]
+    #[case("ask me which file to keep", "request_human_input", json!({"question": "Which file to keep?"}))]
+    fn phrases_become_calls(#[case] text: &str, #[case] tool: &str, #[case] args: Value) {
+        assert_eq!(tools(&respond(&[user(text)])), [(tool.to_owned(), args)]);
+    }
+
+    #[test]
+    fn two_deletes_are_one_batch() {
+        let reply = respond(&[user("delete notes.txt and todo.md")]);
+        let paths: Vec<_> = reply
+            .calls
+            .iter()
+            .map(|c| c.arguments["path"].as_str().unwrap())
+            .collect();
+        assert_eq!(paths, ["notes.txt", "todo.md"]);
+        assert!(reply.calls.iter().all(|c| c.tool == "delete_file"));
+    }
+
+    #[test]
+    fn anything_else_gets_help() {
+        let reply = respond(&[user("what can you do?")]);
+        assert!(reply.calls.is_empty());
+        assert!(reply.text.contains("list files"));
+    }
+
+    fn done(tool: &str, arguments: Value, outcome: CallOutcome) -> TranscriptCall {
+        TranscriptCall {
+            id: "call_1".into(),
+            tool: tool.into(),
+            arguments,
+            outcome,
+        }
+    }
+
+    #[test]
+    fn clean_up_deletes_what_the_listing_found_in_one_batch() {
+        let listing = done(
+            "list_directory",
+            json!({"path": "."}),
+            CallOutcome::Completed {
+                result: json!({"files": [{"path": "a.txt"}, {"path": "drafts/b.md"}]}),
+                edited_from: None,
+            },
+        );
+        let turns = [
+            user("clean up"),
+            Turn::Assistant {
+                text: String::new(),
+                calls: vec![listing],
+            },
+        ];
+        let reply = respond(&turns);
+        assert_eq!(
+            tools(&reply),
+            [
+                ("delete_file".to_owned(), json!({"path": "a.txt"})),
+                ("delete_file".to_owned(), json!({"path": "drafts/b.md"}))
+            ]
+        );
+    }
+
+    #[test]
+    fn after_results_it_reports_and_acknowledges_rejections_without_retrying() {
+        let turns = [
+            user("delete a.txt and b.txt"),
+            Turn::Assistant {
+                text: String::new(),
+                calls: vec![
+                    done(
+                        "delete_file",
+                        json!({"path": "a.txt"}),
+                        CallOutcome::Completed {
+                            result: json!({}),
+                            edited_from: None,
+                        },
+                    ),
+                    done(
+                        "delete_file",
+                        json!({"path": "b.txt"}),
+                        CallOutcome::Rejected {
+                            reason: Some("b is the backup".into()),
+                        },
+                    ),
+                ],
+            },
+        ];
+        let reply = respond(&turns);
+        assert!(reply.calls.is_empty(), "no retry: {reply:?}");
+        assert!(reply.text.contains("I deleted a.txt."));
+        assert!(reply
+            .text
+            .contains("You rejected deleting b.txt (\"b is the backup\")"));
+    }
+
+    #[tokio::test]
+    async fn text_streams_in_pieces() {
+        let pieces = std::sync::Mutex::new(Vec::new());
+        let request = ModelRequest {
+            turns: vec![user("hello")],
+            tools: vec![],
+        };
+        let reply = DemoModel
+            .reply(&request, &|p| pieces.lock().unwrap().push(p.to_owned()))
+            .await
+            .unwrap();
+        let pieces = pieces.into_inner().unwrap();
+        assert!(pieces.len() > 5);
+        assert_eq!(pieces.concat(), reply.text);
+    }
+}

@@ -1,0 +1,152 @@
+//! What a model sees and says. A conversation reaches the model as turns:
+//! the person's messages, and the agent's replies with the calls each reply
+//! proposed and how each ended. Every proposed call carries an outcome, so a
+//! provider never sends the model an orphan tool call.
+
+use async_trait::async_trait;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use crate::tools::ToolSpec;
+
+/// How a call the model proposed ended.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "outcome", rename_all = "snake_case")]
+pub enum CallOutcome {
+    /// It ran and returned this result.
+    Completed {
+        /// The tool's result.
+        result: Value,
+        /// The arguments as the model proposed them, when a person edited them.
+        edited_from: Option<Value>,
+    },
+    /// A person rejected it.
+    Rejected {
+        /// Their reason, if they gave one.
+        reason: Option<String>,
+    },
+    /// The policy refused it.
+    Denied {
+        /// The policy's reason.
+        reason: String,
+    },
+    /// Nobody decided in time.
+    Expired,
+    /// It ran and failed, or was interrupted.
+    Failed {
+        /// What went wrong.
+        error: String,
+    },
+    /// A person answered the agent's question.
+    Answered {
+        /// The answer.
+        answer: String,
+    },
+}
+
+impl CallOutcome {
+    /// The text the model reads as the call's result.
+    pub fn to_model_text(&self, arguments: &Value) -> String {
+        match self {
+            CallOutcome::Completed { result, edited_from: None } => result.to_string(),
+            CallOutcome::Completed { result, edited_from: Some(original) } => format!(
+                "The user changed the arguments from {original} to {arguments} before approving. Result: {result}"
+            ),
+            CallOutcome::Rejected { reason: Some(reason) } => {
+                format!("The user rejected this call. Reason: {reason}")
+            }
+            CallOutcome::Rejected { reason: None } => "The user rejected this call.".to_owned(),
+            CallOutcome::Denied { reason } => format!("Airlock's policy does not allow this call ({reason})."),
+            CallOutcome::Expired => "Nobody approved this call in time, so it did not run.".to_owned(),
+            CallOutcome::Failed { error } => format!("The call failed: {error}"),
+            CallOutcome::Answered { answer } => format!("The user answered: {answer}"),
+        }
+    }
+}
+
+/// A call as the model proposed it, with how it ended.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct TranscriptCall {
+    /// The call's id, used as the provider's tool call id.
+    pub id: String,
+    /// The tool.
+    pub tool: String,
+    /// The arguments it ran (or would have run) with.
+    pub arguments: Value,
+    /// How it ended.
+    pub outcome: CallOutcome,
+}
+
+/// One turn of the conversation.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "role", rename_all = "snake_case")]
+pub enum Turn {
+    /// The person wrote.
+    User {
+        /// Their text.
+        text: String,
+    },
+    /// The agent replied, possibly proposing calls.
+    Assistant {
+        /// Its text.
+        text: String,
+        /// The calls it proposed, each with its outcome.
+        calls: Vec<TranscriptCall>,
+    },
+}
+
+/// What the model is asked.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ModelRequest {
+    /// The conversation so far.
+    pub turns: Vec<Turn>,
+    /// The tools it may call.
+    pub tools: Vec<ToolSpec>,
+}
+
+/// A call the model proposes.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ProposedToolCall {
+    /// The tool.
+    pub tool: String,
+    /// Its arguments.
+    pub arguments: Value,
+}
+
+/// What the model answers.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct ModelReply {
+    /// Its text (may be empty when it only calls tools).
+    pub text: String,
+    /// The calls it proposes, as one batch.
+    pub calls: Vec<ProposedToolCall>,
+}
+
+/// Why the model could not answer.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ModelError {
+    /// The provider refused the credentials.
+    #[error("the model provider refused the API key (401); check the key's environment variable")]
+    Unauthorized,
+    /// The model or endpoint does not exist.
+    #[error("the model provider does not know this model or endpoint (404): {0}")]
+    NotFound(String),
+    /// The provider failed or could not be reached, after retries.
+    #[error("the model provider failed: {0}")]
+    Unavailable(String),
+    /// The provider answered something we cannot read.
+    #[error("the model provider answered something unreadable: {0}")]
+    BadReply(String),
+}
+
+/// A language model that can propose tool calls.
+#[async_trait]
+pub trait Model: Send + Sync + std::fmt::Debug {
+    /// Answers the conversation. `on_text` receives the reply's text as it
+    /// streams, piece by piece; the full reply is returned at the end.
+    async fn reply(
+        &self,
+        request: &ModelRequest,
+        on_text: &(dyn for<'s> Fn(&'s str) + Send + Sync),
+    ) -> Result<ModelReply, ModelError>;
+}
