@@ -5,7 +5,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use crate::config::ExpiryAction;
-use crate::ids::{BatchId, ConversationId, GrantId, ToolCallId};
+use crate::ids::{BatchId, ConversationId, GrantId, RunId, ToolCallId};
 
 /// Where a tool call is in its life.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
@@ -180,6 +180,10 @@ pub struct ToolCall {
     pub conversation_id: ConversationId,
     /// The model turn that proposed it.
     pub batch_id: BatchId,
+    /// The agent run that proposed it (none for gateway calls).
+    pub run_id: Option<RunId>,
+    /// The position of the assistant message whose turn proposed it.
+    pub message_seq: Option<i64>,
     /// Its place in the batch, from 0.
     pub position: i64,
     /// The tool source (`demo`, an MCP server's name, …).

@@ -11,7 +11,7 @@ use serde_json::Value;
 
 use crate::calls::{CallStatus, Channel, Decision, DecisionKind, Grant, GrantScope, ToolCall};
 use crate::engine::{Engine, EngineError};
-use crate::ids::{BatchId, ConversationId, GrantId, ToolCallId};
+use crate::ids::{BatchId, ConversationId, GrantId, RunId, ToolCallId};
 use crate::policy::{CallFacts, Outcome};
 use crate::store::{Decided, DecisionChange, StoreError};
 
@@ -128,6 +128,17 @@ impl Engine {
         conversation: &ConversationId,
         proposals: Vec<ProposedCall>,
     ) -> Result<Vec<ToolCall>, EngineError> {
+        self.propose_in_run(conversation, None, proposals).await
+    }
+
+    /// Like [`Engine::propose_calls`], for the calls of an agent run's turn:
+    /// `turn` names the run and the assistant message that proposed them.
+    pub async fn propose_in_run(
+        &self,
+        conversation: &ConversationId,
+        turn: Option<(&RunId, i64)>,
+        proposals: Vec<ProposedCall>,
+    ) -> Result<Vec<ToolCall>, EngineError> {
         let now = self.inner.clock.now();
         let approvals = &self.inner.config.approvals;
         let expires_at = approvals
@@ -156,6 +167,8 @@ impl Engine {
                 id: ToolCallId::new(),
                 conversation_id: conversation.clone(),
                 batch_id: batch_id.clone(),
+                run_id: turn.map(|(run, _)| run.clone()),
+                message_seq: turn.map(|(_, seq)| seq),
                 position: position as i64,
                 source: p.source,
                 tool: p.tool,
@@ -233,6 +246,7 @@ impl Engine {
             },
             status,
             arguments,
+            result: None,
         };
         match self.inner.store.decide(&change).await? {
             Decided::Applied(call, event) => {

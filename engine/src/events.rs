@@ -24,6 +24,9 @@ pub enum EventKind {
     /// A tool call changed status (decided, started, finished, expired…).
     #[serde(rename = "tool_call.updated")]
     ToolCallUpdated,
+    /// The agent's run started, paused, resumed or finished.
+    #[serde(rename = "run.updated")]
+    RunUpdated,
 }
 
 impl EventKind {
@@ -33,6 +36,7 @@ impl EventKind {
             EventKind::MessageCreated => "message.created",
             EventKind::ToolCallCreated => "tool_call.created",
             EventKind::ToolCallUpdated => "tool_call.updated",
+            EventKind::RunUpdated => "run.updated",
         }
     }
 

@@ -81,6 +81,10 @@ prefixed_id!(
     BatchId, "batch_", "batch"
 );
 prefixed_id!(
+    /// Names one run of the agent: from a person's message to its answer.
+    RunId, "run_", "run"
+);
+prefixed_id!(
     /// Names an "always allow" grant.
     GrantId, "grant_", "grant"
 );

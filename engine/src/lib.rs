@@ -12,6 +12,7 @@ pub mod events;
 pub mod ids;
 pub mod model;
 pub mod policy;
+pub mod runs;
 pub mod store;
 pub mod tools;
 

@@ -7,8 +7,9 @@ use chrono::{DateTime, Utc};
 
 use crate::calls::{CallStatus, Decision, Grant, ToolCall};
 use crate::events::Event;
-use crate::ids::{BatchId, ConversationId, GrantId, MessageId, ToolCallId};
+use crate::ids::{BatchId, ConversationId, GrantId, MessageId, RunId, ToolCallId};
 use crate::model::{Conversation, ConversationSummary, Message, Role};
+use crate::runs::{Run, RunStatus};
 
 #[macro_use]
 mod queries;
@@ -67,6 +68,8 @@ pub struct DecisionChange {
     pub status: CallStatus,
     /// New arguments, for an edit.
     pub arguments: Option<serde_json::Value>,
+    /// The result, for a decision that completes the call (an answer to a question).
+    pub result: Option<serde_json::Value>,
 }
 
 /// How a compare-and-set decision ended.
@@ -157,6 +160,63 @@ pub trait Store: Send + Sync + std::fmt::Debug {
         tool: &str,
         conversation: &ConversationId,
     ) -> Result<bool, StoreError>;
+
+    /// Stores a new run with a `run.updated` event.
+    async fn insert_run(&self, run: &Run) -> Result<Event, StoreError>;
+
+    /// One run.
+    async fn run(&self, id: &RunId) -> Result<Option<Run>, StoreError>;
+
+    /// Takes the lease on a run that is running or waiting and not leased by
+    /// a live owner; `None` when someone else holds it or the run is over.
+    async fn acquire_run(
+        &self,
+        id: &RunId,
+        owner: &str,
+        now: DateTime<Utc>,
+        until: DateTime<Utc>,
+    ) -> Result<Option<Run>, StoreError>;
+
+    /// Sets a run's status and gives up the lease, with a `run.updated` event.
+    async fn release_run(
+        &self,
+        id: &RunId,
+        owner: &str,
+        status: RunStatus,
+        error: Option<&str>,
+        now: DateTime<Utc>,
+    ) -> Result<Event, StoreError>;
+
+    /// Marks a run running again (after a decision) with a `run.updated` event; `None` if it is over.
+    async fn wake_run(&self, id: &RunId, now: DateTime<Utc>) -> Result<Option<Event>, StoreError>;
+
+    /// Runs that should be stepped and that no live process holds.
+    async fn runs_to_step(&self, now: DateTime<Utc>, limit: i64) -> Result<Vec<RunId>, StoreError>;
+
+    /// The run's calls that are not final yet.
+    async fn open_calls(&self, run: &RunId) -> Result<Vec<ToolCall>, StoreError>;
+
+    /// Moves an approved call to `executing`; `None` when it was not approved
+    /// (someone else claimed it first).
+    async fn claim_call(
+        &self,
+        id: &ToolCallId,
+        now: DateTime<Utc>,
+    ) -> Result<Option<(ToolCall, Event)>, StoreError>;
+
+    /// Records an executing call's result or error.
+    async fn finish_call(
+        &self,
+        id: &ToolCallId,
+        outcome: Result<serde_json::Value, String>,
+        now: DateTime<Utc>,
+    ) -> Result<Option<(ToolCall, Event)>, StoreError>;
+
+    /// Marks every `executing` call failed ("interrupted") after a crash.
+    async fn fail_interrupted(
+        &self,
+        now: DateTime<Utc>,
+    ) -> Result<Vec<(ToolCall, Event)>, StoreError>;
 
     /// The position of a conversation's newest event (0 when it has none).
     async fn event_cursor(&self, id: &ConversationId) -> Result<i64, StoreError>;

@@ -188,6 +188,8 @@ fn call_in(c: &Conversation, batch: &BatchId, position: i64, status: CallStatus)
         id: ToolCallId::new(),
         conversation_id: c.id.clone(),
         batch_id: batch.clone(),
+        run_id: None,
+        message_seq: None,
         position,
         source: "demo".into(),
         tool: "delete_file".into(),
@@ -260,6 +262,7 @@ pub(crate) async fn a_decision_is_a_compare_and_set(f: &Fixture) {
         },
         status: CallStatus::Approved,
         arguments: Some(json!({"path": "only-this.txt"})),
+        result: None,
     };
     let Decided::Applied(call, event) = store.decide(&edit).await.unwrap() else {
         panic!("first decision must win")
@@ -311,6 +314,7 @@ pub(crate) async fn concurrent_decisions_have_one_winner(f: &Fixture) {
             decision: decision(kind, &format!("r{i}")),
             status,
             arguments: None,
+            result: None,
         };
         tokio::spawn(async move { store.decide(&change).await.unwrap() })
     });
@@ -346,6 +350,7 @@ pub(crate) async fn a_batch_is_decided_at_once(f: &Fixture) {
         decision: decision(DecisionKind::Reject, "ana"),
         status: CallStatus::Rejected,
         arguments: None,
+        result: None,
     };
     assert!(matches!(
         store.decide(&single).await.unwrap(),
@@ -499,6 +504,7 @@ pub(crate) async fn events_replay_in_order(f: &Fixture) {
         decision: decision(DecisionKind::Approve, "ana"),
         status: CallStatus::Approved,
         arguments: None,
+        result: None,
     };
     store.decide(&change).await.unwrap();
     let all_a = store.events_after(&a.id, 0, 100).await.unwrap();

@@ -13,13 +13,20 @@ pub(crate) struct Migration {
     pub sql: &'static str,
 }
 
-/// Splits a migration into statements. Our migrations never put `;` inside a
-/// literal, so a split at statement ends is enough.
-pub(crate) fn statements(sql: &str) -> impl Iterator<Item = &str> {
-    sql.split(";\n").map(str::trim).filter(|s| {
-        !s.lines()
-            .all(|l| l.trim().is_empty() || l.trim_start().starts_with("--"))
-    })
+/// Splits a migration into statements, dropping comment lines first (they
+/// may contain `;`). Our migrations never put `;` inside a literal, so a
+/// split at statement ends is enough.
+pub(crate) fn statements(sql: &str) -> Vec<String> {
+    let code: String = sql
+        .lines()
+        .filter(|l| !l.trim_start().starts_with("--"))
+        .map(|l| format!("{l}\n"))
+        .collect();
+    code.split(";\n")
+        .map(str::trim)
+        .filter(|s| !s.is_empty())
+        .map(str::to_owned)
+        .collect()
 }
 
 #[cfg(test)]
@@ -28,10 +35,10 @@ mod tests {
 
     #[test]
     fn comments_and_blank_statements_are_skipped() {
-        let sql =
-            "-- header\ncreate table a (x int);\n\n-- only a comment;\ncreate table b (y int);\n";
-        let got: Vec<_> = statements(sql).collect();
-        assert_eq!(got.len(), 2);
-        assert_eq!(got[1], "create table b (y int)");
+        let sql = "-- header\ncreate table a (x int);\n\n-- only a comment;\ncreate table b (\n  -- a; b;\n  y int\n);\n";
+        assert_eq!(
+            statements(sql),
+            ["create table a (x int)", "create table b (\n  y int\n)"]
+        );
     }
 }

@@ -17,6 +17,11 @@ const MIGRATIONS: &[Migration] = &[
         description: "approvals",
         sql: include_str!("../../migrations/postgres/0002_approvals.sql"),
     },
+    Migration {
+        version: 3,
+        description: "runs",
+        sql: include_str!("../../migrations/postgres/0003_runs.sql"),
+    },
 ];
 
 /// Arbitrary key of the advisory lock that serialises migrations across replicas.
@@ -79,7 +84,7 @@ impl PgStore {
                 continue;
             }
             for statement in statements(migration.sql) {
-                sqlx::query(statement).execute(&mut *tx).await?;
+                sqlx::query(&statement).execute(&mut *tx).await?;
             }
             sqlx::query(
                 "insert into schema_migrations (version, description, applied_at) values ($1, $2, $3)",

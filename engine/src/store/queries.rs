@@ -14,8 +14,9 @@ macro_rules! impl_store {
         use crate::calls::{CallStatus, Channel, Decision, DecisionKind, Grant, GrantScope, ToolCall};
         use crate::config::ExpiryAction;
         use crate::events::{Event, EventKind, NewEvent};
-        use crate::ids::{BatchId, ConversationId, GrantId, MessageId, ToolCallId};
+        use crate::ids::{BatchId, ConversationId, GrantId, MessageId, RunId, ToolCallId};
         use crate::model::{Conversation, ConversationSummary, Message, Role};
+        use crate::runs::{Run, RunStatus};
         use crate::store::{from_millis, to_millis, Decided, DecisionChange, NewMessage, Store, StoreError};
 
         type DbRow = <$db as sqlx::Database>::Row;
@@ -82,6 +83,8 @@ macro_rules! impl_store {
                 id: ToolCallId::parse(&text("tool_call_id")?).map_err(|e| corrupt(T, e))?,
                 conversation_id: ConversationId::parse(&text("conversation_id")?).map_err(|e| corrupt(T, e))?,
                 batch_id: BatchId::parse(&text("batch_id")?).map_err(|e| corrupt(T, e))?,
+                run_id: opt_text("run_id")?.map(|r| RunId::parse(&r).map_err(|e| corrupt(T, e))).transpose()?,
+                message_seq: row.try_get("message_seq")?,
                 position: row.try_get("position")?,
                 source: text("source")?,
                 tool: text("tool")?,
@@ -98,6 +101,29 @@ macro_rules! impl_store {
                 created_at: from_millis(T, row.try_get("created_at")?)?,
                 updated_at: from_millis(T, row.try_get("updated_at")?)?,
             })
+        }
+
+        fn row_run(row: &DbRow) -> Result<Run, StoreError> {
+            const T: &str = "runs";
+            let id: String = row.try_get("run_id")?;
+            let conversation: String = row.try_get("conversation_id")?;
+            let status: String = row.try_get("status")?;
+            Ok(Run {
+                id: RunId::parse(&id).map_err(|e| corrupt(T, e))?,
+                conversation_id: ConversationId::parse(&conversation).map_err(|e| corrupt(T, e))?,
+                status: RunStatus::parse(&status).ok_or_else(|| corrupt(T, format!("status {status}")))?,
+                error: row.try_get("error")?,
+                created_at: from_millis(T, row.try_get("created_at")?)?,
+                updated_at: from_millis(T, row.try_get("updated_at")?)?,
+            })
+        }
+
+        fn run_event(run: &Run) -> NewEvent {
+            NewEvent {
+                conversation_id: run.conversation_id.clone(),
+                kind: EventKind::RunUpdated,
+                data: serde_json::to_value(run).expect("a run serialises"),
+            }
         }
 
         fn row_grant(row: &DbRow) -> Result<Grant, StoreError> {
@@ -204,13 +230,15 @@ macro_rules! impl_store {
             decision: &Decision,
             status: CallStatus,
             arguments: Option<&Value>,
+            result: Option<&Value>,
         ) -> Result<Option<(ToolCall, Event)>, StoreError> {
             let row = sqlx::query(
                 "update tool_calls set
                     status = $1, decision = $2, decided_by = $3, decided_at = $4,
                     decision_reason = $5, decision_channel = $6, updated_at = $4,
                     original_arguments = case when $7 is null then original_arguments else arguments end,
-                    arguments = coalesce($7, arguments)
+                    arguments = coalesce($7, arguments),
+                    result = coalesce($9, result)
                  where tool_call_id = $8 and status = 'pending_approval'
                  returning *",
             )
@@ -222,6 +250,7 @@ macro_rules! impl_store {
             .bind(decision.channel.as_str())
             .bind(arguments.map(|a| a.to_string()))
             .bind(call_id.as_str())
+            .bind(result.map(|r| r.to_string()))
             .fetch_optional(&mut **tx)
             .await?;
             let Some(row) = row else { return Ok(None) };
@@ -348,8 +377,9 @@ macro_rules! impl_store {
                 for c in calls {
                     sqlx::query(
                         "insert into tool_calls (tool_call_id, conversation_id, batch_id, position, source, tool,
-                            arguments, status, policy_reason, expires_at, default_action, created_at, updated_at)
-                         values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $12)",
+                            arguments, status, policy_reason, expires_at, default_action, created_at, updated_at,
+                            run_id, message_seq)
+                         values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $12, $13, $14)",
                     )
                     .bind(c.id.as_str())
                     .bind(c.conversation_id.as_str())
@@ -363,6 +393,8 @@ macro_rules! impl_store {
                     .bind(c.expires_at.map(to_millis))
                     .bind(c.default_action.as_str())
                     .bind(to_millis(c.created_at))
+                    .bind(c.run_id.as_ref().map(|r| r.as_str()))
+                    .bind(c.message_seq)
                     .execute(&mut *tx)
                     .await?;
                     audit(&mut tx, c, "propose", "agent", "system", c.created_at).await?;
@@ -404,7 +436,14 @@ macro_rules! impl_store {
             async fn decide(&self, change: &DecisionChange) -> Result<Decided, StoreError> {
                 let mut tx = self.writer().begin_with($begin).await?;
                 let applied =
-                    decide_in(&mut tx, &change.call_id, &change.decision, change.status, change.arguments.as_ref())
+                    decide_in(
+                        &mut tx,
+                        &change.call_id,
+                        &change.decision,
+                        change.status,
+                        change.arguments.as_ref(),
+                        change.result.as_ref(),
+                    )
                         .await?;
                 match applied {
                     Some((call, event)) => {
@@ -439,7 +478,7 @@ macro_rules! impl_store {
                     let id = ToolCallId::parse(&id).map_err(|e| corrupt("tool_calls", e))?;
                     // A concurrent single decision may have won meanwhile; the
                     // compare-and-set simply skips that call.
-                    if let Some(done) = decide_in(&mut tx, &id, decision, status, None).await? {
+                    if let Some(done) = decide_in(&mut tx, &id, decision, status, None, None).await? {
                         changed.push(done);
                     }
                 }
@@ -474,7 +513,7 @@ macro_rules! impl_store {
                         reason: Some(reason.to_owned()),
                         channel: Channel::System,
                     };
-                    if let Some(done) = decide_in(&mut tx, &id, &decision, status, None).await? {
+                    if let Some(done) = decide_in(&mut tx, &id, &decision, status, None, None).await? {
                         changed.push(done);
                     }
                 }
@@ -531,6 +570,180 @@ macro_rules! impl_store {
                 Ok(found.is_some())
             }
 
+            async fn insert_run(&self, run: &Run) -> Result<Event, StoreError> {
+                let mut tx = self.writer().begin_with($begin).await?;
+                sqlx::query(
+                    "insert into runs (run_id, conversation_id, status, created_at, updated_at) values ($1, $2, $3, $4, $4)",
+                )
+                .bind(run.id.as_str())
+                .bind(run.conversation_id.as_str())
+                .bind(run.status.as_str())
+                .bind(to_millis(run.created_at))
+                .execute(&mut *tx)
+                .await?;
+                let event = append_event(&mut tx, run_event(run), run.created_at).await?;
+                tx.commit().await?;
+                Ok(event)
+            }
+
+            async fn run(&self, id: &RunId) -> Result<Option<Run>, StoreError> {
+                let row = sqlx::query("select * from runs where run_id = $1")
+                    .bind(id.as_str())
+                    .fetch_optional(self.reader())
+                    .await?;
+                row.as_ref().map(row_run).transpose()
+            }
+
+            async fn acquire_run(&self, id: &RunId, owner: &str, now: DateTime<Utc>, until: DateTime<Utc>) -> Result<Option<Run>, StoreError> {
+                let row = sqlx::query(
+                    "update runs set lease_owner = $1, lease_until = $2
+                     where run_id = $3 and status in ('running', 'waiting')
+                       and (lease_until is null or lease_until < $4 or lease_owner = $1)
+                     returning *",
+                )
+                .bind(owner)
+                .bind(to_millis(until))
+                .bind(id.as_str())
+                .bind(to_millis(now))
+                .fetch_optional(self.writer())
+                .await?;
+                row.as_ref().map(row_run).transpose()
+            }
+
+            async fn release_run(&self, id: &RunId, owner: &str, status: RunStatus, error: Option<&str>, now: DateTime<Utc>) -> Result<Event, StoreError> {
+                let mut tx = self.writer().begin_with($begin).await?;
+                let row = sqlx::query(
+                    "update runs set status = $1, error = $2, updated_at = $3, lease_owner = null, lease_until = null
+                     where run_id = $4 and lease_owner = $5 returning *",
+                )
+                .bind(status.as_str())
+                .bind(error)
+                .bind(to_millis(now))
+                .bind(id.as_str())
+                .bind(owner)
+                .fetch_optional(&mut *tx)
+                .await?
+                .ok_or(StoreError::NotFound("leased run"))?;
+                let run = row_run(&row)?;
+                let event = append_event(&mut tx, run_event(&run), now).await?;
+                tx.commit().await?;
+                Ok(event)
+            }
+
+            async fn wake_run(&self, id: &RunId, now: DateTime<Utc>) -> Result<Option<Event>, StoreError> {
+                let mut tx = self.writer().begin_with($begin).await?;
+                let row = sqlx::query(
+                    "update runs set status = 'running', updated_at = $1 where run_id = $2 and status = 'waiting' returning *",
+                )
+                .bind(to_millis(now))
+                .bind(id.as_str())
+                .fetch_optional(&mut *tx)
+                .await?;
+                let Some(row) = row else {
+                    tx.rollback().await?;
+                    return Ok(None);
+                };
+                let run = row_run(&row)?;
+                let event = append_event(&mut tx, run_event(&run), now).await?;
+                tx.commit().await?;
+                Ok(Some(event))
+            }
+
+            async fn runs_to_step(&self, now: DateTime<Utc>, limit: i64) -> Result<Vec<RunId>, StoreError> {
+                let ids: Vec<String> = sqlx::query_scalar(
+                    "select run_id from runs where status = 'running' and (lease_until is null or lease_until < $1)
+                     order by updated_at limit $2",
+                )
+                .bind(to_millis(now))
+                .bind(limit)
+                .fetch_all(self.reader())
+                .await?;
+                ids.iter().map(|id| RunId::parse(id).map_err(|e| corrupt("runs", e))).collect()
+            }
+
+            async fn open_calls(&self, run: &RunId) -> Result<Vec<ToolCall>, StoreError> {
+                let found = sqlx::query(
+                    "select * from tool_calls where run_id = $1
+                       and status in ('requested', 'pending_approval', 'approved', 'executing')
+                     order by created_at, batch_id, position",
+                )
+                .bind(run.as_str())
+                .fetch_all(self.reader())
+                .await?;
+                found.iter().map(row_call).collect()
+            }
+
+            async fn claim_call(&self, id: &ToolCallId, now: DateTime<Utc>) -> Result<Option<(ToolCall, Event)>, StoreError> {
+                let mut tx = self.writer().begin_with($begin).await?;
+                let row = sqlx::query(
+                    "update tool_calls set status = 'executing', updated_at = $1
+                     where tool_call_id = $2 and status = 'approved' returning *",
+                )
+                .bind(to_millis(now))
+                .bind(id.as_str())
+                .fetch_optional(&mut *tx)
+                .await?;
+                let Some(row) = row else {
+                    tx.rollback().await?;
+                    return Ok(None);
+                };
+                let call = row_call(&row)?;
+                audit(&mut tx, &call, "execute", "agent", "system", now).await?;
+                let event = append_event(&mut tx, call_event(&call, EventKind::ToolCallUpdated), now).await?;
+                tx.commit().await?;
+                Ok(Some((call, event)))
+            }
+
+            async fn finish_call(&self, id: &ToolCallId, outcome: Result<Value, String>, now: DateTime<Utc>) -> Result<Option<(ToolCall, Event)>, StoreError> {
+                let (status, result, error) = match outcome {
+                    Ok(result) => (CallStatus::Completed, Some(result.to_string()), None),
+                    Err(error) => (CallStatus::Failed, None, Some(error)),
+                };
+                let mut tx = self.writer().begin_with($begin).await?;
+                let row = sqlx::query(
+                    "update tool_calls set status = $1, result = $2, error = $3, updated_at = $4
+                     where tool_call_id = $5 and status = 'executing' returning *",
+                )
+                .bind(status.as_str())
+                .bind(result)
+                .bind(error)
+                .bind(to_millis(now))
+                .bind(id.as_str())
+                .fetch_optional(&mut *tx)
+                .await?;
+                let Some(row) = row else {
+                    tx.rollback().await?;
+                    return Ok(None);
+                };
+                let call = row_call(&row)?;
+                audit(&mut tx, &call, call.status.as_str(), "agent", "system", now).await?;
+                let event = append_event(&mut tx, call_event(&call, EventKind::ToolCallUpdated), now).await?;
+                tx.commit().await?;
+                Ok(Some((call, event)))
+            }
+
+            async fn fail_interrupted(&self, now: DateTime<Utc>) -> Result<Vec<(ToolCall, Event)>, StoreError> {
+                // Only calls whose run no live process holds: another replica
+                // may be running the rest right now.
+                let ids: Vec<String> = sqlx::query_scalar(
+                    "select tool_call_id from tool_calls t where status = 'executing'
+                       and not exists (select 1 from runs r where r.run_id = t.run_id
+                                         and r.lease_until is not null and r.lease_until >= $1)",
+                )
+                .bind(to_millis(now))
+                .fetch_all(self.reader())
+                .await?;
+                let mut failed = Vec::with_capacity(ids.len());
+                for id in ids {
+                    let id = ToolCallId::parse(&id).map_err(|e| corrupt("tool_calls", e))?;
+                    let error = "interrupted: Airlock stopped while this call ran, so it was not run again".to_owned();
+                    if let Some(done) = self.finish_call(&id, Err(error), now).await? {
+                        failed.push(done);
+                    }
+                }
+                Ok(failed)
+            }
+
             async fn event_cursor(&self, id: &ConversationId) -> Result<i64, StoreError> {
                 let seq: Option<i64> = sqlx::query_scalar("select event_seq from conversations where conversation_id = $1")
                     .bind(id.as_str())
@@ -560,7 +773,7 @@ macro_rules! impl_store {
 
             async fn inbox_events_after(&self, event_id: i64, limit: i64) -> Result<Vec<Event>, StoreError> {
                 let found = sqlx::query(
-                    "select * from events where event_id > $1 and kind <> 'message.created' order by event_id limit $2",
+                    "select * from events where event_id > $1 and kind in ('tool_call.created', 'tool_call.updated') order by event_id limit $2",
                 )
                 .bind(event_id)
                 .bind(limit)

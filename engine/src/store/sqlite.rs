@@ -20,6 +20,11 @@ const MIGRATIONS: &[Migration] = &[
         description: "approvals",
         sql: include_str!("../../migrations/sqlite/0002_approvals.sql"),
     },
+    Migration {
+        version: 3,
+        description: "runs",
+        sql: include_str!("../../migrations/sqlite/0003_runs.sql"),
+    },
 ];
 
 /// A store in one SQLite file.
@@ -88,7 +93,7 @@ impl SqliteStore {
                     .await?;
             if applied.is_none() {
                 for statement in statements(migration.sql) {
-                    if let Err(e) = sqlx::query(statement).execute(&mut *conn).await {
+                    if let Err(e) = sqlx::query(&statement).execute(&mut *conn).await {
                         sqlx::query("rollback").execute(&mut *conn).await?;
                         return Err(e.into());
                     }

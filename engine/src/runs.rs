@@ -1,0 +1,57 @@
+//! Runs of the agent: from a person's message to the agent's final answer,
+//! across any number of pauses for approval.
+
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
+
+use crate::ids::{ConversationId, RunId};
+
+/// Where a run is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RunStatus {
+    /// A worker should step it.
+    Running,
+    /// Calls wait for a person.
+    Waiting,
+    /// The agent answered.
+    Done,
+    /// The model or the loop failed.
+    Failed,
+}
+
+impl RunStatus {
+    /// The stored name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RunStatus::Running => "running",
+            RunStatus::Waiting => "waiting",
+            RunStatus::Done => "done",
+            RunStatus::Failed => "failed",
+        }
+    }
+
+    /// Reads a stored name.
+    pub fn parse(value: &str) -> Option<Self> {
+        [Self::Running, Self::Waiting, Self::Done, Self::Failed]
+            .into_iter()
+            .find(|s| s.as_str() == value)
+    }
+}
+
+/// A run as stored.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Run {
+    /// Its id.
+    pub id: RunId,
+    /// Its conversation.
+    pub conversation_id: ConversationId,
+    /// Where it is.
+    pub status: RunStatus,
+    /// What failed, when it failed.
+    pub error: Option<String>,
+    /// When it started.
+    pub created_at: DateTime<Utc>,
+    /// When it last changed.
+    pub updated_at: DateTime<Utc>,
+}
