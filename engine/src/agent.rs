@@ -3,8 +3,39 @@
 
 pub mod demo_model;
 pub mod model;
+pub mod runner;
+pub mod transcript;
+pub mod worker;
+
+use serde_json::json;
 
 pub use model::{
     CallOutcome, Model, ModelError, ModelReply, ModelRequest, ProposedToolCall, TranscriptCall,
     Turn,
 };
+pub use runner::{Agent, StepOutcome};
+
+use crate::tools::ToolSpec;
+
+/// The source name of the agent's own tools.
+pub const AGENT_SOURCE: &str = "agent";
+
+/// The tool with which the agent asks the person a question.
+pub const QUESTION_TOOL: &str = "request_human_input";
+
+/// The question tool as offered to the model.
+pub fn question_tool() -> ToolSpec {
+    ToolSpec {
+        name: QUESTION_TOOL.into(),
+        description: "Ask the user a question and wait for the answer.".into(),
+        parameters: json!({
+            "type": "object",
+            "properties": {
+                "question": { "type": "string" },
+                "choices": { "type": "array", "items": { "type": "string" } }
+            },
+            "required": ["question"]
+        }),
+        read_only: false,
+    }
+}

@@ -9,10 +9,12 @@
 use chrono::Duration;
 use serde_json::Value;
 
+use crate::agent::{AGENT_SOURCE, QUESTION_TOOL};
 use crate::calls::{CallStatus, Channel, Decision, DecisionKind, Grant, GrantScope, ToolCall};
 use crate::engine::{Engine, EngineError};
 use crate::ids::{BatchId, ConversationId, GrantId, RunId, ToolCallId};
-use crate::policy::{CallFacts, Outcome};
+use crate::policy::{CallFacts, Outcome, Verdict as PolicyVerdict};
+use crate::runs::{Run, RunStatus};
 use crate::store::{Decided, DecisionChange, StoreError};
 
 /// Longest rejection reason, in characters.
@@ -100,6 +102,11 @@ fn checked_reason(reason: Option<String>) -> Result<Option<String>, EngineError>
     Ok(reason)
 }
 
+fn call_is_question(call: &Option<ToolCall>) -> bool {
+    call.as_ref()
+        .is_some_and(|c| c.tool == QUESTION_TOOL && c.source == AGENT_SOURCE)
+}
+
 fn already_decided(call: ToolCall) -> EngineError {
     let (by, at) = match call.decision {
         Some(d) => (d.by, d.at),
@@ -147,17 +154,7 @@ impl Engine {
         let batch_id = BatchId::new();
         let mut calls = Vec::with_capacity(proposals.len());
         for (position, p) in proposals.into_iter().enumerate() {
-            let granted = self
-                .inner
-                .store
-                .has_grant(&p.source, &p.tool, conversation)
-                .await?;
-            let verdict = self.inner.config.policy_for(&p.source).decide(CallFacts {
-                tool: &p.tool,
-                arguments: &p.arguments,
-                read_only_hint: p.read_only_hint,
-                granted,
-            });
+            let verdict = self.classify(conversation, &p).await?;
             let status = match verdict.outcome {
                 Outcome::Allow => CallStatus::Approved,
                 Outcome::Deny => CallStatus::Rejected,
@@ -195,6 +192,40 @@ impl Engine {
             .map_err(store_not_found)?;
         self.inner.events.publish(events);
         Ok(calls)
+    }
+
+    /// What the policy says about one proposal. Unknown tools are refused,
+    /// and the agent's questions always wait for a person.
+    async fn classify(
+        &self,
+        conversation: &ConversationId,
+        p: &ProposedCall,
+    ) -> Result<PolicyVerdict, EngineError> {
+        if p.source.is_empty() {
+            return Ok(PolicyVerdict {
+                outcome: Outcome::Deny,
+                hidden: true,
+                reason: format!("there is no tool named {}", p.tool),
+            });
+        }
+        if p.source == AGENT_SOURCE && p.tool == QUESTION_TOOL {
+            return Ok(PolicyVerdict {
+                outcome: Outcome::RequireApproval,
+                hidden: false,
+                reason: "the agent asks you a question".into(),
+            });
+        }
+        let granted = self
+            .inner
+            .store
+            .has_grant(&p.source, &p.tool, conversation)
+            .await?;
+        Ok(self.inner.config.policy_for(&p.source).decide(CallFacts {
+            tool: &p.tool,
+            arguments: &p.arguments,
+            read_only_hint: p.read_only_hint,
+            granted,
+        }))
     }
 
     /// Applies a person's decision to one pending call.
@@ -248,9 +279,18 @@ impl Engine {
             arguments,
             result: None,
         };
+        if call_is_question(&self.inner.store.tool_call(call_id).await?)
+            && !matches!(verdict, Verdict::Reject { .. })
+        {
+            return Err(EngineError::invalid(
+                "call",
+                "a question takes an answer, not an approval",
+            ));
+        }
         match self.inner.store.decide(&change).await? {
             Decided::Applied(call, event) => {
                 self.inner.events.publish([event]);
+                self.wake_runs([&call]).await?;
                 if let Verdict::AlwaysAllow { everywhere } = verdict {
                     let grant = Grant {
                         id: GrantId::new(),
@@ -336,6 +376,7 @@ impl Engine {
             .await?;
         let (calls, events): (Vec<_>, Vec<_>) = changed.into_iter().unzip();
         self.inner.events.publish(events);
+        self.wake_runs(&calls).await?;
         Ok(calls)
     }
 
@@ -358,6 +399,108 @@ impl Engine {
                 return Ok(total);
             }
         }
+    }
+
+    /// Answers a question the agent asked (`request_human_input`).
+    pub async fn answer(
+        &self,
+        call_id: &ToolCallId,
+        answer: &str,
+        reviewer: &Reviewer,
+    ) -> Result<ToolCall, EngineError> {
+        let by = reviewer.checked_name()?;
+        let answer = answer.trim();
+        if answer.is_empty() {
+            return Err(EngineError::invalid("answer", "the answer is empty"));
+        }
+        if answer.chars().count() > MAX_REASON_CHARS {
+            return Err(EngineError::invalid(
+                "answer",
+                format!("an answer is at most {MAX_REASON_CHARS} characters"),
+            ));
+        }
+        let call = self
+            .inner
+            .store
+            .tool_call(call_id)
+            .await?
+            .ok_or(EngineError::NotFound("tool call"))?;
+        if call.tool != QUESTION_TOOL {
+            return Err(EngineError::invalid(
+                "call",
+                "only questions take an answer",
+            ));
+        }
+        let change = DecisionChange {
+            call_id: call_id.clone(),
+            decision: Decision {
+                kind: DecisionKind::Approve,
+                by,
+                at: self.inner.clock.now(),
+                reason: None,
+                channel: reviewer.channel,
+            },
+            status: CallStatus::Completed,
+            arguments: None,
+            result: Some(serde_json::json!({ "answer": answer })),
+        };
+        match self.inner.store.decide(&change).await? {
+            Decided::Applied(call, event) => {
+                self.inner.events.publish([event]);
+                self.wake_runs([&call]).await?;
+                Ok(call)
+            }
+            Decided::AlreadyDecided(call) => Err(already_decided(call)),
+            Decided::NotFound => Err(EngineError::NotFound("tool call")),
+        }
+    }
+
+    /// Starts a run of the agent in a conversation.
+    pub async fn start_run(&self, conversation: &ConversationId) -> Result<Run, EngineError> {
+        let now = self.inner.clock.now();
+        let run = Run {
+            id: RunId::new(),
+            conversation_id: conversation.clone(),
+            status: RunStatus::Running,
+            error: None,
+            created_at: now,
+            updated_at: now,
+        };
+        let event = self
+            .inner
+            .store
+            .insert_run(&run)
+            .await
+            .map_err(store_not_found)?;
+        self.inner.events.publish([event]);
+        Ok(run)
+    }
+
+    /// Resumes the runs of decided calls once none of their calls waits for a person.
+    async fn wake_runs<'a>(
+        &self,
+        calls: impl IntoIterator<Item = &'a ToolCall>,
+    ) -> Result<(), EngineError> {
+        let mut runs: Vec<&RunId> = calls
+            .into_iter()
+            .filter_map(|c| c.run_id.as_ref())
+            .collect();
+        runs.sort();
+        runs.dedup();
+        for run in runs {
+            let open = self.inner.store.open_calls(run).await?;
+            if !open.iter().any(|c| c.status == CallStatus::PendingApproval) {
+                if let Some(event) = self
+                    .inner
+                    .store
+                    .wake_run(run, self.inner.clock.now())
+                    .await?
+                {
+                    self.inner.events.publish([event]);
+                }
+            }
+        }
+        Ok(())
     }
 
     /// The calls of a conversation, in order.

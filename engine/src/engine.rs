@@ -17,6 +17,9 @@ use crate::store::{NewMessage, Store, StoreError};
 /// Longest message a person may send, in characters.
 pub const MAX_MESSAGE_CHARS: usize = 20_000;
 
+/// Who decides when a person decides by writing in the chat.
+pub const CHAT_USER: &str = "chat user";
+
 /// How many conversations the home page lists.
 const CONVERSATION_LIST_LIMIT: i64 = 200;
 
@@ -105,6 +108,11 @@ impl Engine {
         &self.inner.config
     }
 
+    /// The clock the engine tells time by.
+    pub fn clock(&self) -> &Arc<dyn Clock> {
+        &self.inner.clock
+    }
+
     /// The store, for health checks.
     pub fn store(&self) -> &Arc<dyn Store> {
         &self.inner.store
@@ -145,6 +153,73 @@ impl Engine {
             conversation,
             messages,
         })
+    }
+
+    /// Gives a person's message to the agent. While calls wait for a
+    /// person, the message decides them: "approve", "yes" or "go ahead"
+    /// approves them all; "reject", "no" or "deny …" rejects them all with
+    /// the rest as the reason; a lone pending question takes the message as
+    /// its answer; anything else rejects them ("the user sent a new message
+    /// instead") and goes to the model. With no run under way, a run starts.
+    async fn hand_to_agent(&self, id: &ConversationId, content: &str) -> Result<(), EngineError> {
+        use crate::calls::CallStatus;
+        use crate::decisions::{Reviewer, Verdict};
+        use crate::runs::RunStatus;
+        let reviewer = Reviewer {
+            name: CHAT_USER.to_owned(),
+            channel: crate::calls::Channel::Chat,
+        };
+        let run = match self.inner.store.active_run(id).await? {
+            None => {
+                self.start_run(id).await?;
+                return Ok(());
+            }
+            Some(run) if run.status == RunStatus::Running => return Ok(()),
+            Some(run) => run,
+        };
+        let pending: Vec<_> = self
+            .inner
+            .store
+            .open_calls(&run.id)
+            .await?
+            .into_iter()
+            .filter(|c| c.status == CallStatus::PendingApproval)
+            .collect();
+        let questions: Vec<_> = pending
+            .iter()
+            .filter(|c| c.tool == crate::agent::QUESTION_TOOL)
+            .collect();
+        if pending.len() == 1 && questions.len() == 1 {
+            self.answer(&questions[0].id, content, &reviewer).await?;
+            return Ok(());
+        }
+        let (approve, reason) = match crate::intent::chat_intent(content) {
+            crate::intent::ChatIntent::Approve => (true, None),
+            crate::intent::ChatIntent::Reject(reason) => (false, reason),
+            crate::intent::ChatIntent::Other => (
+                false,
+                Some("the user sent a new message instead".to_owned()),
+            ),
+        };
+        let mut batches: Vec<_> = pending.iter().map(|c| c.batch_id.clone()).collect();
+        batches.dedup();
+        for batch in batches {
+            self.decide_batch(&batch, approve, reason.clone(), &reviewer)
+                .await?;
+        }
+        // Questions are not approved by "yes"; they go when the rest is rejected.
+        if !approve {
+            for q in questions {
+                let verdict = Verdict::Reject {
+                    reason: reason.clone(),
+                };
+                match self.decide(&q.id, verdict, &reviewer).await {
+                    Ok(_) | Err(EngineError::AlreadyDecided { .. }) => {}
+                    Err(e) => return Err(e),
+                }
+            }
+        }
+        Ok(())
     }
 
     /// A conversation's state for a new subscriber: the position of its
@@ -231,6 +306,7 @@ impl Engine {
                 other => other.into(),
             })?;
         self.inner.events.publish([event]);
+        self.hand_to_agent(id, content).await?;
         if message.seq == 1 {
             self.inner
                 .store
@@ -244,6 +320,7 @@ impl Engine {
 #[cfg(test)]
 mod tests {
     use super::*;
+
     use crate::clock::SystemClock;
     use crate::store::sqlite::SqliteStore;
 

@@ -10,6 +10,7 @@ pub mod decisions;
 pub mod engine;
 pub mod events;
 pub mod ids;
+pub mod intent;
 pub mod model;
 pub mod policy;
 pub mod runs;

@@ -164,6 +164,9 @@ pub trait Store: Send + Sync + std::fmt::Debug {
     /// Stores a new run with a `run.updated` event.
     async fn insert_run(&self, run: &Run) -> Result<Event, StoreError>;
 
+    /// The conversation's run that is running or waiting, if any.
+    async fn active_run(&self, conversation: &ConversationId) -> Result<Option<Run>, StoreError>;
+
     /// One run.
     async fn run(&self, id: &RunId) -> Result<Option<Run>, StoreError>;
 

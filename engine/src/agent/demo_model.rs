@@ -261,6 +261,18 @@ pub fn respond(turns: &[Turn]) -> ModelReply {
         })
         .collect();
     if since.is_empty() {
+        // A message that decided the previous turn's calls ("yes", "no,
+        // because …", or the answer to a question) asks for no new work:
+        // report how those calls ended.
+        if let Some(Turn::Assistant { calls, .. }) = last_user.checked_sub(1).map(|i| &turns[i]) {
+            let answered = calls
+                .iter()
+                .any(|c| matches!(c.outcome, CallOutcome::Answered { .. }));
+            let decided = crate::intent::chat_intent(text) != crate::intent::ChatIntent::Other;
+            if !calls.is_empty() && (answered || decided) {
+                return say(calls.iter().map(describe).collect::<Vec<_>>().join("\n\n"));
+            }
+        }
         return plan(text);
     }
     // "Clean up": after listing, propose deleting what was found, once.

@@ -467,10 +467,13 @@ macro_rules! impl_store {
                 status: CallStatus,
             ) -> Result<Vec<(ToolCall, Event)>, StoreError> {
                 let mut tx = self.writer().begin_with($begin).await?;
+                // Approving never covers the agent's questions: they need an answer.
                 let ids: Vec<String> = sqlx::query_scalar(
-                    "select tool_call_id from tool_calls where batch_id = $1 and status = 'pending_approval' order by position",
+                    "select tool_call_id from tool_calls where batch_id = $1 and status = 'pending_approval'
+                       and (source <> 'agent' or $2 <> 'approved') order by position",
                 )
                 .bind(batch_id.as_str())
+                .bind(status.as_str())
                 .fetch_all(&mut *tx)
                 .await?;
                 let mut changed = Vec::with_capacity(ids.len());
@@ -584,6 +587,17 @@ macro_rules! impl_store {
                 let event = append_event(&mut tx, run_event(run), run.created_at).await?;
                 tx.commit().await?;
                 Ok(event)
+            }
+
+            async fn active_run(&self, conversation: &ConversationId) -> Result<Option<Run>, StoreError> {
+                let row = sqlx::query(
+                    "select * from runs where conversation_id = $1 and status in ('running', 'waiting')
+                     order by created_at desc limit 1",
+                )
+                .bind(conversation.as_str())
+                .fetch_optional(self.reader())
+                .await?;
+                row.as_ref().map(row_run).transpose()
             }
 
             async fn run(&self, id: &RunId) -> Result<Option<Run>, StoreError> {

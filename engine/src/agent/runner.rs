@@ -1,0 +1,266 @@
+//! The agent loop. [`Agent::step`] takes a run as far as it can go: it runs
+//! approved calls, pauses while calls wait for a person, and asks the model
+//! for the next turn once every call of the last turn is final. Nothing waits
+//! in memory: a paused run is rows in the store, and any process can step it.
+//!
+//! A run is stepped by one process at a time (a lease in the store), and a
+//! call runs at most once (approved → executing is a compare-and-set).
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+
+use chrono::Duration;
+
+use super::model::{Model, ModelRequest};
+use super::{transcript, QUESTION_TOOL};
+use crate::calls::{CallStatus, ToolCall};
+use crate::decisions::ProposedCall;
+use crate::engine::{Engine, EngineError};
+use crate::ids::RunId;
+use crate::model::Role;
+use crate::runs::RunStatus;
+use crate::store::NewMessage;
+use crate::tools::{ToolSource, ToolSpec};
+
+/// How long a step may hold a run before another process may take it over.
+const LEASE_SECONDS: i64 = 30;
+
+/// Model turns one run may take; a model that keeps calling tools past this is stopped.
+const MAX_TURNS: usize = 25;
+
+/// How a step ended.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum StepOutcome {
+    /// Calls wait for a person; the run resumes when they are decided.
+    Waiting,
+    /// The agent answered; the run is over.
+    Done,
+    /// Another process holds the run, or it is already over.
+    Busy,
+    /// The model or a tool source failed; the run is over.
+    Failed(String),
+}
+
+/// Why the loop itself could not proceed (the store failed).
+pub type AgentError = EngineError;
+
+/// The agent: a model, the tool sources, and the engine that records it all.
+#[derive(Debug, Clone)]
+pub struct Agent {
+    engine: Engine,
+    model: Arc<dyn Model>,
+    sources: Arc<BTreeMap<String, Arc<dyn ToolSource>>>,
+    owner: String,
+}
+
+impl Agent {
+    /// An agent; `owner` names this process in run leases.
+    pub fn new(
+        engine: Engine,
+        model: Arc<dyn Model>,
+        sources: Vec<Arc<dyn ToolSource>>,
+        owner: impl Into<String>,
+    ) -> Self {
+        let sources = sources
+            .into_iter()
+            .map(|s| (s.name().to_owned(), s))
+            .collect();
+        Self {
+            engine,
+            model,
+            sources: Arc::new(sources),
+            owner: owner.into(),
+        }
+    }
+
+    /// The engine the agent records into.
+    pub fn engine(&self) -> &Engine {
+        &self.engine
+    }
+
+    /// The tools the model is offered: every source's tools its policy does
+    /// not hide, plus the built-in question tool.
+    pub fn offered_tools(&self) -> Vec<ToolSpec> {
+        let config = self.engine.config();
+        let mut tools: Vec<ToolSpec> = self
+            .sources
+            .iter()
+            .flat_map(|(name, source)| {
+                let policy = config.policy_for(name).clone();
+                source
+                    .tools()
+                    .into_iter()
+                    .filter(move |t| policy.is_visible(&t.name))
+            })
+            .collect();
+        tools.push(super::question_tool());
+        tools
+    }
+
+    /// The source offering `tool`, if any.
+    fn source_of(&self, tool: &str) -> Option<(&str, &Arc<dyn ToolSource>)> {
+        self.sources
+            .iter()
+            .find(|(_, s)| s.tools().iter().any(|t| t.name == tool))
+            .map(|(n, s)| (n.as_str(), s))
+    }
+
+    /// Takes the run as far as it can go.
+    pub async fn step(&self, run_id: &RunId) -> Result<StepOutcome, AgentError> {
+        let store = self.engine.store().clone();
+        let clock = self.engine.clock();
+        let lease = |now| now + Duration::seconds(LEASE_SECONDS);
+        let now = clock.now();
+        let Some(run) = store
+            .acquire_run(run_id, &self.owner, now, lease(now))
+            .await?
+        else {
+            return Ok(StepOutcome::Busy);
+        };
+        for _ in 0..MAX_TURNS {
+            for call in store.open_calls(run_id).await? {
+                if call.status == CallStatus::Approved {
+                    self.execute(&call).await?;
+                }
+            }
+            let open = store.open_calls(run_id).await?;
+            if open.iter().any(|c| c.status == CallStatus::PendingApproval) {
+                self.release(run_id, RunStatus::Waiting, None).await?;
+                return Ok(StepOutcome::Waiting);
+            }
+            if !open.is_empty() {
+                // Calls still executing elsewhere (a lease that ran out while a
+                // tool ran): leave the run to the process that runs them.
+                self.release(run_id, RunStatus::Running, None).await?;
+                return Ok(StepOutcome::Busy);
+            }
+            let messages = store.messages(&run.conversation_id).await?;
+            let calls = store.tool_calls(&run.conversation_id).await?;
+            let request = ModelRequest {
+                turns: transcript::turns(&messages, &calls),
+                tools: self.offered_tools(),
+            };
+            let reply = match self.model.reply(&request, &|_| {}).await {
+                Ok(reply) => reply,
+                Err(e) => {
+                    let text = format!("I could not reach the model: {e}");
+                    self.say(&run.conversation_id, &text).await?;
+                    self.release(run_id, RunStatus::Failed, Some(&e.to_string()))
+                        .await?;
+                    return Ok(StepOutcome::Failed(e.to_string()));
+                }
+            };
+            let message = self.say(&run.conversation_id, &reply.text).await?;
+            if reply.calls.is_empty() {
+                self.release(run_id, RunStatus::Done, None).await?;
+                return Ok(StepOutcome::Done);
+            }
+            let proposals = reply
+                .calls
+                .into_iter()
+                .map(|c| {
+                    let (source, read_only) = if c.tool == QUESTION_TOOL {
+                        (super::AGENT_SOURCE.to_owned(), false)
+                    } else {
+                        match self.source_of(&c.tool) {
+                            Some((name, s)) => {
+                                let read_only =
+                                    s.tools().iter().any(|t| t.name == c.tool && t.read_only);
+                                (name.to_owned(), read_only)
+                            }
+                            None => (String::new(), false),
+                        }
+                    };
+                    ProposedCall {
+                        source,
+                        tool: c.tool,
+                        arguments: c.arguments,
+                        read_only_hint: read_only,
+                    }
+                })
+                .collect();
+            self.engine
+                .propose_in_run(&run.conversation_id, Some((run_id, message.seq)), proposals)
+                .await?;
+            let now = clock.now();
+            if store
+                .acquire_run(run_id, &self.owner, now, lease(now))
+                .await?
+                .is_none()
+            {
+                return Ok(StepOutcome::Busy);
+            }
+        }
+        let error = format!("the agent stopped after {MAX_TURNS} turns without finishing");
+        self.say(&run.conversation_id, &format!("I stopped: {error}."))
+            .await?;
+        self.release(run_id, RunStatus::Failed, Some(&error))
+            .await?;
+        Ok(StepOutcome::Failed(error))
+    }
+
+    /// Runs one approved call, at most once.
+    async fn execute(&self, call: &ToolCall) -> Result<(), AgentError> {
+        let store = self.engine.store().clone();
+        let clock = self.engine.clock();
+        let Some((claimed, event)) = store.claim_call(&call.id, clock.now()).await? else {
+            return Ok(()); // someone else runs it
+        };
+        self.engine.events().publish([event]);
+        let outcome = match self.sources.get(&claimed.source) {
+            Some(source) => source
+                .call(&claimed.tool, &claimed.arguments)
+                .await
+                .map_err(|e| e.to_string()),
+            None => Err(format!("there is no tool named {}", claimed.tool)),
+        };
+        if let Some((_, event)) = store.finish_call(&claimed.id, outcome, clock.now()).await? {
+            self.engine.events().publish([event]);
+        }
+        Ok(())
+    }
+
+    async fn say(
+        &self,
+        conversation: &crate::ids::ConversationId,
+        text: &str,
+    ) -> Result<crate::model::Message, AgentError> {
+        let (message, event) = self
+            .engine
+            .store()
+            .append_message(NewMessage {
+                id: crate::ids::MessageId::new(),
+                conversation_id: conversation.clone(),
+                role: Role::Assistant,
+                content: text.to_owned(),
+                created_at: self.engine.clock().now(),
+            })
+            .await?;
+        self.engine.events().publish([event]);
+        Ok(message)
+    }
+
+    async fn release(
+        &self,
+        run_id: &RunId,
+        status: RunStatus,
+        error: Option<&str>,
+    ) -> Result<(), AgentError> {
+        let event = self
+            .engine
+            .store()
+            .release_run(
+                run_id,
+                &self.owner,
+                status,
+                error,
+                self.engine.clock().now(),
+            )
+            .await?;
+        self.engine.events().publish([event]);
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,360 @@
+//! Whole conversations through the demo model and the demo toolset, on a
+//! real SQLite file, stepping runs as the worker would.
+
+use std::sync::Arc;
+
+use serde_json::json;
+
+use super::*;
+use crate::agent::demo_model::DemoModel;
+use crate::calls::Channel;
+use crate::config::Config;
+use crate::decisions::{Reviewer, Verdict};
+use crate::ids::ConversationId;
+use crate::store::sqlite::SqliteStore;
+use crate::tools::demo::DemoTools;
+use crate::SystemClock;
+
+struct Fixture {
+    agent: Agent,
+    dir: tempfile::TempDir,
+}
+
+fn config() -> Config {
+    let mut config = Config::default();
+    let policy = crate::tools::demo::default_policy();
+    let compiled = policy.compile("(built-in)", "sources.demo").unwrap();
+    config.sources.insert(
+        "demo".into(),
+        crate::config::SourceConfig {
+            connection: crate::config::Connection::BuiltIn,
+            policy_config: policy,
+            policy: compiled,
+        },
+    );
+    config
+}
+
+async fn agent_at(dir: &std::path::Path, owner: &str) -> Agent {
+    let store = SqliteStore::open(dir.join("airlock.db").to_str().unwrap())
+        .await
+        .unwrap();
+    let engine = Engine::new(Arc::new(store), Arc::new(SystemClock), config());
+    let tools: Arc<dyn ToolSource> = Arc::new(DemoTools::open(dir).unwrap());
+    Agent::new(engine, Arc::new(DemoModel), vec![tools], owner)
+}
+
+impl Fixture {
+    async fn new() -> Self {
+        let dir = tempfile::tempdir().unwrap();
+        Self {
+            agent: agent_at(dir.path(), "test").await,
+            dir,
+        }
+    }
+
+    /// Posts a message and steps the run it starts or resumes.
+    async fn say(&self, conversation: &ConversationId, text: &str) -> StepOutcome {
+        self.agent
+            .engine()
+            .post_message(conversation, text)
+            .await
+            .unwrap();
+        self.step(conversation).await
+    }
+
+    async fn step(&self, conversation: &ConversationId) -> StepOutcome {
+        let run = self
+            .agent
+            .engine()
+            .store()
+            .active_run(conversation)
+            .await
+            .unwrap();
+        match run {
+            Some(run) => self.agent.step(&run.id).await.unwrap(),
+            None => StepOutcome::Busy,
+        }
+    }
+
+    async fn last_reply(&self, conversation: &ConversationId) -> String {
+        let view = self
+            .agent
+            .engine()
+            .conversation(conversation)
+            .await
+            .unwrap();
+        view.messages
+            .iter()
+            .rev()
+            .find(|m| m.role == Role::Assistant)
+            .unwrap()
+            .content
+            .clone()
+    }
+
+    async fn calls(&self, conversation: &ConversationId) -> Vec<ToolCall> {
+        self.agent.engine().tool_calls(conversation).await.unwrap()
+    }
+}
+
+fn you() -> Reviewer {
+    Reviewer {
+        name: "ana".into(),
+        channel: Channel::Chat,
+    }
+}
+
+#[tokio::test]
+async fn an_auto_approved_call_runs_and_the_model_answers() {
+    let f = Fixture::new().await;
+    let c = f.agent.engine().create_conversation().await.unwrap().id;
+    assert_eq!(f.say(&c, "list files").await, StepOutcome::Done);
+    let calls = f.calls(&c).await;
+    assert_eq!(calls.len(), 1);
+    assert_eq!(calls[0].status, CallStatus::Completed);
+    assert_eq!(
+        f.last_reply(&c).await,
+        "The workspace has 3 file(s): drafts/plan.md, notes.txt, todo.md."
+    );
+}
+
+#[tokio::test]
+async fn a_batch_of_three_gives_the_model_three_results() {
+    let f = Fixture::new().await;
+    let c = f.agent.engine().create_conversation().await.unwrap().id;
+    assert_eq!(
+        f.say(&c, "delete notes.txt, todo.md and drafts/plan.md")
+            .await,
+        StepOutcome::Waiting
+    );
+    let calls = f.calls(&c).await;
+    assert_eq!(
+        calls
+            .iter()
+            .filter(|c| c.status == CallStatus::PendingApproval)
+            .count(),
+        3
+    );
+    let engine = f.agent.engine();
+    engine
+        .decide(&calls[0].id, Verdict::Approve, &you())
+        .await
+        .unwrap();
+    assert_eq!(
+        f.step(&c).await,
+        StepOutcome::Waiting,
+        "two calls still wait"
+    );
+    engine
+        .decide(
+            &calls[1].id,
+            Verdict::Reject {
+                reason: Some("todo.md is still needed".into()),
+            },
+            &you(),
+        )
+        .await
+        .unwrap();
+    // Edited: delete a different file instead.
+    std::fs::write(f.dir.path().join("workspace/scratch.txt"), "tmp").unwrap();
+    engine
+        .decide(
+            &calls[2].id,
+            Verdict::Edit {
+                arguments: json!({ "path": "scratch.txt" }),
+            },
+            &you(),
+        )
+        .await
+        .unwrap();
+    assert_eq!(f.step(&c).await, StepOutcome::Done);
+    let reply = f.last_reply(&c).await;
+    assert!(reply.contains("I deleted notes.txt."), "{reply}");
+    assert!(
+        reply.contains("You rejected deleting todo.md (\"todo.md is still needed\")"),
+        "{reply}"
+    );
+    assert!(
+        reply.contains("I deleted scratch.txt. (You changed the arguments"),
+        "{reply}"
+    );
+    let workspace = f.dir.path().join("workspace");
+    assert!(!workspace.join("notes.txt").exists());
+    assert!(workspace.join("todo.md").exists());
+    assert!(
+        workspace.join("drafts/plan.md").exists(),
+        "the edited call ran as edited"
+    );
+    assert!(!workspace.join("scratch.txt").exists());
+}
+
+#[tokio::test]
+async fn a_restart_between_pause_and_decision_resumes_the_run() {
+    let f = Fixture::new().await;
+    let c = f.agent.engine().create_conversation().await.unwrap().id;
+    assert_eq!(f.say(&c, "delete notes.txt").await, StepOutcome::Waiting);
+    let call = f.calls(&c).await.remove(0);
+    // A new process over the same data directory.
+    let restarted = agent_at(f.dir.path(), "second process").await;
+    restarted
+        .engine()
+        .decide(&call.id, Verdict::Approve, &you())
+        .await
+        .unwrap();
+    let run = restarted
+        .engine()
+        .store()
+        .active_run(&c)
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(restarted.step(&run.id).await.unwrap(), StepOutcome::Done);
+    assert!(!f.dir.path().join("workspace/notes.txt").exists());
+}
+
+#[tokio::test]
+async fn two_processes_racing_to_resume_resume_once() {
+    let f = Fixture::new().await;
+    let c = f.agent.engine().create_conversation().await.unwrap().id;
+    f.say(&c, "delete notes.txt").await;
+    let call = f.calls(&c).await.remove(0);
+    f.agent
+        .engine()
+        .decide(&call.id, Verdict::Approve, &you())
+        .await
+        .unwrap();
+    let other = agent_at(f.dir.path(), "other process").await;
+    let run = f
+        .agent
+        .engine()
+        .store()
+        .active_run(&c)
+        .await
+        .unwrap()
+        .unwrap();
+    let (a, b) = tokio::join!(f.agent.step(&run.id), other.step(&run.id));
+    let outcomes = [a.unwrap(), b.unwrap()];
+    assert!(outcomes.contains(&StepOutcome::Done), "{outcomes:?}");
+    assert!(outcomes.contains(&StepOutcome::Busy), "{outcomes:?}");
+    let view = f.agent.engine().conversation(&c).await.unwrap();
+    let replies = view
+        .messages
+        .iter()
+        .filter(|m| m.role == Role::Assistant)
+        .count();
+    assert_eq!(replies, 2, "one proposing turn and one answer, never twice");
+}
+
+#[tokio::test]
+async fn chat_words_decide_what_waits() {
+    let f = Fixture::new().await;
+    let c = f.agent.engine().create_conversation().await.unwrap().id;
+    f.say(&c, "delete notes.txt and todo.md").await;
+    assert_eq!(
+        f.say(&c, "no, those are still needed").await,
+        StepOutcome::Done
+    );
+    let reply = f.last_reply(&c).await;
+    assert!(reply.contains("(\"those are still needed\")"), "{reply}");
+    f.say(&c, "delete notes.txt").await;
+    assert_eq!(f.say(&c, "yes").await, StepOutcome::Done);
+    assert!(!f.dir.path().join("workspace/notes.txt").exists());
+    // Anything else rejects what waits and goes to the model.
+    f.say(&c, "delete todo.md").await;
+    assert_eq!(f.say(&c, "list files").await, StepOutcome::Done);
+    let todo = f
+        .calls(&c)
+        .await
+        .into_iter()
+        .rev()
+        .find(|c| c.tool == "delete_file")
+        .unwrap();
+    assert_eq!(todo.status, CallStatus::Rejected);
+    assert_eq!(
+        todo.decision.unwrap().reason.as_deref(),
+        Some("the user sent a new message instead")
+    );
+    assert!(f.last_reply(&c).await.contains("todo.md"));
+}
+
+#[tokio::test]
+async fn a_question_waits_for_its_answer() {
+    let f = Fixture::new().await;
+    let c = f.agent.engine().create_conversation().await.unwrap().id;
+    assert_eq!(
+        f.say(&c, "ask me which file to keep").await,
+        StepOutcome::Waiting
+    );
+    let question = f.calls(&c).await.remove(0);
+    assert_eq!(
+        (question.tool.as_str(), question.status),
+        ("request_human_input", CallStatus::PendingApproval)
+    );
+    assert!(f
+        .agent
+        .engine()
+        .decide(&question.id, Verdict::Approve, &you())
+        .await
+        .is_err());
+    assert_eq!(f.say(&c, "keep todo.md").await, StepOutcome::Done);
+    assert!(f
+        .last_reply(&c)
+        .await
+        .contains("you answered: \"keep todo.md\""));
+}
+
+#[tokio::test]
+async fn clean_up_lists_then_asks_to_delete_everything_found() {
+    let f = Fixture::new().await;
+    let c = f.agent.engine().create_conversation().await.unwrap().id;
+    assert_eq!(f.say(&c, "clean up").await, StepOutcome::Waiting);
+    let calls = f.calls(&c).await;
+    let deletes: Vec<_> = calls.iter().filter(|c| c.tool == "delete_file").collect();
+    assert_eq!(deletes.len(), 3);
+    assert!(deletes
+        .iter()
+        .all(|d| d.batch_id == deletes[0].batch_id && d.status == CallStatus::PendingApproval));
+    f.agent
+        .engine()
+        .decide_batch(&deletes[0].batch_id, true, None, &you())
+        .await
+        .unwrap();
+    assert_eq!(f.step(&c).await, StepOutcome::Done);
+    let files = std::fs::read_dir(f.dir.path().join("workspace"))
+        .unwrap()
+        .count();
+    assert_eq!(files, 1, "only the emptied drafts directory is left");
+}
+
+#[tokio::test]
+async fn an_interrupted_call_is_failed_not_rerun() {
+    let f = Fixture::new().await;
+    let c = f.agent.engine().create_conversation().await.unwrap().id;
+    f.say(&c, "delete notes.txt").await;
+    let call = f.calls(&c).await.remove(0);
+    let engine = f.agent.engine();
+    engine
+        .decide(&call.id, Verdict::Approve, &you())
+        .await
+        .unwrap();
+    // The process claims the call, then dies before finishing it.
+    engine
+        .store()
+        .claim_call(&call.id, chrono::Utc::now())
+        .await
+        .unwrap()
+        .unwrap();
+    let failed = engine
+        .store()
+        .fail_interrupted(chrono::Utc::now())
+        .await
+        .unwrap();
+    assert_eq!(failed.len(), 1);
+    assert_eq!(f.step(&c).await, StepOutcome::Done);
+    assert!(
+        f.dir.path().join("workspace/notes.txt").exists(),
+        "never re-run silently"
+    );
+    assert!(f.last_reply(&c).await.contains("interrupted"));
+}
