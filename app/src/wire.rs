@@ -28,12 +28,16 @@ pub enum Author {
     Assistant,
 }
 
-/// One message of a conversation.
+/// One message of a conversation. Its JSON is the engine's message, so the
+/// same type reads page data and live `message.created` events.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct MessageItem {
     /// Its id.
     pub id: String,
+    /// Its position in the conversation.
+    pub seq: i64,
     /// Who wrote it.
+    #[serde(rename = "role")]
     pub author: Author,
     /// Its text.
     pub content: String,
@@ -41,7 +45,122 @@ pub struct MessageItem {
     pub created_at: String,
 }
 
-/// A conversation with its messages.
+/// A recorded decision on a call.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct DecisionItem {
+    /// approve, edit, always_allow, reject or expire.
+    pub kind: String,
+    /// Who decided.
+    pub by: String,
+    /// When, RFC 3339.
+    pub at: String,
+    /// The reason given.
+    pub reason: Option<String>,
+}
+
+/// A tool call. Its JSON is the engine's tool call, so the same type reads
+/// page data and live `tool_call.*` events.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ToolCallItem {
+    /// Its id.
+    pub id: String,
+    /// The batch (model turn) it belongs to.
+    pub batch_id: String,
+    /// The assistant message whose turn proposed it.
+    pub message_seq: Option<i64>,
+    /// Its tool source.
+    pub source: String,
+    /// The tool.
+    pub tool: String,
+    /// The arguments it runs with.
+    pub arguments: serde_json::Value,
+    /// The arguments as proposed, when a reviewer edited them.
+    pub original_arguments: Option<serde_json::Value>,
+    /// The machine status (`pending_approval`, `completed`, …).
+    pub status: String,
+    /// Why the policy decided as it did.
+    pub policy_reason: String,
+    /// When a pending approval lapses, RFC 3339.
+    pub expires_at: Option<String>,
+    /// The decision, once taken.
+    pub decision: Option<DecisionItem>,
+    /// The result, once completed.
+    pub result: Option<serde_json::Value>,
+    /// The error, once failed.
+    pub error: Option<String>,
+}
+
+impl ToolCallItem {
+    /// Whether a person can still decide it.
+    pub fn can_decide(&self) -> bool {
+        self.status == "pending_approval"
+    }
+
+    /// The status as people read it.
+    pub fn status_label(&self) -> &'static str {
+        match self.status.as_str() {
+            "requested" => "Requested",
+            "pending_approval" => "Pending approval",
+            "approved" => "Approved",
+            "rejected" => "Rejected",
+            "executing" => "Executing…",
+            "completed" => "Completed",
+            "failed" => "Failed",
+            "expired" => "Expired",
+            "cancelled" => "Cancelled",
+            _ => "Unknown",
+        }
+    }
+
+    /// The arguments as indented JSON.
+    pub fn arguments_text(&self) -> String {
+        serde_json::to_string_pretty(&self.arguments).unwrap_or_default()
+    }
+
+    /// The result as people read it: text fields as text, the rest as JSON.
+    pub fn result_text(&self) -> Option<String> {
+        let result = self.result.as_ref()?;
+        Some(match result.get("content").and_then(|c| c.as_str()) {
+            Some(text) => text.to_owned(),
+            None => serde_json::to_string_pretty(result).unwrap_or_default(),
+        })
+    }
+
+    /// Who decided and why, for a decided card.
+    pub fn decision_text(&self) -> Option<String> {
+        let d = self.decision.as_ref()?;
+        let verb = match d.kind.as_str() {
+            "approve" => "Approved",
+            "edit" => "Approved with changes",
+            "always_allow" => "Always allowed",
+            "reject" => "Rejected",
+            "expire" => "Expired",
+            _ => "Decided",
+        };
+        Some(match &d.reason {
+            Some(reason) => format!("{verb} by {}: {reason}", d.by),
+            None => format!("{verb} by {}", d.by),
+        })
+    }
+
+    /// Replaces this call with a newer copy of itself, never an older one.
+    pub fn is_newer_than(&self, other: &ToolCallItem) -> bool {
+        status_rank(&self.status) >= status_rank(&other.status)
+    }
+}
+
+/// Orders statuses along a call's life, so a late event never moves a card back.
+fn status_rank(status: &str) -> u8 {
+    match status {
+        "requested" => 0,
+        "pending_approval" => 1,
+        "approved" => 2,
+        "executing" => 3,
+        _ => 4,
+    }
+}
+
+/// A conversation with everything its chat shows.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ConversationDetail {
     /// Its id.
@@ -50,6 +169,12 @@ pub struct ConversationDetail {
     pub title: String,
     /// Its messages in order.
     pub messages: Vec<MessageItem>,
+    /// Its tool calls in order.
+    pub tool_calls: Vec<ToolCallItem>,
+    /// The position of its newest event; live updates continue after it.
+    pub cursor: i64,
+    /// Whether the agent is working on it right now.
+    pub working: bool,
 }
 
 /// Says how long ago something happened, for people.
@@ -86,27 +211,21 @@ mod from_engine {
         }
     }
 
+    /// Converts through the engine's JSON, which the wire types mirror.
+    pub fn via_json<T: serde::Serialize, U: serde::de::DeserializeOwned>(value: &T) -> U {
+        serde_json::from_value(serde_json::to_value(value).expect("engine types serialise"))
+            .expect("wire types mirror the engine's JSON")
+    }
+
     impl From<engine::Message> for MessageItem {
         fn from(m: engine::Message) -> Self {
-            Self {
-                id: m.id.to_string(),
-                author: match m.role {
-                    engine::Role::User => Author::User,
-                    engine::Role::Assistant => Author::Assistant,
-                },
-                content: m.content,
-                created_at: m.created_at.to_rfc3339(),
-            }
+            via_json(&m)
         }
     }
 
-    impl From<engine::ConversationView> for ConversationDetail {
-        fn from(v: engine::ConversationView) -> Self {
-            Self {
-                id: v.conversation.id.to_string(),
-                title: v.conversation.title,
-                messages: v.messages.into_iter().map(Into::into).collect(),
-            }
+    impl From<engine::calls::ToolCall> for ToolCallItem {
+        fn from(c: engine::calls::ToolCall) -> Self {
+            via_json(&c)
         }
     }
 }

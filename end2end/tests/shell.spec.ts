@@ -26,20 +26,22 @@ test('a message typed after hydration is sent and shown', async ({ page }) => {
   await send.click();
 
   const messages = page.getByRole('list', { name: 'Messages' });
-  await expect(messages.getByRole('listitem')).toHaveCount(1);
   await expect(messages).toContainText('tidy the drafts folder');
   await expect(message).toHaveValue('');
+  // The agent's answer arrives live, without a reload.
+  await expect(messages).toContainText("I'm Airlock's demo agent");
 
   // Enter sends too; Shift+Enter would add a line instead.
-  await message.fill('and list what is left');
+  await expect(page.getByRole('button', { name: 'Send' })).toBeDisabled();
+  await message.fill('list files');
   await message.press('Enter');
-  await expect(messages.getByRole('listitem')).toHaveCount(2);
+  await expect(messages).toContainText('The workspace has 3 file(s): drafts/plan.md, notes.txt, todo.md.');
 
   // The first message names the conversation in the list.
   await page.getByRole('link', { name: 'Conversations' }).first().click();
   const list = page.getByRole('list', { name: 'Conversations' });
   await expect(list.getByRole('link', { name: /tidy the drafts folder/ })).toBeVisible();
-  await expect(list).toContainText('2 messages');
+  await expect(list).toContainText('4 messages');
 });
 
 test('messages are stored: a reload shows them in order', async ({ page }) => {
@@ -47,17 +49,19 @@ test('messages are stored: a reload shows them in order', async ({ page }) => {
   await page.getByRole('button', { name: 'New conversation' }).click();
   await expect(page).toHaveURL(/\/c\//);
   const message = page.getByRole('textbox', { name: 'Message' });
-  for (const text of ['first', 'second']) {
+  const items = page.getByRole('list', { name: 'Messages' }).getByRole('listitem');
+  for (const [i, text] of ['first', 'second'].entries()) {
     await expect(page.getByRole('button', { name: 'Send' })).toBeDisabled();
     await message.fill(text);
     await page.getByRole('button', { name: 'Send' }).click();
-    await expect(page.getByRole('list', { name: 'Messages' })).toContainText(text);
+    // Each message gets the agent's answer before the next one goes.
+    await expect(items).toHaveCount(2 * (i + 1));
   }
   await page.reload();
-  const items = page.getByRole('list', { name: 'Messages' }).getByRole('listitem');
-  await expect(items).toHaveCount(2);
+  await expect(items).toHaveCount(4);
   await expect(items.nth(0)).toContainText('first');
-  await expect(items.nth(1)).toContainText('second');
+  await expect(items.nth(1)).toContainText("I'm Airlock's demo agent");
+  await expect(items.nth(2)).toContainText('second');
 });
 
 test('unknown addresses answer 404 with a page that leads home', async ({ page }) => {

@@ -30,6 +30,14 @@ pub enum EventKind {
 }
 
 impl EventKind {
+    /// Every kind.
+    pub const ALL: [EventKind; 4] = [
+        EventKind::MessageCreated,
+        EventKind::ToolCallCreated,
+        EventKind::ToolCallUpdated,
+        EventKind::RunUpdated,
+    ];
+
     /// The SSE event name and stored kind.
     pub fn as_str(self) -> &'static str {
         match self {
@@ -42,13 +50,7 @@ impl EventKind {
 
     /// Reads a stored kind.
     pub fn parse(value: &str) -> Option<Self> {
-        [
-            Self::MessageCreated,
-            Self::ToolCallCreated,
-            Self::ToolCallUpdated,
-        ]
-        .into_iter()
-        .find(|k| k.as_str() == value)
+        Self::ALL.into_iter().find(|k| k.as_str() == value)
     }
 
     /// Whether the approvals inbox follows this kind.
@@ -140,5 +142,18 @@ impl Events {
     /// the snapshot so nothing falls between the two.
     pub fn subscribe(&self) -> broadcast::Receiver<Arc<Event>> {
         self.sender.subscribe()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_kind_round_trips() {
+        for kind in EventKind::ALL {
+            assert_eq!(EventKind::parse(kind.as_str()), Some(kind));
+            assert_eq!(serde_json::to_value(kind).unwrap(), kind.as_str());
+        }
     }
 }

@@ -19,7 +19,11 @@ use tokio::net::TcpListener;
 
 use app::state::AppState;
 use app::{shell, App};
-use engine::config::Config;
+use engine::agent::demo_model::DemoModel;
+use engine::agent::worker::run_worker;
+use engine::agent::Agent;
+use engine::config::{Config, Connection, SourceConfig};
+use engine::tools::demo::{self, DemoTools};
 use engine::{Engine, SystemClock};
 pub use settings::Settings;
 
@@ -43,16 +47,24 @@ pub fn router(state: AppState) -> Router {
         .with_state(state)
 }
 
-/// Opens the store and builds the state the router serves.
-pub async fn build_state(settings: &Settings) -> anyhow::Result<AppState> {
-    if !settings.database_url.contains("://") {
-        std::fs::create_dir_all(&settings.data_dir).with_context(|| {
-            format!(
-                "cannot create the data directory {}",
-                settings.data_dir.display()
-            )
-        })?;
-    }
+/// What startup builds: the state the router serves and the agent the
+/// worker steps.
+#[derive(Debug, Clone)]
+pub struct Services {
+    /// The router's state.
+    pub state: AppState,
+    /// The agent, with its model and tool sources.
+    pub agent: Agent,
+}
+
+/// Opens the store, the tool sources and the model, and builds the services.
+pub async fn build(settings: &Settings) -> anyhow::Result<Services> {
+    std::fs::create_dir_all(&settings.data_dir).with_context(|| {
+        format!(
+            "cannot create the data directory {}",
+            settings.data_dir.display()
+        )
+    })?;
     let store = engine::store::connect(&settings.database_url)
         .await
         .with_context(|| {
@@ -61,18 +73,58 @@ pub async fn build_state(settings: &Settings) -> anyhow::Result<AppState> {
                 redact(&settings.database_url)
             )
         })?;
-    let config = load_config(settings)?;
+    let mut config = load_config(settings)?;
+    if !config.sources.contains_key(demo::SOURCE) {
+        let policy = demo::default_policy();
+        let compiled = policy.compile("(built-in)", "sources.demo")?;
+        config.sources.insert(
+            demo::SOURCE.to_owned(),
+            SourceConfig {
+                connection: Connection::BuiltIn,
+                policy_config: policy,
+                policy: compiled,
+            },
+        );
+    }
     let engine = Engine::new(store, Arc::new(SystemClock), config);
+    let tools = DemoTools::open(&settings.data_dir).with_context(|| {
+        format!(
+            "cannot open the demo workspace in {}",
+            settings.data_dir.display()
+        )
+    })?;
+    let owner = format!("{}:{}", std::process::id(), uuid_suffix());
+    let agent = Agent::new(
+        engine.clone(),
+        Arc::new(DemoModel),
+        vec![Arc::new(tools)],
+        owner,
+    );
     let leptos_options = LeptosOptions::builder()
         .output_name("airlock")
         .site_root(settings.site_root.as_str())
         .site_pkg_dir("pkg")
         .site_addr(settings.addr)
         .build();
-    Ok(AppState {
+    let state = AppState {
         leptos_options,
         engine,
-    })
+    };
+    Ok(Services { state, agent })
+}
+
+/// A short random suffix, so two processes with the same pid (in two
+/// containers) never share run leases.
+fn uuid_suffix() -> String {
+    use std::hash::{BuildHasher, Hasher};
+    let mut h = std::collections::hash_map::RandomState::new().build_hasher();
+    h.write_u128(
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.as_nanos())
+            .unwrap_or(0),
+    );
+    format!("{:08x}", h.finish() as u32)
 }
 
 /// Reads the configuration file, if one is set. An invalid file stops startup
@@ -92,10 +144,14 @@ pub async fn launch(
     listener: TcpListener,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> anyhow::Result<()> {
-    let state = build_state(&settings).await?;
+    let Services { state, agent } = build(&settings).await?;
     let store = state.engine.store().backend();
     let (stop_workers, workers_stop) = tokio::sync::watch::channel(false);
-    let expiry = tokio::spawn(workers::run_expiry(state.engine.clone(), workers_stop));
+    let expiry = tokio::spawn(workers::run_expiry(
+        state.engine.clone(),
+        workers_stop.clone(),
+    ));
+    let runner = tokio::spawn(run_worker(agent, workers_stop));
     let events = state.engine.events().clone();
     let app = router(state);
     let addr = listener.local_addr()?;
@@ -111,6 +167,7 @@ pub async fn launch(
         .await?;
     let _ = stop_workers.send(true);
     let _ = expiry.await;
+    let _ = runner.await;
     Ok(())
 }
 

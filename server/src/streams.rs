@@ -14,11 +14,12 @@ use std::convert::Infallible;
 use std::sync::Arc;
 use std::time::Duration;
 
-use axum::extract::{Path, State};
+use axum::extract::{Path, Query, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::sse::{Event as SseEvent, KeepAlive, Sse};
 use axum::response::{IntoResponse, Response};
 use axum::Json;
+use serde::Deserialize;
 use serde_json::json;
 use tokio::sync::{broadcast, mpsc};
 use tokio_stream::wrappers::ReceiverStream;
@@ -81,10 +82,18 @@ impl Feed {
     }
 }
 
+/// Where to resume, for clients that cannot set `Last-Event-ID` on their
+/// first connection (a browser's `EventSource`): `?after=<id>`.
+#[derive(Debug, Deserialize)]
+pub struct Resume {
+    after: Option<i64>,
+}
+
 /// `GET /api/conversations/{id}/events`
 pub async fn conversation_events(
     State(state): State<AppState>,
     Path(id): Path<String>,
+    Query(resume): Query<Resume>,
     headers: HeaderMap,
 ) -> Response {
     let Ok(id) = ConversationId::parse(&id) else {
@@ -94,12 +103,16 @@ pub async fn conversation_events(
     if let Err(EngineError::NotFound(what)) = state.engine.conversation_snapshot(&id).await {
         return not_found(what);
     }
-    stream(state.engine, Feed::Conversation(id), &headers)
+    stream(state.engine, Feed::Conversation(id), resume.after, &headers)
 }
 
 /// `GET /api/approvals/events`
-pub async fn inbox_events(State(state): State<AppState>, headers: HeaderMap) -> Response {
-    stream(state.engine, Feed::Inbox, &headers)
+pub async fn inbox_events(
+    State(state): State<AppState>,
+    Query(resume): Query<Resume>,
+    headers: HeaderMap,
+) -> Response {
+    stream(state.engine, Feed::Inbox, resume.after, &headers)
 }
 
 fn not_found(what: &str) -> Response {
@@ -107,11 +120,14 @@ fn not_found(what: &str) -> Response {
     (StatusCode::NOT_FOUND, Json(body)).into_response()
 }
 
-fn stream(engine: Engine, feed: Feed, headers: &HeaderMap) -> Response {
+fn stream(engine: Engine, feed: Feed, after: Option<i64>, headers: &HeaderMap) -> Response {
+    // A reconnecting EventSource sends Last-Event-ID, which is newer than the
+    // `after` of the URL it first opened.
     let resume = headers
         .get("last-event-id")
         .and_then(|v| v.to_str().ok())
-        .and_then(|v| v.trim().parse::<i64>().ok());
+        .and_then(|v| v.trim().parse::<i64>().ok())
+        .or(after);
     let (tx, rx) = mpsc::channel(64);
     tokio::spawn(pump(engine, feed, resume, tx));
     Sse::new(ReceiverStream::new(rx))

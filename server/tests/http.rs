@@ -11,6 +11,7 @@ struct TestApp {
     engine: engine::Engine,
     client: reqwest::Client,
     _stop: oneshot::Sender<()>,
+    _stop_worker: tokio::sync::watch::Sender<bool>,
     _dir: tempfile::TempDir,
 }
 
@@ -27,7 +28,9 @@ impl TestApp {
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let addr: SocketAddr = listener.local_addr().unwrap();
         let (stop, stopped) = oneshot::channel::<()>();
-        let state = server::build_state(&settings).await.unwrap();
+        let server::Services { state, agent } = server::build(&settings).await.unwrap();
+        let (stop_worker, worker_stop) = tokio::sync::watch::channel(false);
+        tokio::spawn(engine::agent::worker::run_worker(agent, worker_stop));
         let engine = state.engine.clone();
         let app = server::router(state);
         tokio::spawn(async move {
@@ -46,6 +49,7 @@ impl TestApp {
             engine,
             client,
             _stop: stop,
+            _stop_worker: stop_worker,
             _dir: dir,
         }
     }
@@ -231,7 +235,7 @@ impl SseReader {
                     .await
                     .expect("an event within 5 s")
                     .unwrap()
-                    .expect("the stream stays open");
+                    .unwrap_or_else(|| panic!("the stream closed; unread: {:?}", self.buffer));
             self.buffer.push_str(std::str::from_utf8(&chunk).unwrap());
         }
     }
@@ -247,8 +251,47 @@ async fn post_message(app: &TestApp, id: &str, content: &str) {
     assert_eq!(res.status(), 200);
 }
 
+impl SseReader {
+    /// Reads events until the agent's run is over, and returns them.
+    async fn until_run_done(&mut self) -> Vec<Sse> {
+        let mut seen = Vec::new();
+        loop {
+            let event = self.next().await;
+            let done = event.event == "run.updated" && event.data["status"] == "done";
+            seen.push(event);
+            if done {
+                return seen;
+            }
+        }
+    }
+}
+
+fn kinds(events: &[Sse]) -> Vec<String> {
+    events
+        .iter()
+        .map(|e| match e.event.as_str() {
+            "run.updated" => format!("run {}", e.data["status"].as_str().unwrap()),
+            "tool_call.created" | "tool_call.updated" => {
+                format!(
+                    "{} {}",
+                    e.data["tool"].as_str().unwrap(),
+                    e.data["status"].as_str().unwrap()
+                )
+            }
+            "message.created" => format!("{} message", e.data["role"].as_str().unwrap()),
+            other => other.to_owned(),
+        })
+        .collect()
+}
+
+fn assert_contiguous(events: &[Sse], first: i64) {
+    let ids: Vec<i64> = events.iter().map(|e| e.id.parse().unwrap()).collect();
+    let expected: Vec<i64> = (first..first + ids.len() as i64).collect();
+    assert_eq!(ids, expected, "event ids run without gaps");
+}
+
 #[tokio::test]
-async fn a_conversation_stream_starts_with_a_snapshot_then_goes_live() {
+async fn a_conversation_stream_starts_with_a_snapshot_then_follows_the_agent_live() {
     let app = TestApp::spawn().await;
     let id: String = app
         .post_form("/api/fn/create_conversation", &[])
@@ -256,22 +299,35 @@ async fn a_conversation_stream_starts_with_a_snapshot_then_goes_live() {
         .json()
         .await
         .unwrap();
-    post_message(&app, &id, "first").await;
     let mut stream = SseReader::open(&app, &format!("/api/conversations/{id}/events"), None).await;
     let snapshot = stream.next().await;
     assert_eq!(
         (snapshot.event.as_str(), snapshot.id.as_str()),
-        ("snapshot", "1")
+        ("snapshot", "0")
     );
-    assert_eq!(snapshot.data["messages"][0]["content"], "first");
-    assert_eq!(snapshot.data["tool_calls"], serde_json::json!([]));
-    post_message(&app, &id, "second").await;
-    let live = stream.next().await;
+    assert_eq!(snapshot.data["messages"], serde_json::json!([]));
+
+    post_message(&app, &id, "list files").await;
+    let events = stream.until_run_done().await;
+    assert_contiguous(&events, 1);
     assert_eq!(
-        (live.event.as_str(), live.id.as_str()),
-        ("message.created", "2")
+        kinds(&events),
+        [
+            "user message",
+            "run running",
+            "assistant message",
+            "list_directory approved",
+            "list_directory executing",
+            "list_directory completed",
+            "assistant message",
+            "run done",
+        ]
     );
-    assert_eq!(live.data["content"], "second");
+    let reply = &events[6].data["content"];
+    assert_eq!(
+        reply,
+        "The workspace has 3 file(s): drafts/plan.md, notes.txt, todo.md."
+    );
 }
 
 #[tokio::test]
@@ -285,29 +341,41 @@ async fn a_reconnect_with_last_event_id_receives_every_missed_event_in_order() {
         .unwrap();
     let path = format!("/api/conversations/{id}/events");
     let mut stream = SseReader::open(&app, &path, None).await;
-    let snapshot = stream.next().await;
-    post_message(&app, &id, "seen live").await;
-    let seen = stream.next().await;
-    assert_eq!(seen.id, "1");
-    assert_eq!(snapshot.id, "0");
+    stream.next().await; // the snapshot
+    post_message(&app, &id, "hello").await;
+    let seen = stream.until_run_done().await;
+    let last_seen = seen.last().unwrap().id.clone();
     drop(stream); // the subscriber goes away
 
-    for i in 0..5 {
-        post_message(&app, &id, &format!("missed {i}")).await;
+    post_message(&app, &id, "read notes.txt").await;
+    // Wait, without a stream, until the agent has answered.
+    let conversation = engine::ConversationId::parse(&id).unwrap();
+    for _ in 0..100 {
+        if app
+            .engine
+            .store()
+            .active_run(&conversation)
+            .await
+            .unwrap()
+            .is_none()
+        {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
     }
-    let mut stream = SseReader::open(&app, &path, Some(&seen.id)).await;
-    for i in 0..5 {
-        let event = stream.next().await;
-        assert_eq!(event.event, "message.created");
-        assert_eq!(event.id, (i + 2).to_string());
-        assert_eq!(event.data["content"], format!("missed {i}"));
-    }
-    post_message(&app, &id, "live again").await;
-    let event = stream.next().await;
-    assert_eq!(
-        (event.id.as_str(), event.data["content"].as_str()),
-        ("7", Some("live again"))
-    );
+    let mut stream = SseReader::open(&app, &path, Some(&last_seen)).await;
+    let missed = stream.until_run_done().await;
+    assert_contiguous(&missed, last_seen.parse::<i64>().unwrap() + 1);
+    assert_eq!(missed[0].data["content"], "read notes.txt");
+    assert_eq!(kinds(&missed).last().unwrap(), "run done");
+    assert!(missed.iter().any(|e| e.data["content"]
+        .as_str()
+        .is_some_and(|t| t.starts_with("Here is notes.txt"))));
+
+    // And it stays live.
+    post_message(&app, &id, "list files").await;
+    let live = stream.until_run_done().await;
+    assert_contiguous(&live, missed.last().unwrap().id.parse::<i64>().unwrap() + 1);
 }
 
 #[tokio::test]

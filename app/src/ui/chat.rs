@@ -1,5 +1,7 @@
-//! The chat: messages and the composer.
+//! The chat: messages, tool call cards and the composer, kept live.
 
 pub mod chat_view;
 pub mod composer;
-pub mod message_list;
+pub mod live;
+pub mod timeline;
+pub mod tool_card;

@@ -289,7 +289,11 @@ macro_rules! impl_store {
 
             async fn list_conversations(&self, limit: i64) -> Result<Vec<ConversationSummary>, StoreError> {
                 let found = sqlx::query(
-                    "select c.*, (select count(*) from tool_calls t
+                    // Turns that only call tools leave an empty assistant
+                    // message as their anchor; people do not count those.
+                    "select c.*, (select count(*) from messages m
+                                  where m.conversation_id = c.conversation_id and m.content <> '') as shown_messages,
+                                 (select count(*) from tool_calls t
                                   where t.conversation_id = c.conversation_id
                                     and t.status = 'pending_approval') as pending_count
                      from conversations c
@@ -303,7 +307,7 @@ macro_rules! impl_store {
                     .map(|row| {
                         Ok(ConversationSummary {
                             conversation: row_conversation(row)?,
-                            message_count: row.try_get("message_seq")?,
+                            message_count: row.try_get("shown_messages")?,
                             pending_count: row.try_get("pending_count")?,
                         })
                     })

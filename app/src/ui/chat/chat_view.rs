@@ -5,22 +5,36 @@ use leptos_meta::Title;
 
 use crate::server_fns::conversations::PostMessage;
 use crate::ui::chat::composer::Composer;
-use crate::ui::chat::message_list::MessageList;
+use crate::ui::chat::live::{follow, LiveChat};
+use crate::ui::chat::timeline::Timeline;
 use crate::wire::ConversationDetail;
 
-/// The chat of a loaded conversation. It keeps the messages in a local signal
-/// and appends what the server confirms, so sending never reloads the page.
+/// The chat of a loaded conversation. It keeps the conversation in local
+/// signals, appends what the server confirms, and follows the live stream
+/// from the position the page was rendered at.
 #[component]
 pub fn ChatView(detail: ConversationDetail) -> impl IntoView {
-    let messages = RwSignal::new(detail.messages);
+    let live = LiveChat {
+        messages: RwSignal::new(detail.messages),
+        calls: RwSignal::new(detail.tool_calls),
+        working: RwSignal::new(detail.working),
+        reconnecting: RwSignal::new(false),
+    };
     let post = ServerAction::<PostMessage>::new();
     Effect::new(move |_| {
         if let Some(Ok(message)) = post.value().get() {
-            messages.update(|list| {
-                if !list.iter().any(|m| m.id == message.id) {
-                    list.push(message);
-                }
-            });
+            // Whether the agent works is told by the stream's run events,
+            // which may arrive before this answer does.
+            live.add_message(message);
+        }
+    });
+    let url = format!(
+        "/api/conversations/{}/events?after={}",
+        detail.id, detail.cursor
+    );
+    Effect::new(move |started: Option<()>| {
+        if started.is_none() {
+            follow(url.clone(), live);
         }
     });
 
@@ -30,9 +44,15 @@ pub fn ChatView(detail: ConversationDetail) -> impl IntoView {
             <div class="chat-head">
                 <a class="back-link" href="/">"← Conversations"</a>
                 <h1>{detail.title}</h1>
+                <Show when=move || live.reconnecting.get()>
+                    <span class="live-badge" role="status">"Reconnecting…"</span>
+                </Show>
             </div>
-            <MessageList messages=messages.read_only()/>
-            <Composer conversation_id=detail.id action=post/>
+            <Timeline live/>
+            <Show when=move || live.working.get()>
+                <p class="working" role="status">"Agent is working…"</p>
+            </Show>
+            <Composer conversation_id=detail.id action=post working=live.working.read_only()/>
         </div>
     }
 }

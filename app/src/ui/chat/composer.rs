@@ -9,7 +9,11 @@ use crate::ui::app::Hydrated;
 /// hydrated, Send is disabled while the box is empty or a send is under way,
 /// Enter sends (Shift+Enter adds a line), and the box clears on success.
 #[component]
-pub fn Composer(conversation_id: String, action: ServerAction<PostMessage>) -> impl IntoView {
+pub fn Composer(
+    conversation_id: String,
+    action: ServerAction<PostMessage>,
+    working: ReadSignal<bool>,
+) -> impl IntoView {
     let Hydrated(hydrated) = expect_context::<Hydrated>();
     let text = RwSignal::new(String::new());
     let pending = action.pending();
@@ -19,7 +23,8 @@ pub fn Composer(conversation_id: String, action: ServerAction<PostMessage>) -> i
             text.set(String::new());
         }
     });
-    let blocked = move || hydrated.get() && (pending.get() || text.read().trim().is_empty());
+    let blocked =
+        move || hydrated.get() && (pending.get() || working.get() || text.read().trim().is_empty());
     let error = move || match value.get() {
         Some(Err(e)) => Some(view! { <p class="form-error" role="alert">{e.to_string()}</p> }),
         _ => None,

@@ -1,0 +1,90 @@
+//! Messages and tool call cards in conversation order: each assistant
+//! message is followed by the cards of the calls its turn proposed.
+
+use leptos::prelude::*;
+
+use crate::ui::chat::live::LiveChat;
+use crate::ui::chat::tool_card::ToolCard;
+use crate::wire::{Author, MessageItem, ToolCallItem};
+
+#[derive(Debug, Clone, PartialEq)]
+enum Entry {
+    Message(MessageItem),
+    Call(Box<ToolCallItem>),
+}
+
+impl Entry {
+    /// Keyed on status too, so a card re-renders when its call moves on.
+    fn key(&self) -> String {
+        match self {
+            Entry::Message(m) => m.id.clone(),
+            Entry::Call(c) => format!("{}:{}:{}", c.id, c.status, c.decision.is_some()),
+        }
+    }
+}
+
+fn entries(messages: &[MessageItem], calls: &[ToolCallItem]) -> Vec<Entry> {
+    let mut out = Vec::with_capacity(messages.len() + calls.len());
+    for m in messages {
+        // A turn that only calls tools has no text worth a bubble.
+        if !(m.author == Author::Assistant && m.content.trim().is_empty()) {
+            out.push(Entry::Message(m.clone()));
+        }
+        out.extend(
+            calls
+                .iter()
+                .filter(|c| c.message_seq == Some(m.seq))
+                .cloned()
+                .map(|c| Entry::Call(Box::new(c))),
+        );
+    }
+    out.extend(
+        calls
+            .iter()
+            .filter(|c| c.message_seq.is_none())
+            .cloned()
+            .map(|c| Entry::Call(Box::new(c))),
+    );
+    out
+}
+
+/// The conversation so far.
+#[component]
+pub fn Timeline(live: LiveChat) -> impl IntoView {
+    let items = move || entries(&live.messages.read(), &live.calls.read());
+    view! {
+        <Show
+            when=move || !live.messages.read().is_empty()
+            fallback=|| view! {
+                <div class="chat-empty">
+                    <p class="chat-empty-title">"What should the agent do?"</p>
+                    <p>"Try “list files”, “read notes.txt” or “delete notes.txt and todo.md”. Anything risky waits here for your approval before it runs."</p>
+                </div>
+            }
+        >
+            <ol class="messages" aria-label="Messages">
+                <For each=items key=Entry::key let:entry>
+                    {match entry {
+                        Entry::Message(message) => {
+                            let (class, who) = match message.author {
+                                Author::User => ("message from-user", "You"),
+                                Author::Assistant => ("message from-agent", "Agent"),
+                            };
+                            view! {
+                                <li class=class>
+                                    <span class="message-author">{who}</span>
+                                    <div class="message-body">{message.content}</div>
+                                </li>
+                            }
+                            .into_any()
+                        }
+                        Entry::Call(call) => view! {
+                            <li class="call-entry"><ToolCard call=*call live/></li>
+                        }
+                        .into_any(),
+                    }}
+                </For>
+            </ol>
+        </Show>
+    }
+}

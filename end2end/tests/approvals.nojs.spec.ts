@@ -1,0 +1,24 @@
+import { test, expect } from './fixtures';
+
+test('without JavaScript, a pending call can be approved and rejected', async ({ page }) => {
+  await page.goto('/');
+  await page.getByRole('button', { name: 'New conversation' }).click();
+  await page.getByRole('textbox', { name: 'Message' }).fill('delete notes.txt and todo.md');
+  await page.getByRole('button', { name: 'Send' }).click();
+  // Without a live stream, the page shows the agent's turn once reloaded.
+  const cards = page.getByRole('article', { name: 'delete_file call' });
+  await expect(async () => {
+    await page.reload();
+    await expect(cards).toHaveCount(2, { timeout: 500 });
+  }).toPass();
+  await cards.nth(0).getByRole('button', { name: 'Approve' }).click();
+  await cards.nth(1).getByRole('textbox', { name: 'Reason' }).fill('keep the list');
+  await cards.nth(1).getByRole('button', { name: 'Reject' }).click();
+  await expect(async () => {
+    await page.reload();
+    await expect(page.getByRole('list', { name: 'Messages' })).toContainText('I deleted notes.txt.', { timeout: 500 });
+  }).toPass();
+  await expect(cards.nth(0)).toHaveAttribute('data-status', 'completed');
+  await expect(cards.nth(1)).toHaveAttribute('data-status', 'rejected');
+  await expect(cards.nth(1)).toContainText('keep the list');
+});

@@ -1,0 +1,93 @@
+import { test, expect } from './fixtures';
+import type { Page } from '@playwright/test';
+
+/** Starts a conversation and waits for hydration (Send turns disabled when empty). */
+async function newConversation(page: Page) {
+  await page.goto('/');
+  await page.getByRole('button', { name: 'New conversation' }).click();
+  await expect(page).toHaveURL(/\/c\/conv_/);
+  await expect(page.getByRole('button', { name: 'Send' })).toBeDisabled();
+}
+
+async function send(page: Page, text: string) {
+  await page.getByRole('textbox', { name: 'Message' }).fill(text);
+  await page.getByRole('button', { name: 'Send' }).click();
+}
+
+test('an auto-approved call runs at once and the agent reports it', async ({ page }) => {
+  await newConversation(page);
+  await send(page, 'list files');
+  const card = page.getByRole('article', { name: 'list_directory call' });
+  await expect(card).toHaveAttribute('data-status', 'completed');
+  await expect(card).toContainText('Completed');
+  await expect(card).toContainText('list_directory matches auto_approved_tools');
+  await expect(page.getByRole('list', { name: 'Messages' })).toContainText('The workspace has 3 file(s)');
+});
+
+test('a pending call waits, is approved, runs, and the agent replies', async ({ page }) => {
+  await newConversation(page);
+  await send(page, 'delete notes.txt');
+  const card = page.getByRole('article', { name: 'delete_file call' });
+  await expect(card).toHaveAttribute('data-status', 'pending_approval');
+  await expect(card).toContainText('Pending approval');
+  await expect(card).toContainText('delete_file is listed in require_approval');
+  await card.getByRole('button', { name: 'Approve' }).click();
+  await expect(card).toHaveAttribute('data-status', 'completed');
+  await expect(card).toContainText('Approved by chat user');
+  await expect(page.getByRole('list', { name: 'Messages' })).toContainText('I deleted notes.txt.');
+  // Reloading shows exactly the stored state.
+  await page.reload();
+  await expect(page.getByRole('article', { name: 'delete_file call' })).toHaveAttribute('data-status', 'completed');
+});
+
+test('a rejection with a reason is shown and the agent acknowledges it', async ({ page }) => {
+  await newConversation(page);
+  await send(page, 'delete todo.md');
+  const card = page.getByRole('article', { name: 'delete_file call' });
+  await expect(card).toHaveAttribute('data-status', 'pending_approval');
+  await card.getByRole('textbox', { name: 'Reason' }).fill('the list is still needed');
+  await card.getByRole('button', { name: 'Reject' }).click();
+  await expect(card).toHaveAttribute('data-status', 'rejected');
+  await expect(card).toContainText('Rejected by chat user: the list is still needed');
+  await expect(page.getByRole('list', { name: 'Messages' })).toContainText(
+    'You rejected deleting todo.md ("the list is still needed"), so I left it alone.',
+  );
+});
+
+test('a decision in one tab shows in another', async ({ page, context }) => {
+  await newConversation(page);
+  await send(page, 'delete notes.txt');
+  const other = await context.newPage();
+  await other.goto(page.url());
+  const mine = page.getByRole('article', { name: 'delete_file call' });
+  const theirs = other.getByRole('article', { name: 'delete_file call' });
+  await expect(theirs).toHaveAttribute('data-status', 'pending_approval');
+  await expect(other.getByRole('button', { name: 'Send' })).toBeDisabled(); // hydrated
+  await mine.getByRole('button', { name: 'Approve' }).click();
+  await expect(theirs).toHaveAttribute('data-status', 'completed');
+  await expect(other.getByRole('list', { name: 'Messages' })).toContainText('I deleted notes.txt.');
+});
+
+test('a call pending across a server restart is approved and runs', async ({ page, airlock }) => {
+  await newConversation(page);
+  await send(page, 'delete drafts/plan.md');
+  await expect(page.getByRole('article', { name: 'delete_file call' })).toHaveAttribute('data-status', 'pending_approval');
+  await airlock.restart();
+  await page.reload();
+  const card = page.getByRole('article', { name: 'delete_file call' });
+  await expect(card).toHaveAttribute('data-status', 'pending_approval');
+  await expect(page.getByRole('button', { name: 'Send' })).toBeDisabled(); // hydrated
+  await card.getByRole('button', { name: 'Approve' }).click();
+  await expect(card).toHaveAttribute('data-status', 'completed');
+  await expect(page.getByRole('list', { name: 'Messages' })).toContainText('I deleted drafts/plan.md.');
+});
+
+test('tool arguments with markup render as text', async ({ page }) => {
+  await newConversation(page);
+  const hostile = '<img src=x onerror="window.__pwned=1">.txt';
+  await send(page, `delete ${hostile}`);
+  const card = page.getByRole('article', { name: 'delete_file call' });
+  await expect(card).toContainText(hostile.replace(/"/g, '\\"'));
+  expect(await page.evaluate(() => (window as unknown as { __pwned?: number }).__pwned)).toBeUndefined();
+  await expect(page.getByRole('img')).toHaveCount(0);
+});
