@@ -4,5 +4,6 @@ pub mod app;
 pub mod chat;
 pub mod common;
 pub mod conversations;
+pub mod inbox;
 pub mod layout;
 pub mod pages;

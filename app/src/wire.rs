@@ -16,6 +16,8 @@ pub struct ConversationItem {
     pub updated_label: String,
     /// How many messages it has.
     pub message_count: i64,
+    /// How many of its calls wait for a person.
+    pub pending_count: i64,
 }
 
 /// Who wrote a message, as the browser shows it.
@@ -64,6 +66,8 @@ pub struct DecisionItem {
 pub struct ToolCallItem {
     /// Its id.
     pub id: String,
+    /// The conversation it belongs to.
+    pub conversation_id: String,
     /// The batch (model turn) it belongs to.
     pub batch_id: String,
     /// The assistant message whose turn proposed it.
@@ -88,6 +92,42 @@ pub struct ToolCallItem {
     pub result: Option<serde_json::Value>,
     /// The error, once failed.
     pub error: Option<String>,
+    /// When the agent proposed it, RFC 3339.
+    pub created_at: String,
+}
+
+/// One argument a reviewer changed, for the card of an edited call.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ArgumentChange {
+    /// The argument's name.
+    pub name: String,
+    /// Its value as proposed, as JSON; `None` when the reviewer added it.
+    pub before: Option<String>,
+    /// Its value as run, as JSON; `None` when the reviewer removed it.
+    pub after: Option<String>,
+}
+
+/// The name of the agent's question tool and the source of the agent's tools.
+pub const QUESTION_TOOL: &str = "request_human_input";
+const AGENT_SOURCE: &str = "agent";
+
+/// Reads the arguments a reviewer typed: a JSON object, or a message saying
+/// what is wrong with it.
+pub fn parse_arguments(text: &str) -> Result<serde_json::Value, String> {
+    match serde_json::from_str::<serde_json::Value>(text) {
+        Ok(value) if value.is_object() => Ok(value),
+        Ok(_) => Err("arguments must be a JSON object, like {\"path\": \"notes.txt\"}".into()),
+        Err(e) => Err(format!("not valid JSON: {e}")),
+    }
+}
+
+/// "2026-11-23 10:12 UTC" from an RFC 3339 time in UTC, without a clock or
+/// a date library in the browser.
+pub fn time_label(rfc3339: &str) -> String {
+    match (rfc3339.get(..10), rfc3339.get(11..16)) {
+        (Some(day), Some(time)) => format!("{day} {time} UTC"),
+        _ => rfc3339.to_owned(),
+    }
 }
 
 impl ToolCallItem {
@@ -143,6 +183,69 @@ impl ToolCallItem {
         })
     }
 
+    /// Whether this is the agent asking the person a question.
+    pub fn is_question(&self) -> bool {
+        self.tool == QUESTION_TOOL && self.source == AGENT_SOURCE
+    }
+
+    /// The question the agent asks, for a question card.
+    pub fn question(&self) -> String {
+        self.arguments["question"]
+            .as_str()
+            .unwrap_or("The agent asks for your input.")
+            .to_owned()
+    }
+
+    /// The answers the agent offers to choose from, if any.
+    pub fn choices(&self) -> Vec<String> {
+        self.arguments["choices"]
+            .as_array()
+            .map(|list| {
+                list.iter()
+                    .filter_map(|c| c.as_str())
+                    .map(str::to_owned)
+                    .collect()
+            })
+            .unwrap_or_default()
+    }
+
+    /// The answer given to a question.
+    pub fn answer(&self) -> Option<String> {
+        Some(self.result.as_ref()?["answer"].as_str()?.to_owned())
+    }
+
+    /// What a reviewer changed, argument by argument, in name order.
+    pub fn argument_changes(&self) -> Vec<ArgumentChange> {
+        let (Some(before), Some(after)) = (
+            self.original_arguments.as_ref().and_then(|v| v.as_object()),
+            self.arguments.as_object(),
+        ) else {
+            return Vec::new();
+        };
+        let mut names: Vec<&String> = before.keys().chain(after.keys()).collect();
+        names.sort();
+        names.dedup();
+        names
+            .into_iter()
+            .filter(|name| before.get(*name) != after.get(*name))
+            .map(|name| ArgumentChange {
+                name: name.clone(),
+                before: before.get(name).map(|v| v.to_string()),
+                after: after.get(name).map(|v| v.to_string()),
+            })
+            .collect()
+    }
+
+    /// When it was decided, for people.
+    pub fn decided_at_label(&self) -> Option<String> {
+        Some(time_label(&self.decision.as_ref()?.at))
+    }
+
+    /// When a pending call lapses, for people.
+    pub fn expires_label(&self) -> Option<String> {
+        Some(format!("expires {}", time_label(self.expires_at.as_ref()?)))
+    }
+
     /// Replaces this call with a newer copy of itself, never an older one.
     pub fn is_newer_than(&self, other: &ToolCallItem) -> bool {
         status_rank(&self.status) >= status_rank(&other.status)
@@ -177,6 +280,26 @@ pub struct ConversationDetail {
     pub working: bool,
 }
 
+/// The approvals inbox as first rendered.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Inbox {
+    /// The position of the newest inbox event; live updates continue after it.
+    pub cursor: i64,
+    /// The calls waiting for a person, oldest first.
+    pub items: Vec<InboxItem>,
+}
+
+/// A waiting call in the inbox, with where it comes from.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct InboxItem {
+    /// The call.
+    pub call: ToolCallItem,
+    /// The title of its conversation.
+    pub conversation_title: String,
+    /// How long it has waited ("3 min ago").
+    pub age_label: String,
+}
+
 /// Says how long ago something happened, for people.
 pub fn ago(seconds: i64) -> String {
     match seconds {
@@ -207,6 +330,7 @@ mod from_engine {
                 updated_at: c.updated_at.to_rfc3339(),
                 updated_label: ago((now - c.updated_at).num_seconds()),
                 message_count: s.message_count,
+                pending_count: s.pending_count,
             }
         }
     }
@@ -215,6 +339,22 @@ mod from_engine {
     pub fn via_json<T: serde::Serialize, U: serde::de::DeserializeOwned>(value: &T) -> U {
         serde_json::from_value(serde_json::to_value(value).expect("engine types serialise"))
             .expect("wire types mirror the engine's JSON")
+    }
+
+    impl InboxItem {
+        /// The inbox entry of a waiting call, with its age relative to `now`.
+        pub fn from_call(
+            call: engine::calls::ToolCall,
+            conversation_title: String,
+            now: chrono::DateTime<chrono::Utc>,
+        ) -> Self {
+            let age_label = ago((now - call.created_at).num_seconds());
+            Self {
+                call: call.into(),
+                conversation_title,
+                age_label,
+            }
+        }
     }
 
     impl From<engine::Message> for MessageItem {
@@ -233,6 +373,82 @@ mod from_engine {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn call(arguments: serde_json::Value, original: Option<serde_json::Value>) -> ToolCallItem {
+        ToolCallItem {
+            id: "call_1".into(),
+            conversation_id: "conv_1".into(),
+            batch_id: "batch_1".into(),
+            message_seq: Some(1),
+            source: "demo".into(),
+            tool: "write_file".into(),
+            arguments,
+            original_arguments: original,
+            status: "approved".into(),
+            policy_reason: "write_file is listed in require_approval".into(),
+            expires_at: Some("2026-11-23T10:42:00.000Z".into()),
+            decision: None,
+            result: None,
+            error: None,
+            created_at: "2026-11-23T10:12:00.000Z".into(),
+        }
+    }
+
+    #[test]
+    fn an_edit_lists_changed_added_and_removed_arguments() {
+        let edited = call(
+            serde_json::json!({"path": "b.md", "content": "hi", "mode": "append"}),
+            Some(serde_json::json!({"path": "a.md", "content": "hi", "force": true})),
+        );
+        let changes = edited.argument_changes();
+        let seen: Vec<_> = changes
+            .iter()
+            .map(|c| (c.name.as_str(), c.before.as_deref(), c.after.as_deref()))
+            .collect();
+        assert_eq!(
+            seen,
+            [
+                ("force", Some("true"), None),
+                ("mode", None, Some("\"append\"")),
+                ("path", Some("\"a.md\""), Some("\"b.md\"")),
+            ]
+        );
+        assert!(call(serde_json::json!({"path": "a"}), None)
+            .argument_changes()
+            .is_empty());
+    }
+
+    #[test]
+    fn typed_arguments_must_be_a_json_object() {
+        assert_eq!(
+            parse_arguments(r#"{"path": "x"}"#),
+            Ok(serde_json::json!({"path": "x"}))
+        );
+        assert!(parse_arguments("[1]").unwrap_err().contains("JSON object"));
+        assert!(parse_arguments("{\"path\": ")
+            .unwrap_err()
+            .starts_with("not valid JSON"));
+    }
+
+    #[test]
+    fn times_read_in_utc_and_questions_offer_their_choices() {
+        let c = call(serde_json::json!({}), None);
+        assert_eq!(
+            c.expires_label().as_deref(),
+            Some("expires 2026-11-23 10:42 UTC")
+        );
+        assert_eq!(time_label("garbage"), "garbage");
+        let mut q = call(
+            serde_json::json!({"question": "Which?", "choices": ["a", 3, "b"]}),
+            None,
+        );
+        (q.tool, q.source) = (QUESTION_TOOL.into(), "agent".into());
+        assert!(q.is_question());
+        assert_eq!(
+            (q.question(), q.choices()),
+            ("Which?".into(), vec!["a".into(), "b".into()])
+        );
+    }
 
     #[test]
     fn ages_read_naturally() {

@@ -11,9 +11,11 @@ test('without JavaScript, a pending call can be approved and rejected', async ({
     await page.reload();
     await expect(cards).toHaveCount(2, { timeout: 500 });
   }).toPass();
-  await cards.nth(0).getByRole('button', { name: 'Approve' }).click();
+  await cards.nth(0).getByRole('button', { name: 'Approve', exact: true }).click();
+  // Reject opens its reason box natively, without JavaScript.
+  await cards.nth(1).getByRole('button', { name: 'Reject', exact: true }).click();
   await cards.nth(1).getByRole('textbox', { name: 'Reason' }).fill('keep the list');
-  await cards.nth(1).getByRole('button', { name: 'Reject' }).click();
+  await cards.nth(1).getByRole('button', { name: 'Confirm reject' }).click();
   await expect(async () => {
     await page.reload();
     await expect(page.getByRole('list', { name: 'Messages' })).toContainText('I deleted notes.txt.', { timeout: 500 });

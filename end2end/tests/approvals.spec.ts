@@ -1,18 +1,5 @@
 import { test, expect } from './fixtures';
-import type { Page } from '@playwright/test';
-
-/** Starts a conversation and waits for hydration (Send turns disabled when empty). */
-async function newConversation(page: Page) {
-  await page.goto('/');
-  await page.getByRole('button', { name: 'New conversation' }).click();
-  await expect(page).toHaveURL(/\/c\/conv_/);
-  await expect(page.getByRole('button', { name: 'Send' })).toBeDisabled();
-}
-
-async function send(page: Page, text: string) {
-  await page.getByRole('textbox', { name: 'Message' }).fill(text);
-  await page.getByRole('button', { name: 'Send' }).click();
-}
+import { newConversation, send } from './chat';
 
 test('an auto-approved call runs at once and the agent reports it', async ({ page }) => {
   await newConversation(page);
@@ -31,7 +18,7 @@ test('a pending call waits, is approved, runs, and the agent replies', async ({ 
   await expect(card).toHaveAttribute('data-status', 'pending_approval');
   await expect(card).toContainText('Pending approval');
   await expect(card).toContainText('delete_file is listed in require_approval');
-  await card.getByRole('button', { name: 'Approve' }).click();
+  await card.getByRole('button', { name: 'Approve', exact: true }).click();
   await expect(card).toHaveAttribute('data-status', 'completed');
   await expect(card).toContainText('Approved by chat user');
   await expect(page.getByRole('list', { name: 'Messages' })).toContainText('I deleted notes.txt.');
@@ -45,8 +32,16 @@ test('a rejection with a reason is shown and the agent acknowledges it', async (
   await send(page, 'delete todo.md');
   const card = page.getByRole('article', { name: 'delete_file call' });
   await expect(card).toHaveAttribute('data-status', 'pending_approval');
+  // Reject reveals a reason box; Cancel closes it without deciding.
+  await expect(card.getByRole('textbox', { name: 'Reason' })).toBeHidden();
+  await card.getByRole('button', { name: 'Reject', exact: true }).click();
+  await expect(card.getByRole('textbox', { name: 'Reason' })).toBeVisible();
+  await card.getByRole('button', { name: 'Cancel' }).click();
+  await expect(card.getByRole('textbox', { name: 'Reason' })).toBeHidden();
+  await expect(card).toHaveAttribute('data-status', 'pending_approval');
+  await card.getByRole('button', { name: 'Reject', exact: true }).click();
   await card.getByRole('textbox', { name: 'Reason' }).fill('the list is still needed');
-  await card.getByRole('button', { name: 'Reject' }).click();
+  await card.getByRole('button', { name: 'Confirm reject' }).click();
   await expect(card).toHaveAttribute('data-status', 'rejected');
   await expect(card).toContainText('Rejected by chat user: the list is still needed');
   await expect(page.getByRole('list', { name: 'Messages' })).toContainText(
@@ -63,7 +58,7 @@ test('a decision in one tab shows in another', async ({ page, context }) => {
   const theirs = other.getByRole('article', { name: 'delete_file call' });
   await expect(theirs).toHaveAttribute('data-status', 'pending_approval');
   await expect(other.getByRole('button', { name: 'Send' })).toBeDisabled(); // hydrated
-  await mine.getByRole('button', { name: 'Approve' }).click();
+  await mine.getByRole('button', { name: 'Approve', exact: true }).click();
   await expect(theirs).toHaveAttribute('data-status', 'completed');
   await expect(other.getByRole('list', { name: 'Messages' })).toContainText('I deleted notes.txt.');
 });
@@ -77,7 +72,7 @@ test('a call pending across a server restart is approved and runs', async ({ pag
   const card = page.getByRole('article', { name: 'delete_file call' });
   await expect(card).toHaveAttribute('data-status', 'pending_approval');
   await expect(page.getByRole('button', { name: 'Send' })).toBeDisabled(); // hydrated
-  await card.getByRole('button', { name: 'Approve' }).click();
+  await card.getByRole('button', { name: 'Approve', exact: true }).click();
   await expect(card).toHaveAttribute('data-status', 'completed');
   await expect(page.getByRole('list', { name: 'Messages' })).toContainText('I deleted drafts/plan.md.');
 });
@@ -90,4 +85,23 @@ test('tool arguments with markup render as text', async ({ page }) => {
   await expect(card).toContainText(hostile.replace(/"/g, '\\"'));
   expect(await page.evaluate(() => (window as unknown as { __pwned?: number }).__pwned)).toBeUndefined();
   await expect(page.getByRole('img')).toHaveCount(0);
+});
+
+test('model text with markup renders as text, and its Markdown as formatting', async ({ page }) => {
+  await newConversation(page);
+  await send(page, 'delete notes.txt');
+  const card = page.getByRole('article', { name: 'delete_file call' });
+  await card.getByRole('button', { name: 'Reject', exact: true }).click();
+  const hostile = '<script>window.__pwned=1</script><img src=x onerror="window.__pwned=2"> **kept**';
+  await card.getByRole('textbox', { name: 'Reason' }).fill(hostile);
+  await card.getByRole('button', { name: 'Confirm reject' }).click();
+  const messages = page.getByRole('list', { name: 'Messages' });
+  // The agent quotes the reason back: the markup shows as text, the Markdown as bold.
+  await expect(messages).toContainText('<script>window.__pwned=1</script><img src=x onerror="window.__pwned=2">');
+  await expect(messages.getByRole('strong').filter({ hasText: 'kept' })).toBeVisible();
+  await expect(page.getByRole('img')).toHaveCount(0);
+  expect(await page.evaluate(() => (window as unknown as { __pwned?: number }).__pwned)).toBeUndefined();
+  await page.reload();
+  await expect(messages).toContainText('<script>window.__pwned=1</script>');
+  expect(await page.evaluate(() => (window as unknown as { __pwned?: number }).__pwned)).toBeUndefined();
 });

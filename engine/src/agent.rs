@@ -3,6 +3,7 @@
 
 pub mod demo_model;
 pub mod model;
+pub mod openai;
 pub mod runner;
 pub mod transcript;
 pub mod worker;

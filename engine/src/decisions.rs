@@ -380,6 +380,36 @@ impl Engine {
         Ok(calls)
     }
 
+    /// Approves or rejects every call of a conversation that waits for a
+    /// person ("Approve all" / "Reject all"), one atomic batch decision per
+    /// model turn. Approving leaves the agent's questions alone: they take an
+    /// answer. Calls decided meanwhile by someone else are skipped, not errors.
+    pub async fn decide_pending(
+        &self,
+        conversation: &ConversationId,
+        approve: bool,
+        reason: Option<String>,
+        reviewer: &Reviewer,
+    ) -> Result<Vec<ToolCall>, EngineError> {
+        if self.inner.store.conversation(conversation).await?.is_none() {
+            return Err(EngineError::NotFound("conversation"));
+        }
+        let mut batches: Vec<BatchId> = Vec::new();
+        for call in self.inner.store.tool_calls(conversation).await? {
+            if call.status == CallStatus::PendingApproval && !batches.contains(&call.batch_id) {
+                batches.push(call.batch_id);
+            }
+        }
+        let mut decided = Vec::new();
+        for batch in &batches {
+            decided.extend(
+                self.decide_batch(batch, approve, reason.clone(), reviewer)
+                    .await?,
+            );
+        }
+        Ok(decided)
+    }
+
     /// Applies the default action of every lapsed approval, once; returns how
     /// many it applied. Safe to run from several processes at once.
     pub async fn expire_due(&self) -> Result<usize, EngineError> {

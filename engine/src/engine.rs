@@ -264,13 +264,17 @@ impl Engine {
         Ok(self.inner.store.events_after(id, seq, limit).await?)
     }
 
-    /// Tool call events of every conversation after global id `event_id`.
+    /// Tool call events of every conversation after inbox position `inbox_seq`.
     pub async fn inbox_events_after(
         &self,
-        event_id: i64,
+        inbox_seq: i64,
         limit: i64,
     ) -> Result<Vec<crate::events::Event>, EngineError> {
-        Ok(self.inner.store.inbox_events_after(event_id, limit).await?)
+        Ok(self
+            .inner
+            .store
+            .inbox_events_after(inbox_seq, limit)
+            .await?)
     }
 
     /// Appends a person's message to a conversation. The first message also

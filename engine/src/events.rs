@@ -65,12 +65,16 @@ impl EventKind {
 /// One stored event.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Event {
-    /// Global, increasing id (the inbox stream's `Last-Event-ID`).
+    /// Global, increasing id.
     pub id: i64,
     /// The conversation it belongs to.
     pub conversation_id: ConversationId,
     /// Its position in the conversation's stream, from 1 (that stream's `Last-Event-ID`).
     pub seq: i64,
+    /// Its position in the inbox stream, from 1, for tool call events (that
+    /// stream's `Last-Event-ID`); gapless and visible in order.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub inbox_seq: Option<i64>,
     /// What happened.
     pub kind: EventKind,
     /// The changed thing, as JSON.

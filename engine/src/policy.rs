@@ -18,7 +18,7 @@ mod rules;
 
 use serde::{Deserialize, Serialize};
 
-pub use config::{PolicyConfig, PolicyError, RuleConfig};
+pub use config::{ConditionConfig, PolicyConfig, PolicyError, RuleAction, RuleConfig};
 use rules::{CompiledRule, GlobList};
 
 /// What the policy says about one call.

@@ -224,7 +224,7 @@ pub trait Store: Send + Sync + std::fmt::Debug {
     /// The position of a conversation's newest event (0 when it has none).
     async fn event_cursor(&self, id: &ConversationId) -> Result<i64, StoreError>;
 
-    /// The global id of the newest event (0 when there is none).
+    /// The inbox position of the newest tool call event (0 when there is none).
     async fn inbox_cursor(&self) -> Result<i64, StoreError>;
 
     /// A conversation's events after position `seq`, in order.
@@ -235,9 +235,12 @@ pub trait Store: Send + Sync + std::fmt::Debug {
         limit: i64,
     ) -> Result<Vec<Event>, StoreError>;
 
-    /// Tool call events of every conversation after global id `event_id`, in order.
-    async fn inbox_events_after(&self, event_id: i64, limit: i64)
-        -> Result<Vec<Event>, StoreError>;
+    /// Tool call events of every conversation after inbox position `inbox_seq`, in order.
+    async fn inbox_events_after(
+        &self,
+        inbox_seq: i64,
+        limit: i64,
+    ) -> Result<Vec<Event>, StoreError>;
 }
 
 /// Opens the store a URL names and brings its schema up to date.

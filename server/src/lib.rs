@@ -20,12 +20,14 @@ use tokio::net::TcpListener;
 use app::state::AppState;
 use app::{shell, App};
 use engine::agent::demo_model::DemoModel;
+use engine::agent::openai::{OpenAiConfig, OpenAiModel};
 use engine::agent::worker::run_worker;
 use engine::agent::Agent;
+use engine::agent::Model;
 use engine::config::{Config, Connection, SourceConfig};
 use engine::tools::demo::{self, DemoTools};
 use engine::{Engine, SystemClock};
-pub use settings::Settings;
+pub use settings::{ModelSettings, Settings};
 
 /// Builds the router over `state`: health, pages, server functions, and the
 /// compiled site's static files.
@@ -94,12 +96,20 @@ pub async fn build(settings: &Settings) -> anyhow::Result<Services> {
         )
     })?;
     let owner = format!("{}:{}", std::process::id(), uuid_suffix());
-    let agent = Agent::new(
-        engine.clone(),
-        Arc::new(DemoModel),
-        vec![Arc::new(tools)],
-        owner,
-    );
+    let model: Arc<dyn Model> = match &settings.model {
+        ModelSettings::Demo => Arc::new(DemoModel),
+        ModelSettings::OpenAi {
+            base_url,
+            model,
+            api_key,
+        } => {
+            let mut config = OpenAiConfig::new(base_url, model);
+            config.api_key = api_key.clone();
+            tracing::info!(%base_url, %model, "using an OpenAI-compatible model");
+            Arc::new(OpenAiModel::new(config).context("cannot set up the model client")?)
+        }
+    };
+    let agent = Agent::new(engine.clone(), model, vec![Arc::new(tools)], owner);
     let leptos_options = LeptosOptions::builder()
         .output_name("airlock")
         .site_root(settings.site_root.as_str())

@@ -46,14 +46,8 @@ impl Feed {
     fn position(&self, event: &Event) -> Option<i64> {
         match self {
             Feed::Conversation(id) => (event.conversation_id == *id).then_some(event.seq),
-            Feed::Inbox => event.kind.concerns_inbox().then_some(event.id),
+            Feed::Inbox => event.inbox_seq,
         }
-    }
-
-    /// Whether positions run without gaps (a conversation's sequence does;
-    /// the inbox's global ids skip the events of other kinds).
-    fn contiguous(&self) -> bool {
-        matches!(self, Feed::Conversation(_))
     }
 
     async fn snapshot(&self, engine: &Engine) -> Result<(i64, serde_json::Value), EngineError> {
@@ -175,7 +169,7 @@ async fn pump(engine: Engine, feed: Feed, resume: Option<i64>, tx: Tx) {
             received = live.recv() => {
                 let next = match received {
                     Ok(event) => match feed.position(&event) {
-                        Some(position) if position == cursor + 1 || (position > cursor && !feed.contiguous()) => {
+                        Some(position) if position == cursor + 1 => {
                             send(&tx, &event, position).await
                         }
                         // Ahead of us: something published out of order or

@@ -1,7 +1,29 @@
 //! Deciding on tool calls that wait for a person.
 
+mod always_allow_call;
+mod answer_question;
+mod approve_all;
 mod approve_call;
+mod edit_call;
+mod list_approvals;
+mod reject_all;
 mod reject_call;
 
+pub use always_allow_call::*;
+pub use answer_question::*;
+pub use approve_all::*;
 pub use approve_call::*;
+pub use edit_call::*;
+pub use list_approvals::*;
+pub use reject_all::*;
 pub use reject_call::*;
+
+/// The person deciding in the browser. There are no accounts yet, so every
+/// decision from the chat and the inbox is recorded as the chat user's.
+#[cfg(feature = "ssr")]
+fn chat_reviewer() -> engine::decisions::Reviewer {
+    engine::decisions::Reviewer {
+        name: engine::engine::CHAT_USER.into(),
+        channel: engine::calls::Channel::Chat,
+    }
+}

@@ -10,7 +10,7 @@
 //! | `write x.md: some text`           | `write_file`                                  |
 //! | `email ana@example.com: hi`       | `send_email`                                  |
 //! | `clean up`                        | `list_directory`, then one batch deleting every file it found |
-//! | `ask me …`                        | `request_human_input` with the question       |
+//! | `ask me …` / `ask me …: a or b`   | `request_human_input` with the question (and choices) |
 //!
 //! After results it says in prose what happened; after a rejection it
 //! acknowledges the reason and does not try the same call again.
@@ -83,14 +83,25 @@ fn plan(text: &str) -> ModelReply {
             calls: vec![call("list_directory", json!({ "path": "." }))],
         };
     }
-    if let Some(question) = after(text, &["ask me "]) {
-        let question = question.trim_end_matches('?');
+    if let Some(asked) = after(text, &["ask me "]) {
+        let (question, choices) = match asked.split_once(':') {
+            Some((question, list)) => (question, paths(&list.replace(" or ", ","))),
+            None => (asked, Vec::new()),
+        };
+        let question = question.trim().trim_end_matches('?');
+        let mut letters = question.chars();
+        let question = match letters.next() {
+            Some(first) => format!("{}{}?", first.to_uppercase(), letters.as_str()),
+            None => "What should I do?".to_owned(),
+        };
+        let arguments = if choices.is_empty() {
+            json!({ "question": question })
+        } else {
+            json!({ "question": question, "choices": choices })
+        };
         return ModelReply {
             text: String::new(),
-            calls: vec![call(
-                "request_human_input",
-                json!({ "question": format!("{}{}?", question[..1].to_uppercase(), &question[1..]) }),
-            )],
+            calls: vec![call("request_human_input", arguments)],
         };
     }
     if let Some(rest) = after(text, &["delete ", "remove "]) {
@@ -334,6 +345,7 @@ mod tests {
     #[case("email ana@example.com: lunch at one", "send_email", json!({"to": "ana@example.com", "subject": "A note from Airlock", "body": "lunch at one"}))]
     #[case("clean up", "list_directory", json!({"path": "."}))]
     #[case("ask me which file to keep", "request_human_input", json!({"question": "Which file to keep?"}))]
+    #[case("ask me which file to keep: notes.txt or todo.md", "request_human_input", json!({"question": "Which file to keep?", "choices": ["notes.txt", "todo.md"]}))]
     fn phrases_become_calls(#[case] text: &str, #[case] tool: &str, #[case] args: Value) {
         assert_eq!(tools(&respond(&[user(text)])), [(tool.to_owned(), args)]);
     }

@@ -524,12 +524,21 @@ pub(crate) async fn events_replay_in_order(f: &Fixture) {
         store.events_after(&a.id, 1, 1).await.unwrap(),
         all_a[1..2].to_vec()
     );
-    // The inbox sees tool call events of every conversation, in global order.
+    // The inbox sees tool call events of every conversation, in global order,
+    // at gapless positions of its own that its cursor counts.
     let inbox = store.inbox_events_after(0, 100).await.unwrap();
     assert_eq!(inbox.len(), 3);
+    assert_eq!(
+        inbox.iter().map(|e| e.inbox_seq).collect::<Vec<_>>(),
+        [Some(1), Some(2), Some(3)]
+    );
     assert!(inbox.windows(2).all(|w| w[0].id < w[1].id));
     assert_eq!(inbox[0].conversation_id, b.id);
-    let after = store.inbox_events_after(inbox[0].id, 100).await.unwrap();
+    assert_eq!(store.inbox_cursor().await.unwrap(), 3);
+    assert!(all_a
+        .iter()
+        .all(|e| e.inbox_seq.is_some() == e.kind.concerns_inbox()));
+    let after = store.inbox_events_after(1, 100).await.unwrap();
     assert_eq!(after, inbox[1..].to_vec());
 }
 

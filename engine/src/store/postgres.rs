@@ -22,6 +22,11 @@ const MIGRATIONS: &[Migration] = &[
         description: "runs",
         sql: include_str!("../../migrations/postgres/0003_runs.sql"),
     },
+    Migration {
+        version: 4,
+        description: "inbox order",
+        sql: include_str!("../../migrations/postgres/0004_inbox_order.sql"),
+    },
 ];
 
 /// Arbitrary key of the advisory lock that serialises migrations across replicas.

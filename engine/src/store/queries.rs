@@ -154,6 +154,7 @@ macro_rules! impl_store {
                 id: row.try_get("event_id")?,
                 conversation_id: ConversationId::parse(&conversation).map_err(|e| corrupt(T, e))?,
                 seq: row.try_get("seq")?,
+                inbox_seq: row.try_get("inbox_seq")?,
                 kind: EventKind::parse(&kind).ok_or_else(|| corrupt(T, format!("kind {kind}")))?,
                 data: json(T, &data)?,
                 created_at: from_millis(T, row.try_get("created_at")?)?,
@@ -170,12 +171,24 @@ macro_rules! impl_store {
             .fetch_optional(&mut **tx)
             .await?;
             let seq = seq.ok_or(StoreError::NotFound("conversation"))?;
+            // Bumping the inbox counter locks its row until commit, so inbox
+            // positions commit in order (see migration 0004).
+            let inbox_seq: Option<i64> = if event.kind.concerns_inbox() {
+                Some(
+                    sqlx::query_scalar("update inbox_counter set seq = seq + 1 where id = 1 returning seq")
+                        .fetch_one(&mut **tx)
+                        .await?,
+                )
+            } else {
+                None
+            };
             let id: i64 = sqlx::query_scalar(
-                "insert into events (conversation_id, seq, kind, data, created_at)
-                 values ($1, $2, $3, $4, $5) returning event_id",
+                "insert into events (conversation_id, seq, inbox_seq, kind, data, created_at)
+                 values ($1, $2, $3, $4, $5, $6) returning event_id",
             )
             .bind(event.conversation_id.as_str())
             .bind(seq)
+            .bind(inbox_seq)
             .bind(event.kind.as_str())
             .bind(event.data.to_string())
             .bind(to_millis(at))
@@ -185,6 +198,7 @@ macro_rules! impl_store {
                 id,
                 conversation_id: event.conversation_id,
                 seq,
+                inbox_seq,
                 kind: event.kind,
                 data: event.data,
                 created_at: from_millis("events", to_millis(at))?,
@@ -771,10 +785,9 @@ macro_rules! impl_store {
             }
 
             async fn inbox_cursor(&self) -> Result<i64, StoreError> {
-                let id: Option<i64> = sqlx::query_scalar("select max(event_id) from events")
+                Ok(sqlx::query_scalar("select seq from inbox_counter where id = 1")
                     .fetch_one(self.reader())
-                    .await?;
-                Ok(id.unwrap_or(0))
+                    .await?)
             }
 
             async fn events_after(&self, id: &ConversationId, seq: i64, limit: i64) -> Result<Vec<Event>, StoreError> {
@@ -789,11 +802,11 @@ macro_rules! impl_store {
                 found.iter().map(row_event).collect()
             }
 
-            async fn inbox_events_after(&self, event_id: i64, limit: i64) -> Result<Vec<Event>, StoreError> {
+            async fn inbox_events_after(&self, inbox_seq: i64, limit: i64) -> Result<Vec<Event>, StoreError> {
                 let found = sqlx::query(
-                    "select * from events where event_id > $1 and kind in ('tool_call.created', 'tool_call.updated') order by event_id limit $2",
+                    "select * from events where inbox_seq > $1 order by inbox_seq limit $2",
                 )
-                .bind(event_id)
+                .bind(inbox_seq)
                 .bind(limit)
                 .fetch_all(self.reader())
                 .await?;

@@ -25,6 +25,11 @@ const MIGRATIONS: &[Migration] = &[
         description: "runs",
         sql: include_str!("../../migrations/sqlite/0003_runs.sql"),
     },
+    Migration {
+        version: 4,
+        description: "inbox order",
+        sql: include_str!("../../migrations/sqlite/0004_inbox_order.sql"),
+    },
 ];
 
 /// A store in one SQLite file.

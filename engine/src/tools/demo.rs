@@ -258,6 +258,18 @@ pub fn default_policy() -> crate::policy::PolicyConfig {
             "delete_file".into(),
             "send_email".into(),
         ],
+        // Paths that climb out of the workspace or start at the root are
+        // refused outright, before the sandbox would have to catch them, so
+        // a reviewer's edit cannot point a call elsewhere either.
+        rules: vec![crate::policy::RuleConfig {
+            tool: "*_file".into(),
+            when: vec![crate::policy::ConditionConfig {
+                arg: "/path".into(),
+                regex: Some(r"(^|/)\.\.(/|$)|^/".into()),
+                ..Default::default()
+            }],
+            action: crate::policy::RuleAction::Deny,
+        }],
         ..Default::default()
     }
 }
@@ -269,6 +281,30 @@ mod tests {
     fn tools() -> (DemoTools, tempfile::TempDir) {
         let dir = tempfile::tempdir().unwrap();
         (DemoTools::open(dir.path()).unwrap(), dir)
+    }
+
+    #[test]
+    fn the_default_policy_refuses_paths_outside_the_workspace() {
+        use crate::policy::{CallFacts, Outcome};
+        let policy = default_policy().compile("(built-in)", "demo").unwrap();
+        let outcome = |tool: &str, path: &str| {
+            policy
+                .decide(CallFacts {
+                    tool,
+                    arguments: &json!({ "path": path }),
+                    read_only_hint: false,
+                    granted: false,
+                })
+                .outcome
+        };
+        assert_eq!(outcome("write_file", "../outside.txt"), Outcome::Deny);
+        assert_eq!(outcome("delete_file", "drafts/../../x"), Outcome::Deny);
+        assert_eq!(outcome("read_file", "/etc/passwd"), Outcome::Deny);
+        assert_eq!(
+            outcome("delete_file", "drafts/plan.md"),
+            Outcome::RequireApproval
+        );
+        assert_eq!(outcome("read_file", "notes..txt"), Outcome::Allow);
     }
 
     #[tokio::test]

@@ -9,15 +9,10 @@ pub async fn reject_call(
     call_id: String,
     reason: Option<String>,
 ) -> Result<ToolCallItem, AppError> {
-    use engine::decisions::{Reviewer, Verdict};
     let id = engine::ids::ToolCallId::parse(&call_id)?;
-    let reviewer = Reviewer {
-        name: engine::engine::CHAT_USER.into(),
-        channel: engine::calls::Channel::Chat,
-    };
-    let verdict = Verdict::Reject { reason };
+    let verdict = engine::decisions::Verdict::Reject { reason };
     let call = crate::state::engine()
-        .decide(&id, verdict, &reviewer)
+        .decide(&id, verdict, &super::chat_reviewer())
         .await?;
     Ok(call.into())
 }

@@ -5,8 +5,10 @@ use leptos_meta::Title;
 
 use crate::server_fns::conversations::PostMessage;
 use crate::ui::chat::composer::Composer;
-use crate::ui::chat::live::{follow, LiveChat};
+use crate::ui::chat::live::{LiveChat, CHAT_EVENTS};
+use crate::ui::chat::pending_bar::PendingBar;
 use crate::ui::chat::timeline::Timeline;
+use crate::ui::common::event_stream::follow;
 use crate::wire::ConversationDetail;
 
 /// The chat of a loaded conversation. It keeps the conversation in local
@@ -34,7 +36,9 @@ pub fn ChatView(detail: ConversationDetail) -> impl IntoView {
     );
     Effect::new(move |started: Option<()>| {
         if started.is_none() {
-            follow(url.clone(), live);
+            let on_event =
+                Callback::new(move |(kind, data): (&'static str, String)| live.apply(kind, &data));
+            follow(url.clone(), CHAT_EVENTS, on_event, live.reconnecting);
         }
     });
 
@@ -52,6 +56,7 @@ pub fn ChatView(detail: ConversationDetail) -> impl IntoView {
             <Show when=move || live.working.get()>
                 <p class="working" role="status">"Agent is working…"</p>
             </Show>
+            <PendingBar conversation_id=detail.id.clone() live/>
             <Composer conversation_id=detail.id action=post working=live.working.read_only()/>
         </div>
     }

@@ -1,5 +1,4 @@
-//! Follows a conversation's event stream in the browser. On the server (and
-//! before hydration) it does nothing: the page already holds the stored state.
+//! A conversation as the browser holds it, kept current by its event stream.
 
 use leptos::prelude::*;
 
@@ -17,6 +16,14 @@ pub struct LiveChat {
     /// Whether the stream is reconnecting.
     pub reconnecting: RwSignal<bool>,
 }
+
+/// The event kinds a conversation's stream carries.
+pub const CHAT_EVENTS: &[&str] = &[
+    "message.created",
+    "tool_call.created",
+    "tool_call.updated",
+    "run.updated",
+];
 
 impl LiveChat {
     /// Adds a message unless it is already shown.
@@ -60,45 +67,4 @@ impl LiveChat {
             _ => {}
         }
     }
-}
-
-/// Opens the stream after hydration and closes it when the view goes away.
-pub fn follow(url: String, live: LiveChat) {
-    #[cfg(feature = "hydrate")]
-    {
-        use leptos::wasm_bindgen::closure::Closure;
-        use leptos::wasm_bindgen::JsCast;
-        use send_wrapper::SendWrapper;
-
-        let Ok(source) = web_sys::EventSource::new(&url) else {
-            live.reconnecting.set(true);
-            return;
-        };
-        let mut closures = Vec::new();
-        for kind in [
-            "message.created",
-            "tool_call.created",
-            "tool_call.updated",
-            "run.updated",
-        ] {
-            let on_event =
-                Closure::<dyn Fn(web_sys::MessageEvent)>::new(move |e: web_sys::MessageEvent| {
-                    if let Some(data) = e.data().as_string() {
-                        live.apply(kind, &data);
-                    }
-                });
-            let _ =
-                source.add_event_listener_with_callback(kind, on_event.as_ref().unchecked_ref());
-            closures.push(on_event);
-        }
-        // The browser reconnects by itself, sending Last-Event-ID; we only show it.
-        let on_error = Closure::<dyn Fn(web_sys::Event)>::new(move |_| live.reconnecting.set(true));
-        let on_open = Closure::<dyn Fn(web_sys::Event)>::new(move |_| live.reconnecting.set(false));
-        source.set_onerror(Some(on_error.as_ref().unchecked_ref()));
-        source.set_onopen(Some(on_open.as_ref().unchecked_ref()));
-        let held = SendWrapper::new((source, closures, on_error, on_open));
-        on_cleanup(move || held.0.close());
-    }
-    #[cfg(not(feature = "hydrate"))]
-    let _ = (url, live);
 }

@@ -3,6 +3,7 @@
 
 use leptos::prelude::*;
 
+use crate::markdown::to_safe_html;
 use crate::ui::chat::live::LiveChat;
 use crate::ui::chat::tool_card::ToolCard;
 use crate::wire::{Author, MessageItem, ToolCallItem};
@@ -52,6 +53,7 @@ fn entries(messages: &[MessageItem], calls: &[ToolCallItem]) -> Vec<Entry> {
 #[component]
 pub fn Timeline(live: LiveChat) -> impl IntoView {
     let items = move || entries(&live.messages.read(), &live.calls.read());
+    let on_decided = Callback::new(move |call| live.put_call(call));
     view! {
         <Show
             when=move || !live.messages.read().is_empty()
@@ -66,20 +68,27 @@ pub fn Timeline(live: LiveChat) -> impl IntoView {
                 <For each=items key=Entry::key let:entry>
                     {match entry {
                         Entry::Message(message) => {
-                            let (class, who) = match message.author {
-                                Author::User => ("message from-user", "You"),
-                                Author::Assistant => ("message from-agent", "Agent"),
-                            };
-                            view! {
-                                <li class=class>
-                                    <span class="message-author">{who}</span>
-                                    <div class="message-body">{message.content}</div>
-                                </li>
+                            match message.author {
+                                Author::User => view! {
+                                    <li class="message from-user">
+                                        <span class="message-author">"You"</span>
+                                        <div class="message-body">{message.content}</div>
+                                    </li>
+                                }
+                                .into_any(),
+                                // The agent writes Markdown; it is rendered
+                                // with raw HTML shown as text (see markdown.rs).
+                                Author::Assistant => view! {
+                                    <li class="message from-agent">
+                                        <span class="message-author">"Agent"</span>
+                                        <div class="message-body markdown" inner_html=to_safe_html(&message.content)></div>
+                                    </li>
+                                }
+                                .into_any(),
                             }
-                            .into_any()
                         }
                         Entry::Call(call) => view! {
-                            <li class="call-entry"><ToolCard call=*call live/></li>
+                            <li class="call-entry"><ToolCard call=*call on_decided/></li>
                         }
                         .into_any(),
                     }}

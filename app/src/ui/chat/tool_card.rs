@@ -1,17 +1,28 @@
 //! The card of one tool call: what it is, why the policy asked, its status,
 //! and for a pending call the decision buttons.
 
+mod argument_changes;
 mod decide_forms;
+mod edit_form;
+mod json_view;
+mod question_card;
 
 use leptos::prelude::*;
 
-use crate::ui::chat::live::LiveChat;
 use crate::wire::ToolCallItem;
+use argument_changes::ArgumentChanges;
 use decide_forms::DecideForms;
+use json_view::JsonView;
+use question_card::QuestionCard;
 
-/// One tool call as a card; an `article` named after its tool.
+/// One tool call as a card; an `article` named after its tool. The agent's
+/// questions get a card of their own. `on_decided` receives the call as a
+/// decision taken on this card left it.
 #[component]
-pub fn ToolCard(call: ToolCallItem, live: LiveChat) -> impl IntoView {
+pub fn ToolCard(call: ToolCallItem, on_decided: Callback<ToolCallItem>) -> impl IntoView {
+    if call.is_question() {
+        return view! { <QuestionCard call on_decided/> }.into_any();
+    }
     let label = format!("{} call", call.tool);
     let status = call.status.clone();
     let badge = call.status_label();
@@ -21,9 +32,12 @@ pub fn ToolCard(call: ToolCallItem, live: LiveChat) -> impl IntoView {
         call.source.clone()
     };
     let decision = call.decision_text();
+    let decided_at = call.decided_at_label();
     let result = call.result_text();
     let error = call.error.clone();
     let pending = call.can_decide();
+    let expires = pending.then(|| call.expires_label()).flatten();
+    let changes = call.argument_changes();
     view! {
         <article class="tool-card" aria-label=label data-status=status.clone()>
             <header class="tool-card-head">
@@ -31,9 +45,16 @@ pub fn ToolCard(call: ToolCallItem, live: LiveChat) -> impl IntoView {
                 <span class="tool-source">{source}</span>
                 <span class=format!("status-badge status-{status}")>{badge}</span>
             </header>
-            <pre class="tool-args" aria-label="Arguments">{call.arguments_text()}</pre>
+            <JsonView value=call.arguments.clone() label="Arguments"/>
+            {(!changes.is_empty()).then(|| view! { <ArgumentChanges changes/> })}
             <p class="tool-reason">"Policy: " {call.policy_reason.clone()}</p>
-            {decision.map(|d| view! { <p class="tool-decision">{d}</p> })}
+            {expires.map(|e| view! { <p class="tool-expiry">{e}</p> })}
+            {decision.map(|d| view! {
+                <p class="tool-decision">
+                    {d}
+                    {decided_at.map(|at| view! { <span class="tool-decided-at">" · " {at}</span> })}
+                </p>
+            })}
             {error.map(|e| view! { <p class="tool-error" role="alert">{e}</p> })}
             {result.map(|r| view! {
                 <details class="tool-result">
@@ -41,7 +62,8 @@ pub fn ToolCard(call: ToolCallItem, live: LiveChat) -> impl IntoView {
                     <pre>{r}</pre>
                 </details>
             })}
-            {pending.then(|| view! { <DecideForms call_id=call.id.clone() live/> })}
+            {pending.then(|| view! { <DecideForms call=call.clone() on_decided/> })}
         </article>
     }
+    .into_any()
 }

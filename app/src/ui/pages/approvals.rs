@@ -1,19 +1,26 @@
 //! The approvals inbox: every call waiting for a person, across conversations.
 
+use leptos::either::Either;
 use leptos::prelude::*;
 use leptos_meta::Title;
 
-/// The inbox. Nothing can wait for approval yet, so it explains what will appear here.
+use crate::server_fns::approvals::list_approvals;
+use crate::ui::common::load_error::LoadError;
+use crate::ui::inbox::inbox_view::InboxView;
+
+/// Loads the waiting calls and keeps them live.
 #[component]
 pub fn ApprovalsPage() -> impl IntoView {
+    let inbox = Resource::new(|| (), |_| list_approvals());
     view! {
         <Title text="Approvals"/>
-        <div class="page-head">
-            <h1>"Approvals"</h1>
-        </div>
-        <section class="empty-state">
-            <h2>"Nothing is waiting for you"</h2>
-            <p>"When the agent wants to run an action that needs a person's approval, it appears here with Approve and Reject, whichever conversation it came from."</p>
-        </section>
+        <Suspense fallback=|| view! { <p class="loading">"Loading approvals…"</p> }>
+            {move || Suspend::new(async move {
+                match inbox.await {
+                    Ok(inbox) => Either::Left(view! { <InboxView inbox/> }),
+                    Err(error) => Either::Right(view! { <LoadError error/> }),
+                }
+            })}
+        </Suspense>
     }
 }

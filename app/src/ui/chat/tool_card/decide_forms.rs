@@ -1,52 +1,91 @@
-//! Approve and Reject for a pending call. Both are forms that post to server
-//! functions, so they work before hydration; once hydrated, the card takes
-//! the answer (or the winner, after a lost race) without a reload.
+//! The decisions on a pending call: Approve, Reject (with a reason), Edit
+//! arguments and Always allow. Each is a form that posts to a server
+//! function, so it works before hydration; once hydrated, the card takes the
+//! answer (or, after a lost race, "Already decided by …" and then the
+//! winner's state from the live stream) without a reload.
 
 use leptos::prelude::*;
 
+use super::edit_form::EditForm;
 use crate::error::AppError;
-use crate::server_fns::approvals::{ApproveCall, RejectCall};
-use crate::ui::chat::live::LiveChat;
+use crate::server_fns::approvals::{AlwaysAllowCall, ApproveCall, EditCall, RejectCall};
+use crate::ui::common::reveal::Reveal;
+use crate::wire::ToolCallItem;
+
+/// What a person reads after a decision that did not take.
+fn problem_text(error: AppError) -> String {
+    match error {
+        AppError::AlreadyDecided { by, .. } => format!("Already decided by {by}"),
+        other => other.to_string(),
+    }
+}
 
 /// The decision forms of one pending call.
 #[component]
-pub fn DecideForms(call_id: String, live: LiveChat) -> impl IntoView {
+pub fn DecideForms(call: ToolCallItem, on_decided: Callback<ToolCallItem>) -> impl IntoView {
     let approve = ServerAction::<ApproveCall>::new();
     let reject = ServerAction::<RejectCall>::new();
+    let edit = ServerAction::<EditCall>::new();
+    let always = ServerAction::<AlwaysAllowCall>::new();
+    let outcomes = move || {
+        [
+            approve.value().get(),
+            reject.value().get(),
+            edit.value().get(),
+            always.value().get(),
+        ]
+    };
     Effect::new(move |_| {
-        let answers = [approve.value().get(), reject.value().get()];
-        for call in answers.into_iter().flatten().flatten() {
-            live.put_call(call);
+        for call in outcomes().into_iter().flatten().flatten() {
+            on_decided.run(call);
         }
     });
-    let busy = move || approve.pending().get() || reject.pending().get();
-    let conflict = move || {
-        [approve.value().get(), reject.value().get()]
+    let busy = Signal::derive(move || {
+        approve.pending().get()
+            || reject.pending().get()
+            || edit.pending().get()
+            || always.pending().get()
+    });
+    let problem = move || {
+        outcomes()
             .into_iter()
             .flatten()
-            .find_map(|v| match v {
-                Err(AppError::AlreadyDecided { by, .. }) => {
-                    Some(format!("Already decided by {by}"))
-                }
-                Err(e) => Some(e.to_string()),
-                Ok(_) => None,
-            })
+            .find_map(Result::err)
+            .map(problem_text)
     };
-    let reject_id = call_id.clone();
+    let (approve_id, reject_id) = (call.id.clone(), call.id.clone());
+    let (here_id, everywhere_id) = (call.id.clone(), call.id.clone());
+    let allow_note = format!("Run {} without asking from now on:", call.tool);
     view! {
         <div class="decide">
             <ActionForm action=approve>
-                <input type="hidden" name="call_id" value=call_id.clone()/>
+                <input type="hidden" name="call_id" value=approve_id/>
                 <button type="submit" class="button primary" disabled=busy>"Approve"</button>
             </ActionForm>
-            <ActionForm action=reject>
-                <input type="hidden" name="call_id" value=reject_id/>
-                <div class="reject-row">
+            <Reveal label="Reject" class="danger" disabled=busy>
+                <ActionForm action=reject>
+                    <input type="hidden" name="call_id" value=reject_id/>
                     <input type="text" name="reason" aria-label="Reason" placeholder="Reason (optional)" maxlength="2000"/>
-                    <button type="submit" class="button danger" disabled=busy>"Reject"</button>
-                </div>
-            </ActionForm>
-            {move || conflict().map(|text| view! { <p class="form-error" role="alert">{text}</p> })}
+                    <button type="submit" class="button danger" disabled=busy>"Confirm reject"</button>
+                </ActionForm>
+            </Reveal>
+            <Reveal label="Edit arguments" disabled=busy>
+                <EditForm call action=edit busy/>
+            </Reveal>
+            <Reveal label="Always allow" disabled=busy>
+                <p class="reveal-note">{allow_note}</p>
+                <ActionForm action=always>
+                    <input type="hidden" name="call_id" value=here_id/>
+                    <input type="hidden" name="everywhere" value="false"/>
+                    <button type="submit" class="button" disabled=busy>"In this conversation"</button>
+                </ActionForm>
+                <ActionForm action=always>
+                    <input type="hidden" name="call_id" value=everywhere_id/>
+                    <input type="hidden" name="everywhere" value="true"/>
+                    <button type="submit" class="button" disabled=busy>"Everywhere"</button>
+                </ActionForm>
+            </Reveal>
+            {move || problem().map(|text| view! { <p class="form-error" role="alert">{text}</p> })}
         </div>
     }
 }

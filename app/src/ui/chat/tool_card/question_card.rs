@@ -1,0 +1,80 @@
+//! The agent's question (`request_human_input`): the question, a button per
+//! offered choice, and a free-text answer.
+
+use leptos::prelude::*;
+
+use crate::error::AppError;
+use crate::server_fns::approvals::AnswerQuestion;
+use crate::wire::ToolCallItem;
+
+/// A question card, named "Question from the agent".
+#[component]
+pub fn QuestionCard(call: ToolCallItem, on_decided: Callback<ToolCallItem>) -> impl IntoView {
+    let answer = ServerAction::<AnswerQuestion>::new();
+    Effect::new(move |_| {
+        if let Some(Ok(call)) = answer.value().get() {
+            on_decided.run(call);
+        }
+    });
+    let busy = move || answer.pending().get();
+    let problem = move || match answer.value().get() {
+        Some(Err(AppError::AlreadyDecided { by, .. })) => Some(format!("Already answered by {by}")),
+        Some(Err(e)) => Some(e.to_string()),
+        _ => None,
+    };
+    let status = call.status.clone();
+    let pending = call.can_decide();
+    let outcome = match (call.answer(), call.decision_text()) {
+        (Some(text), _) => Some(format!(
+            "Answered by {}: {text}",
+            call.decision
+                .as_ref()
+                .map(|d| d.by.as_str())
+                .unwrap_or("a person")
+        )),
+        (None, decided) => decided,
+    };
+    let choices = call
+        .choices()
+        .into_iter()
+        .map(|choice| {
+            let id = call.id.clone();
+            view! {
+                <ActionForm action=answer>
+                    <input type="hidden" name="call_id" value=id/>
+                    <input type="hidden" name="answer" value=choice.clone()/>
+                    <button type="submit" class="button" disabled=busy>{choice}</button>
+                </ActionForm>
+            }
+        })
+        .collect_view();
+    let answer_id = call.id.clone();
+    let form = pending.then(move || {
+        view! {
+            <div class="decide">
+                {choices}
+                <ActionForm action=answer>
+                    <input type="hidden" name="call_id" value=answer_id/>
+                    <div class="reject-row">
+                        <input type="text" name="answer" aria-label="Answer" placeholder="Your answer" maxlength="2000" required/>
+                        <button type="submit" class="button primary" disabled=busy>"Send answer"</button>
+                    </div>
+                </ActionForm>
+                {move || problem().map(|text| view! { <p class="form-error" role="alert">{text}</p> })}
+            </div>
+        }
+    });
+    view! {
+        <article class="tool-card question-card" aria-label="Question from the agent" data-status=status.clone()>
+            <header class="tool-card-head">
+                <span class="tool-name">"Question"</span>
+                <span class=format!("status-badge status-{status}")>
+                    {if pending { "Waiting for your answer" } else { call.status_label() }}
+                </span>
+            </header>
+            <p class="question-text">{call.question()}</p>
+            {outcome.map(|o| view! { <p class="tool-decision">{o}</p> })}
+            {form}
+        </article>
+    }
+}

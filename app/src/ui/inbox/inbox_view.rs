@@ -1,0 +1,161 @@
+//! Every waiting call across conversations, oldest first. New ones arrive
+//! over the inbox's event stream; decided ones stay in place, showing who
+//! decided, until the page is reloaded.
+
+use leptos::prelude::*;
+
+use crate::server_fns::approvals::list_approvals;
+use crate::ui::common::event_stream::follow;
+use crate::ui::inbox::inbox_entry::InboxEntry;
+use crate::wire::{Inbox, InboxItem, ToolCallItem};
+
+/// The event kinds of the inbox stream.
+const INBOX_EVENTS: &[&str] = &["tool_call.created", "tool_call.updated"];
+
+/// Adds a waiting call, or updates a listed one, never with an older copy.
+fn put(items: &mut Vec<InboxItem>, call: ToolCallItem) {
+    match items.iter_mut().find(|i| i.call.id == call.id) {
+        Some(item) if call.is_newer_than(&item.call) => item.call = call,
+        Some(_) => {}
+        None if call.can_decide() => {
+            let conversation_title = items
+                .iter()
+                .find(|i| i.call.conversation_id == call.conversation_id)
+                .map(|i| i.conversation_title.clone())
+                .unwrap_or_default();
+            items.push(InboxItem {
+                call,
+                conversation_title,
+                age_label: "just now".into(),
+            });
+        }
+        None => {}
+    }
+}
+
+/// Fills in the titles and ages of entries that arrived live.
+fn name(items: &mut [InboxItem], fresh: &[InboxItem]) {
+    for item in items.iter_mut().filter(|i| i.conversation_title.is_empty()) {
+        if let Some(known) = fresh.iter().find(|f| f.call.id == item.call.id) {
+            item.conversation_title = known.conversation_title.clone();
+            item.age_label = known.age_label.clone();
+        }
+    }
+}
+
+/// The inbox list.
+#[component]
+pub fn InboxView(inbox: Inbox) -> impl IntoView {
+    let items = RwSignal::new(inbox.items);
+    let reconnecting = RwSignal::new(false);
+    let on_decided = Callback::new(move |call: ToolCallItem| items.update(|list| put(list, call)));
+    // A call from a conversation the page has not seen arrives without its
+    // title; one fresh read of the inbox names it.
+    let on_arrival = Callback::new(move |call: ToolCallItem| {
+        let unnamed = call.can_decide()
+            && !items
+                .read_untracked()
+                .iter()
+                .any(|i| i.call.conversation_id == call.conversation_id);
+        on_decided.run(call);
+        if unnamed {
+            leptos::task::spawn_local(async move {
+                if let Ok(fresh) = list_approvals().await {
+                    items.update(|list| name(list, &fresh.items));
+                }
+            });
+        }
+    });
+    let url = format!("/api/approvals/events?after={}", inbox.cursor);
+    Effect::new(move |started: Option<()>| {
+        if started.is_none() {
+            let on_event = Callback::new(move |(_, data): (&'static str, String)| {
+                if let Ok(call) = serde_json::from_str::<ToolCallItem>(&data) {
+                    on_arrival.run(call);
+                }
+            });
+            follow(url.clone(), INBOX_EVENTS, on_event, reconnecting);
+        }
+    });
+    let waiting = move || items.read().iter().filter(|i| i.call.can_decide()).count();
+    view! {
+        <div class="page-head">
+            <h1>"Approvals"</h1>
+            <span class="pending-summary" role="status">
+                {move || match waiting() {
+                    0 => "Nothing waiting".to_owned(),
+                    1 => "1 waiting".to_owned(),
+                    n => format!("{n} waiting"),
+                }}
+            </span>
+            <Show when=move || reconnecting.get()>
+                <span class="live-badge" role="status">"Reconnecting…"</span>
+            </Show>
+        </div>
+        <Show
+            when=move || !items.read().is_empty()
+            fallback=|| view! {
+                <section class="empty-state">
+                    <h2>"Nothing is waiting for you"</h2>
+                    <p>"When the agent wants to run an action that needs a person's approval, it appears here with Approve and Reject, whichever conversation it came from."</p>
+                </section>
+            }
+        >
+            <ol class="inbox" aria-label="Waiting approvals">
+                <For
+                    each=move || items.get()
+                    key=|i| format!("{}:{}:{}:{}", i.call.id, i.call.status, i.call.decision.is_some(), i.conversation_title.is_empty())
+                    let:item
+                >
+                    <InboxEntry item on_decided/>
+                </For>
+            </ol>
+        </Show>
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn call(id: &str, conversation: &str, status: &str) -> ToolCallItem {
+        serde_json::from_value(serde_json::json!({
+            "id": id, "conversation_id": conversation, "batch_id": "b", "message_seq": 1,
+            "source": "demo", "tool": "delete_file", "arguments": {"path": "a"},
+            "original_arguments": null, "status": status, "policy_reason": "r",
+            "expires_at": null, "decision": null, "result": null, "error": null,
+            "created_at": "2026-11-23T10:00:00Z"
+        }))
+        .unwrap()
+    }
+
+    #[test]
+    fn new_waiting_calls_join_and_decided_ones_update_in_place() {
+        let mut items = vec![InboxItem {
+            call: call("c1", "conv_a", "pending_approval"),
+            conversation_title: "Tidy up".into(),
+            age_label: "5 min ago".into(),
+        }];
+        put(&mut items, call("c2", "conv_a", "pending_approval"));
+        put(&mut items, call("c3", "conv_b", "completed"));
+        put(&mut items, call("c1", "conv_a", "rejected"));
+        put(&mut items, call("c1", "conv_a", "pending_approval"));
+        let seen: Vec<_> = items
+            .iter()
+            .map(|i| {
+                (
+                    i.call.id.as_str(),
+                    i.call.status.as_str(),
+                    i.conversation_title.as_str(),
+                )
+            })
+            .collect();
+        assert_eq!(
+            seen,
+            [
+                ("c1", "rejected", "Tidy up"),
+                ("c2", "pending_approval", "Tidy up")
+            ]
+        );
+    }
+}

@@ -1,0 +1,117 @@
+import { test, expect } from './fixtures';
+import { newConversation, send } from './chat';
+
+test('edited arguments are checked, run as edited, and the card shows the change', async ({ page }) => {
+  await newConversation(page);
+  await send(page, 'write ideas.md: first draft');
+  const card = page.getByRole('article', { name: 'write_file call' });
+  await expect(card).toHaveAttribute('data-status', 'pending_approval');
+  await card.getByRole('button', { name: 'Edit arguments' }).click();
+  const editor = card.getByRole('textbox', { name: 'Arguments (JSON)' });
+  await expect(editor).toHaveValue(/"path": "ideas.md"/);
+  await editor.fill('{"path": "ideas-final.md", ');
+  await expect(card.getByRole('alert')).toContainText('not valid JSON');
+  await expect(card.getByRole('button', { name: 'Approve with changes' })).toBeDisabled();
+  await editor.fill('["not", "an object"]');
+  await expect(card.getByRole('alert')).toContainText('must be a JSON object');
+  await editor.fill('{"path": "ideas-final.md", "content": "second draft"}');
+  await expect(card.getByRole('alert')).toHaveCount(0);
+  await card.getByRole('button', { name: 'Approve with changes' }).click();
+  await expect(card).toHaveAttribute('data-status', 'completed');
+  await expect(card).toContainText('Approved with changes by chat user');
+  const changes = card.getByRole('list', { name: 'Changed arguments' });
+  await expect(changes).toContainText('"ideas.md" → "ideas-final.md"');
+  await expect(changes).toContainText('"first draft" → "second draft"');
+  await expect(page.getByRole('list', { name: 'Messages' })).toContainText('I wrote ideas-final.md. (You changed the arguments');
+  // The edited file is what the workspace now holds.
+  await send(page, 'read ideas-final.md');
+  await expect(page.getByRole('list', { name: 'Messages' })).toContainText('second draft');
+});
+
+test('an edit the policy denies is refused and the call still waits', async ({ page }) => {
+  await newConversation(page);
+  await send(page, 'delete notes.txt');
+  const card = page.getByRole('article', { name: 'delete_file call' });
+  await expect(card).toHaveAttribute('data-status', 'pending_approval');
+  await card.getByRole('button', { name: 'Edit arguments' }).click();
+  await card.getByRole('textbox', { name: 'Arguments (JSON)' }).fill('{"path": "../outside.txt"}');
+  await card.getByRole('button', { name: 'Approve with changes' }).click();
+  await expect(card.getByRole('alert')).toContainText('the policy denies the edited call');
+  await expect(card).toHaveAttribute('data-status', 'pending_approval');
+});
+
+test('always allow in this conversation lets the next same call run without asking', async ({ page }) => {
+  await newConversation(page);
+  await send(page, 'delete notes.txt');
+  const first = page.getByRole('article', { name: 'delete_file call' });
+  await expect(first).toHaveAttribute('data-status', 'pending_approval');
+  await first.getByRole('button', { name: 'Always allow' }).click();
+  await first.getByRole('button', { name: 'In this conversation' }).click();
+  await expect(first).toHaveAttribute('data-status', 'completed');
+  await expect(first).toContainText('Always allowed by chat user');
+  await send(page, 'delete todo.md');
+  const second = page.getByRole('article', { name: 'delete_file call' }).nth(1);
+  await expect(second).toHaveAttribute('data-status', 'completed');
+  await expect(second.getByRole('button', { name: 'Approve', exact: true })).toHaveCount(0);
+  await expect(page.getByRole('list', { name: 'Messages' })).toContainText('I deleted todo.md.');
+  // Elsewhere the tool still asks.
+  await newConversation(page);
+  await send(page, 'delete drafts/plan.md');
+  await expect(page.getByRole('article', { name: 'delete_file call' })).toHaveAttribute('data-status', 'pending_approval');
+});
+
+test('several waiting calls: decide one by one, then Approve all the rest', async ({ page }) => {
+  await newConversation(page);
+  await send(page, 'delete notes.txt, todo.md, drafts/plan.md and ghost.txt');
+  const cards = page.getByRole('article', { name: 'delete_file call' });
+  await expect(cards).toHaveCount(4);
+  const bar = page.getByRole('region', { name: 'Pending approvals' });
+  await expect(bar).toContainText('4 tool calls waiting for approval');
+  await cards.nth(0).getByRole('button', { name: 'Approve', exact: true }).click();
+  await expect(bar).toContainText('3 tool calls waiting for approval');
+  await cards.nth(1).getByRole('button', { name: 'Reject', exact: true }).click();
+  await cards.nth(1).getByRole('textbox', { name: 'Reason' }).fill('keep the list');
+  await cards.nth(1).getByRole('button', { name: 'Confirm reject' }).click();
+  await expect(bar).toContainText('2 tool calls waiting for approval');
+  await bar.getByRole('button', { name: 'Approve all' }).click();
+  await expect(bar).toBeHidden();
+  await expect(cards.nth(1)).toHaveAttribute('data-status', 'rejected');
+  await expect(cards.nth(2)).toHaveAttribute('data-status', 'completed');
+  // ghost.txt does not exist: approved, it runs and fails.
+  await expect(cards.nth(3)).toHaveAttribute('data-status', 'failed');
+  await expect(page.getByRole('list', { name: 'Messages' })).toContainText('I deleted drafts/plan.md.');
+});
+
+test('Reject all rejects every waiting call with one reason', async ({ page }) => {
+  await newConversation(page);
+  await send(page, 'delete notes.txt and todo.md');
+  const cards = page.getByRole('article', { name: 'delete_file call' });
+  await expect(cards).toHaveCount(2);
+  const bar = page.getByRole('region', { name: 'Pending approvals' });
+  await bar.getByRole('button', { name: 'Reject all', exact: true }).click();
+  await bar.getByRole('textbox', { name: 'Reason for rejecting all' }).fill('not today');
+  await bar.getByRole('button', { name: 'Confirm reject all' }).click();
+  await expect(cards.nth(0)).toHaveAttribute('data-status', 'rejected');
+  await expect(cards.nth(1)).toHaveAttribute('data-status', 'rejected');
+  await expect(cards.nth(1)).toContainText('Rejected by chat user: not today');
+  await expect(page.getByRole('list', { name: 'Messages' })).toContainText('You rejected deleting todo.md ("not today")');
+});
+
+test('a question is answered with a choice, and another in free text', async ({ page }) => {
+  await newConversation(page);
+  await send(page, 'ask me which file to keep: notes.txt or todo.md');
+  const card = page.getByRole('article', { name: 'Question from the agent' });
+  await expect(card).toContainText('Which file to keep?');
+  await expect(card).toHaveAttribute('data-status', 'pending_approval');
+  await card.getByRole('button', { name: 'todo.md' }).click();
+  await expect(card).toHaveAttribute('data-status', 'completed');
+  await expect(card).toContainText('Answered by chat user: todo.md');
+  await expect(page.getByRole('list', { name: 'Messages' })).toContainText('you answered: "todo.md"');
+
+  await send(page, 'ask me what to name the report');
+  const second = page.getByRole('article', { name: 'Question from the agent' }).nth(1);
+  await expect(second).toContainText('What to name the report?');
+  await second.getByRole('textbox', { name: 'Answer' }).fill('Weekly summary');
+  await second.getByRole('button', { name: 'Send answer' }).click();
+  await expect(second).toContainText('Answered by chat user: Weekly summary');
+});

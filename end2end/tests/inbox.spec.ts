@@ -1,0 +1,44 @@
+import { test, expect } from './fixtures';
+import { newConversation, send } from './chat';
+
+test('the inbox lists and decides approvals of two conversations, live', async ({ page, context }) => {
+  await newConversation(page);
+  await send(page, 'delete notes.txt');
+  await expect(page.getByRole('article', { name: 'delete_file call' })).toHaveAttribute('data-status', 'pending_approval');
+  const inbox = await context.newPage();
+  await inbox.goto('/approvals');
+  const cards = inbox.getByRole('article', { name: 'delete_file call' });
+  await expect(cards).toHaveCount(1);
+  await expect(inbox.getByRole('status').filter({ hasText: 'waiting' })).toHaveText('1 waiting');
+  // A call proposed in another conversation appears while the inbox is open.
+  await newConversation(page);
+  await send(page, 'write plan.md: ship friday');
+  const writeCard = inbox.getByRole('article', { name: 'write_file call' });
+  await expect(writeCard).toHaveAttribute('data-status', 'pending_approval');
+  await expect(inbox.getByRole('status').filter({ hasText: 'waiting' })).toHaveText('2 waiting');
+  const list = inbox.getByRole('list', { name: 'Waiting approvals' });
+  await expect(list.getByRole('listitem').nth(0)).toContainText('delete notes.txt');
+  await expect(list.getByRole('link', { name: 'write plan.md: ship friday' })).toBeVisible();
+  await expect(list.getByRole('listitem').nth(0)).toContainText('expires');
+
+  // Decide both from the inbox; the chat follows.
+  await cards.getByRole('button', { name: 'Approve', exact: true }).click();
+  await expect(cards).toHaveAttribute('data-status', 'completed');
+  await writeCard.getByRole('button', { name: 'Reject', exact: true }).click();
+  await writeCard.getByRole('textbox', { name: 'Reason' }).fill('not yet');
+  await writeCard.getByRole('button', { name: 'Confirm reject' }).click();
+  await expect(writeCard).toHaveAttribute('data-status', 'rejected');
+  await expect(page.getByRole('article', { name: 'write_file call' })).toHaveAttribute('data-status', 'rejected');
+  await expect(page.getByRole('list', { name: 'Messages' })).toContainText('You rejected writing plan.md ("not yet")');
+  await inbox.reload();
+  await expect(inbox.getByRole('heading', { name: 'Nothing is waiting for you' })).toBeVisible();
+});
+
+test('the conversation list counts what waits for approval', async ({ page }) => {
+  await newConversation(page);
+  await send(page, 'delete notes.txt and todo.md');
+  await expect(page.getByRole('article', { name: 'delete_file call' })).toHaveCount(2);
+  await page.goto('/');
+  const link = page.getByRole('link', { name: /delete notes.txt and todo.md/ });
+  await expect(link).toContainText('2 waiting for approval');
+});

@@ -1,0 +1,237 @@
+//! Reading a streamed chat completion: server-sent `data:` lines, each a
+//! chunk whose delta adds text or a piece of a tool call. Arguments arrive
+//! split across chunks and are only parsed once the stream ends.
+
+use serde_json::Value;
+
+use crate::agent::model::{ModelError, ModelReply, ProposedToolCall};
+
+/// Splits a byte stream into lines, across chunk boundaries.
+#[derive(Debug, Default)]
+pub struct Lines {
+    pending: Vec<u8>,
+}
+
+impl Lines {
+    /// Adds bytes; returns the complete lines they finish, without line ends.
+    pub fn push(&mut self, bytes: &[u8]) -> Vec<String> {
+        self.pending.extend_from_slice(bytes);
+        let mut lines = Vec::new();
+        while let Some(at) = self.pending.iter().position(|b| *b == b'\n') {
+            let line: Vec<u8> = self.pending.drain(..=at).collect();
+            let line = String::from_utf8_lossy(&line);
+            lines.push(line.trim_end_matches(['\n', '\r']).to_owned());
+        }
+        lines
+    }
+
+    /// What is left when the stream ends without a final line break.
+    pub fn finish(&mut self) -> Option<String> {
+        let rest = String::from_utf8_lossy(&std::mem::take(&mut self.pending))
+            .trim()
+            .to_owned();
+        (!rest.is_empty()).then_some(rest)
+    }
+}
+
+#[derive(Debug, Default)]
+struct PartialCall {
+    name: String,
+    arguments: String,
+}
+
+/// Collects the deltas of one streamed completion.
+#[derive(Debug, Default)]
+pub struct Accumulator {
+    text: String,
+    calls: Vec<PartialCall>,
+    done: bool,
+}
+
+/// What one line of the stream meant.
+#[derive(Debug, PartialEq)]
+pub enum Step {
+    /// Nothing to show (a comment, an empty line, a chunk without text).
+    Nothing,
+    /// A piece of the reply's text.
+    Text(String),
+    /// The stream said it is complete.
+    Done,
+}
+
+impl Accumulator {
+    /// Takes one line of the stream.
+    pub fn line(&mut self, line: &str) -> Result<Step, ModelError> {
+        let Some(data) = line.strip_prefix("data:") else {
+            return Ok(Step::Nothing);
+        };
+        let data = data.trim();
+        if data == "[DONE]" {
+            self.done = true;
+            return Ok(Step::Done);
+        }
+        let chunk: Value = serde_json::from_str(data)
+            .map_err(|e| ModelError::BadReply(format!("a stream chunk is not JSON: {e}")))?;
+        self.chunk(&chunk)
+    }
+
+    /// Takes one parsed chunk (also used for a whole non-streamed reply's message).
+    pub fn chunk(&mut self, chunk: &Value) -> Result<Step, ModelError> {
+        if let Some(error) = chunk.get("error") {
+            let message = error["message"].as_str().unwrap_or("unknown error");
+            return Err(ModelError::Unavailable(format!(
+                "the stream reported an error: {message}"
+            )));
+        }
+        let Some(choice) = chunk["choices"].get(0) else {
+            return Ok(Step::Nothing);
+        };
+        let delta = choice
+            .get("delta")
+            .or_else(|| choice.get("message"))
+            .unwrap_or(&Value::Null);
+        if let Some(calls) = delta["tool_calls"].as_array() {
+            for (n, call) in calls.iter().enumerate() {
+                let index = call["index"].as_u64().map(|i| i as usize).unwrap_or(n);
+                if index > 1_000 {
+                    return Err(ModelError::BadReply(format!("tool call index {index}")));
+                }
+                if self.calls.len() <= index {
+                    self.calls.resize_with(index + 1, PartialCall::default);
+                }
+                let partial = &mut self.calls[index];
+                if let Some(name) = call["function"]["name"].as_str() {
+                    partial.name.push_str(name);
+                }
+                if let Some(arguments) = call["function"]["arguments"].as_str() {
+                    partial.arguments.push_str(arguments);
+                }
+            }
+        }
+        if choice.get("finish_reason").is_some_and(|r| !r.is_null()) {
+            self.done = true;
+        }
+        match delta["content"].as_str() {
+            Some(text) if !text.is_empty() => {
+                self.text.push_str(text);
+                Ok(Step::Text(text.to_owned()))
+            }
+            _ => Ok(Step::Nothing),
+        }
+    }
+
+    /// Whether the stream said it is complete.
+    pub fn is_done(&self) -> bool {
+        self.done
+    }
+
+    /// The whole reply, with each call's arguments parsed.
+    pub fn finish(self) -> Result<ModelReply, ModelError> {
+        let calls = self
+            .calls
+            .into_iter()
+            .filter(|c| !c.name.is_empty())
+            .map(|c| {
+                let arguments = if c.arguments.trim().is_empty() {
+                    Value::Object(Default::default())
+                } else {
+                    serde_json::from_str(&c.arguments).map_err(|e| {
+                        ModelError::BadReply(format!(
+                            "the arguments of {} are not JSON: {e}",
+                            c.name
+                        ))
+                    })?
+                };
+                if !arguments.is_object() {
+                    return Err(ModelError::BadReply(format!(
+                        "the arguments of {} are not a JSON object",
+                        c.name
+                    )));
+                }
+                Ok(ProposedToolCall {
+                    tool: c.name,
+                    arguments,
+                })
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(ModelReply {
+            text: self.text,
+            calls,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn lines_are_split_across_chunks() {
+        let mut lines = Lines::default();
+        assert!(lines.push(b"data: {\"a\"").is_empty());
+        assert_eq!(lines.push(b":1}\r\n\ndata: [DO"), ["data: {\"a\":1}", ""]);
+        assert_eq!(lines.push(b"NE]\n"), ["data: [DONE]"]);
+        assert_eq!(lines.finish(), None);
+        lines.push(b"data: tail");
+        assert_eq!(lines.finish().as_deref(), Some("data: tail"));
+    }
+
+    #[test]
+    fn text_and_split_arguments_become_a_reply() {
+        let mut acc = Accumulator::default();
+        let chunks = [
+            json!({"choices": [{"delta": {"role": "assistant", "content": "Deleting "}}]}),
+            json!({"choices": [{"delta": {"content": "both."}}]}),
+            json!({"choices": [{"delta": {"tool_calls": [{"index": 0, "id": "c1", "function": {"name": "delete_file", "arguments": "{\"pa"}}]}}]}),
+            json!({"choices": [{"delta": {"tool_calls": [{"index": 0, "function": {"arguments": "th\": \"a\"}"}}]}}]}),
+            json!({"choices": [{"delta": {"tool_calls": [{"index": 1, "id": "c2", "function": {"name": "delete_file", "arguments": ""}}]}}]}),
+            json!({"choices": [{"delta": {"tool_calls": [{"index": 1, "function": {"arguments": "{\"path\": \"b\"}"}}]}}]}),
+            json!({"choices": [{"delta": {}, "finish_reason": "tool_calls"}]}),
+        ];
+        let mut texts = Vec::new();
+        for chunk in &chunks {
+            if let Step::Text(t) = acc.line(&format!("data: {chunk}")).unwrap() {
+                texts.push(t);
+            }
+        }
+        assert_eq!(acc.line(": keep-alive").unwrap(), Step::Nothing);
+        assert_eq!(acc.line("data: [DONE]").unwrap(), Step::Done);
+        assert!(acc.is_done());
+        assert_eq!(texts, ["Deleting ", "both."]);
+        let reply = acc.finish().unwrap();
+        assert_eq!(reply.text, "Deleting both.");
+        assert_eq!(
+            reply.calls,
+            [
+                ProposedToolCall {
+                    tool: "delete_file".into(),
+                    arguments: json!({"path": "a"})
+                },
+                ProposedToolCall {
+                    tool: "delete_file".into(),
+                    arguments: json!({"path": "b"})
+                },
+            ]
+        );
+    }
+
+    #[test]
+    fn broken_arguments_and_stream_errors_are_clear() {
+        let mut acc = Accumulator::default();
+        acc.chunk(&json!({"choices": [{"delta": {"tool_calls": [{"index": 0, "function": {"name": "f", "arguments": "{oops"}}]}}]}))
+            .unwrap();
+        assert!(
+            matches!(acc.finish(), Err(ModelError::BadReply(m)) if m.contains("arguments of f"))
+        );
+        let mut acc = Accumulator::default();
+        assert!(matches!(
+            acc.line("data: {not json"),
+            Err(ModelError::BadReply(_))
+        ));
+        assert!(matches!(
+            acc.chunk(&json!({"error": {"message": "overloaded"}})),
+            Err(ModelError::Unavailable(m)) if m.contains("overloaded")
+        ));
+    }
+}

@@ -1,0 +1,256 @@
+//! The provider against a real OpenAI-compatible server that is not ours:
+//! `@copilotkit/aimock` (installed by `npm ci` in `end2end/`), one server
+//! per test, scripted by fixtures.
+
+use std::process::Stdio;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use serde_json::{json, Value};
+use tokio::io::{AsyncBufReadExt, BufReader};
+use tokio::process::{Child, Command};
+
+use super::*;
+use crate::agent::model::{ProposedToolCall, Turn};
+use crate::tools::ToolSpec;
+
+/// A running aimock server, stopped when dropped.
+struct Aimock {
+    _child: Child,
+    root: String,
+    _dir: tempfile::TempDir,
+}
+
+impl Aimock {
+    async fn start(fixtures: Value, env: &[(&str, &str)]) -> Self {
+        let cli = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../end2end/node_modules/@copilotkit/aimock/dist/cli.js");
+        assert!(
+            cli.exists(),
+            "aimock is missing: run `npm ci` in end2end/ (make test does)"
+        );
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("fixtures.json");
+        std::fs::write(&file, json!({ "fixtures": fixtures }).to_string()).unwrap();
+        let mut child = Command::new("node")
+            .arg(&cli)
+            .args(["-p", "0", "-h", "127.0.0.1", "-f"])
+            .arg(&file)
+            .envs(env.iter().copied())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .kill_on_drop(true)
+            .spawn()
+            .expect("node runs aimock");
+        let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
+        let root = tokio::time::timeout(Duration::from_secs(20), async {
+            while let Some(line) = lines.next_line().await.unwrap() {
+                if let Some(at) = line.find("listening on ") {
+                    return line[at + "listening on ".len()..].trim().to_owned();
+                }
+            }
+            panic!("aimock exited before listening");
+        })
+        .await
+        .expect("aimock starts within 20 s");
+        // Keep reading its output so it never blocks on a full pipe.
+        tokio::spawn(async move { while let Ok(Some(_)) = lines.next_line().await {} });
+        Self {
+            _child: child,
+            root,
+            _dir: dir,
+        }
+    }
+
+    fn config(&self) -> OpenAiConfig {
+        let mut config = OpenAiConfig::new(format!("{}/v1", self.root), "gpt-test");
+        config.initial_backoff = Duration::from_millis(10);
+        config.response_timeout = Duration::from_secs(10);
+        config.idle_timeout = Duration::from_secs(5);
+        config
+    }
+
+    /// The request bodies the server received, oldest first.
+    async fn requests(&self) -> Vec<Value> {
+        let journal: Value = reqwest::get(format!("{}/__aimock/journal", self.root))
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap();
+        let mut entries = journal.as_array().unwrap().clone();
+        entries.sort_by_key(|e| e["timestamp"].as_u64());
+        entries
+            .into_iter()
+            .filter(|e| {
+                e["path"]
+                    .as_str()
+                    .unwrap_or("")
+                    .ends_with("/chat/completions")
+            })
+            .map(|e| e["body"].clone())
+            .collect()
+    }
+}
+
+fn ask(text: &str) -> ModelRequest {
+    ModelRequest {
+        turns: vec![Turn::User { text: text.into() }],
+        tools: vec![ToolSpec {
+            name: "delete_file".into(),
+            description: "Deletes a file.".into(),
+            parameters: json!({"type": "object", "properties": {"path": {"type": "string"}}}),
+            read_only: false,
+        }],
+    }
+}
+
+async fn reply(model: &OpenAiModel, text: &str) -> (Result<ModelReply, ModelError>, Vec<String>) {
+    let pieces = Arc::new(Mutex::new(Vec::new()));
+    let seen = pieces.clone();
+    let on_text = move |t: &str| seen.lock().unwrap().push(t.to_owned());
+    let result = model.reply(&ask(text), &on_text).await;
+    let pieces = pieces.lock().unwrap().clone();
+    (result, pieces)
+}
+
+#[tokio::test]
+async fn streamed_text_and_split_arguments_become_one_reply() {
+    let mock = Aimock::start(
+        json!([{
+            "match": { "userMessage": "tidy" },
+            "response": {
+                "content": "I will delete both files now.",
+                "toolCalls": [
+                    { "name": "delete_file", "arguments": { "path": "drafts/a long file name.md" } },
+                    { "name": "delete_file", "arguments": { "path": "b.txt" } }
+                ]
+            },
+            "chunkSize": 6
+        }]),
+        &[],
+    )
+    .await;
+    let model = OpenAiModel::new(mock.config()).unwrap();
+    let (result, pieces) = reply(&model, "tidy up").await;
+    let reply = result.unwrap();
+    assert!(pieces.len() > 1, "text arrives in pieces: {pieces:?}");
+    assert_eq!(pieces.concat(), "I will delete both files now.");
+    assert_eq!(reply.text, "I will delete both files now.");
+    assert_eq!(
+        reply.calls,
+        [
+            ProposedToolCall {
+                tool: "delete_file".into(),
+                arguments: json!({"path": "drafts/a long file name.md"})
+            },
+            ProposedToolCall {
+                tool: "delete_file".into(),
+                arguments: json!({"path": "b.txt"})
+            },
+        ]
+    );
+    let sent = mock.requests().await;
+    assert_eq!(sent.len(), 1);
+    assert_eq!(sent[0]["stream"], true);
+    assert_eq!(sent[0]["model"], "gpt-test");
+    assert_eq!(sent[0]["tools"][0]["function"]["name"], "delete_file");
+}
+
+#[tokio::test]
+async fn a_rate_limit_is_retried_and_then_succeeds() {
+    let mock = Aimock::start(
+        json!([
+            { "match": { "userMessage": "hello", "sequenceIndex": 0 },
+              "response": { "error": { "message": "Rate limited", "type": "rate_limit_error" }, "status": 429, "retryAfter": 0 } },
+            { "match": { "userMessage": "hello", "sequenceIndex": 1 },
+              "response": { "content": "Hello again." } }
+        ]),
+        &[],
+    )
+    .await;
+    let model = OpenAiModel::new(mock.config()).unwrap();
+    let (result, _) = reply(&model, "hello").await;
+    assert_eq!(result.unwrap().text, "Hello again.");
+    assert_eq!(mock.requests().await.len(), 2);
+}
+
+#[tokio::test]
+async fn server_errors_are_retried_a_bounded_number_of_times() {
+    let mock = Aimock::start(
+        json!([{ "match": { "userMessage": "hello" },
+                 "response": { "error": { "message": "Internal server error", "type": "server_error" }, "status": 500 } }]),
+        &[],
+    )
+    .await;
+    let mut config = mock.config();
+    config.max_retries = 2;
+    let model = OpenAiModel::new(config).unwrap();
+    let (result, _) = reply(&model, "hello").await;
+    match result {
+        Err(ModelError::Unavailable(message)) => {
+            assert!(
+                message.contains("500") && message.contains("Internal server error"),
+                "{message}"
+            )
+        }
+        other => panic!("expected unavailable, got {other:?}"),
+    }
+    assert_eq!(mock.requests().await.len(), 3);
+}
+
+#[tokio::test]
+async fn a_refused_key_and_an_unknown_model_fail_at_once_with_clear_errors() {
+    let mock = Aimock::start(
+        json!([{ "match": { "userMessage": "hello" }, "response": { "content": "Hi." } }]),
+        &[("AIMOCK_API_KEYS", "right-key")],
+    )
+    .await;
+    let mut config = mock.config();
+    config.api_key = Some("wrong-key".into());
+    let (result, _) = reply(&OpenAiModel::new(config.clone()).unwrap(), "hello").await;
+    assert_eq!(result.unwrap_err(), ModelError::Unauthorized);
+    assert!(ModelError::Unauthorized.to_string().contains("401"));
+
+    config.api_key = Some("right-key".into());
+    let model = OpenAiModel::new(config).unwrap();
+    assert_eq!(reply(&model, "hello").await.0.unwrap().text, "Hi.");
+    // Nothing answers this: the provider says 404, which is not retried.
+    match reply(&model, "something unscripted").await.0 {
+        Err(ModelError::NotFound(message)) => assert!(message.contains("gpt-test"), "{message}"),
+        other => panic!("expected not found, got {other:?}"),
+    }
+}
+
+#[tokio::test]
+async fn a_stream_cut_after_text_was_shown_is_not_retried() {
+    let mock = Aimock::start(
+        json!([{ "match": { "userMessage": "story" },
+                 "response": { "content": "Once upon a time there was a very long story that never ended." },
+                 "chunkSize": 4, "latency": 30, "disconnectAfterMs": 150 }]),
+        &[],
+    )
+    .await;
+    let model = OpenAiModel::new(mock.config()).unwrap();
+    let (result, pieces) = reply(&model, "story").await;
+    assert!(!pieces.is_empty());
+    assert!(
+        matches!(result, Err(ModelError::Unavailable(_))),
+        "{result:?}"
+    );
+    assert_eq!(mock.requests().await.len(), 1);
+}
+
+#[tokio::test]
+async fn an_unreachable_provider_is_reported_after_retries() {
+    let mut config = OpenAiConfig::new("http://127.0.0.1:9/v1", "gpt-test");
+    config.max_retries = 1;
+    config.initial_backoff = Duration::from_millis(5);
+    let (result, _) = reply(&OpenAiModel::new(config).unwrap(), "hello").await;
+    match result {
+        Err(ModelError::Unavailable(message)) => {
+            assert!(message.contains("cannot reach"), "{message}")
+        }
+        other => panic!("expected unavailable, got {other:?}"),
+    }
+}
