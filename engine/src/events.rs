@@ -98,11 +98,26 @@ pub struct NewEvent {
 /// up from the store.
 const LIVE_BUFFER: usize = 4096;
 
+/// A piece of a reply the agent is still writing. Drafts are shown live and
+/// never stored: the whole reply is stored as a message once it is complete.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Draft {
+    /// The conversation the reply belongs to.
+    pub conversation_id: ConversationId,
+    /// The next piece of its text.
+    pub text: String,
+}
+
+/// How many draft pieces a slow subscriber may fall behind; older ones are
+/// dropped for it (the stored message follows anyway).
+const DRAFT_BUFFER: usize = 1024;
+
 /// The live side of events: a broadcast to every subscriber in this process,
 /// and a signal that tells streams to end when the server shuts down.
 #[derive(Debug, Clone)]
 pub struct Events {
     sender: broadcast::Sender<Arc<Event>>,
+    drafts: broadcast::Sender<Arc<Draft>>,
     closing: Arc<tokio::sync::watch::Sender<bool>>,
 }
 
@@ -116,9 +131,11 @@ impl Events {
     /// A hub with no subscribers.
     pub fn new() -> Self {
         let (sender, _) = broadcast::channel(LIVE_BUFFER);
+        let (drafts, _) = broadcast::channel(DRAFT_BUFFER);
         let (closing, _) = tokio::sync::watch::channel(false);
         Self {
             sender,
+            drafts,
             closing: Arc::new(closing),
         }
     }
@@ -142,6 +159,22 @@ impl Events {
         }
     }
 
+    /// Sends a piece of a reply being written to live subscribers.
+    pub fn draft(&self, conversation_id: &ConversationId, text: &str) {
+        if text.is_empty() {
+            return;
+        }
+        let _ = self.drafts.send(Arc::new(Draft {
+            conversation_id: conversation_id.clone(),
+            text: text.to_owned(),
+        }));
+    }
+
+    /// A receiver of draft pieces sent from now on.
+    pub fn subscribe_drafts(&self) -> broadcast::Receiver<Arc<Draft>> {
+        self.drafts.subscribe()
+    }
+
     /// A receiver of events published from now on. Subscribe before reading
     /// the snapshot so nothing falls between the two.
     pub fn subscribe(&self) -> broadcast::Receiver<Arc<Event>> {
@@ -152,6 +185,19 @@ impl Events {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[tokio::test]
+    async fn drafts_reach_subscribers_and_empty_pieces_are_skipped() {
+        let events = Events::new();
+        let mut drafts = events.subscribe_drafts();
+        let c = ConversationId::new();
+        events.draft(&c, "");
+        events.draft(&c, "Hel");
+        events.draft(&c, "lo");
+        let first = drafts.recv().await.unwrap();
+        assert_eq!((&first.conversation_id, first.text.as_str()), (&c, "Hel"));
+        assert_eq!(drafts.recv().await.unwrap().text, "lo");
+    }
 
     #[test]
     fn every_kind_round_trips() {

@@ -50,6 +50,16 @@ impl Feed {
         }
     }
 
+    /// Whether the feed shows replies as they are written.
+    fn follows_drafts(&self) -> bool {
+        matches!(self, Feed::Conversation(_))
+    }
+
+    /// Whether a draft of this conversation belongs to the feed.
+    fn concerns(&self, conversation: &ConversationId) -> bool {
+        matches!(self, Feed::Conversation(id) if id == conversation)
+    }
+
     async fn snapshot(&self, engine: &Engine) -> Result<(i64, serde_json::Value), EngineError> {
         match self {
             Feed::Conversation(id) => {
@@ -136,6 +146,7 @@ async fn pump(engine: Engine, feed: Feed, resume: Option<i64>, tx: Tx) {
     // Subscribe first: whatever is published from here on reaches us, and
     // everything before is in the store.
     let mut live = engine.events().subscribe();
+    let mut drafts = engine.events().subscribe_drafts();
     let mut closing = engine.events().closing();
     if *closing.borrow() {
         return;
@@ -165,7 +176,24 @@ async fn pump(engine: Engine, feed: Feed, resume: Option<i64>, tx: Tx) {
     cursor = caught_up;
     loop {
         tokio::select! {
+            // In this order: a reply's pieces are all sent before the reply
+            // is stored, so draining them first keeps them ahead of it.
+            biased;
             _ = closing.changed() => return,
+            // Pieces of a reply being written: shown live, never stored, so
+            // they carry no id and a reconnect does not replay them.
+            draft = drafts.recv(), if feed.follows_drafts() => {
+                if let Ok(draft) = draft {
+                    if feed.concerns(&draft.conversation_id) {
+                        let sse = SseEvent::default()
+                            .event("message.delta")
+                            .data(json!({ "text": draft.text }).to_string());
+                        if tx.send(Ok(sse)).await.is_err() {
+                            return;
+                        }
+                    }
+                }
+            }
             received = live.recv() => {
                 let next = match received {
                     Ok(event) => match feed.position(&event) {

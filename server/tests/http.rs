@@ -194,6 +194,8 @@ struct Sse {
 struct SseReader {
     response: reqwest::Response,
     buffer: String,
+    /// Draft pieces (`message.delta`), each with how many stored events came before it.
+    drafts: Vec<(usize, String)>,
 }
 
 impl SseReader {
@@ -208,6 +210,7 @@ impl SseReader {
         Self {
             response,
             buffer: String::new(),
+            drafts: Vec::new(),
         }
     }
 
@@ -257,6 +260,12 @@ impl SseReader {
         let mut seen = Vec::new();
         loop {
             let event = self.next().await;
+            if event.event == "message.delta" {
+                assert!(event.id.is_empty(), "drafts carry no id");
+                let text = event.data["text"].as_str().unwrap().to_owned();
+                self.drafts.push((seen.len(), text));
+                continue;
+            }
             let done = event.event == "run.updated" && event.data["status"] == "done";
             seen.push(event);
             if done {
@@ -328,6 +337,23 @@ async fn a_conversation_stream_starts_with_a_snapshot_then_follows_the_agent_liv
         reply,
         "The workspace has 3 file(s): drafts/plan.md, notes.txt, todo.md."
     );
+    // Each reply streamed in pieces before it was stored (a turn that only
+    // calls tools writes nothing).
+    let mut streamed = 0;
+    for (at, event) in events.iter().enumerate() {
+        if event.event != "message.created" || event.data["role"] != "assistant" {
+            continue;
+        }
+        let pieces: Vec<&str> = stream
+            .drafts
+            .iter()
+            .filter(|(before, _)| *before == at)
+            .map(|(_, text)| text.as_str())
+            .collect();
+        assert_eq!(pieces.concat(), event.data["content"].as_str().unwrap());
+        streamed += usize::from(pieces.len() > 1);
+    }
+    assert_eq!(streamed, 1, "the answer streamed in pieces");
 }
 
 #[tokio::test]

@@ -140,7 +140,11 @@ impl Agent {
                 turns: transcript::turns(&messages, &calls),
                 tools: self.offered_tools(),
             };
-            let reply = match self.model.reply(&request, &|_| {}).await {
+            // The reply's text streams to open browsers as it is written.
+            let events = self.engine.events().clone();
+            let writing_in = run.conversation_id.clone();
+            let on_text = move |piece: &str| events.draft(&writing_in, piece);
+            let reply = match self.model.reply(&request, &on_text).await {
                 Ok(reply) => reply,
                 Err(e) => {
                     let text = format!("I could not reach the model: {e}");

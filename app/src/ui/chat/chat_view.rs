@@ -21,6 +21,7 @@ pub fn ChatView(detail: ConversationDetail) -> impl IntoView {
         calls: RwSignal::new(detail.tool_calls),
         working: RwSignal::new(detail.working),
         reconnecting: RwSignal::new(false),
+        draft: RwSignal::new(String::new()),
     };
     let post = ServerAction::<PostMessage>::new();
     Effect::new(move |_| {

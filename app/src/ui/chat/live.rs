@@ -2,7 +2,7 @@
 
 use leptos::prelude::*;
 
-use crate::wire::{MessageItem, ToolCallItem};
+use crate::wire::{Author, MessageItem, ToolCallItem};
 
 /// What a live conversation updates.
 #[derive(Debug, Clone, Copy)]
@@ -15,10 +15,13 @@ pub struct LiveChat {
     pub working: RwSignal<bool>,
     /// Whether the stream is reconnecting.
     pub reconnecting: RwSignal<bool>,
+    /// The reply the agent is writing right now, until it is stored.
+    pub draft: RwSignal<String>,
 }
 
 /// The event kinds a conversation's stream carries.
 pub const CHAT_EVENTS: &[&str] = &[
+    "message.delta",
     "message.created",
     "tool_call.created",
     "tool_call.updated",
@@ -49,8 +52,23 @@ impl LiveChat {
     /// Applies one stream event.
     pub fn apply(&self, kind: &str, data: &str) {
         match kind {
+            "message.delta" => {
+                if let Ok(piece) = serde_json::from_str::<serde_json::Value>(data) {
+                    // A piece after the run ended belongs to a reply already shown.
+                    match piece["text"].as_str() {
+                        Some(text) if self.working.get_untracked() => {
+                            self.draft.update(|d| d.push_str(text))
+                        }
+                        _ => {}
+                    }
+                }
+            }
             "message.created" => {
                 if let Ok(m) = serde_json::from_str::<MessageItem>(data) {
+                    // The stored reply replaces the draft it was written as.
+                    if m.author == Author::Assistant {
+                        self.draft.set(String::new());
+                    }
                     self.add_message(m);
                 }
             }
@@ -61,10 +79,72 @@ impl LiveChat {
             }
             "run.updated" => {
                 if let Ok(run) = serde_json::from_str::<serde_json::Value>(data) {
-                    self.working.set(run["status"] == "running");
+                    let running = run["status"] == "running";
+                    self.working.set(running);
+                    if !running {
+                        self.draft.set(String::new());
+                    }
                 }
             }
             _ => {}
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn live() -> LiveChat {
+        LiveChat {
+            messages: RwSignal::new(Vec::new()),
+            calls: RwSignal::new(Vec::new()),
+            working: RwSignal::new(true),
+            reconnecting: RwSignal::new(false),
+            draft: RwSignal::new(String::new()),
+        }
+    }
+
+    fn message(id: &str, seq: i64, role: &str, content: &str) -> String {
+        serde_json::json!({
+            "id": id, "seq": seq, "role": role, "content": content,
+            "created_at": "2026-11-23T10:00:00Z"
+        })
+        .to_string()
+    }
+
+    #[test]
+    fn a_draft_grows_until_the_stored_reply_replaces_it() {
+        Owner::new_root(None).with(a_draft_grows);
+    }
+
+    fn a_draft_grows() {
+        let live = live();
+        live.apply("message.created", &message("m1", 1, "user", "hi"));
+        live.apply("message.delta", r#"{"text": "Hel"}"#);
+        live.apply("message.delta", r#"{"text": "lo **you**"}"#);
+        assert_eq!(live.draft.get_untracked(), "Hello **you**");
+        live.apply(
+            "message.created",
+            &message("m2", 2, "assistant", "Hello **you**"),
+        );
+        assert_eq!(live.draft.get_untracked(), "");
+        let seqs: Vec<i64> = live
+            .messages
+            .get_untracked()
+            .iter()
+            .map(|m| m.seq)
+            .collect();
+        assert_eq!(seqs, [1, 2]);
+        // A repeated event changes nothing; a failed run drops a dangling draft.
+        live.apply(
+            "message.created",
+            &message("m2", 2, "assistant", "Hello **you**"),
+        );
+        assert_eq!(live.messages.get_untracked().len(), 2);
+        live.apply("message.delta", r#"{"text": "half a"}"#);
+        live.apply("run.updated", r#"{"status": "failed"}"#);
+        assert_eq!(live.draft.get_untracked(), "");
+        assert!(!live.working.get_untracked());
     }
 }

@@ -93,6 +93,15 @@ pub fn Timeline(live: LiveChat) -> impl IntoView {
                         .into_any(),
                     }}
                 </For>
+                <Show when=move || !live.draft.read().is_empty()>
+                    <li class="message from-agent streaming" aria-label="Agent is writing">
+                        <span class="message-author">"Agent"</span>
+                        <div
+                            class="message-body markdown"
+                            inner_html=move || to_safe_html(&live.draft.read())
+                        ></div>
+                    </li>
+                </Show>
             </ol>
         </Show>
     }
