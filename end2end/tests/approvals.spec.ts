@@ -105,3 +105,26 @@ test('model text with markup renders as text, and its Markdown as formatting', a
   await expect(messages).toContainText('<script>window.__pwned=1</script>');
   expect(await page.evaluate(() => (window as unknown as { __pwned?: number }).__pwned)).toBeUndefined();
 });
+
+test('a lost race says who decided, and a reconnect catches up', async ({ page, context }) => {
+  await newConversation(page);
+  await send(page, 'delete notes.txt');
+  const mine = page.getByRole('article', { name: 'delete_file call' });
+  await expect(mine).toHaveAttribute('data-status', 'pending_approval');
+  // The other tab loses its live stream, so it still shows the call as pending.
+  const other = await context.newPage();
+  await other.route('**/api/conversations/*/events*', (route) => route.abort());
+  await other.goto(page.url());
+  await expect(other.getByRole('status').filter({ hasText: 'Reconnecting…' })).toBeVisible();
+  const theirs = other.getByRole('article', { name: 'delete_file call' });
+  await mine.getByRole('button', { name: 'Approve', exact: true }).click();
+  await expect(mine).toHaveAttribute('data-status', 'completed');
+  await theirs.getByRole('button', { name: 'Reject', exact: true }).click();
+  await theirs.getByRole('button', { name: 'Confirm reject' }).click();
+  await expect(theirs.getByRole('alert')).toHaveText('Already decided by chat user');
+  // The stream comes back, catches up, and the card takes the winning state.
+  await other.unroute('**/api/conversations/*/events*');
+  await expect(theirs).toHaveAttribute('data-status', 'completed', { timeout: 15_000 });
+  await expect(other.getByRole('status').filter({ hasText: 'Reconnecting…' })).toBeHidden();
+  await expect(other.getByRole('list', { name: 'Messages' })).toContainText('I deleted notes.txt.');
+});

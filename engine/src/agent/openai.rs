@@ -6,6 +6,8 @@
 //! text has been shown; a refused key or an unknown model fails at once
 //! with an error that says what to fix.
 
+#[cfg(test)]
+pub(crate) mod aimock;
 mod request;
 mod stream;
 

@@ -268,3 +268,5 @@ impl Agent {
 
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod provider_tests;

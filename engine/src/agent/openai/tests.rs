@@ -2,96 +2,15 @@
 //! `@copilotkit/aimock` (installed by `npm ci` in `end2end/`), one server
 //! per test, scripted by fixtures.
 
-use std::process::Stdio;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use serde_json::{json, Value};
-use tokio::io::{AsyncBufReadExt, BufReader};
-use tokio::process::{Child, Command};
+use serde_json::json;
 
+use super::aimock::Aimock;
 use super::*;
 use crate::agent::model::{ProposedToolCall, Turn};
 use crate::tools::ToolSpec;
-
-/// A running aimock server, stopped when dropped.
-struct Aimock {
-    _child: Child,
-    root: String,
-    _dir: tempfile::TempDir,
-}
-
-impl Aimock {
-    async fn start(fixtures: Value, env: &[(&str, &str)]) -> Self {
-        let cli = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-            .join("../end2end/node_modules/@copilotkit/aimock/dist/cli.js");
-        assert!(
-            cli.exists(),
-            "aimock is missing: run `npm ci` in end2end/ (make test does)"
-        );
-        let dir = tempfile::tempdir().unwrap();
-        let file = dir.path().join("fixtures.json");
-        std::fs::write(&file, json!({ "fixtures": fixtures }).to_string()).unwrap();
-        let mut child = Command::new("node")
-            .arg(&cli)
-            .args(["-p", "0", "-h", "127.0.0.1", "-f"])
-            .arg(&file)
-            .envs(env.iter().copied())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .kill_on_drop(true)
-            .spawn()
-            .expect("node runs aimock");
-        let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
-        let root = tokio::time::timeout(Duration::from_secs(20), async {
-            while let Some(line) = lines.next_line().await.unwrap() {
-                if let Some(at) = line.find("listening on ") {
-                    return line[at + "listening on ".len()..].trim().to_owned();
-                }
-            }
-            panic!("aimock exited before listening");
-        })
-        .await
-        .expect("aimock starts within 20 s");
-        // Keep reading its output so it never blocks on a full pipe.
-        tokio::spawn(async move { while let Ok(Some(_)) = lines.next_line().await {} });
-        Self {
-            _child: child,
-            root,
-            _dir: dir,
-        }
-    }
-
-    fn config(&self) -> OpenAiConfig {
-        let mut config = OpenAiConfig::new(format!("{}/v1", self.root), "gpt-test");
-        config.initial_backoff = Duration::from_millis(10);
-        config.response_timeout = Duration::from_secs(10);
-        config.idle_timeout = Duration::from_secs(5);
-        config
-    }
-
-    /// The request bodies the server received, oldest first.
-    async fn requests(&self) -> Vec<Value> {
-        let journal: Value = reqwest::get(format!("{}/__aimock/journal", self.root))
-            .await
-            .unwrap()
-            .json()
-            .await
-            .unwrap();
-        let mut entries = journal.as_array().unwrap().clone();
-        entries.sort_by_key(|e| e["timestamp"].as_u64());
-        entries
-            .into_iter()
-            .filter(|e| {
-                e["path"]
-                    .as_str()
-                    .unwrap_or("")
-                    .ends_with("/chat/completions")
-            })
-            .map(|e| e["body"].clone())
-            .collect()
-    }
-}
 
 fn ask(text: &str) -> ModelRequest {
     ModelRequest {
