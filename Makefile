@@ -76,3 +76,4 @@ test-postgres:
 # Release-mode benchmarks on SQLite on disk and on a local PostgreSQL.
 bench:
 	AIRLOCK_BENCH_DATABASE_URL=$$(.ci/postgres) cargo bench -p engine --bench decisions
+	cargo bench -p engine --bench resume

@@ -112,6 +112,13 @@ pub trait Store: Send + Sync + std::fmt::Debug {
     /// The messages of a conversation in order.
     async fn messages(&self, id: &ConversationId) -> Result<Vec<Message>, StoreError>;
 
+    /// The newest `limit` messages of a conversation, in order.
+    async fn recent_messages(
+        &self,
+        id: &ConversationId,
+        limit: i64,
+    ) -> Result<Vec<Message>, StoreError>;
+
     /// Stores a batch of proposed calls (all of one conversation) with one
     /// `tool_call.created` event each.
     async fn insert_calls(&self, calls: &[ToolCall]) -> Result<Vec<Event>, StoreError>;
@@ -121,6 +128,14 @@ pub trait Store: Send + Sync + std::fmt::Debug {
 
     /// The calls of a conversation, in the order they were proposed.
     async fn tool_calls(&self, id: &ConversationId) -> Result<Vec<ToolCall>, StoreError>;
+
+    /// The calls proposed by a conversation's messages from position `seq`
+    /// on, in the order they were proposed.
+    async fn tool_calls_from(
+        &self,
+        id: &ConversationId,
+        seq: i64,
+    ) -> Result<Vec<ToolCall>, StoreError>;
 
     /// Calls waiting for a person, oldest first.
     async fn pending_calls(&self, limit: i64) -> Result<Vec<ToolCall>, StoreError>;

@@ -28,6 +28,11 @@ const LEASE_SECONDS: i64 = 30;
 /// Model turns one run may take; a model that keeps calling tools past this is stopped.
 const MAX_TURNS: usize = 25;
 
+/// How many of a conversation's newest messages the model is shown. Far
+/// more than a model's context holds of ordinary chat, and it bounds the
+/// cost of a step however long the conversation grows.
+pub const CONTEXT_MESSAGES: i64 = 200;
+
 /// How a step ended.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum StepOutcome {
@@ -134,8 +139,13 @@ impl Agent {
                 self.release(run_id, RunStatus::Running, None).await?;
                 return Ok(StepOutcome::Busy);
             }
-            let messages = store.messages(&run.conversation_id).await?;
-            let calls = store.tool_calls(&run.conversation_id).await?;
+            // The model sees the recent part of a long conversation, so a
+            // step costs the same at message 10 and at message 10,000.
+            let messages = store
+                .recent_messages(&run.conversation_id, CONTEXT_MESSAGES)
+                .await?;
+            let first = messages.first().map_or(0, |m| m.seq);
+            let calls = store.tool_calls_from(&run.conversation_id, first).await?;
             let request = ModelRequest {
                 turns: transcript::turns(&messages, &calls),
                 tools: self.offered_tools(),
@@ -267,6 +277,6 @@ impl Agent {
 }
 
 #[cfg(test)]
-mod tests;
-#[cfg(test)]
 mod provider_tests;
+#[cfg(test)]
+mod tests;

@@ -176,6 +176,25 @@ pub(crate) async fn messages_append_in_order(f: &Fixture) {
             .await,
         Err(StoreError::NotFound("conversation"))
     ));
+    // The newest few, still in order.
+    let recent = store.recent_messages(&c.id, 3).await.unwrap();
+    assert_eq!(
+        recent.iter().map(|m| m.seq).collect::<Vec<_>>(),
+        [18, 19, 20]
+    );
+    assert_eq!(recent, stored[17..].to_vec());
+    assert_eq!(store.recent_messages(&c.id, 100).await.unwrap(), stored);
+    // Calls of the recent turns only: those proposed from message 18 on.
+    let mut early = call(&c, 0, CallStatus::Completed);
+    early.message_seq = Some(2);
+    let mut late = call(&c, 0, CallStatus::Completed);
+    late.message_seq = Some(18);
+    store.insert_calls(&[early, late.clone()]).await.unwrap();
+    let from = store.tool_calls_from(&c.id, 18).await.unwrap();
+    assert_eq!(
+        from.iter().map(|c| c.id.clone()).collect::<Vec<_>>(),
+        [late.id]
+    );
 }
 
 fn call(c: &Conversation, position: i64, status: CallStatus) -> ToolCall {

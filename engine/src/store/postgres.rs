@@ -27,6 +27,11 @@ const MIGRATIONS: &[Migration] = &[
         description: "inbox order",
         sql: include_str!("../../migrations/postgres/0004_inbox_order.sql"),
     },
+    Migration {
+        version: 5,
+        description: "call lookups",
+        sql: include_str!("../../migrations/postgres/0005_call_lookups.sql"),
+    },
 ];
 
 /// Arbitrary key of the advisory lock that serialises migrations across replicas.

@@ -389,6 +389,33 @@ macro_rules! impl_store {
                 found.iter().map(row_message).collect()
             }
 
+            async fn recent_messages(&self, id: &ConversationId, limit: i64) -> Result<Vec<Message>, StoreError> {
+                let mut found = sqlx::query(
+                    "select * from messages where conversation_id = $1 order by seq desc limit $2",
+                )
+                .bind(id.as_str())
+                .bind(limit)
+                .fetch_all(self.reader())
+                .await?
+                .iter()
+                .map(row_message)
+                .collect::<Result<Vec<_>, _>>()?;
+                found.reverse();
+                Ok(found)
+            }
+
+            async fn tool_calls_from(&self, id: &ConversationId, seq: i64) -> Result<Vec<ToolCall>, StoreError> {
+                let found = sqlx::query(
+                    "select * from tool_calls where conversation_id = $1 and message_seq >= $2
+                     order by created_at, batch_id, position",
+                )
+                .bind(id.as_str())
+                .bind(seq)
+                .fetch_all(self.reader())
+                .await?;
+                found.iter().map(row_call).collect()
+            }
+
             async fn insert_calls(&self, calls: &[ToolCall]) -> Result<Vec<Event>, StoreError> {
                 let mut tx = self.writer().begin_with($begin).await?;
                 let mut events = Vec::with_capacity(calls.len());

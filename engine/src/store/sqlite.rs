@@ -30,6 +30,11 @@ const MIGRATIONS: &[Migration] = &[
         description: "inbox order",
         sql: include_str!("../../migrations/sqlite/0004_inbox_order.sql"),
     },
+    Migration {
+        version: 5,
+        description: "call lookups",
+        sql: include_str!("../../migrations/sqlite/0005_call_lookups.sql"),
+    },
 ];
 
 /// A store in one SQLite file.

@@ -64,18 +64,34 @@ async fn a_mixed_batch_gives_the_model_one_result_per_call() {
     assert_eq!(agent.step(&run.id).await.unwrap(), StepOutcome::Waiting);
     let calls = engine.tool_calls(&c).await.unwrap();
     assert_eq!(calls.len(), 3);
-    assert!(calls.iter().all(|c| c.status == CallStatus::PendingApproval));
+    assert!(calls
+        .iter()
+        .all(|c| c.status == CallStatus::PendingApproval));
 
-    let you = Reviewer { name: "ana".into(), channel: Channel::Chat };
-    engine.decide(&calls[0].id, Verdict::Approve, &you).await.unwrap();
+    let you = Reviewer {
+        name: "ana".into(),
+        channel: Channel::Chat,
+    };
     engine
-        .decide(&calls[1].id, Verdict::Reject { reason: Some("the list is still needed".into()) }, &you)
+        .decide(&calls[0].id, Verdict::Approve, &you)
+        .await
+        .unwrap();
+    engine
+        .decide(
+            &calls[1].id,
+            Verdict::Reject {
+                reason: Some("the list is still needed".into()),
+            },
+            &you,
+        )
         .await
         .unwrap();
     engine
         .decide(
             &calls[2].id,
-            Verdict::Edit { arguments: json!({ "path": "summary.md", "content": "new" }) },
+            Verdict::Edit {
+                arguments: json!({ "path": "summary.md", "content": "new" }),
+            },
             &you,
         )
         .await
@@ -85,8 +101,14 @@ async fn a_mixed_batch_gives_the_model_one_result_per_call() {
     let sent = mock.requests().await;
     assert_eq!(sent.len(), 2);
     let messages = sent[1]["messages"].as_array().unwrap();
-    let roles: Vec<_> = messages.iter().map(|m| m["role"].as_str().unwrap()).collect();
-    assert_eq!(roles, ["system", "user", "assistant", "tool", "tool", "tool"]);
+    let roles: Vec<_> = messages
+        .iter()
+        .map(|m| m["role"].as_str().unwrap())
+        .collect();
+    assert_eq!(
+        roles,
+        ["system", "user", "assistant", "tool", "tool", "tool"]
+    );
     let assistant = &messages[2];
     assert_eq!(assistant["content"], "I will tidy up.");
     let ids: Vec<_> = assistant["tool_calls"]
@@ -95,18 +117,34 @@ async fn a_mixed_batch_gives_the_model_one_result_per_call() {
         .iter()
         .map(|c| c["id"].as_str().unwrap().to_owned())
         .collect();
-    let answered: Vec<_> = messages[3..].iter().map(|m| m["tool_call_id"].as_str().unwrap().to_owned()).collect();
+    let answered: Vec<_> = messages[3..]
+        .iter()
+        .map(|m| m["tool_call_id"].as_str().unwrap().to_owned())
+        .collect();
     assert_eq!(ids, answered, "one result per call, in order");
-    let results: Vec<_> = messages[3..].iter().map(|m| m["content"].as_str().unwrap()).collect();
+    let results: Vec<_> = messages[3..]
+        .iter()
+        .map(|m| m["content"].as_str().unwrap())
+        .collect();
     assert!(results[0].contains("deleted"), "{}", results[0]);
-    assert_eq!(results[1], "The user rejected this call. Reason: the list is still needed");
-    assert!(results[2].starts_with("The user changed the arguments from"), "{}", results[2]);
+    assert_eq!(
+        results[1],
+        "The user rejected this call. Reason: the list is still needed"
+    );
+    assert!(
+        results[2].starts_with("The user changed the arguments from"),
+        "{}",
+        results[2]
+    );
     assert!(results[2].contains(r#""content":"new""#), "{}", results[2]);
 
     let workspace = dir.path().join("workspace");
     assert!(!workspace.join("notes.txt").exists());
     assert!(workspace.join("todo.md").exists());
-    assert_eq!(std::fs::read_to_string(workspace.join("summary.md")).unwrap(), "new");
+    assert_eq!(
+        std::fs::read_to_string(workspace.join("summary.md")).unwrap(),
+        "new"
+    );
     let view = engine.conversation(&c).await.unwrap();
     assert_eq!(
         view.messages.last().unwrap().content,
