@@ -2,6 +2,7 @@
 //! runs a call; the policy decides, per source, which calls may run.
 
 pub mod demo;
+pub mod mcp;
 
 use async_trait::async_trait;
 use serde::{Deserialize, Serialize};

@@ -1,0 +1,173 @@
+//! Real MCP servers from npm (installed by `npm ci` in `end2end/`):
+//! `server-filesystem` over stdio and `server-everything` over streamable
+//! HTTP, plus servers that fail to start or go away mid-session.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+use std::process::Stdio;
+use std::time::Duration;
+
+use serde_json::json;
+use tokio::io::{AsyncBufReadExt, BufReader};
+
+use super::*;
+
+fn package(path: &str) -> PathBuf {
+    let file = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../end2end/node_modules/@modelcontextprotocol")
+        .join(path);
+    assert!(
+        file.exists(),
+        "{} is missing: run `npm ci` in end2end/ (make test does)",
+        file.display()
+    );
+    file
+}
+
+fn filesystem_server(root: &std::path::Path) -> Connection {
+    Connection::Stdio {
+        command: "node".into(),
+        args: vec![
+            package("server-filesystem/dist/index.js")
+                .to_string_lossy()
+                .into_owned(),
+            root.to_string_lossy().into_owned(),
+        ],
+        env: BTreeMap::new(),
+    }
+}
+
+#[tokio::test]
+async fn a_stdio_server_lists_its_tools_and_runs_calls() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().canonicalize().unwrap();
+    let source = McpSource::connect("files", &filesystem_server(&root))
+        .await
+        .unwrap();
+    assert_eq!(source.name(), "files");
+    let tools = source.tools();
+    let spec = |name: &str| tools.iter().find(|t| t.name == name).cloned();
+    let list = spec("list_directory").expect("list_directory is offered");
+    assert!(list.read_only, "its readOnlyHint is kept");
+    assert_eq!(list.parameters["type"], "object");
+    assert!(!spec("write_file").unwrap().read_only);
+
+    let path = root.join("hello.txt").to_string_lossy().into_owned();
+    source
+        .call(
+            "write_file",
+            &json!({ "path": path, "content": "hello from Airlock" }),
+        )
+        .await
+        .unwrap();
+    assert_eq!(
+        std::fs::read_to_string(root.join("hello.txt")).unwrap(),
+        "hello from Airlock"
+    );
+    let listed = source
+        .call("list_directory", &json!({ "path": root.to_string_lossy() }))
+        .await
+        .unwrap();
+    assert!(
+        listed["content"].as_str().unwrap().contains("hello.txt"),
+        "{listed}"
+    );
+
+    // The server refuses a path outside its root: a failed call, clearly said.
+    let refused = source
+        .call("list_directory", &json!({ "path": "/etc" }))
+        .await
+        .unwrap_err();
+    assert!(
+        matches!(&refused, ToolError::Failed(m) if m.to_lowercase().contains("denied")),
+        "{refused:?}"
+    );
+    assert_eq!(
+        source.call("no_such_tool", &json!({})).await.unwrap_err(),
+        ToolError::UnknownTool("no_such_tool".into())
+    );
+}
+
+/// `server-everything` over streamable HTTP on a free port, and its process.
+async fn everything_over_http() -> (tokio::process::Child, String) {
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let mut child = tokio::process::Command::new("node")
+        .arg(package("server-everything/dist/index.js"))
+        .arg("streamableHttp")
+        .env("PORT", port.to_string())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()
+        .unwrap();
+    let mut lines = BufReader::new(child.stderr.take().unwrap()).lines();
+    tokio::time::timeout(Duration::from_secs(20), async {
+        while let Some(line) = lines.next_line().await.unwrap() {
+            if line.contains("listening on port") {
+                return;
+            }
+        }
+        panic!("server-everything exited before listening");
+    })
+    .await
+    .expect("server-everything starts within 20 s");
+    tokio::spawn(async move { while let Ok(Some(_)) = lines.next_line().await {} });
+    (child, format!("http://127.0.0.1:{port}/mcp"))
+}
+
+#[tokio::test]
+async fn an_http_server_runs_calls_and_its_exit_fails_later_calls_clearly() {
+    let (mut server, url) = everything_over_http().await;
+    let source = McpSource::connect("everything", &Connection::Http { url })
+        .await
+        .unwrap();
+    assert!(source.tools().iter().any(|t| t.name == "echo"));
+    let echoed = source
+        .call("echo", &json!({ "message": "hi" }))
+        .await
+        .unwrap();
+    assert_eq!(echoed["content"], "Echo: hi");
+
+    server.kill().await.unwrap();
+    let failed = tokio::time::timeout(
+        Duration::from_secs(30),
+        source.call("echo", &json!({ "message": "again" })),
+    )
+    .await
+    .expect("a dead server fails the call, it does not hang")
+    .unwrap_err();
+    assert!(
+        matches!(&failed, ToolError::Failed(m) if m.contains("MCP server everything")),
+        "{failed:?}"
+    );
+}
+
+#[tokio::test]
+async fn servers_that_cannot_start_are_reported_by_name() {
+    let missing = Connection::Stdio {
+        command: "/nonexistent/mcp-server".into(),
+        args: vec![],
+        env: BTreeMap::new(),
+    };
+    let e = McpSource::connect("ghost", &missing).await.unwrap_err();
+    assert!(matches!(e, McpError::Start { .. }), "{e:?}");
+    assert!(e.to_string().contains("ghost"));
+
+    let exits = Connection::Stdio {
+        command: "node".into(),
+        args: vec!["-e".into(), "process.exit(3)".into()],
+        env: BTreeMap::new(),
+    };
+    let e = McpSource::connect("quitter", &exits).await.unwrap_err();
+    assert!(matches!(e, McpError::Handshake { .. }), "{e:?}");
+
+    let nobody = Connection::Http {
+        url: "http://127.0.0.1:9/mcp".into(),
+    };
+    let e = McpSource::connect("far", &nobody).await.unwrap_err();
+    assert!(e.to_string().contains("far"), "{e}");
+}
