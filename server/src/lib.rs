@@ -26,6 +26,8 @@ use engine::agent::Agent;
 use engine::agent::Model;
 use engine::config::{Config, Connection, SourceConfig};
 use engine::tools::demo::{self, DemoTools};
+use engine::tools::mcp::McpSource;
+use engine::tools::ToolSource;
 use engine::{Engine, SystemClock};
 pub use settings::{ModelSettings, Settings};
 
@@ -88,13 +90,16 @@ pub async fn build(settings: &Settings) -> anyhow::Result<Services> {
             },
         );
     }
+    let mcp = connect_mcp_servers(&config).await;
     let engine = Engine::new(store, Arc::new(SystemClock), config);
-    let tools = DemoTools::open(&settings.data_dir).with_context(|| {
+    let demo_tools = DemoTools::open(&settings.data_dir).with_context(|| {
         format!(
             "cannot open the demo workspace in {}",
             settings.data_dir.display()
         )
     })?;
+    let mut tools: Vec<Arc<dyn ToolSource>> = vec![Arc::new(demo_tools)];
+    tools.extend(mcp);
     let owner = format!("{}:{}", std::process::id(), uuid_suffix());
     let model: Arc<dyn Model> = match &settings.model {
         ModelSettings::Demo => Arc::new(DemoModel),
@@ -109,7 +114,7 @@ pub async fn build(settings: &Settings) -> anyhow::Result<Services> {
             Arc::new(OpenAiModel::new(config).context("cannot set up the model client")?)
         }
     };
-    let agent = Agent::new(engine.clone(), model, vec![Arc::new(tools)], owner);
+    let agent = Agent::new(engine.clone(), model, tools, owner);
     let leptos_options = LeptosOptions::builder()
         .output_name("airlock")
         .site_root(settings.site_root.as_str())
@@ -121,6 +126,29 @@ pub async fn build(settings: &Settings) -> anyhow::Result<Services> {
         engine,
     };
     Ok(Services { state, agent })
+}
+
+/// Starts or reaches every configured MCP server at once. A server that
+/// fails is reported by name in the log and left out; the others work.
+async fn connect_mcp_servers(config: &Config) -> Vec<Arc<dyn ToolSource>> {
+    let attempts = config
+        .sources
+        .iter()
+        .filter(|(_, s)| s.connection != Connection::BuiltIn)
+        .map(|(name, s)| async move { (name, McpSource::connect(name, &s.connection).await) });
+    let mut connected: Vec<Arc<dyn ToolSource>> = Vec::new();
+    for (name, outcome) in futures::future::join_all(attempts).await {
+        match outcome {
+            Ok(source) => {
+                tracing::info!(source = %name, tools = source.tools().len(), "MCP server connected");
+                connected.push(Arc::new(source));
+            }
+            Err(e) => {
+                tracing::error!(source = %name, "{e}; its tools are not offered, the other sources work")
+            }
+        }
+    }
+    connected
 }
 
 /// A short random suffix, so two processes with the same pid (in two

@@ -11,7 +11,7 @@ use std::sync::Arc;
 
 use chrono::Duration;
 
-use super::model::{Model, ModelRequest};
+use super::model::{Model, ModelRequest, Turn};
 use super::{transcript, QUESTION_TOOL};
 use crate::calls::{CallStatus, ToolCall};
 use crate::decisions::ProposedCall;
@@ -84,7 +84,8 @@ impl Agent {
     }
 
     /// The tools the model is offered: every source's tools its policy does
-    /// not hide, plus the built-in question tool.
+    /// not hide, plus the built-in question tool. A tool whose name two
+    /// sources share is offered as `source__tool` from each.
     pub fn offered_tools(&self) -> Vec<ToolSpec> {
         let config = self.engine.config();
         let mut tools: Vec<ToolSpec> = self
@@ -96,18 +97,65 @@ impl Agent {
                     .tools()
                     .into_iter()
                     .filter(move |t| policy.is_visible(&t.name))
+                    .map(move |t| ToolSpec {
+                        name: self.model_name(name, &t.name),
+                        ..t
+                    })
             })
             .collect();
         tools.push(super::question_tool());
         tools
     }
 
-    /// The source offering `tool`, if any.
-    fn source_of(&self, tool: &str) -> Option<(&str, &Arc<dyn ToolSource>)> {
-        self.sources
-            .iter()
-            .find(|(_, s)| s.tools().iter().any(|t| t.name == tool))
-            .map(|(n, s)| (n.as_str(), s))
+    /// The name the model knows a source's tool by.
+    pub fn model_name(&self, source: &str, tool: &str) -> String {
+        let offered_by = self
+            .sources
+            .values()
+            .filter(|s| s.tools().iter().any(|t| t.name == tool))
+            .count();
+        if offered_by > 1 {
+            let safe: String = source
+                .chars()
+                .map(|c| {
+                    if c.is_ascii_alphanumeric() || c == '-' {
+                        c
+                    } else {
+                        '_'
+                    }
+                })
+                .collect();
+            format!("{safe}__{tool}")
+        } else {
+            tool.to_owned()
+        }
+    }
+
+    /// The source and tool behind a name the model used.
+    pub fn resolve(&self, model_name: &str) -> Option<(&str, ToolSpec)> {
+        self.sources.iter().find_map(|(name, source)| {
+            source
+                .tools()
+                .into_iter()
+                .find(|t| self.model_name(name, &t.name) == model_name)
+                .map(|t| (name.as_str(), t))
+        })
+    }
+
+    /// Past calls under the names the model was offered them by.
+    fn named_for_model(&self, mut turns: Vec<Turn>, calls: &[ToolCall]) -> Vec<Turn> {
+        for turn in &mut turns {
+            if let Turn::Assistant { calls: told, .. } = turn {
+                for t in told {
+                    if let Some(c) = calls.iter().find(|c| c.id.as_str() == t.id) {
+                        if c.source != super::AGENT_SOURCE {
+                            t.tool = self.model_name(&c.source, &c.tool);
+                        }
+                    }
+                }
+            }
+        }
+        turns
     }
 
     /// Takes the run as far as it can go.
@@ -147,7 +195,7 @@ impl Agent {
             let first = messages.first().map_or(0, |m| m.seq);
             let calls = store.tool_calls_from(&run.conversation_id, first).await?;
             let request = ModelRequest {
-                turns: transcript::turns(&messages, &calls),
+                turns: self.named_for_model(transcript::turns(&messages, &calls), &calls),
                 tools: self.offered_tools(),
             };
             // The reply's text streams to open browsers as it is written.
@@ -173,21 +221,18 @@ impl Agent {
                 .calls
                 .into_iter()
                 .map(|c| {
-                    let (source, read_only) = if c.tool == QUESTION_TOOL {
-                        (super::AGENT_SOURCE.to_owned(), false)
+                    let (source, tool, read_only) = if c.tool == QUESTION_TOOL {
+                        (super::AGENT_SOURCE.to_owned(), c.tool, false)
                     } else {
-                        match self.source_of(&c.tool) {
-                            Some((name, s)) => {
-                                let read_only =
-                                    s.tools().iter().any(|t| t.name == c.tool && t.read_only);
-                                (name.to_owned(), read_only)
-                            }
-                            None => (String::new(), false),
+                        match self.resolve(&c.tool) {
+                            Some((name, spec)) => (name.to_owned(), spec.name, spec.read_only),
+                            // The policy refuses calls of tools nobody offers.
+                            None => (String::new(), c.tool, false),
                         }
                     };
                     ProposedCall {
                         source,
-                        tool: c.tool,
+                        tool,
                         arguments: c.arguments,
                         read_only_hint: read_only,
                     }

@@ -151,3 +151,95 @@ async fn a_mixed_batch_gives_the_model_one_result_per_call() {
         "Done: one file deleted, one kept, the summary written."
     );
 }
+
+#[tokio::test]
+async fn tools_two_sources_share_are_namespaced_and_reach_the_right_server() {
+    use crate::tools::mcp::McpSource;
+    let dir = tempfile::tempdir().unwrap();
+    let shared = dir.path().join("shared");
+    std::fs::create_dir_all(&shared).unwrap();
+    let shared = shared.canonicalize().unwrap();
+    let server = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../end2end/node_modules/@modelcontextprotocol/server-filesystem/dist/index.js");
+    let files = McpSource::connect(
+        "files",
+        &crate::config::Connection::Stdio {
+            command: "node".into(),
+            args: vec![
+                server.to_string_lossy().into_owned(),
+                shared.to_string_lossy().into_owned(),
+            ],
+            env: Default::default(),
+        },
+    )
+    .await
+    .unwrap();
+    let target = shared.join("from-mcp.txt").to_string_lossy().into_owned();
+    let mock = Aimock::start(
+        json!([
+            { "match": { "userMessage": "note it", "hasToolResult": false },
+              "response": { "toolCalls": [
+                  { "name": "files__write_file", "arguments": { "path": target, "content": "via MCP" } }
+              ] } },
+            { "match": { "userMessage": "note it", "hasToolResult": true },
+              "response": { "content": "Noted." } }
+        ]),
+        &[],
+    )
+    .await;
+    let store = SqliteStore::open(dir.path().join("airlock.db").to_str().unwrap())
+        .await
+        .unwrap();
+    let engine = Engine::new(Arc::new(store), Arc::new(SystemClock), config());
+    let demo: Arc<dyn ToolSource> = Arc::new(DemoTools::open(dir.path()).unwrap());
+    let model = Arc::new(OpenAiModel::new(mock.config()).unwrap());
+    let agent = Agent::new(engine.clone(), model, vec![demo, Arc::new(files)], "test");
+
+    let offered: Vec<String> = agent.offered_tools().into_iter().map(|t| t.name).collect();
+    for name in [
+        "demo__write_file",
+        "files__write_file",
+        "demo__list_directory",
+        "files__list_directory",
+    ] {
+        assert!(offered.contains(&name.to_owned()), "{name} in {offered:?}");
+    }
+    assert!(
+        offered.contains(&"delete_file".to_owned()),
+        "only the demo deletes: no prefix"
+    );
+    assert!(!offered.contains(&"write_file".to_owned()));
+
+    let c = engine.create_conversation().await.unwrap().id;
+    engine.post_message(&c, "note it").await.unwrap();
+    let run = engine.store().active_run(&c).await.unwrap().unwrap();
+    assert_eq!(agent.step(&run.id).await.unwrap(), StepOutcome::Waiting);
+    let call = engine.tool_calls(&c).await.unwrap().remove(0);
+    assert_eq!(
+        (call.source.as_str(), call.tool.as_str()),
+        ("files", "write_file")
+    );
+    let you = Reviewer {
+        name: "ana".into(),
+        channel: Channel::Chat,
+    };
+    engine
+        .decide(&call.id, Verdict::Approve, &you)
+        .await
+        .unwrap();
+    assert_eq!(agent.step(&run.id).await.unwrap(), StepOutcome::Done);
+    assert_eq!(
+        std::fs::read_to_string(shared.join("from-mcp.txt")).unwrap(),
+        "via MCP"
+    );
+    assert!(
+        !dir.path().join("workspace/from-mcp.txt").exists(),
+        "not the demo's workspace"
+    );
+    // The model is told about the call under the name it used.
+    let sent = mock.requests().await;
+    assert_eq!(
+        sent[1]["messages"][2]["tool_calls"][0]["function"]["name"],
+        "files__write_file"
+    );
+}
