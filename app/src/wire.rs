@@ -47,6 +47,15 @@ pub struct MessageItem {
     pub created_at: String,
 }
 
+/// A message just posted, with the conversation's title after it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PostedMessage {
+    /// The stored message.
+    pub message: MessageItem,
+    /// The conversation's title, which the first message sets.
+    pub conversation_title: String,
+}
+
 /// A recorded decision on a call.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct DecisionItem {

@@ -28,6 +28,8 @@ test('a message typed after hydration is sent and shown', async ({ page }) => {
   const messages = page.getByRole('list', { name: 'Messages' });
   await expect(messages).toContainText('tidy the drafts folder');
   await expect(message).toHaveValue('');
+  // The first message names the conversation at once.
+  await expect(page.getByRole('heading', { level: 1 })).toHaveText('tidy the drafts folder');
   // The agent's answer arrives live, without a reload.
   await expect(messages).toContainText("I'm Airlock's demo agent");
 

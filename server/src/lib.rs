@@ -107,9 +107,11 @@ pub async fn build(settings: &Settings) -> anyhow::Result<Services> {
             base_url,
             model,
             api_key,
+            stream,
         } => {
             let mut config = OpenAiConfig::new(base_url, model);
             config.api_key = api_key.clone();
+            config.stream = *stream;
             tracing::info!(%base_url, %model, "using an OpenAI-compatible model");
             Arc::new(OpenAiModel::new(config).context("cannot set up the model client")?)
         }

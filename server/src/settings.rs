@@ -45,6 +45,8 @@ pub enum ModelSettings {
         /// The key, read from the variable `AIRLOCK_MODEL_API_KEY_ENV` names
         /// (default `OPENAI_API_KEY`); local servers need none.
         api_key: Option<String>,
+        /// `AIRLOCK_MODEL_STREAM` (default `true`): whether replies stream.
+        stream: bool,
     },
 }
 
@@ -57,11 +59,13 @@ impl std::fmt::Debug for ModelSettings {
                 base_url,
                 model,
                 api_key,
+                stream,
             } => f
                 .debug_struct("OpenAi")
                 .field("base_url", base_url)
                 .field("model", model)
                 .field("api_key", &api_key.as_ref().map(|_| "(set)"))
+                .field("stream", stream)
                 .finish(),
         }
     }
@@ -87,10 +91,21 @@ impl ModelSettings {
         })?;
         let key_env =
             lookup("AIRLOCK_MODEL_API_KEY_ENV").unwrap_or_else(|| "OPENAI_API_KEY".into());
+        let stream = match lookup("AIRLOCK_MODEL_STREAM").as_deref() {
+            None | Some("true") | Some("1") => true,
+            Some("false") | Some("0") => false,
+            Some(other) => {
+                return Err(SettingsError {
+                    name: "AIRLOCK_MODEL_STREAM",
+                    problem: format!("`{other}` is not true or false"),
+                })
+            }
+        };
         Ok(ModelSettings::OpenAi {
             base_url,
             model,
             api_key: lookup(&key_env),
+            stream,
         })
     }
 }
@@ -181,6 +196,7 @@ mod tests {
                 base_url: "http://127.0.0.1:11434/v1".into(),
                 model: "llama3.1".into(),
                 api_key: Some("sk-secret".into()),
+                stream: true,
             }
         );
         assert!(!format!("{s:?}").contains("sk-secret"));

@@ -107,6 +107,9 @@ async fn a_conversation_is_created_and_messaged_over_http() {
         )
         .await;
     assert_eq!(res.status(), 200);
+    let posted: serde_json::Value = res.json().await.unwrap();
+    assert_eq!(posted["message"]["content"], "list files");
+    assert_eq!(posted["conversation_title"], "list files");
     let page = app
         .client
         .get(format!("{}/c/{id}", app.base))

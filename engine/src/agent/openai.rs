@@ -40,6 +40,9 @@ pub struct OpenAiConfig {
     pub max_retries: u32,
     /// The first retry's delay; each later one doubles it (with jitter).
     pub initial_backoff: Duration,
+    /// Whether to ask for a streamed reply (some servers stream tool calls
+    /// badly; a whole reply works everywhere, only later).
+    pub stream: bool,
 }
 
 // The key never reaches a log line.
@@ -52,6 +55,7 @@ impl std::fmt::Debug for OpenAiConfig {
             .field("response_timeout", &self.response_timeout)
             .field("idle_timeout", &self.idle_timeout)
             .field("max_retries", &self.max_retries)
+            .field("stream", &self.stream)
             .finish()
     }
 }
@@ -67,6 +71,7 @@ impl OpenAiConfig {
             idle_timeout: Duration::from_secs(60),
             max_retries: 3,
             initial_backoff: Duration::from_millis(500),
+            stream: true,
         }
     }
 }
@@ -279,7 +284,7 @@ impl Model for OpenAiModel {
         request: &ModelRequest,
         on_text: &(dyn for<'s> Fn(&'s str) + Send + Sync),
     ) -> Result<ModelReply, ModelError> {
-        let body = request::body(&self.config.model, request, true);
+        let body = request::body(&self.config.model, request, self.config.stream);
         let mut attempt = 0;
         loop {
             match self.attempt(&body, on_text).await {

@@ -24,11 +24,13 @@ pub fn ChatView(detail: ConversationDetail) -> impl IntoView {
         draft: RwSignal::new(String::new()),
     };
     let post = ServerAction::<PostMessage>::new();
+    let title = RwSignal::new(detail.title.clone());
     Effect::new(move |_| {
-        if let Some(Ok(message)) = post.value().get() {
+        if let Some(Ok(posted)) = post.value().get() {
             // Whether the agent works is told by the stream's run events,
             // which may arrive before this answer does.
-            live.add_message(message);
+            live.add_message(posted.message);
+            title.set(posted.conversation_title);
         }
     });
     let url = format!(
@@ -48,7 +50,7 @@ pub fn ChatView(detail: ConversationDetail) -> impl IntoView {
         <div class="chat">
             <div class="chat-head">
                 <a class="back-link" href="/">"← Conversations"</a>
-                <h1>{detail.title}</h1>
+                <h1>{move || title.get()}</h1>
                 <Show when=move || live.reconnecting.get()>
                     <span class="live-badge" role="status">"Reconnecting…"</span>
                 </Show>

@@ -77,6 +77,35 @@ async fn streamed_text_and_split_arguments_become_one_reply() {
 }
 
 #[tokio::test]
+async fn a_whole_reply_works_when_streaming_is_off() {
+    let mock = Aimock::start(
+        json!([{
+            "match": { "userMessage": "tidy" },
+            "response": {
+                "content": "Deleting it.",
+                "toolCalls": [{ "name": "delete_file", "arguments": { "path": "a.txt" } }]
+            }
+        }]),
+        &[],
+    )
+    .await;
+    let mut config = mock.config();
+    config.stream = false;
+    let (result, pieces) = reply(&OpenAiModel::new(config).unwrap(), "tidy up").await;
+    let reply = result.unwrap();
+    assert_eq!(pieces, ["Deleting it."], "the text arrives in one piece");
+    assert_eq!(reply.text, "Deleting it.");
+    assert_eq!(
+        reply.calls,
+        [ProposedToolCall {
+            tool: "delete_file".into(),
+            arguments: json!({"path": "a.txt"})
+        }]
+    );
+    assert_eq!(mock.requests().await[0]["stream"], false);
+}
+
+#[tokio::test]
 async fn a_rate_limit_is_retried_and_then_succeeds() {
     let mock = Aimock::start(
         json!([
