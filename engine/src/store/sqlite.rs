@@ -43,10 +43,38 @@ const MIGRATIONS: &[Migration] = &[
 /// collide and back off inside SQLite's busy handler (which sleeps in steps of
 /// milliseconds), writes go through a pool of exactly one connection, whose
 /// queue hands the connection over in order; reads use their own pool.
+///
+/// Checkpoints (copying the write-ahead log into the database file, with an
+/// fsync) run on their own connection in the background instead of inside
+/// whichever commit crosses SQLite's threshold, so no decision waits for one.
 #[derive(Debug, Clone)]
 pub struct SqliteStore {
     writer: SqlitePool,
     reader: SqlitePool,
+    /// While any clone of the store lives, its checkpointer runs.
+    _alive: std::sync::Arc<()>,
+}
+
+/// How often the background checkpointer copies the log into the file.
+const CHECKPOINT_EVERY: Duration = Duration::from_millis(250);
+
+/// Copies the write-ahead log into the database file until the store is dropped.
+async fn checkpoint_in_background(pool: SqlitePool, alive: std::sync::Weak<()>) {
+    let mut tick = tokio::time::interval(CHECKPOINT_EVERY);
+    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    loop {
+        tick.tick().await;
+        if alive.upgrade().is_none() {
+            return;
+        }
+        // PASSIVE never blocks the writer or readers; it copies what it can.
+        if let Err(e) = sqlx::query("pragma wal_checkpoint(passive)")
+            .execute(&pool)
+            .await
+        {
+            tracing::warn!(error = %e, "background checkpoint failed");
+        }
+    }
 }
 
 impl SqliteStore {
@@ -62,13 +90,26 @@ impl SqliteStore {
             .foreign_keys(true);
         let writer = SqlitePoolOptions::new()
             .max_connections(1)
-            .connect_with(options.clone())
+            .connect_with(options.clone().pragma("wal_autocheckpoint", "0"))
             .await?;
         let reader = SqlitePoolOptions::new()
             .max_connections(8)
-            .connect_with(options.read_only(true))
+            .connect_with(options.clone().read_only(true))
             .await?;
-        let store = Self { writer, reader };
+        let checkpointer = SqlitePoolOptions::new()
+            .max_connections(1)
+            .connect_with(options)
+            .await?;
+        let alive = std::sync::Arc::new(());
+        tokio::spawn(checkpoint_in_background(
+            checkpointer,
+            std::sync::Arc::downgrade(&alive),
+        ));
+        let store = Self {
+            writer,
+            reader,
+            _alive: alive,
+        };
         store.migrate().await?;
         Ok(store)
     }
