@@ -24,7 +24,7 @@ use engine::agent::openai::{OpenAiConfig, OpenAiModel};
 use engine::agent::worker::run_worker;
 use engine::agent::Agent;
 use engine::agent::Model;
-use engine::config::{Config, Connection, SourceConfig};
+use engine::config::{Config, Connection};
 use engine::tools::demo::{self, DemoTools};
 use engine::tools::mcp::McpSource;
 use engine::tools::ToolSource;
@@ -78,18 +78,7 @@ pub async fn build(settings: &Settings) -> anyhow::Result<Services> {
             )
         })?;
     let mut config = load_config(settings)?;
-    if !config.sources.contains_key(demo::SOURCE) {
-        let policy = demo::default_policy();
-        let compiled = policy.compile("(built-in)", "sources.demo")?;
-        config.sources.insert(
-            demo::SOURCE.to_owned(),
-            SourceConfig {
-                connection: Connection::BuiltIn,
-                policy_config: policy,
-                policy: compiled,
-            },
-        );
-    }
+    demo::configure(&mut config)?;
     let mcp = connect_mcp_servers(&config).await;
     let engine = Engine::new(store, Arc::new(SystemClock), config);
     let demo_tools = DemoTools::open(&settings.data_dir).with_context(|| {

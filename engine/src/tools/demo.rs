@@ -249,6 +249,24 @@ impl ToolSource for DemoTools {
     }
 }
 
+/// Adds the demo toolset to `config` as a built-in source under its default
+/// policy, unless the configuration already says how to treat it.
+pub fn configure(config: &mut crate::config::Config) -> Result<(), crate::policy::PolicyError> {
+    if !config.sources.contains_key(SOURCE) {
+        let policy = default_policy();
+        let compiled = policy.compile("(built-in)", "sources.demo")?;
+        config.sources.insert(
+            SOURCE.to_owned(),
+            crate::config::SourceConfig {
+                connection: crate::config::Connection::BuiltIn,
+                policy_config: policy,
+                policy: compiled,
+            },
+        );
+    }
+    Ok(())
+}
+
 /// The demo toolset's default policy: reads run, writes, deletes and e-mail ask.
 pub fn default_policy() -> crate::policy::PolicyConfig {
     crate::policy::PolicyConfig {

@@ -16,16 +16,7 @@ use crate::SystemClock;
 
 fn config() -> crate::config::Config {
     let mut config = crate::config::Config::default();
-    let policy = crate::tools::demo::default_policy();
-    let compiled = policy.compile("(built-in)", "sources.demo").unwrap();
-    config.sources.insert(
-        "demo".into(),
-        crate::config::SourceConfig {
-            connection: crate::config::Connection::BuiltIn,
-            policy_config: policy,
-            policy: compiled,
-        },
-    );
+    crate::tools::demo::configure(&mut config).unwrap();
     config
 }
 
