@@ -11,6 +11,8 @@
 //! `make bench` runs it in release mode. Bounded: a fixed number of
 //! decisions per run, loopback database only.
 
+mod common;
+
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -19,6 +21,8 @@ use engine::config::Config;
 use engine::decisions::{ProposedCall, Reviewer, Verdict};
 use engine::{Engine, SystemClock};
 use serde_json::json;
+
+use common::{ms, quantile, write_json};
 
 /// Decisions measured per configuration.
 const DECISIONS: usize = 3_000;
@@ -130,7 +134,7 @@ async fn measure(backend: &'static str, deciders: usize, paced: bool) -> Row {
         .collect();
     let elapsed = started.elapsed();
     latencies.sort();
-    let at = |q: f64| latencies[((latencies.len() as f64 * q) as usize).min(latencies.len() - 1)];
+    let at = |q: f64| quantile(&latencies, q);
     Row {
         backend,
         load: if paced { "paced" } else { "saturated" },
@@ -139,10 +143,6 @@ async fn measure(backend: &'static str, deciders: usize, paced: bool) -> Row {
         p50: at(0.50),
         p99: at(0.99),
     }
-}
-
-fn ms(d: Duration) -> f64 {
-    d.as_secs_f64() * 1000.0
 }
 
 fn main() {
@@ -193,11 +193,5 @@ fn main() {
             })
             .collect(),
     );
-    std::fs::create_dir_all("target/bench").unwrap();
-    std::fs::write(
-        "target/bench/decisions.json",
-        serde_json::to_string_pretty(&json).unwrap(),
-    )
-    .unwrap();
-    println!("written to target/bench/decisions.json");
+    write_json("decisions", &json);
 }

@@ -7,19 +7,23 @@
 //! SQLite file on disk, the demo model and the demo toolset. `make bench`
 //! runs it in release mode and writes `target/bench/resume.json`.
 
+mod common;
+
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use engine::agent::demo_model::DemoModel;
 use engine::agent::{Agent, StepOutcome};
 use engine::calls::{CallStatus, Channel};
-use engine::config::{Config, Connection, SourceConfig};
+use engine::config::Config;
 use engine::decisions::{Reviewer, Verdict};
 use engine::store::NewMessage;
 use engine::tools::demo::{self, DemoTools};
 use engine::tools::ToolSource;
 use engine::{Engine, MessageId, Role, SystemClock};
 use serde_json::json;
+
+use common::{ms, quantile, write_json};
 
 /// Resumes measured per conversation length.
 const RESUMES: usize = 300;
@@ -29,16 +33,7 @@ const WARM_UP: usize = 20;
 
 fn config() -> Config {
     let mut config = Config::default();
-    let policy = demo::default_policy();
-    let compiled = policy.compile("(built-in)", "sources.demo").unwrap();
-    config.sources.insert(
-        demo::SOURCE.into(),
-        SourceConfig {
-            connection: Connection::BuiltIn,
-            policy_config: policy,
-            policy: compiled,
-        },
-    );
+    demo::configure(&mut config).unwrap();
     config
 }
 
@@ -111,17 +106,13 @@ async fn measure(prior: usize) -> Row {
     }
     let mean = latencies.iter().sum::<Duration>() / latencies.len() as u32;
     latencies.sort();
-    let at = |q: f64| latencies[((latencies.len() as f64 * q) as usize).min(latencies.len() - 1)];
+    let at = |q: f64| quantile(&latencies, q);
     Row {
         prior,
         p50: at(0.50),
         p99: at(0.99),
         mean,
     }
-}
-
-fn ms(d: Duration) -> f64 {
-    d.as_secs_f64() * 1000.0
 }
 
 fn main() {
@@ -158,11 +149,5 @@ fn main() {
         })).collect::<Vec<_>>(),
         "p50_ratio": ratio,
     });
-    std::fs::create_dir_all("target/bench").unwrap();
-    std::fs::write(
-        "target/bench/resume.json",
-        serde_json::to_string_pretty(&json).unwrap(),
-    )
-    .unwrap();
-    println!("written to target/bench/resume.json");
+    write_json("resume", &json);
 }
