@@ -55,7 +55,55 @@ pub struct Agent {
     engine: Engine,
     model: Arc<dyn Model>,
     sources: Arc<BTreeMap<String, Arc<dyn ToolSource>>>,
+    /// Every source's tools under the names the model knows them by; a
+    /// source's tool list is fixed once it is connected, so this is built once.
+    catalog: Arc<Vec<Offered>>,
     owner: String,
+}
+
+/// One tool as the model is offered it.
+#[derive(Debug)]
+struct Offered {
+    /// The source offering it.
+    source: String,
+    /// Its name within that source.
+    tool: String,
+    /// The tool as the model sees it: named `source__tool` when another
+    /// source offers a tool of the same name.
+    spec: ToolSpec,
+}
+
+/// Names every source's tools for the model.
+fn catalog(sources: &BTreeMap<String, Arc<dyn ToolSource>>) -> Vec<Offered> {
+    let all: Vec<(&String, ToolSpec)> = sources
+        .iter()
+        .flat_map(|(name, source)| source.tools().into_iter().map(move |t| (name, t)))
+        .collect();
+    all.iter()
+        .map(|(source, t)| {
+            let shared = all.iter().filter(|(_, other)| other.name == t.name).count() > 1;
+            let name = if shared {
+                let safe: String = source
+                    .chars()
+                    .map(|c| {
+                        if c.is_ascii_alphanumeric() || c == '-' {
+                            c
+                        } else {
+                            '_'
+                        }
+                    })
+                    .collect();
+                format!("{safe}__{}", t.name)
+            } else {
+                t.name.clone()
+            };
+            Offered {
+                source: (*source).clone(),
+                tool: t.name.clone(),
+                spec: ToolSpec { name, ..t.clone() },
+            }
+        })
+        .collect()
 }
 
 impl Agent {
@@ -66,13 +114,14 @@ impl Agent {
         sources: Vec<Arc<dyn ToolSource>>,
         owner: impl Into<String>,
     ) -> Self {
-        let sources = sources
+        let sources: BTreeMap<String, Arc<dyn ToolSource>> = sources
             .into_iter()
             .map(|s| (s.name().to_owned(), s))
             .collect();
         Self {
             engine,
             model,
+            catalog: Arc::new(catalog(&sources)),
             sources: Arc::new(sources),
             owner: owner.into(),
         }
@@ -89,57 +138,26 @@ impl Agent {
     pub fn offered_tools(&self) -> Vec<ToolSpec> {
         let config = self.engine.config();
         let mut tools: Vec<ToolSpec> = self
-            .sources
+            .catalog
             .iter()
-            .flat_map(|(name, source)| {
-                let policy = config.policy_for(name).clone();
-                source
-                    .tools()
-                    .into_iter()
-                    .filter(move |t| policy.is_visible(&t.name))
-                    .map(move |t| ToolSpec {
-                        name: self.model_name(name, &t.name),
-                        ..t
-                    })
-            })
+            .filter(|o| config.policy_for(&o.source).is_visible(&o.tool))
+            .map(|o| o.spec.clone())
             .collect();
         tools.push(super::question_tool());
         tools
     }
 
     /// The name the model knows a source's tool by.
-    pub fn model_name(&self, source: &str, tool: &str) -> String {
-        let offered_by = self
-            .sources
-            .values()
-            .filter(|s| s.tools().iter().any(|t| t.name == tool))
-            .count();
-        if offered_by > 1 {
-            let safe: String = source
-                .chars()
-                .map(|c| {
-                    if c.is_ascii_alphanumeric() || c == '-' {
-                        c
-                    } else {
-                        '_'
-                    }
-                })
-                .collect();
-            format!("{safe}__{tool}")
-        } else {
-            tool.to_owned()
-        }
+    fn model_name(&self, source: &str, tool: &str) -> String {
+        self.catalog
+            .iter()
+            .find(|o| o.source == source && o.tool == tool)
+            .map_or_else(|| tool.to_owned(), |o| o.spec.name.clone())
     }
 
-    /// The source and tool behind a name the model used.
-    pub fn resolve(&self, model_name: &str) -> Option<(&str, ToolSpec)> {
-        self.sources.iter().find_map(|(name, source)| {
-            source
-                .tools()
-                .into_iter()
-                .find(|t| self.model_name(name, &t.name) == model_name)
-                .map(|t| (name.as_str(), t))
-        })
+    /// The offered tool behind a name the model used.
+    fn resolve(&self, model_name: &str) -> Option<&Offered> {
+        self.catalog.iter().find(|o| o.spec.name == model_name)
     }
 
     /// Past calls under the names the model was offered them by.
@@ -225,7 +243,7 @@ impl Agent {
                         (super::AGENT_SOURCE.to_owned(), c.tool, false)
                     } else {
                         match self.resolve(&c.tool) {
-                            Some((name, spec)) => (name.to_owned(), spec.name, spec.read_only),
+                            Some(o) => (o.source.clone(), o.tool.clone(), o.spec.read_only),
                             // The policy refuses calls of tools nobody offers.
                             None => (String::new(), c.tool, false),
                         }
