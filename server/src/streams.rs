@@ -25,7 +25,7 @@ use tokio::sync::{broadcast, mpsc};
 use tokio_stream::wrappers::ReceiverStream;
 
 use app::state::AppState;
-use engine::events::Event;
+use engine::events::{Draft, Event};
 use engine::{ConversationId, Engine, EngineError};
 
 /// Events read back from the store per query while catching up.
@@ -146,7 +146,10 @@ async fn pump(engine: Engine, feed: Feed, resume: Option<i64>, tx: Tx) {
     // Subscribe first: whatever is published from here on reaches us, and
     // everything before is in the store.
     let mut live = engine.events().subscribe();
-    let mut drafts = engine.events().subscribe_drafts();
+    // Only conversation feeds show drafts; an inbox subscriber does not take them in.
+    let mut drafts = feed
+        .follows_drafts()
+        .then(|| engine.events().subscribe_drafts());
     let mut closing = engine.events().closing();
     if *closing.borrow() {
         return;
@@ -182,7 +185,7 @@ async fn pump(engine: Engine, feed: Feed, resume: Option<i64>, tx: Tx) {
             _ = closing.changed() => return,
             // Pieces of a reply being written: shown live, never stored, so
             // they carry no id and a reconnect does not replay them.
-            draft = drafts.recv(), if feed.follows_drafts() => {
+            draft = next_draft(&mut drafts) => {
                 if let Ok(draft) = draft {
                     if feed.concerns(&draft.conversation_id) {
                         let sse = SseEvent::default()
@@ -214,6 +217,16 @@ async fn pump(engine: Engine, feed: Feed, resume: Option<i64>, tx: Tx) {
                 }
             }
         }
+    }
+}
+
+/// The next piece of a reply being written; never, for a feed without drafts.
+async fn next_draft(
+    drafts: &mut Option<broadcast::Receiver<Arc<Draft>>>,
+) -> Result<Arc<Draft>, broadcast::error::RecvError> {
+    match drafts {
+        Some(receiver) => receiver.recv().await,
+        None => std::future::pending().await,
     }
 }
 
