@@ -21,13 +21,14 @@ pub fn PendingBar(conversation_id: String, live: LiveChat) -> impl IntoView {
             }
         }
     });
-    let waiting = move || {
+    // Counted once per change of the calls, read by the count and by `hidden`.
+    let waiting = Memo::new(move |_| {
         live.calls
             .read()
             .iter()
             .filter(|c| c.can_decide() && !c.is_question())
             .count()
-    };
+    });
     let busy = Signal::derive(move || approve.pending().get() || reject.pending().get());
     let problem = move || {
         [approve.value().get(), reject.value().get()]
@@ -39,8 +40,8 @@ pub fn PendingBar(conversation_id: String, live: LiveChat) -> impl IntoView {
     let reject_id = conversation_id.clone();
     // Hidden rather than unmounted, so its forms exist before hydration too.
     view! {
-            <section class="pending-bar" aria-label="Pending approvals" hidden=move || { waiting() < 2 }>
-                <p class="pending-count">{move || format!("{} tool calls waiting for approval", waiting())}</p>
+            <section class="pending-bar" aria-label="Pending approvals" hidden=move || { waiting.get() < 2 }>
+                <p class="pending-count">{move || format!("{} tool calls waiting for approval", waiting.get())}</p>
                 <div class="pending-actions">
                     <ActionForm action=approve>
                         <input type="hidden" name="conversation_id" value=conversation_id.clone()/>
