@@ -14,6 +14,7 @@ use crate::calls::{CallStatus, Channel, Decision, DecisionKind, Grant, GrantScop
 use crate::engine::{Engine, EngineError};
 use crate::ids::{BatchId, ConversationId, GrantId, RunId, ToolCallId};
 use crate::policy::{CallFacts, Outcome, Verdict as PolicyVerdict};
+use crate::reviews::NewCase;
 use crate::runs::{Run, RunStatus};
 use crate::store::{Decided, DecisionChange, StoreError};
 
@@ -107,7 +108,7 @@ fn call_is_question(call: &Option<ToolCall>) -> bool {
         .is_some_and(|c| c.tool == QUESTION_TOOL && c.source == AGENT_SOURCE)
 }
 
-fn already_decided(call: ToolCall) -> EngineError {
+pub(crate) fn already_decided(call: ToolCall) -> EngineError {
     let (by, at) = match call.decision {
         Some(d) => (d.by, d.at),
         None => ("the policy".to_owned(), call.updated_at),
@@ -147,56 +148,80 @@ impl Engine {
         proposals: Vec<ProposedCall>,
     ) -> Result<Vec<ToolCall>, EngineError> {
         let now = self.inner.clock.now();
-        let approvals = &self.inner.config.approvals;
-        let expires_at = approvals
-            .expires_after
-            .map(|d| now + Duration::from_std(d).unwrap_or(Duration::days(365)));
         let batch_id = BatchId::new();
         let mut calls = Vec::with_capacity(proposals.len());
         for (position, p) in proposals.into_iter().enumerate() {
             let verdict = self.classify(conversation, &p).await?;
-            let status = match verdict.outcome {
-                Outcome::Allow => CallStatus::Approved,
-                Outcome::Deny => CallStatus::Rejected,
-                Outcome::RequireApproval => CallStatus::PendingApproval,
-            };
-            calls.push(ToolCall {
-                id: ToolCallId::new(),
-                conversation_id: conversation.clone(),
-                batch_id: batch_id.clone(),
-                run_id: turn.map(|(run, _)| run.clone()),
-                message_seq: turn.map(|(_, seq)| seq),
-                position: position as i64,
-                source: p.source,
-                tool: p.tool,
-                arguments: p.arguments,
-                original_arguments: None,
-                status,
-                policy_reason: verdict.reason,
-                expires_at: (status == CallStatus::PendingApproval)
-                    .then_some(expires_at)
-                    .flatten(),
-                default_action: approvals.default_action,
-                decision: None,
-                result: None,
-                error: None,
-                created_at: now,
-                updated_at: now,
-            });
+            calls.push(self.new_call(conversation, turn, &batch_id, position, p, verdict, now));
         }
+        let cases: Vec<NewCase> = calls
+            .iter()
+            .filter(|c| c.status == CallStatus::PendingApproval)
+            .map(|c| NewCase {
+                case: crate::reviews::case_for(c, Default::default()),
+                token_hash: None,
+            })
+            .collect();
         let events = self
             .inner
             .store
-            .insert_calls(&calls)
+            .insert_calls(&calls, &cases)
             .await
             .map_err(store_not_found)?;
         self.inner.events.publish(events);
         Ok(calls)
     }
 
+    /// A proposal as a stored call, with the status its verdict gives it and,
+    /// when it waits, the expiry the configuration sets.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn new_call(
+        &self,
+        conversation: &ConversationId,
+        turn: Option<(&RunId, i64)>,
+        batch_id: &BatchId,
+        position: usize,
+        p: ProposedCall,
+        verdict: PolicyVerdict,
+        now: chrono::DateTime<chrono::Utc>,
+    ) -> ToolCall {
+        let approvals = &self.inner.config.approvals;
+        let status = match verdict.outcome {
+            Outcome::Allow => CallStatus::Approved,
+            Outcome::Deny => CallStatus::Rejected,
+            Outcome::RequireApproval => CallStatus::PendingApproval,
+        };
+        let expires_at = approvals
+            .expires_after
+            .map(|d| now + Duration::from_std(d).unwrap_or(Duration::days(365)));
+        ToolCall {
+            id: ToolCallId::new(),
+            conversation_id: conversation.clone(),
+            batch_id: batch_id.clone(),
+            run_id: turn.map(|(run, _)| run.clone()),
+            message_seq: turn.map(|(_, seq)| seq),
+            position: position as i64,
+            source: p.source,
+            tool: p.tool,
+            arguments: p.arguments,
+            original_arguments: None,
+            status,
+            policy_reason: verdict.reason,
+            expires_at: (status == CallStatus::PendingApproval)
+                .then_some(expires_at)
+                .flatten(),
+            default_action: approvals.default_action,
+            decision: None,
+            result: None,
+            error: None,
+            created_at: now,
+            updated_at: now,
+        }
+    }
+
     /// What the policy says about one proposal. Unknown tools are refused,
     /// and the agent's questions always wait for a person.
-    async fn classify(
+    pub(crate) async fn classify(
         &self,
         conversation: &ConversationId,
         p: &ProposedCall,

@@ -47,6 +47,15 @@ pub enum EngineError {
         /// The status the call is in now.
         status: CallStatus,
     },
+    /// A review link's token is missing or does not belong to the case.
+    #[error("this review link is not valid: ask for a new one")]
+    Forbidden,
+    /// The review case expired before anyone responded.
+    #[error("this review expired at {at}")]
+    Expired {
+        /// When it expired.
+        at: chrono::DateTime<chrono::Utc>,
+    },
     /// The store failed.
     #[error(transparent)]
     Store(#[from] StoreError),

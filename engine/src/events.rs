@@ -118,6 +118,7 @@ const DRAFT_BUFFER: usize = 1024;
 pub struct Events {
     sender: broadcast::Sender<Arc<Event>>,
     drafts: broadcast::Sender<Arc<Draft>>,
+    cases: broadcast::Sender<Arc<str>>,
     closing: Arc<tokio::sync::watch::Sender<bool>>,
 }
 
@@ -132,10 +133,12 @@ impl Events {
     pub fn new() -> Self {
         let (sender, _) = broadcast::channel(LIVE_BUFFER);
         let (drafts, _) = broadcast::channel(DRAFT_BUFFER);
+        let (cases, _) = broadcast::channel(LIVE_BUFFER);
         let (closing, _) = tokio::sync::watch::channel(false);
         Self {
             sender,
             drafts,
+            cases,
             closing: Arc::new(closing),
         }
     }
@@ -154,9 +157,26 @@ impl Events {
     /// transaction that stored them has committed.
     pub fn publish(&self, events: impl IntoIterator<Item = Event>) {
         for event in events {
+            // A decided call may have ended a review case: its streams look.
+            if event.kind == EventKind::ToolCallUpdated && self.cases.receiver_count() > 0 {
+                if let Some(id) = event.data.get("id").and_then(|v| v.as_str()) {
+                    let _ = self.cases.send(Arc::from(id));
+                }
+            }
             // No subscribers is not an error: the event is in the store.
             let _ = self.sender.send(Arc::new(event));
         }
+    }
+
+    /// Tells review case streams that the case (or call) `id` changed; they
+    /// read what changed from the store.
+    pub fn case_changed(&self, id: &str) {
+        let _ = self.cases.send(Arc::from(id));
+    }
+
+    /// A receiver of the ids of review cases, and of calls, that changed.
+    pub fn subscribe_cases(&self) -> broadcast::Receiver<Arc<str>> {
+        self.cases.subscribe()
     }
 
     /// Sends a piece of a reply being written to live subscribers.

@@ -9,8 +9,12 @@ use crate::calls::{CallStatus, Decision, Grant, ToolCall};
 use crate::events::Event;
 use crate::ids::{BatchId, ConversationId, GrantId, MessageId, RunId, ToolCallId};
 use crate::model::{Conversation, ConversationSummary, Message, Role};
+use crate::reviews::callbacks::{Callback, CallbackAttempt};
+use crate::reviews::{CaseEvent, CaseId, CaseStatus, NewCase, ReviewCase};
 use crate::runs::{Run, RunStatus};
 
+#[macro_use]
+mod review_queries;
 #[macro_use]
 mod queries;
 mod migrate;
@@ -120,8 +124,12 @@ pub trait Store: Send + Sync + std::fmt::Debug {
     ) -> Result<Vec<Message>, StoreError>;
 
     /// Stores a batch of proposed calls (all of one conversation) with one
-    /// `tool_call.created` event each.
-    async fn insert_calls(&self, calls: &[ToolCall]) -> Result<Vec<Event>, StoreError>;
+    /// `tool_call.created` event each, and the review cases of the waiting ones.
+    async fn insert_calls(
+        &self,
+        calls: &[ToolCall],
+        cases: &[NewCase],
+    ) -> Result<Vec<Event>, StoreError>;
 
     /// One call.
     async fn tool_call(&self, id: &ToolCallId) -> Result<Option<ToolCall>, StoreError>;
@@ -256,6 +264,54 @@ pub trait Store: Send + Sync + std::fmt::Debug {
         inbox_seq: i64,
         limit: i64,
     ) -> Result<Vec<Event>, StoreError>;
+
+    /// One review case.
+    async fn review_case(&self, id: &CaseId) -> Result<Option<ReviewCase>, StoreError>;
+
+    /// The review case of a call, if it has one.
+    async fn case_for_call(&self, id: &ToolCallId) -> Result<Option<ReviewCase>, StoreError>;
+
+    /// The hashes of every review link token handed out for a case.
+    async fn case_token_hashes(&self, id: &CaseId) -> Result<Vec<String>, StoreError>;
+
+    /// Records the hash of another review link's token.
+    async fn add_case_token(
+        &self,
+        id: &CaseId,
+        hash: &str,
+        at: DateTime<Utc>,
+    ) -> Result<(), StoreError>;
+
+    /// Moves a case forward to `opened` or `in_progress` with its event;
+    /// `None` when it is already there, further on, or over.
+    async fn advance_case(
+        &self,
+        id: &CaseId,
+        to: CaseStatus,
+        at: DateTime<Utc>,
+    ) -> Result<Option<(ReviewCase, CaseEvent)>, StoreError>;
+
+    /// A case's events after position `seq`, in order.
+    async fn case_events_after(&self, id: &CaseId, seq: i64) -> Result<Vec<CaseEvent>, StoreError>;
+
+    /// The conversation an external agent's session writes to, created
+    /// (titled `title`) on first use.
+    async fn gateway_conversation(
+        &self,
+        key: &str,
+        title: &str,
+        now: DateTime<Utc>,
+    ) -> Result<ConversationId, StoreError>;
+
+    /// Callbacks due for (another) delivery attempt, oldest first.
+    async fn due_callbacks(
+        &self,
+        now: DateTime<Utc>,
+        limit: i64,
+    ) -> Result<Vec<Callback>, StoreError>;
+
+    /// Records how a delivery attempt went.
+    async fn record_callback(&self, id: i64, attempt: &CallbackAttempt) -> Result<(), StoreError>;
 }
 
 /// Opens the store a URL names and brings its schema up to date.

@@ -129,7 +129,7 @@ pub(crate) async fn conversations_list_by_latest_activity(f: &Fixture) {
         .await
         .unwrap();
     store
-        .insert_calls(&[call(&older, 0, CallStatus::PendingApproval)])
+        .insert_calls(&[call(&older, 0, CallStatus::PendingApproval)], &[])
         .await
         .unwrap();
     let list = store.list_conversations(10).await.unwrap();
@@ -189,7 +189,10 @@ pub(crate) async fn messages_append_in_order(f: &Fixture) {
     early.message_seq = Some(2);
     let mut late = call(&c, 0, CallStatus::Completed);
     late.message_seq = Some(18);
-    store.insert_calls(&[early, late.clone()]).await.unwrap();
+    store
+        .insert_calls(&[early, late.clone()], &[])
+        .await
+        .unwrap();
     let from = store.tool_calls_from(&c.id, 18).await.unwrap();
     assert_eq!(
         from.iter().map(|c| c.id.clone()).collect::<Vec<_>>(),
@@ -249,7 +252,7 @@ pub(crate) async fn calls_are_stored_with_events(f: &Fixture) {
     let calls: Vec<_> = (0..3)
         .map(|i| call_in(&c, &batch, i, CallStatus::PendingApproval))
         .collect();
-    let events = store.insert_calls(&calls).await.unwrap();
+    let events = store.insert_calls(&calls, &[]).await.unwrap();
     assert_eq!(events.iter().map(|e| e.seq).collect::<Vec<_>>(), [1, 2, 3]);
     assert!(events.iter().all(|e| e.kind == EventKind::ToolCallCreated));
     assert_eq!(
@@ -270,7 +273,7 @@ pub(crate) async fn a_decision_is_a_compare_and_set(f: &Fixture) {
     let c = new_conversation(&store).await;
     let pending = call(&c, 0, CallStatus::PendingApproval);
     store
-        .insert_calls(std::slice::from_ref(&pending))
+        .insert_calls(std::slice::from_ref(&pending), &[])
         .await
         .unwrap();
     let edit = DecisionChange {
@@ -318,7 +321,7 @@ pub(crate) async fn concurrent_decisions_have_one_winner(f: &Fixture) {
     let c = new_conversation(&store).await;
     let pending = call(&c, 0, CallStatus::PendingApproval);
     store
-        .insert_calls(std::slice::from_ref(&pending))
+        .insert_calls(std::slice::from_ref(&pending), &[])
         .await
         .unwrap();
     let attempts = (0..100).map(|i| {
@@ -363,7 +366,7 @@ pub(crate) async fn a_batch_is_decided_at_once(f: &Fixture) {
     let calls: Vec<_> = (0..3)
         .map(|i| call_in(&c, &batch, i, CallStatus::PendingApproval))
         .collect();
-    store.insert_calls(&calls).await.unwrap();
+    store.insert_calls(&calls, &[]).await.unwrap();
     let single = DecisionChange {
         call_id: calls[0].id.clone(),
         decision: decision(DecisionKind::Reject, "ana"),
@@ -420,7 +423,10 @@ pub(crate) async fn expiry_applies_once_across_a_restart(f: &Fixture) {
     forever.expires_at = None;
     let fresh = call(&c, 3, CallStatus::PendingApproval);
     store
-        .insert_calls(&[lapsed.clone(), lapsed_approve.clone(), forever, fresh])
+        .insert_calls(
+            &[lapsed.clone(), lapsed_approve.clone(), forever, fresh],
+            &[],
+        )
         .await
         .unwrap();
     drop(store);
@@ -515,9 +521,9 @@ pub(crate) async fn events_replay_in_order(f: &Fixture) {
         .await
         .unwrap();
     let calls_b = vec![call(&b, 0, CallStatus::PendingApproval)];
-    store.insert_calls(&calls_b).await.unwrap();
+    store.insert_calls(&calls_b, &[]).await.unwrap();
     let calls_a = vec![call(&a, 0, CallStatus::PendingApproval)];
-    store.insert_calls(&calls_a).await.unwrap();
+    store.insert_calls(&calls_a, &[]).await.unwrap();
     let change = DecisionChange {
         call_id: calls_a[0].id.clone(),
         decision: decision(DecisionKind::Approve, "ana"),
@@ -561,6 +567,139 @@ pub(crate) async fn events_replay_in_order(f: &Fixture) {
     assert_eq!(after, inbox[1..].to_vec());
 }
 
+pub(crate) async fn review_cases_follow_their_calls(f: &Fixture) {
+    use crate::reviews::callbacks::CallbackAttempt;
+    use crate::reviews::{case_for, CaseStatus, NewCase, Requester, ReviewToken};
+    let store = &f.store;
+    let now = Utc::now();
+    // One conversation per gateway session, also when asked twice at once.
+    let (a, b) = tokio::join!(
+        store.gateway_conversation("k\u{1f}agent\u{1f}s", "agent · s", now),
+        store.gateway_conversation("k\u{1f}agent\u{1f}s", "agent · s", now),
+    );
+    let c_id = a.unwrap();
+    assert_eq!(b.unwrap(), c_id);
+    let c = store.conversation(&c_id).await.unwrap().unwrap();
+    assert_eq!(c.title, "agent · s");
+
+    let pending = call(&c, 0, CallStatus::PendingApproval);
+    let token = ReviewToken::mint();
+    let case = case_for(
+        &pending,
+        Requester {
+            client: Some("k".into()),
+            callback_url: Some("http://127.0.0.1:9/hook".into()),
+            ..Requester::default()
+        },
+    );
+    store
+        .insert_calls(
+            std::slice::from_ref(&pending),
+            &[NewCase {
+                case: case.clone(),
+                token_hash: Some(token.hash()),
+            }],
+        )
+        .await
+        .unwrap();
+    assert_eq!(
+        store.case_token_hashes(&case.id).await.unwrap(),
+        [token.hash()]
+    );
+    let second = ReviewToken::mint();
+    store
+        .add_case_token(&case.id, &second.hash(), now)
+        .await
+        .unwrap();
+    assert_eq!(store.case_token_hashes(&case.id).await.unwrap().len(), 2);
+    assert_eq!(
+        store.case_for_call(&pending.id).await.unwrap().unwrap().id,
+        case.id
+    );
+
+    let (opened, event) = store
+        .advance_case(&case.id, CaseStatus::Opened, now)
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!((opened.status, event.seq), (CaseStatus::Opened, 1));
+    assert!(store
+        .advance_case(&case.id, CaseStatus::Opened, now)
+        .await
+        .unwrap()
+        .is_none());
+    let (moved, _) = store
+        .advance_case(&case.id, CaseStatus::InProgress, now)
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(moved.status, CaseStatus::InProgress);
+
+    let mut reject = decision(DecisionKind::Reject, "Ada");
+    reject.reason = Some("not now".into());
+    let change = DecisionChange {
+        call_id: pending.id.clone(),
+        decision: reject,
+        status: CallStatus::Rejected,
+        arguments: None,
+        result: None,
+    };
+    assert!(matches!(
+        store.decide(&change).await.unwrap(),
+        Decided::Applied(..)
+    ));
+    let done = store.review_case(&case.id).await.unwrap().unwrap();
+    assert_eq!(done.status, CaseStatus::Completed);
+    assert_eq!(done.responded_by.as_deref(), Some("Ada"));
+    assert_eq!(
+        done.result,
+        Some(json!({"action": "reject", "data": {"feedback": "not now"}}))
+    );
+    assert!(store
+        .advance_case(&case.id, CaseStatus::InProgress, now)
+        .await
+        .unwrap()
+        .is_none());
+    let events = store.case_events_after(&case.id, 1).await.unwrap();
+    let kinds: Vec<_> = events.iter().map(|e| e.kind.as_str()).collect();
+    assert_eq!(kinds, ["review.in_progress", "review.completed"]);
+
+    // The callback waits in the outbox until it is delivered, across a restart.
+    let due = store
+        .due_callbacks(now + Duration::seconds(1), 10)
+        .await
+        .unwrap();
+    assert_eq!(due.len(), 1);
+    let retry_at = now + Duration::seconds(5);
+    store
+        .record_callback(
+            due[0].id,
+            &CallbackAttempt::Retry {
+                next_at: retry_at,
+                error: "down".into(),
+            },
+        )
+        .await
+        .unwrap();
+    let reopened = f.reopen().await;
+    assert!(reopened
+        .due_callbacks(now + Duration::seconds(1), 10)
+        .await
+        .unwrap()
+        .is_empty());
+    let due = reopened.due_callbacks(retry_at, 10).await.unwrap();
+    assert_eq!(due[0].attempts, 1);
+    reopened
+        .record_callback(due[0].id, &CallbackAttempt::Delivered { at: retry_at })
+        .await
+        .unwrap();
+    assert!(reopened
+        .due_callbacks(retry_at + Duration::hours(1), 10)
+        .await
+        .unwrap()
+        .is_empty());
+}
+
 /// Declares each conformance check as a test on both backends.
 macro_rules! conformance {
     ($($check:ident),* $(,)?) => {
@@ -598,6 +737,7 @@ conformance!(
     expiry_applies_once_across_a_restart,
     grants_are_scoped_and_revocable,
     events_replay_in_order,
+    review_cases_follow_their_calls,
 );
 
 impl ToolCall {

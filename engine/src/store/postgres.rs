@@ -32,6 +32,11 @@ const MIGRATIONS: &[Migration] = &[
         description: "call lookups",
         sql: include_str!("../../migrations/postgres/0005_call_lookups.sql"),
     },
+    Migration {
+        version: 6,
+        description: "review_cases",
+        sql: include_str!("../../migrations/postgres/0006_review_cases.sql"),
+    },
 ];
 
 /// Arbitrary key of the advisory lock that serialises migrations across replicas.

@@ -22,6 +22,8 @@ macro_rules! impl_store {
         type DbRow = <$db as sqlx::Database>::Row;
         type Tx<'c> = sqlx::Transaction<'c, $db>;
 
+        review_queries!($db, $begin);
+
         fn corrupt(table: &'static str, detail: impl ToString) -> StoreError {
             StoreError::Corrupt { table, detail: detail.to_string() }
         }
@@ -270,6 +272,7 @@ macro_rules! impl_store {
             let Some(row) = row else { return Ok(None) };
             let call = row_call(&row)?;
             audit(tx, &call, decision.kind.as_str(), &decision.by, decision.channel.as_str(), decision.at).await?;
+            settle_case(tx, &call).await?;
             let event = append_event(tx, call_event(&call, EventKind::ToolCallUpdated), decision.at).await?;
             Ok(Some((call, event)))
         }
@@ -416,7 +419,7 @@ macro_rules! impl_store {
                 found.iter().map(row_call).collect()
             }
 
-            async fn insert_calls(&self, calls: &[ToolCall]) -> Result<Vec<Event>, StoreError> {
+            async fn insert_calls(&self, calls: &[ToolCall], cases: &[NewCase]) -> Result<Vec<Event>, StoreError> {
                 let mut tx = self.writer().begin_with($begin).await?;
                 let mut events = Vec::with_capacity(calls.len());
                 for c in calls {
@@ -444,6 +447,9 @@ macro_rules! impl_store {
                     .await?;
                     audit(&mut tx, c, "propose", "agent", "system", c.created_at).await?;
                     events.push(append_event(&mut tx, call_event(c, EventKind::ToolCallCreated), c.created_at).await?);
+                }
+                for case in cases {
+                    insert_case(&mut tx, case).await?;
                 }
                 tx.commit().await?;
                 Ok(events)
@@ -838,6 +844,47 @@ macro_rules! impl_store {
                 .fetch_all(self.reader())
                 .await?;
                 found.iter().map(row_event).collect()
+            }
+
+            async fn review_case(&self, id: &CaseId) -> Result<Option<ReviewCase>, StoreError> {
+                review_case_q(self.reader(), id).await
+            }
+
+            async fn case_for_call(&self, id: &ToolCallId) -> Result<Option<ReviewCase>, StoreError> {
+                case_for_call_q(self.reader(), id).await
+            }
+
+            async fn case_token_hashes(&self, id: &CaseId) -> Result<Vec<String>, StoreError> {
+                case_token_hashes_q(self.reader(), id).await
+            }
+
+            async fn add_case_token(&self, id: &CaseId, hash: &str, at: DateTime<Utc>) -> Result<(), StoreError> {
+                add_case_token_q(self.writer(), id, hash, at).await
+            }
+
+            async fn advance_case(
+                &self,
+                id: &CaseId,
+                to: CaseStatus,
+                at: DateTime<Utc>,
+            ) -> Result<Option<(ReviewCase, CaseEvent)>, StoreError> {
+                advance_case_q(self.writer(), id, to, at).await
+            }
+
+            async fn case_events_after(&self, id: &CaseId, seq: i64) -> Result<Vec<CaseEvent>, StoreError> {
+                case_events_after_q(self.reader(), id, seq).await
+            }
+
+            async fn gateway_conversation(&self, key: &str, title: &str, now: DateTime<Utc>) -> Result<ConversationId, StoreError> {
+                gateway_conversation_q(self.writer(), key, title, now).await
+            }
+
+            async fn due_callbacks(&self, now: DateTime<Utc>, limit: i64) -> Result<Vec<Callback>, StoreError> {
+                due_callbacks_q(self.reader(), now, limit).await
+            }
+
+            async fn record_callback(&self, id: i64, attempt: &CallbackAttempt) -> Result<(), StoreError> {
+                record_callback_q(self.writer(), id, attempt).await
             }
         }
     };

@@ -35,6 +35,11 @@ const MIGRATIONS: &[Migration] = &[
         description: "call lookups",
         sql: include_str!("../../migrations/sqlite/0005_call_lookups.sql"),
     },
+    Migration {
+        version: 6,
+        description: "review_cases",
+        sql: include_str!("../../migrations/sqlite/0006_review_cases.sql"),
+    },
 ];
 
 /// A store in one SQLite file.

@@ -1,0 +1,186 @@
+//! The gateway: an external agent asks whether it may run a tool call. The
+//! source's policy answers at once (allowed or refused) or opens a review
+//! case that a person settles through its link, the chat or the inbox.
+
+use chrono::Duration;
+use serde_json::Value;
+
+use super::{case_for, NewCase, Requester, ReviewCase, ReviewToken};
+use crate::calls::{CallStatus, ToolCall};
+use crate::decisions::ProposedCall;
+use crate::engine::{Engine, EngineError};
+use crate::ids::BatchId;
+use crate::policy::Outcome;
+
+/// The longest a gateway case stays open (HITL Protocol §13.1).
+pub const MAX_TIMEOUT: Duration = Duration::days(7);
+
+/// Longest tool, source, agent and session names, in characters.
+const MAX_NAME_CHARS: usize = 200;
+
+/// Longest callback URL, in characters.
+const MAX_URL_CHARS: usize = 2_000;
+
+/// An external agent's request to run one tool call.
+#[derive(Debug, Clone, PartialEq)]
+pub struct GatewayRequest {
+    /// The tool.
+    pub tool: String,
+    /// Its arguments (a JSON object).
+    pub arguments: Value,
+    /// The tool source whose policy applies.
+    pub source: String,
+    /// Who asks: API key name, agent and session ids, callback URL.
+    pub requester: Requester,
+}
+
+/// What the gateway answers.
+#[derive(Debug, Clone)]
+pub enum GatewayOutcome {
+    /// The policy allows the call: run it.
+    Allowed(ToolCall),
+    /// The policy refuses it (`hidden` when the tool is not offered at all).
+    Refused {
+        /// The call as recorded.
+        call: ToolCall,
+        /// Whether the tool is hidden rather than denied.
+        hidden: bool,
+    },
+    /// A person must decide: the case and its link's token.
+    Waiting {
+        /// The call as recorded.
+        call: ToolCall,
+        /// Its review case.
+        case: Box<ReviewCase>,
+        /// The token of the review link; it is stored only as a hash.
+        token: ReviewToken,
+    },
+}
+
+fn check_name(field: &'static str, value: &str, required: bool) -> Result<(), EngineError> {
+    if required && value.trim().is_empty() {
+        return Err(EngineError::invalid(field, format!("{field} is required")));
+    }
+    if value.chars().count() > MAX_NAME_CHARS {
+        return Err(EngineError::invalid(
+            field,
+            format!("{field} is at most {MAX_NAME_CHARS} characters"),
+        ));
+    }
+    if value.chars().any(char::is_control) {
+        return Err(EngineError::invalid(
+            field,
+            format!("{field} must not contain control characters"),
+        ));
+    }
+    Ok(())
+}
+
+fn check(request: &GatewayRequest) -> Result<(), EngineError> {
+    check_name("tool", &request.tool, true)?;
+    check_name("source", &request.source, true)?;
+    let r = &request.requester;
+    check_name("agent_id", r.agent_id.as_deref().unwrap_or(""), false)?;
+    check_name("session_id", r.session_id.as_deref().unwrap_or(""), false)?;
+    if !request.arguments.is_object() {
+        return Err(EngineError::invalid(
+            "arguments",
+            "arguments must be a JSON object",
+        ));
+    }
+    if let Some(url) = &r.callback_url {
+        let scheme_ok = url.starts_with("https://") || url.starts_with("http://");
+        if !scheme_ok || url.len() > MAX_URL_CHARS || url.chars().any(char::is_whitespace) {
+            return Err(EngineError::invalid(
+                "hitl_callback_url",
+                "hitl_callback_url must be an http(s) URL of at most 2000 characters",
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// The conversation title of an external agent's session.
+fn session_title(r: &Requester) -> String {
+    match (&r.agent_id, &r.session_id) {
+        (Some(agent), Some(session)) => format!("{agent} · {session}"),
+        (Some(agent), None) => agent.clone(),
+        (None, Some(session)) => format!("Session {session}"),
+        (None, None) => "External agents".to_owned(),
+    }
+}
+
+impl Engine {
+    /// Classifies an external agent's call by its source's policy and
+    /// records it in the conversation of the agent's session; a call that
+    /// must wait gets a review case and a fresh link token.
+    pub async fn gateway_call(
+        &self,
+        request: GatewayRequest,
+    ) -> Result<GatewayOutcome, EngineError> {
+        check(&request)?;
+        let now = self.inner.clock.now();
+        let r = &request.requester;
+        let key = [
+            r.client.as_deref().unwrap_or(""),
+            r.agent_id.as_deref().unwrap_or(""),
+            r.session_id.as_deref().unwrap_or(""),
+        ]
+        .join("\u{1f}");
+        let conversation = self
+            .inner
+            .store
+            .gateway_conversation(&key, &session_title(r), now)
+            .await?;
+        let proposal = ProposedCall {
+            source: request.source.clone(),
+            tool: request.tool.clone(),
+            arguments: request.arguments.clone(),
+            read_only_hint: false,
+        };
+        let verdict = self.classify(&conversation, &proposal).await?;
+        let hidden = verdict.hidden && verdict.outcome == Outcome::Deny;
+        let mut call = self.new_call(
+            &conversation,
+            None,
+            &BatchId::new(),
+            0,
+            proposal,
+            verdict,
+            now,
+        );
+        let waiting = call.status == CallStatus::PendingApproval;
+        if waiting {
+            // An agent on the other end needs a deadline (at most 7 days).
+            let latest = now + MAX_TIMEOUT;
+            call.expires_at = Some(call.expires_at.map_or(latest, |at| at.min(latest)));
+        }
+        let pending = waiting.then(|| {
+            let token = ReviewToken::mint();
+            let case = case_for(&call, request.requester.clone());
+            (case, token)
+        });
+        let cases: Vec<NewCase> = pending
+            .iter()
+            .map(|(case, token)| NewCase {
+                case: case.clone(),
+                token_hash: Some(token.hash()),
+            })
+            .collect();
+        let events = self
+            .inner
+            .store
+            .insert_calls(std::slice::from_ref(&call), &cases)
+            .await?;
+        self.inner.events.publish(events);
+        Ok(match pending {
+            Some((case, token)) => GatewayOutcome::Waiting {
+                call,
+                case: Box::new(case),
+                token,
+            },
+            None if call.status == CallStatus::Approved => GatewayOutcome::Allowed(call),
+            None => GatewayOutcome::Refused { call, hidden },
+        })
+    }
+}

@@ -1,0 +1,313 @@
+//! Reviewing through a link: opening the page, starting to fill it in,
+//! responding once; and what agents read back (status and events).
+//!
+//! A response is an ordinary decision on the case's call, so the chat, the
+//! inbox and the agent see it exactly as if it had been taken in the chat.
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+
+use super::{token, CaseEvent, CaseId, CaseStatus, CaseType, ReviewCase, ReviewToken};
+use crate::calls::{Channel, ToolCall};
+use crate::decisions::{already_decided, Reviewer, Verdict};
+use crate::engine::{Engine, EngineError};
+use crate::ids::ToolCallId;
+use crate::model::Role;
+
+/// Who responded when the page's `Your name` was left empty.
+pub const ANONYMOUS_REVIEWER: &str = "reviewer with the link";
+
+/// How many recent messages are searched for the context of a call.
+const CONTEXT_WINDOW: i64 = 200;
+
+/// A response to a case, as the protocol's `ReviewSubmission` carries it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Submission {
+    /// `approve`, `edit` or `reject` for approvals; `submit` for input.
+    pub action: String,
+    /// `feedback` (a rejection's reason), `edits` (new arguments), `answer`.
+    #[serde(default)]
+    pub data: Value,
+    /// Who responds, if they said.
+    #[serde(default)]
+    pub responded_by: Option<String>,
+}
+
+/// What led to the call: the person's last message and the agent's text.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct ReviewContext {
+    /// The last message a person wrote before the call.
+    pub user_message: Option<String>,
+    /// What the agent wrote with the call.
+    pub assistant_text: Option<String>,
+}
+
+/// Everything the review page shows.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ReviewView {
+    /// The case.
+    pub case: ReviewCase,
+    /// Its call.
+    pub call: ToolCall,
+    /// What led to it.
+    pub context: ReviewContext,
+}
+
+fn text_field(data: &Value, key: &str) -> Option<String> {
+    data.get(key)
+        .and_then(Value::as_str)
+        .map(str::to_owned)
+        .filter(|s| !s.trim().is_empty())
+}
+
+impl Engine {
+    /// The case, if `presented` is one of its link tokens. An unknown case
+    /// and a wrong token answer alike, so links cannot be probed.
+    async fn verified_case(&self, id: &CaseId, presented: &str) -> Result<ReviewCase, EngineError> {
+        let store = &self.inner.store;
+        let case = store.review_case(id).await?;
+        let hashes = match &case {
+            Some(_) => store.case_token_hashes(id).await?,
+            None => Vec::new(),
+        };
+        match case {
+            Some(case) if token::matches(presented, &hashes) => Ok(case),
+            _ => Err(EngineError::Forbidden),
+        }
+    }
+
+    /// The case as it stands, applying its expiry first if it lapsed and the
+    /// expiry pass has not reached it yet.
+    async fn current(&self, case: ReviewCase) -> Result<ReviewCase, EngineError> {
+        let lapsed = case
+            .expires_at
+            .is_some_and(|at| at <= self.inner.clock.now());
+        if case.status.is_terminal() || !lapsed {
+            return Ok(case);
+        }
+        self.expire_due().await?;
+        self.inner
+            .store
+            .review_case(&case.id)
+            .await?
+            .ok_or(EngineError::NotFound("review case"))
+    }
+
+    async fn advance(&self, case: ReviewCase, to: CaseStatus) -> Result<ReviewCase, EngineError> {
+        let now = self.inner.clock.now();
+        match self.inner.store.advance_case(&case.id, to, now).await? {
+            Some((moved, _event)) => {
+                self.inner.events.case_changed(moved.id.as_str());
+                Ok(moved)
+            }
+            None => Ok(case),
+        }
+    }
+
+    /// Opens a review page: checks the token and marks the case `opened`.
+    pub async fn open_review(
+        &self,
+        id: &CaseId,
+        presented: &str,
+    ) -> Result<ReviewView, EngineError> {
+        let case = self.verified_case(id, presented).await?;
+        let mut case = self.current(case).await?;
+        if case.status == CaseStatus::Pending {
+            case = self.advance(case, CaseStatus::Opened).await?;
+        }
+        let call = self
+            .inner
+            .store
+            .tool_call(&case.tool_call_id)
+            .await?
+            .ok_or(EngineError::NotFound("tool call"))?;
+        let context = self.context_of(&call).await?;
+        Ok(ReviewView {
+            case,
+            call,
+            context,
+        })
+    }
+
+    /// Marks the case `in_progress`: someone started filling in the page.
+    pub async fn touch_review(
+        &self,
+        id: &CaseId,
+        presented: &str,
+    ) -> Result<ReviewCase, EngineError> {
+        let case = self.verified_case(id, presented).await?;
+        let mut case = self.current(case).await?;
+        if case.status == CaseStatus::Pending {
+            case = self.advance(case, CaseStatus::Opened).await?;
+        }
+        if case.status == CaseStatus::Opened {
+            case = self.advance(case, CaseStatus::InProgress).await?;
+        }
+        Ok(case)
+    }
+
+    /// Responds to a case through its link, once: a second response gets
+    /// [`EngineError::AlreadyDecided`], a lapsed case [`EngineError::Expired`].
+    pub async fn respond_review(
+        &self,
+        id: &CaseId,
+        presented: &str,
+        submission: Submission,
+        channel: Channel,
+    ) -> Result<ReviewCase, EngineError> {
+        let case = self.verified_case(id, presented).await?;
+        let case = self.current(case).await?;
+        let store = &self.inner.store;
+        match case.status {
+            CaseStatus::Expired => {
+                return Err(EngineError::Expired {
+                    at: case.expired_at.unwrap_or(case.created_at),
+                })
+            }
+            CaseStatus::Completed | CaseStatus::Cancelled => {
+                let call = store
+                    .tool_call(&case.tool_call_id)
+                    .await?
+                    .ok_or(EngineError::NotFound("tool call"))?;
+                return Err(already_decided(call));
+            }
+            _ => {}
+        }
+        let reviewer = Reviewer {
+            name: submission
+                .responded_by
+                .clone()
+                .filter(|n| !n.trim().is_empty())
+                .unwrap_or_else(|| ANONYMOUS_REVIEWER.to_owned()),
+            channel,
+        };
+        let data = &submission.data;
+        if !(data.is_object() || data.is_null()) {
+            return Err(EngineError::invalid("data", "data must be a JSON object"));
+        }
+        match (case.case_type, submission.action.as_str()) {
+            (CaseType::Approval, "approve") => {
+                self.decide(&case.tool_call_id, Verdict::Approve, &reviewer)
+                    .await?
+            }
+            (CaseType::Approval, "reject") => {
+                let reason = text_field(data, "feedback");
+                self.decide(&case.tool_call_id, Verdict::Reject { reason }, &reviewer)
+                    .await?
+            }
+            (CaseType::Approval, "edit") => {
+                let Some(arguments) = data.get("edits").filter(|e| e.is_object()) else {
+                    return Err(EngineError::invalid(
+                        "data.edits",
+                        "an edit needs data.edits: the new arguments as a JSON object",
+                    ));
+                };
+                let verdict = Verdict::Edit {
+                    arguments: arguments.clone(),
+                };
+                self.decide(&case.tool_call_id, verdict, &reviewer).await?
+            }
+            (CaseType::Input, "submit") => {
+                let Some(answer) = text_field(data, "answer") else {
+                    return Err(EngineError::invalid(
+                        "data.answer",
+                        "a submission needs data.answer",
+                    ));
+                };
+                self.answer(&case.tool_call_id, &answer, &reviewer).await?
+            }
+            (CaseType::Approval, other) => {
+                return Err(EngineError::invalid(
+                    "action",
+                    format!(
+                        "`{other}` is not an action of an approval: use approve, edit or reject"
+                    ),
+                ))
+            }
+            (CaseType::Input, other) => {
+                return Err(EngineError::invalid(
+                    "action",
+                    format!("`{other}` is not an action of an input case: use submit"),
+                ))
+            }
+        };
+        store
+            .review_case(&case.id)
+            .await?
+            .ok_or(EngineError::NotFound("review case"))
+    }
+
+    /// A case as its agent polls it. A gateway case is visible only to the
+    /// API client that created it.
+    pub async fn review_status(
+        &self,
+        id: &CaseId,
+        client: Option<&str>,
+    ) -> Result<ReviewCase, EngineError> {
+        let case = self
+            .inner
+            .store
+            .review_case(id)
+            .await?
+            .ok_or(EngineError::NotFound("review case"))?;
+        if case.requester.client.is_some() && case.requester.client.as_deref() != client {
+            return Err(EngineError::NotFound("review case"));
+        }
+        self.current(case).await
+    }
+
+    /// A case's events after position `seq`.
+    pub async fn review_events_after(
+        &self,
+        id: &CaseId,
+        seq: i64,
+    ) -> Result<Vec<CaseEvent>, EngineError> {
+        Ok(self.inner.store.case_events_after(id, seq).await?)
+    }
+
+    /// A new review link for a waiting call: its case and a fresh token.
+    /// Earlier links stay valid, so a link can be handed to several people.
+    pub async fn review_link(
+        &self,
+        call_id: &ToolCallId,
+    ) -> Result<(CaseId, ReviewToken), EngineError> {
+        let case = self
+            .inner
+            .store
+            .case_for_call(call_id)
+            .await?
+            .ok_or(EngineError::NotFound("review case"))?;
+        let token = ReviewToken::mint();
+        self.inner
+            .store
+            .add_case_token(&case.id, &token.hash(), self.inner.clock.now())
+            .await?;
+        Ok((case.id, token))
+    }
+
+    /// The person's last message before the call and the agent's text with it.
+    async fn context_of(&self, call: &ToolCall) -> Result<ReviewContext, EngineError> {
+        let Some(seq) = call.message_seq else {
+            return Ok(ReviewContext::default());
+        };
+        let messages = self
+            .inner
+            .store
+            .recent_messages(&call.conversation_id, CONTEXT_WINDOW)
+            .await?;
+        let assistant_text = messages
+            .iter()
+            .find(|m| m.seq == seq && m.role == Role::Assistant)
+            .map(|m| m.content.clone())
+            .filter(|t| !t.trim().is_empty());
+        let user_message = messages
+            .iter()
+            .rev()
+            .find(|m| m.seq < seq && m.role == Role::User)
+            .map(|m| m.content.clone());
+        Ok(ReviewContext {
+            user_message,
+            assistant_text,
+        })
+    }
+}

@@ -1,0 +1,425 @@
+//! Review cases through the engine, on a real SQLite file: the gateway,
+//! links, the one-response rule, expiry and the callback outbox.
+
+use std::sync::Arc;
+
+use chrono::{Duration, Utc};
+use serde_json::json;
+
+use super::*;
+use crate::calls::{CallStatus, Channel};
+use crate::clock::{Clock, ManualClock};
+use crate::config::Config;
+use crate::decisions::{ProposedCall, Reviewer, Verdict};
+use crate::engine::{Engine, EngineError};
+use crate::store::sqlite::SqliteStore;
+
+const CONFIG: &str = r#"
+approvals:
+  expires_after: 30m
+  default_action: reject
+sources:
+  filesystem:
+    tool_blacklist: ["admin_*"]
+    auto_approved_tools: ["read_*"]
+    require_approval: [delete_file]
+    rules:
+      - tool: write_file
+        when: [{ arg: /path, glob: "/etc/**" }]
+        action: deny
+"#;
+
+struct Fixture {
+    engine: Engine,
+    clock: Arc<ManualClock>,
+    _dir: tempfile::TempDir,
+}
+
+impl Fixture {
+    async fn new() -> Self {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("airlock.db");
+        let store = SqliteStore::open(path.to_str().unwrap()).await.unwrap();
+        let clock = Arc::new(ManualClock::new(Utc::now()));
+        let engine = Engine::new(
+            Arc::new(store),
+            clock.clone(),
+            Config::parse("test.yaml", CONFIG).unwrap(),
+        );
+        Self {
+            engine,
+            clock,
+            _dir: dir,
+        }
+    }
+
+    async fn ask(&self, tool: &str, callback: Option<&str>) -> GatewayOutcome {
+        self.engine
+            .gateway_call(GatewayRequest {
+                tool: tool.into(),
+                arguments: json!({"path": "notes.txt"}),
+                source: "filesystem".into(),
+                requester: Requester {
+                    client: Some("builder".into()),
+                    agent_id: Some("agent-7".into()),
+                    session_id: Some("s-1".into()),
+                    callback_url: callback.map(str::to_owned),
+                },
+            })
+            .await
+            .unwrap()
+    }
+
+    async fn waiting(&self, callback: Option<&str>) -> (ReviewCase, ReviewToken) {
+        match self.ask("delete_file", callback).await {
+            GatewayOutcome::Waiting { case, token, .. } => (*case, token),
+            other => panic!("expected a case, got {other:?}"),
+        }
+    }
+}
+
+fn submission(action: &str, data: serde_json::Value, by: Option<&str>) -> Submission {
+    Submission {
+        action: action.into(),
+        data,
+        responded_by: by.map(str::to_owned),
+    }
+}
+
+#[tokio::test]
+async fn the_gateway_answers_by_the_sources_policy() {
+    let f = Fixture::new().await;
+    assert!(matches!(
+        f.ask("read_file", None).await,
+        GatewayOutcome::Allowed(c) if c.status == CallStatus::Approved
+    ));
+    assert!(matches!(
+        f.ask("admin_wipe", None).await,
+        GatewayOutcome::Refused { hidden: true, .. }
+    ));
+    let (case, token) = f.waiting(None).await;
+    assert!(case.id.as_str().starts_with("review_"));
+    assert_eq!(token.as_str().len(), 43);
+    assert_eq!(case.status, CaseStatus::Pending);
+    assert_eq!(case.case_type, CaseType::Approval);
+    assert_eq!(case.expires_at, Some(f.clock.now() + Duration::minutes(30)));
+    // One session, one conversation: every call of it lands in the same thread.
+    let calls = f.engine.tool_calls(&case.conversation_id).await.unwrap();
+    assert_eq!(calls.len(), 3);
+    let conversations = f.engine.conversations().await.unwrap();
+    assert_eq!(conversations.len(), 1);
+    assert_eq!(conversations[0].conversation.title, "agent-7 · s-1");
+}
+
+#[tokio::test]
+async fn bad_requests_are_refused_with_the_field_at_fault() {
+    let f = Fixture::new().await;
+    let mut request = GatewayRequest {
+        tool: String::new(),
+        arguments: json!({}),
+        source: "filesystem".into(),
+        requester: Requester::default(),
+    };
+    let field = |e: EngineError| match e {
+        EngineError::Invalid { field, .. } => field,
+        other => panic!("expected invalid input, got {other:?}"),
+    };
+    let e = f.engine.gateway_call(request.clone()).await.unwrap_err();
+    assert_eq!(field(e), "tool");
+    request.tool = "delete_file".into();
+    request.arguments = json!([1]);
+    let e = f.engine.gateway_call(request.clone()).await.unwrap_err();
+    assert_eq!(field(e), "arguments");
+    request.arguments = json!({});
+    request.requester.callback_url = Some("ftp://example.com/hook".into());
+    let e = f.engine.gateway_call(request).await.unwrap_err();
+    assert_eq!(field(e), "hitl_callback_url");
+}
+
+#[tokio::test]
+async fn a_link_opens_once_responds_once_and_a_wrong_token_opens_nothing() {
+    let f = Fixture::new().await;
+    let (case, token) = f.waiting(None).await;
+    let wrong = ReviewToken::mint();
+    assert!(matches!(
+        f.engine.open_review(&case.id, wrong.as_str()).await,
+        Err(EngineError::Forbidden)
+    ));
+    assert!(matches!(
+        f.engine.open_review(&CaseId::new(), token.as_str()).await,
+        Err(EngineError::Forbidden)
+    ));
+
+    let view = f
+        .engine
+        .open_review(&case.id, token.as_str())
+        .await
+        .unwrap();
+    assert_eq!(view.case.status, CaseStatus::Opened);
+    assert_eq!(view.call.tool, "delete_file");
+    let touched = f
+        .engine
+        .touch_review(&case.id, token.as_str())
+        .await
+        .unwrap();
+    assert_eq!(touched.status, CaseStatus::InProgress);
+
+    let done = f
+        .engine
+        .respond_review(
+            &case.id,
+            token.as_str(),
+            submission("reject", json!({"feedback": "keep it"}), Some("Ada")),
+            Channel::ReviewPage,
+        )
+        .await
+        .unwrap();
+    assert_eq!(done.status, CaseStatus::Completed);
+    assert_eq!(
+        done.result,
+        Some(json!({"action": "reject", "data": {"feedback": "keep it"}}))
+    );
+    assert_eq!(done.responded_by.as_deref(), Some("Ada"));
+    let again = f
+        .engine
+        .respond_review(
+            &case.id,
+            token.as_str(),
+            submission("approve", json!({}), None),
+            Channel::ReviewPage,
+        )
+        .await;
+    assert!(matches!(again, Err(EngineError::AlreadyDecided { ref by, .. }) if by == "Ada"));
+
+    let kinds: Vec<String> = f
+        .engine
+        .review_events_after(&case.id, 0)
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|e| e.kind)
+        .collect();
+    assert_eq!(
+        kinds,
+        ["review.opened", "review.in_progress", "review.completed"]
+    );
+    let call = &f.engine.tool_calls(&case.conversation_id).await.unwrap()[0];
+    assert_eq!(call.status, CallStatus::Rejected);
+    assert_eq!(
+        call.decision.as_ref().map(|d| d.channel),
+        Some(Channel::ReviewPage)
+    );
+}
+
+#[tokio::test]
+async fn an_edit_runs_the_new_arguments_and_reports_them() {
+    let f = Fixture::new().await;
+    let (case, token) = f.waiting(None).await;
+    let bad = f
+        .engine
+        .respond_review(
+            &case.id,
+            token.as_str(),
+            submission("edit", json!({}), None),
+            Channel::Api,
+        )
+        .await;
+    assert!(matches!(
+        bad,
+        Err(EngineError::Invalid {
+            field: "data.edits",
+            ..
+        })
+    ));
+    let bad = f
+        .engine
+        .respond_review(
+            &case.id,
+            token.as_str(),
+            submission("select", json!({}), None),
+            Channel::Api,
+        )
+        .await;
+    assert!(matches!(
+        bad,
+        Err(EngineError::Invalid {
+            field: "action",
+            ..
+        })
+    ));
+    let done = f
+        .engine
+        .respond_review(
+            &case.id,
+            token.as_str(),
+            submission("edit", json!({"edits": {"path": "old.txt"}}), None),
+            Channel::Api,
+        )
+        .await
+        .unwrap();
+    assert_eq!(
+        done.result,
+        Some(json!({"action": "edit", "data": {"edits": {"path": "old.txt"}}}))
+    );
+    assert_eq!(
+        done.responded_by.as_deref(),
+        Some(respond::ANONYMOUS_REVIEWER)
+    );
+}
+
+#[tokio::test]
+async fn a_decision_in_the_chat_completes_the_case_too() {
+    let f = Fixture::new().await;
+    let (case, token) = f.waiting(None).await;
+    let reviewer = Reviewer {
+        name: "chat user".into(),
+        channel: Channel::Chat,
+    };
+    f.engine
+        .decide(&case.tool_call_id, Verdict::Approve, &reviewer)
+        .await
+        .unwrap();
+    let status = f
+        .engine
+        .review_status(&case.id, Some("builder"))
+        .await
+        .unwrap();
+    assert_eq!(status.status, CaseStatus::Completed);
+    assert_eq!(
+        status.result,
+        Some(json!({"action": "approve", "data": {}}))
+    );
+    // Only the client that created the case may poll it.
+    assert!(matches!(
+        f.engine.review_status(&case.id, Some("someone-else")).await,
+        Err(EngineError::NotFound(_))
+    ));
+    let again = f
+        .engine
+        .respond_review(
+            &case.id,
+            token.as_str(),
+            submission("approve", json!({}), None),
+            Channel::ReviewPage,
+        )
+        .await;
+    assert!(matches!(again, Err(EngineError::AlreadyDecided { .. })));
+}
+
+#[tokio::test]
+async fn expiry_applies_the_default_action_exactly_once() {
+    let f = Fixture::new().await;
+    let (case, token) = f.waiting(None).await;
+    f.clock.advance(Duration::minutes(31));
+    let late = f
+        .engine
+        .respond_review(
+            &case.id,
+            token.as_str(),
+            submission("approve", json!({}), None),
+            Channel::ReviewPage,
+        )
+        .await;
+    assert!(matches!(late, Err(EngineError::Expired { .. })));
+    assert_eq!(f.engine.expire_due().await.unwrap(), 0);
+    let status = f
+        .engine
+        .review_status(&case.id, Some("builder"))
+        .await
+        .unwrap();
+    assert_eq!(status.status, CaseStatus::Expired);
+    assert_eq!(poll_body(&status)["default_action"], "reject");
+    let events = f.engine.review_events_after(&case.id, 0).await.unwrap();
+    assert_eq!(events.len(), 1);
+    assert_eq!(events[0].kind, "review.expired");
+    let call = &f.engine.tool_calls(&case.conversation_id).await.unwrap()[0];
+    assert_eq!(call.status, CallStatus::Expired);
+}
+
+#[tokio::test]
+async fn callbacks_wait_in_the_outbox_and_are_retried_on_schedule() {
+    let f = Fixture::new().await;
+    let (case, token) = f.waiting(Some("http://127.0.0.1:9/hook")).await;
+    f.engine
+        .respond_review(
+            &case.id,
+            token.as_str(),
+            submission("approve", json!({}), Some("Ada")),
+            Channel::Api,
+        )
+        .await
+        .unwrap();
+    let store = f.engine.store();
+    let due = store.due_callbacks(f.clock.now(), 10).await.unwrap();
+    assert_eq!(due.len(), 1);
+    let body: serde_json::Value = serde_json::from_str(&due[0].body).unwrap();
+    assert_eq!(body["event"], "review.completed");
+    assert_eq!(body["case_id"], case.id.as_str());
+    assert_eq!(body["result"]["action"], "approve");
+    assert_eq!(body["responded_by"]["name"], "Ada");
+
+    // Port 9 refuses: the attempt is recorded and the next waits a second.
+    let client = reqwest::Client::new();
+    assert_eq!(f.engine.deliver_callbacks(&client, b"k").await.unwrap(), 0);
+    assert!(store
+        .due_callbacks(f.clock.now(), 10)
+        .await
+        .unwrap()
+        .is_empty());
+    f.clock.advance(Duration::seconds(1));
+    let due = store.due_callbacks(f.clock.now(), 10).await.unwrap();
+    assert_eq!(due[0].attempts, 1);
+}
+
+#[tokio::test]
+async fn the_agents_own_calls_and_questions_are_cases_with_links_on_demand() {
+    let f = Fixture::new().await;
+    let conversation = f.engine.create_conversation().await.unwrap().id;
+    let calls = f
+        .engine
+        .propose_calls(
+            &conversation,
+            vec![
+                ProposedCall {
+                    source: "filesystem".into(),
+                    tool: "delete_file".into(),
+                    arguments: json!({"path": "a.txt"}),
+                    read_only_hint: false,
+                },
+                ProposedCall {
+                    source: crate::agent::AGENT_SOURCE.into(),
+                    tool: crate::agent::QUESTION_TOOL.into(),
+                    arguments: json!({"question": "Which folder?"}),
+                    read_only_hint: false,
+                },
+            ],
+        )
+        .await
+        .unwrap();
+    let (case_id, token) = f.engine.review_link(&calls[1].id).await.unwrap();
+    let view = f
+        .engine
+        .open_review(&case_id, token.as_str())
+        .await
+        .unwrap();
+    assert_eq!(view.case.case_type, CaseType::Input);
+    assert_eq!(view.case.prompt, "Answer the agent: Which folder?");
+    // Two links for one case both work.
+    let (same, second) = f.engine.review_link(&calls[1].id).await.unwrap();
+    assert_eq!(same, case_id);
+    let done = f
+        .engine
+        .respond_review(
+            &case_id,
+            second.as_str(),
+            submission("submit", json!({"answer": "docs"}), None),
+            Channel::ReviewPage,
+        )
+        .await
+        .unwrap();
+    assert_eq!(
+        done.result,
+        Some(json!({"action": "submit", "data": {"answer": "docs"}}))
+    );
+    assert!(f.engine.review_link(&calls[0].id).await.is_ok());
+}

@@ -1,0 +1,324 @@
+//! The review case queries of both backends, written once like those in
+//! `queries.rs`, whose `impl_store!` expands this macro inside its module and
+//! delegates the review methods of [`Store`](super::Store) to it.
+
+macro_rules! review_queries {
+    ($db:ty, $begin:literal) => {
+        use crate::reviews::callbacks::{Callback, CallbackAttempt};
+        use crate::reviews::{CaseEvent, CaseId, CaseStatus, CaseType, NewCase, Requester, ReviewCase};
+
+        type Pool = sqlx::Pool<$db>;
+
+        fn row_case(row: &DbRow) -> Result<ReviewCase, StoreError> {
+            const T: &str = "review_cases";
+            let text = |name: &str| -> Result<String, StoreError> { Ok(row.try_get::<String, _>(name)?) };
+            let opt_text = |name: &str| -> Result<Option<String>, StoreError> {
+                Ok(row.try_get::<Option<String>, _>(name)?)
+            };
+            let opt_time = |name: &str| -> Result<Option<DateTime<Utc>>, StoreError> {
+                row.try_get::<Option<i64>, _>(name)?.map(|ms| from_millis(T, ms)).transpose()
+            };
+            let case_type = text("case_type")?;
+            let status = text("status")?;
+            let default_action = text("default_action")?;
+            Ok(ReviewCase {
+                id: CaseId::parse(&text("case_id")?).map_err(|e| corrupt(T, e))?,
+                tool_call_id: ToolCallId::parse(&text("tool_call_id")?).map_err(|e| corrupt(T, e))?,
+                conversation_id: ConversationId::parse(&text("conversation_id")?).map_err(|e| corrupt(T, e))?,
+                case_type: CaseType::parse(&case_type).ok_or_else(|| corrupt(T, format!("type {case_type}")))?,
+                status: CaseStatus::parse(&status).ok_or_else(|| corrupt(T, format!("status {status}")))?,
+                prompt: text("prompt")?,
+                default_action: ExpiryAction::parse(&default_action)
+                    .ok_or_else(|| corrupt(T, format!("default_action {default_action}")))?,
+                requester: Requester {
+                    client: opt_text("client")?,
+                    agent_id: opt_text("agent_id")?,
+                    session_id: opt_text("session_id")?,
+                    callback_url: opt_text("callback_url")?,
+                },
+                result: opt_text("result")?.map(|r| json(T, &r)).transpose()?,
+                responded_by: opt_text("responded_by")?,
+                created_at: from_millis(T, row.try_get("created_at")?)?,
+                expires_at: opt_time("expires_at")?,
+                opened_at: opt_time("opened_at")?,
+                completed_at: opt_time("completed_at")?,
+                expired_at: opt_time("expired_at")?,
+                cancelled_at: opt_time("cancelled_at")?,
+                cancel_reason: opt_text("cancel_reason")?,
+                version: row.try_get("version")?,
+            })
+        }
+
+        fn row_case_event(row: &DbRow) -> Result<CaseEvent, StoreError> {
+            const T: &str = "review_events";
+            let id: String = row.try_get("case_id")?;
+            let data: String = row.try_get("data")?;
+            Ok(CaseEvent {
+                case_id: CaseId::parse(&id).map_err(|e| corrupt(T, e))?,
+                seq: row.try_get("seq")?,
+                kind: row.try_get("kind")?,
+                data: json(T, &data)?,
+                created_at: from_millis(T, row.try_get("created_at")?)?,
+            })
+        }
+
+        async fn insert_case(tx: &mut Tx<'_>, new: &NewCase) -> Result<(), StoreError> {
+            let c = &new.case;
+            sqlx::query(
+                "insert into review_cases (case_id, tool_call_id, conversation_id, case_type, status, prompt,
+                    default_action, client, agent_id, session_id, callback_url, created_at, expires_at)
+                 values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)",
+            )
+            .bind(c.id.as_str())
+            .bind(c.tool_call_id.as_str())
+            .bind(c.conversation_id.as_str())
+            .bind(c.case_type.as_str())
+            .bind(c.status.as_str())
+            .bind(&c.prompt)
+            .bind(c.default_action.as_str())
+            .bind(&c.requester.client)
+            .bind(&c.requester.agent_id)
+            .bind(&c.requester.session_id)
+            .bind(&c.requester.callback_url)
+            .bind(to_millis(c.created_at))
+            .bind(c.expires_at.map(to_millis))
+            .execute(&mut **tx)
+            .await?;
+            if let Some(hash) = &new.token_hash {
+                sqlx::query("insert into review_tokens (token_hash, case_id, created_at) values ($1, $2, $3)")
+                    .bind(hash)
+                    .bind(c.id.as_str())
+                    .bind(to_millis(c.created_at))
+                    .execute(&mut **tx)
+                    .await?;
+            }
+            Ok(())
+        }
+
+        /// Appends the event for the case's current state at position `version`.
+        async fn append_case_event(tx: &mut Tx<'_>, case: &ReviewCase, at: DateTime<Utc>) -> Result<CaseEvent, StoreError> {
+            let (kind, data) = crate::reviews::event_data(case);
+            sqlx::query("insert into review_events (case_id, seq, kind, data, created_at) values ($1, $2, $3, $4, $5)")
+                .bind(case.id.as_str())
+                .bind(case.version)
+                .bind(kind)
+                .bind(data.to_string())
+                .bind(to_millis(at))
+                .execute(&mut **tx)
+                .await?;
+            Ok(CaseEvent {
+                case_id: case.id.clone(),
+                seq: case.version,
+                kind: kind.to_owned(),
+                data,
+                created_at: from_millis("review_events", to_millis(at))?,
+            })
+        }
+
+        /// Closes the case of a call that was just decided, in the decision's
+        /// transaction, and queues its callback.
+        async fn settle_case(tx: &mut Tx<'_>, call: &ToolCall) -> Result<(), StoreError> {
+            let Some(closing) = crate::reviews::closing_of(call) else { return Ok(()) };
+            let row = sqlx::query(
+                "update review_cases set status = $1, result = $2, responded_by = $3,
+                    completed_at = case when $1 = 'completed' then $4 else completed_at end,
+                    expired_at = case when $1 = 'expired' then $4 else expired_at end,
+                    version = version + 1
+                 where tool_call_id = $5 and status in ('pending', 'opened', 'in_progress')
+                 returning *",
+            )
+            .bind(closing.status.as_str())
+            .bind(closing.result.as_ref().map(|r| r.to_string()))
+            .bind(&closing.responded_by)
+            .bind(to_millis(closing.at))
+            .bind(call.id.as_str())
+            .fetch_optional(&mut **tx)
+            .await?;
+            let Some(row) = row else { return Ok(()) };
+            let case = row_case(&row)?;
+            let event = append_case_event(tx, &case, closing.at).await?;
+            if let Some(url) = &case.requester.callback_url {
+                let body = crate::reviews::callbacks::body(&event);
+                sqlx::query(
+                    "insert into callback_outbox (case_id, url, body, next_attempt_at) values ($1, $2, $3, $4)",
+                )
+                .bind(case.id.as_str())
+                .bind(url)
+                .bind(body)
+                .bind(to_millis(closing.at))
+                .execute(&mut **tx)
+                .await?;
+            }
+            Ok(())
+        }
+
+        async fn review_case_q(pool: &Pool, id: &CaseId) -> Result<Option<ReviewCase>, StoreError> {
+            let row = sqlx::query("select * from review_cases where case_id = $1")
+                .bind(id.as_str())
+                .fetch_optional(pool)
+                .await?;
+            row.as_ref().map(row_case).transpose()
+        }
+
+        async fn case_for_call_q(pool: &Pool, id: &ToolCallId) -> Result<Option<ReviewCase>, StoreError> {
+            let row = sqlx::query("select * from review_cases where tool_call_id = $1")
+                .bind(id.as_str())
+                .fetch_optional(pool)
+                .await?;
+            row.as_ref().map(row_case).transpose()
+        }
+
+        async fn case_token_hashes_q(pool: &Pool, id: &CaseId) -> Result<Vec<String>, StoreError> {
+            Ok(sqlx::query_scalar("select token_hash from review_tokens where case_id = $1")
+                .bind(id.as_str())
+                .fetch_all(pool)
+                .await?)
+        }
+
+        async fn add_case_token_q(pool: &Pool, id: &CaseId, hash: &str, at: DateTime<Utc>) -> Result<(), StoreError> {
+            sqlx::query("insert into review_tokens (token_hash, case_id, created_at) values ($1, $2, $3)")
+                .bind(hash)
+                .bind(id.as_str())
+                .bind(to_millis(at))
+                .execute(pool)
+                .await?;
+            Ok(())
+        }
+
+        async fn advance_case_q(
+            pool: &Pool,
+            id: &CaseId,
+            to: CaseStatus,
+            at: DateTime<Utc>,
+        ) -> Result<Option<(ReviewCase, CaseEvent)>, StoreError> {
+            // Only forward: opening moves a pending case; interacting moves a
+            // pending or opened one. Terminal cases never move.
+            let from: &[&str] = match to {
+                CaseStatus::Opened => &["pending"],
+                CaseStatus::InProgress => &["pending", "opened"],
+                _ => return Ok(None),
+            };
+            let mut tx = pool.begin_with($begin).await?;
+            let row = sqlx::query(
+                "update review_cases set status = $1, opened_at = coalesce(opened_at, $2), version = version + 1
+                 where case_id = $3 and (status = $4 or status = $5)
+                 returning *",
+            )
+            .bind(to.as_str())
+            .bind(to_millis(at))
+            .bind(id.as_str())
+            .bind(from[0])
+            .bind(from[from.len() - 1])
+            .fetch_optional(&mut *tx)
+            .await?;
+            let Some(row) = row else {
+                tx.rollback().await?;
+                return Ok(None);
+            };
+            let case = row_case(&row)?;
+            let event = append_case_event(&mut tx, &case, at).await?;
+            tx.commit().await?;
+            Ok(Some((case, event)))
+        }
+
+        async fn case_events_after_q(pool: &Pool, id: &CaseId, seq: i64) -> Result<Vec<CaseEvent>, StoreError> {
+            let found = sqlx::query("select * from review_events where case_id = $1 and seq > $2 order by seq")
+                .bind(id.as_str())
+                .bind(seq)
+                .fetch_all(pool)
+                .await?;
+            found.iter().map(row_case_event).collect()
+        }
+
+        async fn find_session(pool: &Pool, key: &str) -> Result<Option<String>, StoreError> {
+            Ok(sqlx::query_scalar("select conversation_id from gateway_sessions where session_key = $1")
+                .bind(key)
+                .fetch_optional(pool)
+                .await?)
+        }
+
+        async fn gateway_conversation_q(
+            pool: &Pool,
+            key: &str,
+            title: &str,
+            now: DateTime<Utc>,
+        ) -> Result<ConversationId, StoreError> {
+            let parse = |id: String| ConversationId::parse(&id).map_err(|e| corrupt("gateway_sessions", e));
+            if let Some(id) = find_session(pool, key).await? {
+                return parse(id);
+            }
+            let id = ConversationId::new();
+            let mut tx = pool.begin_with($begin).await?;
+            sqlx::query(
+                "insert into conversations (conversation_id, title, created_at, updated_at) values ($1, $2, $3, $3)",
+            )
+            .bind(id.as_str())
+            .bind(title)
+            .bind(to_millis(now))
+            .execute(&mut *tx)
+            .await?;
+            let mapped: Option<String> = sqlx::query_scalar(
+                "insert into gateway_sessions (session_key, conversation_id) values ($1, $2)
+                 on conflict (session_key) do nothing returning conversation_id",
+            )
+            .bind(key)
+            .bind(id.as_str())
+            .fetch_optional(&mut *tx)
+            .await?;
+            if mapped.is_some() {
+                tx.commit().await?;
+                return Ok(id);
+            }
+            // A concurrent request mapped the session first: use its conversation.
+            tx.rollback().await?;
+            let id = find_session(pool, key).await?.ok_or(StoreError::NotFound("gateway session"))?;
+            parse(id)
+        }
+
+        async fn due_callbacks_q(pool: &Pool, now: DateTime<Utc>, limit: i64) -> Result<Vec<Callback>, StoreError> {
+            let found = sqlx::query(
+                "select callback_id, case_id, url, body, attempts from callback_outbox
+                 where delivered_at is null and failed_at is null and next_attempt_at <= $1
+                 order by next_attempt_at limit $2",
+            )
+            .bind(to_millis(now))
+            .bind(limit)
+            .fetch_all(pool)
+            .await?;
+            found
+                .iter()
+                .map(|row| {
+                    let case: String = row.try_get("case_id")?;
+                    Ok(Callback {
+                        id: row.try_get("callback_id")?,
+                        case_id: CaseId::parse(&case).map_err(|e| corrupt("callback_outbox", e))?,
+                        url: row.try_get("url")?,
+                        body: row.try_get("body")?,
+                        attempts: row.try_get("attempts")?,
+                    })
+                })
+                .collect()
+        }
+
+        async fn record_callback_q(pool: &Pool, id: i64, attempt: &CallbackAttempt) -> Result<(), StoreError> {
+            let (delivered, next, failed, error) = match attempt {
+                CallbackAttempt::Delivered { at } => (Some(to_millis(*at)), None, None, None),
+                CallbackAttempt::Retry { next_at, error } => (None, Some(to_millis(*next_at)), None, Some(error.as_str())),
+                CallbackAttempt::GaveUp { at, error } => (None, None, Some(to_millis(*at)), Some(error.as_str())),
+            };
+            sqlx::query(
+                "update callback_outbox set attempts = attempts + 1, delivered_at = $1,
+                    next_attempt_at = coalesce($2, next_attempt_at), failed_at = $3, last_error = coalesce($4, last_error)
+                 where callback_id = $5",
+            )
+            .bind(delivered)
+            .bind(next)
+            .bind(failed)
+            .bind(error)
+            .bind(id)
+            .execute(pool)
+            .await?;
+            Ok(())
+        }
+    };
+}
