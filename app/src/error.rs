@@ -33,6 +33,17 @@ pub enum AppError {
         /// What is wrong, for a person.
         message: String,
     },
+    /// A review link's token is missing or wrong.
+    #[error("this review link is not valid: ask whoever sent it for a new one")]
+    #[serde(rename = "invalid_token")]
+    Forbidden,
+    /// The review expired before anyone responded.
+    #[error("this review expired at {at}")]
+    #[serde(rename = "case_expired")]
+    Expired {
+        /// When, RFC 3339.
+        at: String,
+    },
     /// The server failed; the detail is in its log.
     #[error("something went wrong on the server; please try again")]
     Internal,
@@ -51,6 +62,8 @@ impl AppError {
             AppError::NotFound { .. } => "not_found",
             AppError::Invalid { .. } => "invalid",
             AppError::AlreadyDecided { .. } => "already_decided",
+            AppError::Forbidden => "invalid_token",
+            AppError::Expired { .. } => "case_expired",
             AppError::Internal => "internal",
             AppError::Transport { .. } => "transport",
         }
@@ -84,6 +97,8 @@ impl AppError {
             AppError::NotFound { .. } => http::StatusCode::NOT_FOUND,
             AppError::Invalid { .. } => http::StatusCode::BAD_REQUEST,
             AppError::AlreadyDecided { .. } => http::StatusCode::CONFLICT,
+            AppError::Forbidden => http::StatusCode::FORBIDDEN,
+            AppError::Expired { .. } => http::StatusCode::GONE,
             AppError::Internal | AppError::Transport { .. } => {
                 http::StatusCode::INTERNAL_SERVER_ERROR
             }
@@ -105,6 +120,10 @@ impl From<engine::EngineError> for AppError {
                 by,
                 at: at.to_rfc3339(),
                 status: status.as_str().to_owned(),
+            },
+            EngineError::Forbidden => AppError::Forbidden,
+            EngineError::Expired { at } => AppError::Expired {
+                at: at.to_rfc3339(),
             },
             EngineError::Store(e) => {
                 tracing::error!(error = %e, "store failure in a server function");
@@ -139,6 +158,33 @@ mod tests {
         assert_eq!(json["message"], "the message is empty");
         assert_eq!(serde_json::from_value::<AppError>(json).unwrap(), e);
         assert_eq!(e.code(), "invalid");
+    }
+
+    #[test]
+    fn every_code_is_the_one_on_the_wire() {
+        let all = [
+            AppError::NotFound { what: "case".into() },
+            AppError::AlreadyDecided {
+                by: "Ada".into(),
+                at: "2026-01-01T00:00:00Z".into(),
+                status: "approved".into(),
+            },
+            AppError::Invalid {
+                field: "f".into(),
+                message: "m".into(),
+            },
+            AppError::Forbidden,
+            AppError::Expired {
+                at: "2026-01-01T00:00:00Z".into(),
+            },
+            AppError::Internal,
+            AppError::Transport {
+                message: "m".into(),
+            },
+        ];
+        for e in all {
+            assert_eq!(serde_json::to_value(&e).unwrap()["code"], e.code());
+        }
     }
 
     #[test]
