@@ -163,7 +163,9 @@ mod tests {
     #[test]
     fn every_code_is_the_one_on_the_wire() {
         let all = [
-            AppError::NotFound { what: "case".into() },
+            AppError::NotFound {
+                what: "case".into(),
+            },
             AppError::AlreadyDecided {
                 by: "Ada".into(),
                 at: "2026-01-01T00:00:00Z".into(),

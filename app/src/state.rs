@@ -10,6 +10,9 @@ pub struct AppState {
     pub leptos_options: LeptosOptions,
     /// Airlock's core.
     pub engine: engine::Engine,
+    /// The base of links handed out (`AIRLOCK_PUBLIC_URL`); without one,
+    /// links are built from the request's own host.
+    pub public_url: Option<String>,
 }
 
 /// The engine of the running server. Server functions call this first.

@@ -7,6 +7,10 @@
 //!   default_action: reject    # applied when an approval expires
 //! default_policy:             # for sources that are not configured (e.g. gateway calls)
 //!   default: require_approval
+//! gateway:                   # external agents calling POST /api/v1/tool-calls
+//!   api_keys:
+//!     - name: builder         # recorded with each case; only its own cases are visible to it
+//!       sha256: 9f86d08…      # SHA-256 (hex) of the key: printf %s "$KEY" | sha256sum
 //! sources:
 //!   filesystem:
 //!     command: npx            # connection keys: command/args/env, or url/path/transport_type
@@ -102,11 +106,72 @@ pub struct SourceConfig {
     pub policy: Policy,
 }
 
+/// An API key external agents authenticate with, kept only as a hash.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ApiKey {
+    /// The client's name, recorded with every case it creates.
+    pub name: String,
+    /// The SHA-256 of the key, in hex.
+    pub sha256: String,
+}
+
+/// Who may use the gateway.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct GatewaySettings {
+    /// The accepted keys; none means the gateway refuses every request.
+    #[serde(default)]
+    pub api_keys: Vec<ApiKey>,
+}
+
+impl GatewaySettings {
+    /// The name of the client whose key `presented` is, compared in
+    /// constant time against every configured hash.
+    pub fn client_for(&self, presented: &str) -> Option<&str> {
+        use subtle::ConstantTimeEq;
+        let hash = crate::reviews::token::hash_text(presented);
+        let mut found = None;
+        for key in &self.api_keys {
+            let same: bool = key
+                .sha256
+                .to_ascii_lowercase()
+                .as_bytes()
+                .ct_eq(hash.as_bytes())
+                .into();
+            if same && found.is_none() {
+                found = Some(key.name.as_str());
+            }
+        }
+        found
+    }
+
+    fn check(&self, err: impl Fn(&str, String) -> PolicyError) -> Result<(), PolicyError> {
+        for (i, key) in self.api_keys.iter().enumerate() {
+            let at = format!("gateway.api_keys[{i}]");
+            if key.name.trim().is_empty() {
+                return Err(err(&at, "give the key a name".into()));
+            }
+            let hex = key.sha256.len() == 64 && key.sha256.bytes().all(|b| b.is_ascii_hexdigit());
+            if !hex {
+                return Err(err(
+                    &format!("{at}.sha256"),
+                    "expected the key's SHA-256 as 64 hex digits (printf %s \"$KEY\" | sha256sum)"
+                        .into(),
+                ));
+            }
+        }
+        Ok(())
+    }
+}
+
 /// The whole configuration.
 #[derive(Debug, Clone)]
 pub struct Config {
     /// Approval timing.
     pub approvals: ApprovalSettings,
+    /// Who may use the gateway.
+    pub gateway: GatewaySettings,
     /// The policy for sources with no block of their own.
     pub default_policy: Policy,
     /// Tool sources by name.
@@ -117,6 +182,7 @@ impl Default for Config {
     fn default() -> Self {
         Self {
             approvals: ApprovalSettings::default(),
+            gateway: GatewaySettings::default(),
             default_policy: PolicyConfig::default()
                 .compile("(built-in)", "default_policy")
                 .expect("the empty policy compiles"),
@@ -132,6 +198,8 @@ struct RawConfig {
     approvals: Option<RawApprovals>,
     #[serde(default)]
     default_policy: Option<serde_yaml::Value>,
+    #[serde(default)]
+    gateway: Option<serde_yaml::Value>,
     #[serde(default)]
     sources: BTreeMap<String, serde_yaml::Mapping>,
 }
@@ -194,6 +262,11 @@ impl Config {
             }
         };
         let default_policy = default_policy.compile(file, "default_policy")?;
+        let gateway: GatewaySettings = match raw.gateway {
+            None => GatewaySettings::default(),
+            Some(v) => serde_yaml::from_value(v).map_err(|e| err("gateway", e.to_string()))?,
+        };
+        gateway.check(err)?;
         let mut sources = BTreeMap::new();
         for (name, block) in raw.sources {
             let key = format!("sources.{name}");
@@ -258,6 +331,7 @@ impl Config {
         }
         Ok(Self {
             approvals,
+            gateway,
             default_policy,
             sources,
         })

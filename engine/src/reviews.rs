@@ -445,13 +445,44 @@ pub fn rfc3339(at: &DateTime<Utc>) -> String {
     at.to_rfc3339_opts(chrono::SecondsFormat::Secs, true)
 }
 
-/// A duration in the protocol's shorthand (`24h`, `7d`, `30m`, `90s`).
+/// A duration in the protocol's shorthand (`24h`, `7d`, `30m`, `90s`); a
+/// day reads as `24h`, as the protocol's default does.
 pub fn shorthand(duration: std::time::Duration) -> String {
     let s = duration.as_secs();
     match s {
-        s if s > 0 && s % 86_400 == 0 => format!("{}d", s / 86_400),
+        s if s > 86_400 && s % 86_400 == 0 => format!("{}d", s / 86_400),
         s if s > 0 && s % 3_600 == 0 => format!("{}h", s / 3_600),
         s if s > 0 && s % 60 == 0 => format!("{}m", s / 60),
         s => format!("{s}s"),
+    }
+}
+
+#[cfg(test)]
+mod shape_tests {
+    use super::*;
+
+    #[test]
+    fn durations_read_in_the_protocols_shorthand() {
+        let read = |s: u64| shorthand(std::time::Duration::from_secs(s));
+        assert_eq!(read(86_400), "24h");
+        assert_eq!(read(7 * 86_400), "7d");
+        assert_eq!(read(1_800), "30m");
+        assert_eq!(read(90), "90s");
+    }
+
+    #[test]
+    fn case_ids_are_url_safe_and_checked() {
+        let id = CaseId::new();
+        assert_eq!(CaseId::parse(id.as_str()).unwrap(), id);
+        assert_eq!(id.as_str().len(), "review_".len() + 22);
+        for bad in [
+            "",
+            "review_",
+            "review_a b c d e f",
+            "case_abcdefghijkl",
+            "review_../../etc",
+        ] {
+            assert!(CaseId::parse(bad).is_err(), "{bad}");
+        }
     }
 }

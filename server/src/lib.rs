@@ -3,6 +3,7 @@
 
 pub mod fn_errors;
 pub mod health;
+pub mod hitl;
 pub mod settings;
 pub mod streams;
 pub mod workers;
@@ -42,6 +43,11 @@ pub fn router(state: AppState) -> Router {
             get(streams::conversation_events),
         )
         .route("/api/approvals/events", get(streams::inbox_events))
+        .merge(hitl::routes(hitl::Hitl {
+            engine: state.engine.clone(),
+            public_url: state.public_url.clone(),
+            limiter: Arc::new(hitl::PollLimiter::default()),
+        }))
         .leptos_routes(&state, routes, {
             let options = state.leptos_options.clone();
             move || shell(options.clone())
@@ -59,6 +65,8 @@ pub struct Services {
     pub state: AppState,
     /// The agent, with its model and tool sources.
     pub agent: Agent,
+    /// The secret review callbacks are signed with.
+    pub callback_secret: Vec<u8>,
 }
 
 /// Opens the store, the tool sources and the model, and builds the services.
@@ -115,8 +123,54 @@ pub async fn build(settings: &Settings) -> anyhow::Result<Services> {
     let state = AppState {
         leptos_options,
         engine,
+        public_url: settings.public_url.clone(),
     };
-    Ok(Services { state, agent })
+    let callback_secret = callback_secret(settings)?;
+    Ok(Services {
+        state,
+        agent,
+        callback_secret,
+    })
+}
+
+/// The callback signing secret: `AIRLOCK_CALLBACK_SECRET`, else the one in
+/// `<data dir>/callback-secret`, generated (readable by the owner only) on
+/// first start so agents can be given it.
+fn callback_secret(settings: &Settings) -> anyhow::Result<Vec<u8>> {
+    if let Some(secret) = &settings.callback_secret {
+        return Ok(secret.0.as_bytes().to_vec());
+    }
+    let path = settings.data_dir.join("callback-secret");
+    if let Ok(text) = std::fs::read_to_string(&path) {
+        let text = text.trim();
+        if !text.is_empty() {
+            return Ok(text.as_bytes().to_vec());
+        }
+    }
+    let bytes: [u8; 32] = rand::random();
+    let text: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
+    write_private(&path, &text)
+        .with_context(|| format!("cannot write the callback secret to {}", path.display()))?;
+    tracing::info!(path = %path.display(), "generated the callback signing secret");
+    Ok(text.into_bytes())
+}
+
+#[cfg(unix)]
+fn write_private(path: &std::path::Path, text: &str) -> std::io::Result<()> {
+    use std::io::Write;
+    use std::os::unix::fs::OpenOptionsExt;
+    let mut file = std::fs::OpenOptions::new()
+        .write(true)
+        .create(true)
+        .truncate(true)
+        .mode(0o600)
+        .open(path)?;
+    file.write_all(text.as_bytes())
+}
+
+#[cfg(not(unix))]
+fn write_private(path: &std::path::Path, text: &str) -> std::io::Result<()> {
+    std::fs::write(path, text)
 }
 
 /// Starts or reaches every configured MCP server at once. A server that
@@ -173,11 +227,20 @@ pub async fn launch(
     listener: TcpListener,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> anyhow::Result<()> {
-    let Services { state, agent } = build(&settings).await?;
+    let Services {
+        state,
+        agent,
+        callback_secret,
+    } = build(&settings).await?;
     let store = state.engine.store().backend();
     let (stop_workers, workers_stop) = tokio::sync::watch::channel(false);
     let expiry = tokio::spawn(workers::run_expiry(
         state.engine.clone(),
+        workers_stop.clone(),
+    ));
+    let callbacks = tokio::spawn(workers::run_callbacks(
+        state.engine.clone(),
+        callback_secret,
         workers_stop.clone(),
     ));
     let runner = tokio::spawn(run_worker(agent, workers_stop));
@@ -196,6 +259,7 @@ pub async fn launch(
         .await?;
     let _ = stop_workers.send(true);
     let _ = expiry.await;
+    let _ = callbacks.await;
     let _ = runner.await;
     Ok(())
 }

@@ -29,6 +29,23 @@ pub struct Settings {
     pub config_file: Option<PathBuf>,
     /// The model; without `AIRLOCK_MODEL_BASE_URL`, the built-in demo model.
     pub model: ModelSettings,
+    /// The base of the links handed to agents and reviewers
+    /// (`AIRLOCK_PUBLIC_URL`, e.g. `https://airlock.example.com`); without
+    /// it, links use the host each request came to.
+    pub public_url: Option<String>,
+    /// The secret callbacks are signed with (`AIRLOCK_CALLBACK_SECRET`);
+    /// without it, one generated into the data directory.
+    pub callback_secret: Option<Secret>,
+}
+
+/// A value that never reaches a log line.
+#[derive(Clone, PartialEq, Eq)]
+pub struct Secret(pub String);
+
+impl std::fmt::Debug for Secret {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("(secret)")
+    }
 }
 
 /// Which model the agent talks to.
@@ -134,6 +151,19 @@ impl Settings {
         let site_root = lookup("LEPTOS_SITE_ROOT").unwrap_or_else(|| "target/site".to_owned());
         let config_file = lookup("AIRLOCK_CONFIG").map(PathBuf::from);
         let model = ModelSettings::from_lookup(&lookup)?;
+        let public_url = match lookup("AIRLOCK_PUBLIC_URL") {
+            None => None,
+            Some(url) if url.starts_with("https://") || url.starts_with("http://") => {
+                Some(url.trim_end_matches('/').to_owned())
+            }
+            Some(url) => {
+                return Err(SettingsError {
+                    name: "AIRLOCK_PUBLIC_URL",
+                    problem: format!("`{url}` is not an address like https://airlock.example.com"),
+                })
+            }
+        };
+        let callback_secret = lookup("AIRLOCK_CALLBACK_SECRET").map(Secret);
         Ok(Self {
             addr,
             data_dir,
@@ -141,6 +171,8 @@ impl Settings {
             site_root,
             config_file,
             model,
+            public_url,
+            callback_secret,
         })
     }
 }

@@ -24,3 +24,25 @@ pub async fn run_expiry(engine: engine::Engine, mut stop: watch::Receiver<bool>)
         }
     }
 }
+
+/// How often the callback outbox is looked at.
+const CALLBACK_INTERVAL: Duration = Duration::from_millis(250);
+
+/// Delivers review callbacks from the outbox, signed with `secret`, until
+/// `stop` turns true. Callbacks written before a restart go out after it.
+pub async fn run_callbacks(
+    engine: engine::Engine,
+    secret: Vec<u8>,
+    mut stop: watch::Receiver<bool>,
+) {
+    let client = reqwest::Client::new();
+    loop {
+        if let Err(e) = engine.deliver_callbacks(&client, &secret).await {
+            tracing::warn!(error = %e, "callback pass failed; retrying");
+        }
+        tokio::select! {
+            _ = tokio::time::sleep(CALLBACK_INTERVAL) => {}
+            _ = stop.changed() => return,
+        }
+    }
+}

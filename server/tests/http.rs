@@ -28,7 +28,7 @@ impl TestApp {
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let addr: SocketAddr = listener.local_addr().unwrap();
         let (stop, stopped) = oneshot::channel::<()>();
-        let server::Services { state, agent } = server::build(&settings).await.unwrap();
+        let server::Services { state, agent, .. } = server::build(&settings).await.unwrap();
         let (stop_worker, worker_stop) = tokio::sync::watch::channel(false);
         tokio::spawn(engine::agent::worker::run_worker(agent, worker_stop));
         let engine = state.engine.clone();

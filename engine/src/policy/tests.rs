@@ -284,3 +284,19 @@ fn stdio_sources_keep_their_command() {
         Some(86_400)
     );
 }
+
+#[test]
+fn gateway_keys_are_hashes_and_name_their_client() {
+    // SHA-256 of "test".
+    let yaml = "gateway:\n  api_keys:\n    - name: builder\n      sha256: 9F86D081884C7D659A2FEAA0C55AD015A3BF4F1B2B0B822CD15D6C15B0F00A08\n";
+    let config = Config::parse("airlock.yaml", yaml).unwrap();
+    assert_eq!(config.gateway.client_for("test"), Some("builder"));
+    assert_eq!(config.gateway.client_for("tesT"), None);
+    assert_eq!(Config::default().gateway.client_for("test"), None);
+    let e = Config::parse(
+        "airlock.yaml",
+        "gateway:\n  api_keys:\n    - name: builder\n      sha256: test\n",
+    )
+    .unwrap_err();
+    assert_eq!(e.key, "gateway.api_keys[0].sha256");
+}

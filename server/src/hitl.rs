@@ -1,0 +1,66 @@
+//! The HITL Protocol v0.5 service: the gateway external agents ask before
+//! running a tool call, the status they poll, the response endpoint review
+//! pages submit to, the per-case event stream, and the discovery document.
+//!
+//! Every error answers with the protocol's `{ "error", "message" }` body and
+//! a 4xx status for the caller's mistakes (see `hitl/error.rs`).
+
+mod auth;
+mod discovery;
+mod error;
+mod events;
+mod gateway;
+mod limit;
+mod respond;
+mod status;
+
+use std::sync::Arc;
+
+use axum::http::HeaderMap;
+use axum::routing::{get, post};
+use axum::Router;
+
+pub use error::ApiError;
+pub use limit::PollLimiter;
+
+/// What the HITL routes share.
+#[derive(Debug, Clone)]
+pub struct Hitl {
+    /// Airlock's core.
+    pub engine: engine::Engine,
+    /// The base of the URLs handed to agents (`AIRLOCK_PUBLIC_URL`); without
+    /// one, the request's own `Host`.
+    pub public_url: Option<String>,
+    /// The per-case poll budget.
+    pub limiter: Arc<PollLimiter>,
+}
+
+impl Hitl {
+    /// The absolute base URL for links in answers to this request.
+    fn base_url(&self, headers: &HeaderMap) -> String {
+        if let Some(url) = &self.public_url {
+            return url.clone();
+        }
+        let host = headers
+            .get(axum::http::header::HOST)
+            .and_then(|h| h.to_str().ok())
+            .filter(|h| {
+                !h.is_empty()
+                    && h.bytes()
+                        .all(|b| b.is_ascii_alphanumeric() || b".-:[]".contains(&b))
+            })
+            .unwrap_or("127.0.0.1:3000");
+        format!("http://{host}")
+    }
+}
+
+/// The HITL routes, with their own state, ready to merge into the app's router.
+pub fn routes<S>(hitl: Hitl) -> Router<S> {
+    Router::new()
+        .route("/api/v1/tool-calls", post(gateway::create))
+        .route("/api/v1/reviews/{case_id}/status", get(status::poll))
+        .route("/api/v1/reviews/{case_id}/respond", post(respond::respond))
+        .route("/api/v1/reviews/{case_id}/events", get(events::stream))
+        .route("/.well-known/hitl.json", get(discovery::document))
+        .with_state(hitl)
+}

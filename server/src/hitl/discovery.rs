@@ -1,0 +1,58 @@
+//! `GET /.well-known/hitl.json`: what this service supports (§12, example 07).
+
+use axum::extract::State;
+use axum::http::{header, HeaderMap};
+use axum::response::IntoResponse;
+use axum::Json;
+use serde_json::json;
+
+use engine::reviews;
+
+use super::gateway::POLL_INTERVAL_SECONDS;
+use super::{limit, Hitl};
+
+pub async fn document(State(hitl): State<Hitl>, headers: HeaderMap) -> impl IntoResponse {
+    let base = hitl.base_url(&headers);
+    let timeout = hitl
+        .engine
+        .config()
+        .approvals
+        .expires_after
+        .map(|d| reviews::shorthand(d.min(std::time::Duration::from_secs(7 * 86_400))))
+        .unwrap_or_else(|| "7d".into());
+    (
+        [(header::CACHE_CONTROL, "public, max-age=3600")],
+        Json(json!({
+            "hitl_protocol": {
+                "spec_version": reviews::SPEC_VERSION,
+                "service": {
+                    "name": "Airlock",
+                    "description": "A human approval layer for AI agents' tool calls.",
+                    "url": base,
+                },
+                "capabilities": {
+                    "review_types": ["approval", "input"],
+                    "transports": ["polling", "sse", "callback"],
+                    "max_timeout": "P7D",
+                    "default_timeout": timeout,
+                    "supports_reminders": false,
+                    "supports_multi_round": false,
+                    "supports_signatures": false,
+                },
+                "endpoints": {
+                    "reviews_base": format!("{base}/api/v1/reviews"),
+                    "review_page_base": format!("{base}/review"),
+                    "events_base": format!("{base}/api/v1/reviews"),
+                    "tool_calls": format!("{base}/api/v1/tool-calls"),
+                    "well_known": format!("{base}/.well-known/hitl.json"),
+                },
+                "authentication": { "type": "bearer" },
+                "rate_limits": {
+                    "poll_recommended_interval_seconds": POLL_INTERVAL_SECONDS,
+                    "max_requests_per_minute": limit::PER_MINUTE,
+                },
+                "examples": { "openapi": format!("{base}/api/openapi.json") },
+            }
+        })),
+    )
+}

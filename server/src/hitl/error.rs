@@ -1,0 +1,135 @@
+//! Errors of the HITL routes: each a stable code, a message a person can act
+//! on, and the status the protocol's OpenAPI document gives it.
+
+use axum::http::{header, HeaderValue, StatusCode};
+use axum::response::{IntoResponse, Response};
+use axum::Json;
+use serde_json::json;
+
+use engine::EngineError;
+
+/// Why a HITL request failed.
+#[derive(Debug, thiserror::Error)]
+pub enum ApiError {
+    /// No API key, or not one of the configured ones.
+    #[error("send a configured API key as `Authorization: Bearer <key>`")]
+    Unauthorized,
+    /// The body is not the JSON the endpoint takes.
+    #[error("{0}")]
+    InvalidJson(String),
+    /// A field is not acceptable.
+    #[error("{field}: {message}")]
+    Invalid {
+        /// Which field.
+        field: String,
+        /// What is wrong.
+        message: String,
+    },
+    /// No such case (or not one of this client's).
+    #[error("{0} not found")]
+    NotFound(String),
+    /// The review token is missing or wrong.
+    #[error("invalid or missing review token")]
+    InvalidToken,
+    /// The case was already responded to.
+    #[error("this review case has already been responded to (by {by} at {at})")]
+    Duplicate {
+        /// Who responded.
+        by: String,
+        /// When, RFC 3339.
+        at: String,
+    },
+    /// The case expired.
+    #[error("this review case expired at {0}")]
+    Expired(String),
+    /// Polled too often.
+    #[error("too many requests for this case: wait {0} seconds")]
+    RateLimited(u64),
+    /// Our failure; the detail is in the log.
+    #[error("something went wrong on the server; please try again")]
+    Internal,
+}
+
+impl ApiError {
+    /// The stable machine-readable code.
+    pub fn code(&self) -> &'static str {
+        match self {
+            ApiError::Unauthorized => "unauthorized",
+            ApiError::InvalidJson(_) => "invalid_json",
+            ApiError::Invalid { .. } => "invalid",
+            ApiError::NotFound(_) => "not_found",
+            ApiError::InvalidToken => "invalid_token",
+            ApiError::Duplicate { .. } => "duplicate_submission",
+            ApiError::Expired(_) => "case_expired",
+            ApiError::RateLimited(_) => "rate_limited",
+            ApiError::Internal => "internal",
+        }
+    }
+
+    /// The HTTP status.
+    pub fn status(&self) -> StatusCode {
+        match self {
+            ApiError::Unauthorized | ApiError::InvalidToken => StatusCode::UNAUTHORIZED,
+            ApiError::InvalidJson(_) | ApiError::Invalid { .. } => StatusCode::BAD_REQUEST,
+            ApiError::NotFound(_) => StatusCode::NOT_FOUND,
+            ApiError::Duplicate { .. } => StatusCode::CONFLICT,
+            ApiError::Expired(_) => StatusCode::GONE,
+            ApiError::RateLimited(_) => StatusCode::TOO_MANY_REQUESTS,
+            ApiError::Internal => StatusCode::INTERNAL_SERVER_ERROR,
+        }
+    }
+}
+
+impl From<EngineError> for ApiError {
+    fn from(e: EngineError) -> Self {
+        match e {
+            EngineError::NotFound(what) => ApiError::NotFound(what.to_owned()),
+            EngineError::Invalid { field, message } => ApiError::Invalid {
+                field: field.to_owned(),
+                message,
+            },
+            EngineError::AlreadyDecided { by, at, .. } => ApiError::Duplicate {
+                by,
+                at: engine::reviews::rfc3339(&at),
+            },
+            EngineError::Forbidden => ApiError::InvalidToken,
+            EngineError::Expired { at } => ApiError::Expired(engine::reviews::rfc3339(&at)),
+            EngineError::Store(e) => {
+                tracing::error!(error = %e, "store failure in a HITL request");
+                ApiError::Internal
+            }
+        }
+    }
+}
+
+impl IntoResponse for ApiError {
+    fn into_response(self) -> Response {
+        let mut body = json!({ "error": self.code(), "message": self.to_string() });
+        if let ApiError::Invalid { field, .. } = &self {
+            body["field"] = json!(field);
+        }
+        let mut response = (self.status(), Json(body)).into_response();
+        let headers = response.headers_mut();
+        match &self {
+            ApiError::RateLimited(wait) => {
+                headers.insert(header::RETRY_AFTER, HeaderValue::from(*wait));
+                headers.insert(
+                    "x-ratelimit-limit",
+                    HeaderValue::from(super::limit::PER_MINUTE),
+                );
+                headers.insert("x-ratelimit-remaining", HeaderValue::from(0));
+            }
+            ApiError::Unauthorized => {
+                headers.insert(header::WWW_AUTHENTICATE, HeaderValue::from_static("Bearer"));
+            }
+            _ => {}
+        }
+        response
+    }
+}
+
+/// Reads a JSON body, answering a typed 400 when it is not what `T` takes.
+pub fn parse_json<T: serde::de::DeserializeOwned>(body: &[u8]) -> Result<T, ApiError> {
+    serde_json::from_slice(body)
+        .map_err(|e| ApiError::InvalidJson(format!("the body is not valid: {e}")))
+}

@@ -1,0 +1,130 @@
+//! `POST /api/v1/tool-calls`: an external agent asks to run one tool call.
+//! 200 when the policy allows it, 403 when it refuses, and 202 with the
+//! protocol's `hitl` object when a person must decide.
+
+use axum::body::Bytes;
+use axum::extract::State;
+use axum::http::{header, HeaderMap, StatusCode};
+use axum::response::{IntoResponse, Response};
+use axum::Json;
+use serde::Deserialize;
+use serde_json::{json, Value};
+
+use engine::calls::ToolCall;
+use engine::reviews::{self, GatewayOutcome, GatewayRequest, Requester, ReviewCase, ReviewToken};
+
+use super::error::parse_json;
+use super::{auth, ApiError, Hitl};
+
+/// The request body.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Body {
+    tool: String,
+    #[serde(default)]
+    arguments: Option<Value>,
+    source: String,
+    #[serde(default)]
+    session_id: Option<String>,
+    #[serde(default)]
+    agent_id: Option<String>,
+    #[serde(default)]
+    hitl_callback_url: Option<String>,
+}
+
+/// Suggested seconds between polls of a waiting case.
+pub const POLL_INTERVAL_SECONDS: u32 = 30;
+
+pub async fn create(
+    State(hitl): State<Hitl>,
+    headers: HeaderMap,
+    body: Bytes,
+) -> Result<Response, ApiError> {
+    let client = auth::client(&hitl.engine, &headers)?;
+    let body: Body = parse_json(&body)?;
+    let request = GatewayRequest {
+        tool: body.tool,
+        arguments: body.arguments.unwrap_or_else(|| json!({})),
+        source: body.source,
+        requester: Requester {
+            client: Some(client),
+            agent_id: body.agent_id,
+            session_id: body.session_id,
+            callback_url: body.hitl_callback_url,
+        },
+    };
+    Ok(match hitl.engine.gateway_call(request).await? {
+        GatewayOutcome::Allowed(call) => (
+            StatusCode::OK,
+            Json(json!({
+                "status": "allowed",
+                "call_id": call.id,
+                "message": call.policy_reason,
+            })),
+        )
+            .into_response(),
+        GatewayOutcome::Refused { call, hidden } => (
+            StatusCode::FORBIDDEN,
+            Json(json!({
+                "error": if hidden { "hidden" } else { "denied" },
+                "message": call.policy_reason,
+                "call_id": call.id,
+            })),
+        )
+            .into_response(),
+        GatewayOutcome::Waiting { call, case, token } => {
+            let base = hitl.base_url(&headers);
+            (
+                StatusCode::ACCEPTED,
+                [(header::RETRY_AFTER, POLL_INTERVAL_SECONDS.to_string())],
+                Json(accepted(&base, &call, &case, &token)),
+            )
+                .into_response()
+        }
+    })
+}
+
+/// The protocol's 202 body (§6).
+fn accepted(base: &str, call: &ToolCall, case: &ReviewCase, token: &ReviewToken) -> Value {
+    let id = case.id.as_str();
+    let expires_at = case.expires_at.unwrap_or(case.created_at);
+    let timeout = (expires_at - case.created_at)
+        .to_std()
+        .map(reviews::shorthand)
+        .unwrap_or_else(|_| "0s".into());
+    let mut context = json!({
+        "call_id": call.id,
+        "source": call.source,
+        "tool": call.tool,
+        "arguments": call.arguments,
+        "policy_reason": call.policy_reason,
+    });
+    if let Some(agent) = &case.requester.agent_id {
+        context["agent_id"] = json!(agent);
+    }
+    if let Some(session) = &case.requester.session_id {
+        context["session_id"] = json!(session);
+    }
+    json!({
+        "status": "human_input_required",
+        "message": format!(
+            "A person must approve {} from {} ({}). Send them the review link; poll for the decision.",
+            call.tool, call.source, call.policy_reason
+        ),
+        "hitl": {
+            "spec_version": reviews::SPEC_VERSION,
+            "case_id": id,
+            "review_url": format!("{base}/review/{id}?token={}", token.as_str()),
+            "poll_url": format!("{base}/api/v1/reviews/{id}/status"),
+            "events_url": format!("{base}/api/v1/reviews/{id}/events"),
+            "callback_url": case.requester.callback_url,
+            "type": case.case_type.as_str(),
+            "prompt": case.prompt,
+            "timeout": timeout,
+            "default_action": case.default_action.as_str(),
+            "created_at": reviews::rfc3339(&case.created_at),
+            "expires_at": reviews::rfc3339(&expires_at),
+            "context": context,
+        }
+    })
+}
