@@ -3,3 +3,4 @@
 
 pub mod approvals;
 pub mod conversations;
+pub mod reviews;

@@ -7,3 +7,4 @@ pub mod conversations;
 pub mod inbox;
 pub mod layout;
 pub mod pages;
+pub mod review;

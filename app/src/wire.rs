@@ -3,6 +3,9 @@
 
 use serde::{Deserialize, Serialize};
 
+mod review;
+pub use review::ReviewItem;
+
 /// A conversation in the list on the home page.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ConversationItem {

@@ -4,3 +4,4 @@ pub mod approvals;
 pub mod conversation;
 pub mod home;
 pub mod not_found;
+pub mod review;

@@ -2,6 +2,7 @@
 //! and for a pending call the decision buttons.
 
 mod argument_changes;
+mod copy_link;
 mod decide_forms;
 mod edit_form;
 mod json_view;
@@ -17,11 +18,16 @@ use question_card::QuestionCard;
 
 /// One tool call as a card; an `article` named after its tool. The agent's
 /// questions get a card of their own. `on_decided` receives the call as a
-/// decision taken on this card left it.
+/// decision taken on this card left it. `actions` replaces the chat's
+/// decision forms of a pending call (the review page brings its own).
 #[component]
-pub fn ToolCard(call: ToolCallItem, on_decided: Callback<ToolCallItem>) -> impl IntoView {
+pub fn ToolCard(
+    call: ToolCallItem,
+    on_decided: Callback<ToolCallItem>,
+    #[prop(optional)] actions: Option<ViewFn>,
+) -> impl IntoView {
     if call.is_question() {
-        return view! { <QuestionCard call on_decided/> }.into_any();
+        return view! { <QuestionCard call on_decided actions/> }.into_any();
     }
     let label = format!("{} call", call.tool);
     let status = call.status.clone();
@@ -62,7 +68,10 @@ pub fn ToolCard(call: ToolCallItem, on_decided: Callback<ToolCallItem>) -> impl 
                     <pre>{r}</pre>
                 </details>
             })}
-            {pending.then(|| view! { <DecideForms call=call.clone() on_decided/> })}
+            {pending.then(|| match actions {
+                Some(actions) => actions.run(),
+                None => view! { <DecideForms call=call.clone() on_decided/> }.into_any(),
+            })}
         </article>
     }
     .into_any()

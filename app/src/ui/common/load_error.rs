@@ -19,6 +19,10 @@ pub fn LoadError(error: AppError) -> impl IntoView {
                 "This {what} does not exist. It may have been deleted, or the link may be wrong."
             ),
         ),
+        AppError::Forbidden => (
+            "This review link is not valid".to_owned(),
+            "The link may be incomplete or altered. Ask whoever sent it for a new one.".to_owned(),
+        ),
         other => ("Something went wrong".to_owned(), other.to_string()),
     };
     view! {

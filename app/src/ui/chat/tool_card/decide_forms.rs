@@ -6,6 +6,7 @@
 
 use leptos::prelude::*;
 
+use super::copy_link::CopyLink;
 use super::edit_form::EditForm;
 use crate::error::AppError;
 use crate::server_fns::approvals::{AlwaysAllowCall, ApproveCall, EditCall, RejectCall};
@@ -55,6 +56,7 @@ pub fn DecideForms(call: ToolCallItem, on_decided: Callback<ToolCallItem>) -> im
     };
     let (approve_id, reject_id) = (call.id.clone(), call.id.clone());
     let (here_id, everywhere_id) = (call.id.clone(), call.id.clone());
+    let link_id = call.id.clone();
     let allow_note = format!("Run {} without asking from now on:", call.tool);
     view! {
         <div class="decide">
@@ -85,6 +87,7 @@ pub fn DecideForms(call: ToolCallItem, on_decided: Callback<ToolCallItem>) -> im
                     <button type="submit" class="button" disabled=busy>"Everywhere"</button>
                 </ActionForm>
             </Reveal>
+            <CopyLink call_id=link_id/>
             {move || problem().map(|text| view! { <p class="form-error" role="alert">{text}</p> })}
         </div>
     }

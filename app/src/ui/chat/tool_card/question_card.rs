@@ -3,13 +3,19 @@
 
 use leptos::prelude::*;
 
+use super::copy_link::CopyLink;
 use crate::error::AppError;
 use crate::server_fns::approvals::AnswerQuestion;
 use crate::wire::ToolCallItem;
 
 /// A question card, named "Question from the agent".
 #[component]
-pub fn QuestionCard(call: ToolCallItem, on_decided: Callback<ToolCallItem>) -> impl IntoView {
+pub fn QuestionCard(
+    call: ToolCallItem,
+    on_decided: Callback<ToolCallItem>,
+    /// Replaces the answer form (the review page brings its own).
+    actions: Option<ViewFn>,
+) -> impl IntoView {
     let answer = ServerAction::<AnswerQuestion>::new();
     Effect::new(move |_| {
         if let Some(Ok(call)) = answer.value().get() {
@@ -49,8 +55,10 @@ pub fn QuestionCard(call: ToolCallItem, on_decided: Callback<ToolCallItem>) -> i
         })
         .collect_view();
     let answer_id = call.id.clone();
-    let form = pending.then(move || {
-        view! {
+    let link_id = call.id.clone();
+    let form = pending.then(move || match actions {
+        Some(actions) => actions.run(),
+        None => view! {
             <div class="decide">
                 {choices}
                 <ActionForm action=answer>
@@ -60,9 +68,11 @@ pub fn QuestionCard(call: ToolCallItem, on_decided: Callback<ToolCallItem>) -> i
                         <button type="submit" class="button primary" disabled=busy>"Send answer"</button>
                     </div>
                 </ActionForm>
+                <CopyLink call_id=link_id/>
                 {move || problem().map(|text| view! { <p class="form-error" role="alert">{text}</p> })}
             </div>
         }
+        .into_any(),
     });
     view! {
         <article class="tool-card question-card" aria-label="Question from the agent" data-status=status.clone()>

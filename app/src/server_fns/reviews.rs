@@ -1,0 +1,19 @@
+//! Review pages: opening a case through its link, responding to it, and
+//! handing out links from the chat.
+
+mod open_review;
+mod respond_review;
+mod review_link;
+mod touch_review;
+
+pub use open_review::*;
+pub use respond_review::*;
+pub use review_link::*;
+pub use touch_review::*;
+
+/// Reads a case id from the URL.
+#[cfg(feature = "ssr")]
+fn case_id(text: &str) -> Result<engine::reviews::CaseId, crate::error::AppError> {
+    // A malformed id is answered like a wrong token: links cannot be probed.
+    engine::reviews::CaseId::parse(text).map_err(|_| crate::error::AppError::Forbidden)
+}

@@ -1,0 +1,48 @@
+use leptos::prelude::*;
+
+use crate::error::AppError;
+use crate::wire::ReviewItem;
+
+/// Responds to a case from its review page, once. `action` is the button
+/// pressed: approve, reject (with `reason`), edit (with `arguments` as JSON)
+/// or submit (with `choice` or `answer`). `name` becomes `responded_by`.
+#[allow(clippy::too_many_arguments)]
+#[server(prefix = "/api/fn", endpoint = "respond_review")]
+pub async fn respond_review(
+    case_id: String,
+    token: String,
+    action: String,
+    reason: Option<String>,
+    arguments: Option<String>,
+    answer: Option<String>,
+    choice: Option<String>,
+    name: Option<String>,
+) -> Result<ReviewItem, AppError> {
+    use serde_json::json;
+    let id = super::case_id(&case_id)?;
+    let data = match action.as_str() {
+        "reject" => json!({ "feedback": reason.unwrap_or_default() }),
+        "edit" => {
+            let edits = crate::wire::parse_arguments(arguments.as_deref().unwrap_or("")).map_err(
+                |message| AppError::Invalid {
+                    field: "arguments".into(),
+                    message,
+                },
+            )?;
+            json!({ "edits": edits })
+        }
+        "submit" => json!({ "answer": choice.or(answer).unwrap_or_default() }),
+        _ => json!({}),
+    };
+    let submission = engine::reviews::Submission {
+        action,
+        data,
+        responded_by: name,
+    };
+    let engine = crate::state::engine();
+    engine
+        .respond_review(&id, &token, submission, engine::calls::Channel::ReviewPage)
+        .await?;
+    let view = engine.open_review(&id, &token).await?;
+    Ok(ReviewItem::from_view(view))
+}

@@ -1,0 +1,140 @@
+//! The response to a case: `Your name`, then Approve, Reject (with a
+//! reason) or Edit arguments; or, for a question, an answer. One plain form
+//! posting to `respond_review`, so it works without JavaScript; once
+//! hydrated, the first interaction marks the case in progress and the page
+//! takes the answer without a reload.
+
+use leptos::prelude::*;
+
+use super::ReviewAccess;
+use crate::error::AppError;
+use crate::server_fns::reviews::{open_review, RespondReview, TouchReview};
+use crate::ui::common::reveal::Reveal;
+use crate::wire::{parse_arguments, ReviewItem};
+
+/// The response forms of an open case.
+#[component]
+pub fn ReviewForms(
+    item: ReviewItem,
+    access: ReviewAccess,
+    on_reviewed: Callback<ReviewItem>,
+    /// Told when someone else answered first, before the page shows their answer.
+    on_conflict: Callback<String>,
+) -> impl IntoView {
+    let respond = ServerAction::<RespondReview>::new();
+    let touch = ServerAction::<TouchReview>::new();
+    let touched = StoredValue::new(false);
+    let touch_access = StoredValue::new(access.clone());
+    let on_touch = move || {
+        if !touched.get_value() {
+            touched.set_value(true);
+            let access = touch_access.get_value();
+            touch.dispatch(TouchReview {
+                case_id: access.case_id,
+                token: access.token,
+            });
+        }
+    };
+    let reload_access = access.clone();
+    Effect::new(move |_| match respond.value().get() {
+        Some(Ok(item)) => on_reviewed.run(item),
+        // Someone else answered first: show what they decided.
+        Some(Err(AppError::AlreadyDecided { by, .. })) => {
+            on_conflict.run(format!("Already decided by {by}"));
+            let access = reload_access.clone();
+            leptos::task::spawn_local(async move {
+                if let Ok(item) = open_review(access.case_id, access.token).await {
+                    on_reviewed.run(item);
+                }
+            });
+        }
+        _ => {}
+    });
+    let busy = Signal::derive(move || respond.pending().get());
+    let problem = move || match respond.value().get() {
+        Some(Err(AppError::AlreadyDecided { by, .. })) => Some(format!("Already decided by {by}")),
+        Some(Err(e)) => Some(e.to_string()),
+        _ => None,
+    };
+    let actions = if item.is_input() {
+        input_actions(&item, busy).into_any()
+    } else {
+        approval_actions(&item, busy).into_any()
+    };
+    view! {
+        <div class="review-forms" on:focusin=move |_| on_touch() on:click=move |_| on_touch()>
+            <ActionForm action=respond attr:class="review-form">
+                <input type="hidden" name="case_id" value=access.case_id.clone()/>
+                <input type="hidden" name="token" value=access.token.clone()/>
+                <label class="field">
+                    <span class="field-label">"Your name"</span>
+                    <input type="text" name="name" autocomplete="name" maxlength="200" placeholder="Optional"/>
+                </label>
+                {actions}
+            </ActionForm>
+            {move || problem().map(|text| view! { <p class="form-error" role="alert">{text}</p> })}
+        </div>
+    }
+}
+
+fn approval_actions(item: &ReviewItem, busy: Signal<bool>) -> impl IntoView {
+    let initial = item.call.arguments_text();
+    let text = RwSignal::new(initial.clone());
+    let invalid = move || parse_arguments(&text.read()).err();
+    view! {
+        // Enter in a text field submits the form's first button; a disabled
+        // one here makes Enter in the reason do nothing instead of approving.
+        <button type="submit" disabled hidden aria-hidden="true" tabindex="-1"></button>
+        <div class="decide">
+            <button type="submit" name="action" value="approve" class="button primary" disabled=busy>"Approve"</button>
+            <Reveal label="Reject" class="danger" disabled=busy>
+                <input type="text" name="reason" aria-label="Reason" placeholder="Reason (optional)" maxlength="2000"/>
+                <button type="submit" name="action" value="reject" class="button danger" disabled=busy>"Confirm reject"</button>
+            </Reveal>
+            <Reveal label="Edit arguments" disabled=busy>
+                <label class="field">
+                    <span class="field-label">"Arguments (JSON)"</span>
+                    <textarea
+                        name="arguments"
+                        class="json-editor"
+                        rows="6"
+                        spellcheck="false"
+                        aria-invalid=move || invalid().is_some().to_string()
+                        on:input=move |ev| text.set(event_target_value(&ev))
+                    >
+                        {initial}
+                    </textarea>
+                </label>
+                {move || invalid().map(|e| view! { <p class="field-error" role="alert">{e}</p> })}
+                <button type="submit" name="action" value="edit" class="button primary" disabled=move || busy.get() || invalid().is_some()>
+                    "Approve with changes"
+                </button>
+            </Reveal>
+        </div>
+    }
+}
+
+fn input_actions(item: &ReviewItem, busy: Signal<bool>) -> impl IntoView {
+    let choices = item
+        .call
+        .choices()
+        .into_iter()
+        .map(|choice| {
+            view! {
+                <button type="submit" name="choice" value=choice.clone() class="button" disabled=busy>{choice.clone()}</button>
+            }
+        })
+        .collect_view();
+    view! {
+        // Enter in the answer sends it, not the first offered choice.
+        <button type="submit" hidden aria-hidden="true" tabindex="-1"></button>
+        <input type="hidden" name="action" value="submit"/>
+        <div class="decide">
+            {choices}
+            <div class="reject-row">
+                <input type="text" name="answer" aria-label="Answer" placeholder="Your answer" maxlength="2000"/>
+                <button type="submit" class="button primary" disabled=busy>"Send answer"</button>
+            </div>
+        </div>
+    }
+}

@@ -1,0 +1,70 @@
+//! A case as its reviewer sees it: the prompt, what led to it, the call's
+//! card, and either the response forms or the recorded outcome.
+
+use leptos::prelude::*;
+use leptos_meta::Title;
+
+use super::review_forms::ReviewForms;
+use super::ReviewAccess;
+use crate::ui::chat::tool_card::ToolCard;
+use crate::wire::ReviewItem;
+
+/// The review of one case; an expired case also answers with status 410.
+#[component]
+pub fn ReviewView(item: ReviewItem, access: ReviewAccess) -> impl IntoView {
+    #[cfg(feature = "ssr")]
+    if item.status == "expired" {
+        if let Some(response) = use_context::<leptos_axum::ResponseOptions>() {
+            response.set_status(http::StatusCode::GONE);
+        }
+    }
+    let current = RwSignal::new(item);
+    let on_reviewed = Callback::new(move |item: ReviewItem| current.set(item));
+    let conflict = RwSignal::new(None::<String>);
+    let on_conflict = Callback::new(move |text: String| conflict.set(Some(text)));
+    let on_decided = Callback::new(move |_| {});
+    let title = current.read_untracked().prompt.clone();
+    view! {
+        <Title text=title/>
+        <section class="review" aria-labelledby="review-title">
+            <p class="review-kicker">"Review requested"</p>
+            <h1 id="review-title">{move || current.read().prompt.clone()}</h1>
+            {move || {
+                let item = current.get();
+                (item.user_message.is_some() || item.assistant_text.is_some()).then(|| view! {
+                    <section class="review-context" aria-label="What led to this">
+                        {item.user_message.map(|m| view! {
+                            <p class="context-label">"The person asked"</p>
+                            <blockquote class="context-quote">{m}</blockquote>
+                        })}
+                        {item.assistant_text.map(|t| view! {
+                            <p class="context-label">"The agent said"</p>
+                            <blockquote class="context-quote">{t}</blockquote>
+                        })}
+                    </section>
+                })
+            }}
+            {move || {
+                let item = current.get();
+                let outcome = item.outcome_text();
+                let open = item.is_open();
+                let access = access.clone();
+                let forms = open.then(|| {
+                    let item = item.clone();
+                    ViewFn::from(move || view! {
+                        <ReviewForms item=item.clone() access=access.clone() on_reviewed on_conflict/>
+                    })
+                });
+                let card = match forms {
+                    Some(actions) => view! { <ToolCard call=item.call actions on_decided/> }.into_any(),
+                    None => view! { <ToolCard call=item.call on_decided/> }.into_any(),
+                };
+                view! {
+                    {move || conflict.get().map(|c| view! { <p class="form-error" role="alert">{c}</p> })}
+                    {outcome.map(|o| view! { <p class="review-outcome" role="status">{o}</p> })}
+                    {card}
+                }
+            }}
+        </section>
+    }
+}

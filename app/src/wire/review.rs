@@ -1,0 +1,150 @@
+//! What the review page shows of a case.
+
+use serde::{Deserialize, Serialize};
+
+use super::{time_label, ToolCallItem};
+
+/// A review case with its call and what led to it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ReviewItem {
+    /// The case id.
+    pub case_id: String,
+    /// `approval` or `input`.
+    pub case_type: String,
+    /// `pending`, `opened`, `in_progress`, `completed`, `expired` or `cancelled`.
+    pub status: String,
+    /// What the person must decide.
+    pub prompt: String,
+    /// When the case lapses, RFC 3339.
+    pub expires_at: Option<String>,
+    /// When it was answered, RFC 3339.
+    pub completed_at: Option<String>,
+    /// When it expired, RFC 3339.
+    pub expired_at: Option<String>,
+    /// What expiry does (`reject` or `approve`).
+    pub default_action: String,
+    /// The response's action (`approve`, `edit`, `reject`, `submit`).
+    pub result_action: Option<String>,
+    /// Who responded.
+    pub responded_by: Option<String>,
+    /// The person's last message before the call.
+    pub user_message: Option<String>,
+    /// What the agent wrote with the call.
+    pub assistant_text: Option<String>,
+    /// The call.
+    pub call: ToolCallItem,
+}
+
+impl ReviewItem {
+    /// Whether the case still takes a response.
+    pub fn is_open(&self) -> bool {
+        matches!(self.status.as_str(), "pending" | "opened" | "in_progress")
+    }
+
+    /// Whether it asks for an answer rather than an approval.
+    pub fn is_input(&self) -> bool {
+        self.case_type == "input"
+    }
+
+    /// The recorded outcome, in a sentence; `None` while open.
+    pub fn outcome_text(&self) -> Option<String> {
+        let by = self.responded_by.as_deref().unwrap_or("a person");
+        let at = |t: &Option<String>| t.as_deref().map(time_label).unwrap_or_default();
+        match self.status.as_str() {
+            "completed" => {
+                let what = match self.result_action.as_deref() {
+                    Some("approve") => "Approved",
+                    Some("edit") => "Approved with changes",
+                    Some("reject") => "Rejected",
+                    Some("submit") => "Answered",
+                    _ => "Answered",
+                };
+                Some(format!(
+                    "{what} by {by} at {}. This review is closed.",
+                    at(&self.completed_at)
+                ))
+            }
+            "expired" => Some(format!(
+                "This review expired at {} before anyone answered; the default action ({}) was applied.",
+                at(&self.expired_at),
+                self.default_action
+            )),
+            "cancelled" => Some("This review was withdrawn.".to_owned()),
+            _ => None,
+        }
+    }
+}
+
+#[cfg(feature = "ssr")]
+impl ReviewItem {
+    /// The page's view of an engine review.
+    pub fn from_view(view: engine::reviews::ReviewView) -> Self {
+        use engine::reviews::rfc3339;
+        let case = view.case;
+        let at = |t: Option<chrono::DateTime<chrono::Utc>>| t.map(|t| rfc3339(&t));
+        let result_action = case
+            .result
+            .as_ref()
+            .and_then(|r| r.get("action"))
+            .and_then(|a| a.as_str())
+            .map(str::to_owned);
+        Self {
+            case_id: case.id.to_string(),
+            case_type: case.case_type.as_str().to_owned(),
+            status: case.status.as_str().to_owned(),
+            prompt: case.prompt,
+            expires_at: at(case.expires_at),
+            completed_at: at(case.completed_at),
+            expired_at: at(case.expired_at),
+            default_action: case.default_action.as_str().to_owned(),
+            result_action,
+            responded_by: case.responded_by,
+            user_message: view.context.user_message,
+            assistant_text: view.context.assistant_text,
+            call: view.call.into(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn item(status: &str, action: Option<&str>) -> ReviewItem {
+        ReviewItem {
+            case_id: "review_x".into(),
+            case_type: "approval".into(),
+            status: status.into(),
+            prompt: "Approve delete_file from demo?".into(),
+            expires_at: Some("2026-11-23T10:00:00Z".into()),
+            completed_at: Some("2026-11-23T09:30:00Z".into()),
+            expired_at: Some("2026-11-23T10:00:00Z".into()),
+            default_action: "reject".into(),
+            result_action: action.map(str::to_owned),
+            responded_by: Some("Ada".into()),
+            user_message: None,
+            assistant_text: None,
+            call: serde_json::from_value(serde_json::json!({
+                "id": "call_1", "conversation_id": "conv_1", "batch_id": "batch_1",
+                "message_seq": null, "source": "demo", "tool": "delete_file",
+                "arguments": {}, "original_arguments": null, "status": "pending_approval",
+                "policy_reason": "r", "expires_at": null, "decision": null,
+                "result": null, "error": null, "created_at": "2026-11-23T09:00:00Z"
+            }))
+            .unwrap(),
+        }
+    }
+
+    #[test]
+    fn the_outcome_reads_as_a_sentence() {
+        assert_eq!(item("opened", None).outcome_text(), None);
+        assert_eq!(
+            item("completed", Some("reject")).outcome_text().unwrap(),
+            "Rejected by Ada at 2026-11-23 09:30 UTC. This review is closed."
+        );
+        assert!(item("expired", None)
+            .outcome_text()
+            .unwrap()
+            .contains("the default action (reject) was applied"));
+    }
+}

@@ -1,0 +1,21 @@
+import { test, expect } from './fixtures';
+import { newConversation, send } from './chat';
+
+test('the review page answers without JavaScript', async ({ page, browser, airlock }) => {
+  // A link made in a chat with JavaScript; reviewed in a browser without.
+  const chat = await (await browser.newContext({ baseURL: airlock.url, javaScriptEnabled: true })).newPage();
+  await newConversation(chat);
+  await send(chat, 'delete notes.txt');
+  const card = chat.getByRole('article', { name: 'delete_file call' });
+  await card.getByRole('button', { name: 'Copy review link' }).click();
+  const link = await card.getByRole('textbox', { name: 'Review link' }).inputValue();
+
+  await page.goto(link);
+  await page.getByRole('textbox', { name: 'Your name' }).fill('Grace');
+  await page.getByRole('button', { name: 'Reject' }).click();
+  await page.getByRole('textbox', { name: 'Reason' }).fill('not today');
+  await page.getByRole('button', { name: 'Confirm reject' }).click();
+  await expect(page).toHaveURL(link);
+  await expect(page.getByRole('status')).toContainText('Rejected by Grace');
+  await expect(card).toHaveAttribute('data-status', 'rejected');
+});

@@ -1,0 +1,99 @@
+import { test, expect } from './fixtures';
+import { newConversation, send } from './chat';
+import type { Locator, Page } from '@playwright/test';
+
+/** Asks a pending card for a review link and returns it. */
+async function reviewLink(card: Locator): Promise<string> {
+  await card.getByRole('button', { name: 'Copy review link' }).click();
+  const field = card.getByRole('textbox', { name: 'Review link' });
+  await expect(field).toHaveValue(/^http:\/\/[^/]+\/review\/review_[\w-]+\?token=[\w-]{43}$/);
+  return field.inputValue();
+}
+
+/** A chat with a pending delete_file call. */
+async function pendingDelete(page: Page): Promise<Locator> {
+  await newConversation(page);
+  await send(page, 'delete notes.txt');
+  const card = page.getByRole('article', { name: 'delete_file call' });
+  await expect(card).toHaveAttribute('data-status', 'pending_approval');
+  return card;
+}
+
+test('a reviewer with only the link approves and the run continues in the chat', async ({ page, browser }) => {
+  const card = await pendingDelete(page);
+  const link = await reviewLink(card);
+
+  const reviewer = await browser.newContext();
+  const review = await reviewer.newPage();
+  await review.goto(link);
+  await expect(review.getByRole('heading', { level: 1 })).toHaveText('Approve delete_file from demo?');
+  await expect(review.getByRole('region', { name: 'What led to this' })).toContainText('delete notes.txt');
+  const reviewCard = review.getByRole('article', { name: 'delete_file call' });
+  await expect(reviewCard).toContainText('"notes.txt"');
+  await review.getByRole('textbox', { name: 'Your name' }).fill('Ada');
+  await reviewCard.getByRole('button', { name: 'Approve', exact: true }).click();
+  await expect(review.getByRole('status')).toContainText('Approved by Ada');
+
+  await expect(card).toHaveAttribute('data-status', 'completed');
+  await expect(card).toContainText('Approved by Ada');
+  await expect(page.getByRole('list', { name: 'Messages' })).toContainText('I deleted notes.txt.');
+
+  // The same link again shows the recorded result, not a fresh form.
+  const again = await reviewer.newPage();
+  await again.goto(link);
+  await expect(again.getByRole('status')).toContainText('Approved by Ada');
+  await expect(again.getByRole('button', { name: 'Approve', exact: true })).toHaveCount(0);
+  await reviewer.close();
+});
+
+test('a rejection with a reason through the link reaches the chat', async ({ page, browser }) => {
+  const card = await pendingDelete(page);
+  const link = await reviewLink(card);
+  const reviewer = await browser.newContext();
+  const review = await reviewer.newPage();
+  await review.goto(link);
+  const reviewCard = review.getByRole('article', { name: 'delete_file call' });
+  await reviewCard.getByRole('button', { name: 'Reject' }).click();
+  await reviewCard.getByRole('textbox', { name: 'Reason' }).fill('notes.txt is still needed');
+  // Enter in the reason must not approve.
+  await reviewCard.getByRole('textbox', { name: 'Reason' }).press('Enter');
+  await reviewCard.getByRole('button', { name: 'Confirm reject' }).click();
+  await expect(review.getByRole('status')).toContainText('Rejected by reviewer with the link');
+
+  await expect(card).toHaveAttribute('data-status', 'rejected');
+  await expect(card).toContainText('notes.txt is still needed');
+  await reviewer.close();
+});
+
+test('a second reviewer sees the first decision instead of deciding again', async ({ page, browser }) => {
+  const card = await pendingDelete(page);
+  const link = await reviewLink(card);
+  const reviewer = await browser.newContext();
+  const first = await reviewer.newPage();
+  const second = await reviewer.newPage();
+  await first.goto(link);
+  await second.goto(link);
+  await first.getByRole('textbox', { name: 'Your name' }).fill('Ada');
+  await first.getByRole('button', { name: 'Approve', exact: true }).click();
+  await expect(first.getByRole('status')).toContainText('Approved by Ada');
+  await second.getByRole('button', { name: 'Approve', exact: true }).click();
+  await expect(second.getByRole('alert')).toContainText('Already decided by Ada');
+  await expect(second.getByRole('status')).toContainText('Approved by Ada');
+  await expect(card).toHaveAttribute('data-status', 'completed');
+  await reviewer.close();
+});
+
+test('a tampered link shows the 403 page', async ({ page, browser }) => {
+  const card = await pendingDelete(page);
+  const link = await reviewLink(card);
+  const reviewer = await browser.newContext();
+  const review = await reviewer.newPage();
+  const tampered = link.replace(/token=(.)/, (_, c) => `token=${c === 'A' ? 'B' : 'A'}`);
+  const response = await review.goto(tampered);
+  expect(response?.status()).toBe(403);
+  await expect(review.getByRole('heading', { level: 1 })).toHaveText('This review link is not valid');
+  await expect(review.getByRole('button', { name: 'Approve', exact: true })).toHaveCount(0);
+  // The real link still works.
+  expect((await review.goto(link))?.status()).toBe(200);
+  await reviewer.close();
+});
