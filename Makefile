@@ -77,3 +77,4 @@ test-postgres:
 bench:
 	AIRLOCK_BENCH_DATABASE_URL=$$(.ci/postgres) cargo bench -p engine --bench decisions
 	cargo bench -p engine --bench resume
+	cargo bench -p server --bench gateway

@@ -1,0 +1,172 @@
+//! Gateway cycles: an external agent asks to run a call (202 with a review
+//! case), the reviewer responds through the protocol's respond endpoint, and
+//! the agent polls until it reads `completed`; over real HTTP on loopback,
+//! against the real router, with the store a SQLite file on disk.
+//!
+//! N clients each run cycles back to back for a fixed count. Prints a table
+//! and writes `target/bench/gateway.json`. `make bench` runs it in release
+//! mode; the load generator shares the machine (and the process) with the
+//! server, as the targets assume.
+
+#[path = "../../engine/benches/common/mod.rs"]
+mod common;
+
+use std::time::{Duration, Instant};
+
+use serde_json::{json, Value};
+
+use common::{ms, quantile, write_json};
+
+/// Cycles measured per client count.
+const CYCLES: usize = 4_000;
+
+/// Unmeasured cycles first, so connections and caches are warm.
+const WARMUP: usize = 200;
+
+const KEY: &str = "bench-key";
+
+async fn start(dir: &std::path::Path) -> String {
+    let config = dir.join("airlock.yaml");
+    std::fs::write(
+        &config,
+        format!(
+            "gateway:\n  api_keys:\n    - name: bench\n      sha256: {}\nsources:\n  filesystem:\n    require_approval: [delete_file]\n",
+            engine::reviews::token::hash_text(KEY)
+        ),
+    )
+    .unwrap();
+    let data = dir.to_string_lossy().into_owned();
+    let config = config.to_string_lossy().into_owned();
+    let settings = server::Settings::from_lookup(|name| match name {
+        "AIRLOCK_ADDR" => Some("127.0.0.1:0".into()),
+        "AIRLOCK_DATA_DIR" => Some(data.clone()),
+        "AIRLOCK_CONFIG" => Some(config.clone()),
+        "AIRLOCK_CALLBACK_SECRET" => Some("bench".into()),
+        _ => None,
+    })
+    .unwrap();
+    let services = server::build(&settings).await.unwrap();
+    let app = server::router(services.state);
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    tokio::spawn(async move { axum::serve(listener, app).await });
+    format!("http://{addr}")
+}
+
+/// One cycle: 202, respond, poll completed. Returns its duration.
+async fn cycle(client: &reqwest::Client, base: &str, n: usize) -> Duration {
+    let started = Instant::now();
+    let res = client
+        .post(format!("{base}/api/v1/tool-calls"))
+        .bearer_auth(KEY)
+        .json(&json!({
+            "tool": "delete_file",
+            "arguments": {"path": format!("f{n}.txt")},
+            "source": "filesystem",
+            "agent_id": "bench",
+            "session_id": format!("s{}", n % 64),
+        }))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status(), 202);
+    let body: Value = res.json().await.unwrap();
+    let hitl = &body["hitl"];
+    let case = hitl["case_id"].as_str().unwrap();
+    let review = hitl["review_url"].as_str().unwrap();
+    let token = review.split("token=").nth(1).unwrap();
+    let res = client
+        .post(format!(
+            "{base}/api/v1/reviews/{case}/respond?token={token}"
+        ))
+        .json(&json!({"action": "approve"}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status(), 200);
+    let res = client
+        .get(hitl["poll_url"].as_str().unwrap())
+        .bearer_auth(KEY)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status(), 200);
+    let polled: Value = res.json().await.unwrap();
+    assert_eq!(polled["status"], "completed");
+    started.elapsed()
+}
+
+async fn run(base: &str, clients: usize) -> (f64, Duration, Duration) {
+    let per_client = CYCLES / clients;
+    let warm = WARMUP / clients + 1;
+    // Every client warms up, then all start measuring together.
+    let barrier = std::sync::Arc::new(tokio::sync::Barrier::new(clients + 1));
+    let tasks: Vec<_> = (0..clients)
+        .map(|c| {
+            let base = base.to_owned();
+            let barrier = barrier.clone();
+            tokio::spawn(async move {
+                let client = reqwest::Client::new();
+                for i in 0..warm {
+                    cycle(&client, &base, c * 1_000_000 + i).await;
+                }
+                barrier.wait().await;
+                let mut latencies = Vec::with_capacity(per_client);
+                for i in 0..per_client {
+                    latencies.push(cycle(&client, &base, c * 1_000_000 + warm + i).await);
+                }
+                latencies
+            })
+        })
+        .collect();
+    barrier.wait().await;
+    let started = Instant::now();
+    let mut latencies = Vec::with_capacity(CYCLES);
+    for task in tasks {
+        latencies.append(&mut task.await.unwrap());
+    }
+    let elapsed = started.elapsed();
+    latencies.sort();
+    let per_second = latencies.len() as f64 / elapsed.as_secs_f64();
+    (
+        per_second,
+        quantile(&latencies, 0.50),
+        quantile(&latencies, 0.99),
+    )
+}
+
+fn main() {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    runtime.block_on(async {
+        let mut rows = Vec::new();
+        for clients in [1, 16] {
+            let dir = tempfile::tempdir().unwrap();
+            let base = start(dir.path()).await;
+            let (per_second, p50, p99) = run(&base, clients).await;
+            rows.push(json!({
+                "clients": clients,
+                "cycles_per_second": per_second.round(),
+                "p50_ms": (ms(p50) * 100.0).round() / 100.0,
+                "p99_ms": (ms(p99) * 100.0).round() / 100.0,
+            }));
+        }
+        println!("gateway cycles (202 → respond → poll completed), SQLite on disk");
+        println!(
+            "{:>8} {:>12} {:>9} {:>9}",
+            "clients", "cycles/s", "p50 ms", "p99 ms"
+        );
+        for r in &rows {
+            println!(
+                "{:>8} {:>12} {:>9} {:>9}",
+                r["clients"], r["cycles_per_second"], r["p50_ms"], r["p99_ms"]
+            );
+        }
+        write_json(
+            "gateway",
+            &json!({ "store": "sqlite (file)", "runs": rows }),
+        );
+    });
+}
