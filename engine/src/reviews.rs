@@ -354,48 +354,6 @@ pub fn event_data(case: &ReviewCase) -> (&'static str, Value) {
     }
 }
 
-/// The poll answer for a case, shaped as the protocol's poll response.
-pub fn poll_body(case: &ReviewCase) -> Value {
-    let mut body = json!({
-        "status": case.status.as_str(),
-        "case_id": case.id,
-        "created_at": rfc3339(&case.created_at),
-    });
-    let set = |body: &mut Value, key: &str, t: Option<DateTime<Utc>>| {
-        if let Some(t) = t {
-            body[key] = Value::String(rfc3339(&t));
-        }
-    };
-    set(&mut body, "opened_at", case.opened_at);
-    if !case.status.is_terminal() {
-        set(&mut body, "expires_at", case.expires_at);
-    }
-    match case.status {
-        CaseStatus::Completed => {
-            set(&mut body, "completed_at", case.completed_at);
-            if let Some(result) = &case.result {
-                body["result"] = result.clone();
-            }
-            if let Some(name) = &case.responded_by {
-                body["responded_by"] = json!({ "name": name });
-            }
-        }
-        CaseStatus::Expired => {
-            set(&mut body, "expired_at", case.expired_at);
-            body["default_action"] = json!(case.default_action.as_str());
-        }
-        CaseStatus::Cancelled => {
-            set(&mut body, "cancelled_at", case.cancelled_at);
-            body["reason"] = json!(case
-                .cancel_reason
-                .clone()
-                .unwrap_or_else(|| "cancelled".into()));
-        }
-        _ => {}
-    }
-    body
-}
-
 /// The prompt a call's case shows: what would run, in a sentence.
 pub fn prompt_for(call: &ToolCall) -> String {
     let text = if call.source == AGENT_SOURCE && call.tool == QUESTION_TOOL {

@@ -8,7 +8,7 @@ use serde::Serialize;
 use app::state::AppState;
 
 /// The health report.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, utoipa::ToSchema)]
 pub struct Health {
     /// `ok` when the store answers, else `degraded`.
     pub status: &'static str,
@@ -19,6 +19,15 @@ pub struct Health {
 }
 
 /// Answers 200 with the version when the store is reachable, 503 otherwise.
+#[utoipa::path(
+    get,
+    path = "/healthz",
+    tag = "Operations",
+    responses(
+        (status = 200, description = "Airlock and its store work.", body = Health),
+        (status = 503, description = "The store does not answer.", body = Health),
+    )
+)]
 pub async fn healthz(State(state): State<AppState>) -> (StatusCode, Json<Health>) {
     let store = state.engine.store();
     let reachable = store.list_conversations(1).await.is_ok();

@@ -13,12 +13,14 @@ mod gateway;
 mod limit;
 mod respond;
 mod status;
+mod wire;
 
 use std::sync::Arc;
 
 use axum::http::HeaderMap;
-use axum::routing::{get, post};
 use axum::Router;
+use utoipa_axum::router::OpenApiRouter;
+use utoipa_axum::routes;
 
 pub use error::ApiError;
 pub use limit::PollLimiter;
@@ -54,13 +56,17 @@ impl Hitl {
     }
 }
 
-/// The HITL routes, with their own state, ready to merge into the app's router.
-pub fn routes<S>(hitl: Hitl) -> Router<S> {
-    Router::new()
-        .route("/api/v1/tool-calls", post(gateway::create))
-        .route("/api/v1/reviews/{case_id}/status", get(status::poll))
-        .route("/api/v1/reviews/{case_id}/respond", post(respond::respond))
-        .route("/api/v1/reviews/{case_id}/events", get(events::stream))
-        .route("/.well-known/hitl.json", get(discovery::document))
-        .with_state(hitl)
+/// The HITL routes, with their own state, ready to merge into the app's
+/// router, and their part of the OpenAPI document.
+pub fn routes<S: Clone + Send + Sync + 'static>(
+    hitl: Hitl,
+) -> (Router<S>, utoipa::openapi::OpenApi) {
+    let (router, api) = OpenApiRouter::new()
+        .routes(routes!(gateway::create))
+        .routes(routes!(status::poll))
+        .routes(routes!(respond::respond))
+        .routes(routes!(events::stream))
+        .routes(routes!(discovery::document))
+        .split_for_parts();
+    (router.with_state(hitl), api)
 }

@@ -4,6 +4,7 @@
 pub mod fn_errors;
 pub mod health;
 pub mod hitl;
+pub mod openapi;
 pub mod settings;
 pub mod streams;
 pub mod workers;
@@ -36,18 +37,24 @@ pub use settings::{ModelSettings, Settings};
 /// compiled site's static files.
 pub fn router(state: AppState) -> Router {
     let routes = generate_route_list(App);
+    let (own, own_api) = utoipa_axum::router::OpenApiRouter::<AppState>::new()
+        .routes(utoipa_axum::routes!(health::healthz))
+        .routes(utoipa_axum::routes!(streams::conversation_events))
+        .routes(utoipa_axum::routes!(streams::inbox_events))
+        .split_for_parts();
+    let (hitl, hitl_api) = hitl::routes(hitl::Hitl {
+        engine: state.engine.clone(),
+        public_url: state.public_url.clone(),
+        limiter: Arc::new(hitl::PollLimiter::default()),
+    });
+    let document = openapi::document([own_api, hitl_api]);
     Router::new()
-        .route("/healthz", get(health::healthz))
+        .merge(own)
+        .merge(hitl)
         .route(
-            "/api/conversations/{id}/events",
-            get(streams::conversation_events),
+            "/api/openapi.json",
+            get(move || openapi::serve(document.clone())),
         )
-        .route("/api/approvals/events", get(streams::inbox_events))
-        .merge(hitl::routes(hitl::Hitl {
-            engine: state.engine.clone(),
-            public_url: state.public_url.clone(),
-            limiter: Arc::new(hitl::PollLimiter::default()),
-        }))
         .leptos_routes(&state, routes, {
             let options = state.leptos_options.clone();
             move || shell(options.clone())

@@ -93,7 +93,21 @@ pub struct Resume {
     after: Option<i64>,
 }
 
-/// `GET /api/conversations/{id}/events`
+/// One conversation's changes as server-sent events.
+#[utoipa::path(
+    get,
+    path = "/api/conversations/{id}/events",
+    tag = "Streams",
+    params(
+        ("id" = String, Path, description = "The conversation"),
+        ("after" = Option<i64>, Query, description = "Resume after this event position instead of starting with a snapshot"),
+        ("Last-Event-ID" = Option<String>, Header, description = "Resume after this event position"),
+    ),
+    responses(
+        (status = 200, content_type = "text/event-stream", body = String, description = "`snapshot` ({conversation, messages, tool_calls}), then `message.created`, `message.delta`, `tool_call.created`, `tool_call.updated`, `run.updated`; ids are the conversation's event positions."),
+        (status = 404, description = "No such conversation."),
+    )
+)]
 pub async fn conversation_events(
     State(state): State<AppState>,
     Path(id): Path<String>,
@@ -110,7 +124,19 @@ pub async fn conversation_events(
     stream(state.engine, Feed::Conversation(id), resume.after, &headers)
 }
 
-/// `GET /api/approvals/events`
+/// Every conversation's tool call changes, for the approvals inbox.
+#[utoipa::path(
+    get,
+    path = "/api/approvals/events",
+    tag = "Streams",
+    params(
+        ("after" = Option<i64>, Query, description = "Resume after this inbox position"),
+        ("Last-Event-ID" = Option<String>, Header, description = "Resume after this inbox position"),
+    ),
+    responses(
+        (status = 200, content_type = "text/event-stream", body = String, description = "`snapshot` ({pending}), then `tool_call.created` and `tool_call.updated`; ids are the inbox's gapless positions."),
+    )
+)]
 pub async fn inbox_events(
     State(state): State<AppState>,
     Query(resume): Query<Resume>,

@@ -606,3 +606,54 @@ async fn discovery_describes_the_service() {
     );
     assert_eq!(hitl["rate_limits"]["max_requests_per_minute"], 60);
 }
+
+#[tokio::test]
+async fn the_openapi_document_lists_every_rest_endpoint() {
+    let dir = tempfile::tempdir().unwrap();
+    let s = Server::start(dir.path(), "24h").await;
+    let res = reqwest::get(s.url("/api/openapi.json")).await.unwrap();
+    assert_eq!(res.status(), 200);
+    let doc: Value = res.json().await.unwrap();
+    assert!(doc["openapi"].as_str().unwrap().starts_with("3.1"));
+    assert_eq!(doc["info"]["version"], env!("CARGO_PKG_VERSION"));
+    let paths = doc["paths"].as_object().unwrap();
+    for (path, method) in [
+        ("/api/v1/tool-calls", "post"),
+        ("/api/v1/reviews/{case_id}/status", "get"),
+        ("/api/v1/reviews/{case_id}/respond", "post"),
+        ("/api/v1/reviews/{case_id}/events", "get"),
+        ("/.well-known/hitl.json", "get"),
+        ("/api/conversations/{id}/events", "get"),
+        ("/api/approvals/events", "get"),
+        ("/healthz", "get"),
+        ("/api/openapi.json", "get"),
+    ] {
+        assert!(
+            paths.get(path).and_then(|p| p.get(method)).is_some(),
+            "{method} {path} is documented"
+        );
+    }
+    let gateway = &paths["/api/v1/tool-calls"]["post"];
+    for status in ["200", "202", "400", "401", "403"] {
+        assert!(gateway["responses"].get(status).is_some(), "{status}");
+    }
+    assert!(doc["components"]["securitySchemes"]["bearer"].is_object());
+    // Every field the protocol requires of the hitl object is required here too.
+    let ours: Vec<&str> = doc["components"]["schemas"]["HitlObject"]["required"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(Value::as_str)
+        .collect();
+    let path = format!(
+        "{}/tests/hitl-schemas/hitl-object.schema.json",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let protocol: Value = serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    for field in protocol["required"].as_array().unwrap() {
+        assert!(
+            ours.contains(&field.as_str().unwrap()),
+            "{field} is required"
+        );
+    }
+}

@@ -9,7 +9,7 @@ use serde_json::json;
 use super::*;
 use crate::calls::{CallStatus, Channel};
 use crate::clock::{Clock, ManualClock};
-use crate::config::Config;
+use crate::config::{Config, ExpiryAction};
 use crate::decisions::{ProposedCall, Reviewer, Verdict};
 use crate::engine::{Engine, EngineError};
 use crate::store::sqlite::SqliteStore;
@@ -328,7 +328,8 @@ async fn expiry_applies_the_default_action_exactly_once() {
         .await
         .unwrap();
     assert_eq!(status.status, CaseStatus::Expired);
-    assert_eq!(poll_body(&status)["default_action"], "reject");
+    assert_eq!(status.default_action, ExpiryAction::Reject);
+    assert!(status.expired_at.is_some());
     let events = f.engine.review_events_after(&case.id, 0).await.unwrap();
     assert_eq!(events.len(), 1);
     assert_eq!(events[0].kind, "review.expired");

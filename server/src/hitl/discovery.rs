@@ -11,6 +11,13 @@ use engine::reviews;
 use super::gateway::POLL_INTERVAL_SECONDS;
 use super::{limit, Hitl};
 
+/// What this service supports: review types, transports, endpoints, limits.
+#[utoipa::path(
+    get,
+    path = "/.well-known/hitl.json",
+    tag = "HITL Protocol",
+    responses((status = 200, description = "The HITL Protocol discovery document.", body = Object)),
+)]
 pub async fn document(State(hitl): State<Hitl>, headers: HeaderMap) -> impl IntoResponse {
     let base = hitl.base_url(&headers);
     let timeout = hitl

@@ -4,7 +4,6 @@
 use axum::http::{header, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::Json;
-use serde_json::json;
 
 use engine::EngineError;
 
@@ -104,10 +103,14 @@ impl From<EngineError> for ApiError {
 
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
-        let mut body = json!({ "error": self.code(), "message": self.to_string() });
-        if let ApiError::Invalid { field, .. } = &self {
-            body["field"] = json!(field);
-        }
+        let body = super::wire::ErrorBody {
+            error: self.code().to_owned(),
+            message: self.to_string(),
+            field: match &self {
+                ApiError::Invalid { field, .. } => Some(field.clone()),
+                _ => None,
+            },
+        };
         let mut response = (self.status(), Json(body)).into_response();
         let headers = response.headers_mut();
         match &self {

@@ -25,6 +25,22 @@ use super::{auth, ApiError, Hitl};
 /// another replica (whose live signals do not reach this process).
 const RECHECK: Duration = Duration::from_secs(2);
 
+/// The case's changes as server-sent events.
+#[utoipa::path(
+    get,
+    path = "/api/v1/reviews/{case_id}/events",
+    tag = "HITL Protocol",
+    params(
+        ("case_id" = String, Path, description = "The case"),
+        ("Last-Event-ID" = Option<String>, Header, description = "Replay the events after this id"),
+    ),
+    security(("bearer" = [])),
+    responses(
+        (status = 200, content_type = "text/event-stream", body = String, description = "`review.opened`, `review.in_progress`, `review.completed`, `review.expired`, `review.cancelled`, each with its position as `id` and the protocol's data; the stream ends after a terminal event."),
+        (status = 401, description = "No or an unknown API key.", body = super::wire::ErrorBody),
+        (status = 404, description = "No such case for this API key.", body = super::wire::ErrorBody),
+    )
+)]
 pub async fn stream(
     State(hitl): State<Hitl>,
     Path(case_id): Path<String>,

@@ -7,41 +7,41 @@ use axum::extract::State;
 use axum::http::{header, HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::Json;
-use serde::Deserialize;
-use serde_json::{json, Value};
+use serde_json::json;
 
 use engine::calls::ToolCall;
 use engine::reviews::{self, GatewayOutcome, GatewayRequest, Requester, ReviewCase, ReviewToken};
 
 use super::error::parse_json;
+use super::wire::{Accepted, Allowed, ErrorBody, HitlObject, Refused, ToolCallRequest};
 use super::{auth, ApiError, Hitl};
-
-/// The request body.
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct Body {
-    tool: String,
-    #[serde(default)]
-    arguments: Option<Value>,
-    source: String,
-    #[serde(default)]
-    session_id: Option<String>,
-    #[serde(default)]
-    agent_id: Option<String>,
-    #[serde(default)]
-    hitl_callback_url: Option<String>,
-}
 
 /// Suggested seconds between polls of a waiting case.
 pub const POLL_INTERVAL_SECONDS: u32 = 30;
 
+/// Asks whether a tool call may run.
+#[utoipa::path(
+    post,
+    path = "/api/v1/tool-calls",
+    tag = "HITL Protocol",
+    request_body = ToolCallRequest,
+    security(("bearer" = [])),
+    responses(
+        (status = 200, description = "The policy allows the call: run it.", body = Allowed),
+        (status = 202, description = "A person must decide: send them `hitl.review_url`, then poll `hitl.poll_url`.", body = Accepted,
+            headers(("Retry-After" = u32, description = "Seconds to wait before the first poll"))),
+        (status = 400, description = "The body is not a valid request.", body = ErrorBody),
+        (status = 401, description = "No or an unknown API key.", body = ErrorBody),
+        (status = 403, description = "The policy refuses the call (`denied`, or `hidden`).", body = Refused),
+    )
+)]
 pub async fn create(
     State(hitl): State<Hitl>,
     headers: HeaderMap,
     body: Bytes,
 ) -> Result<Response, ApiError> {
     let client = auth::client(&hitl.engine, &headers)?;
-    let body: Body = parse_json(&body)?;
+    let body: ToolCallRequest = parse_json(&body)?;
     let request = GatewayRequest {
         tool: body.tool,
         arguments: body.arguments.unwrap_or_else(|| json!({})),
@@ -56,20 +56,20 @@ pub async fn create(
     Ok(match hitl.engine.gateway_call(request).await? {
         GatewayOutcome::Allowed(call) => (
             StatusCode::OK,
-            Json(json!({
-                "status": "allowed",
-                "call_id": call.id,
-                "message": call.policy_reason,
-            })),
+            Json(Allowed {
+                status: "allowed",
+                call_id: call.id.to_string(),
+                message: call.policy_reason,
+            }),
         )
             .into_response(),
         GatewayOutcome::Refused { call, hidden } => (
             StatusCode::FORBIDDEN,
-            Json(json!({
-                "error": if hidden { "hidden" } else { "denied" },
-                "message": call.policy_reason,
-                "call_id": call.id,
-            })),
+            Json(Refused {
+                error: if hidden { "hidden" } else { "denied" },
+                message: call.policy_reason,
+                call_id: call.id.to_string(),
+            }),
         )
             .into_response(),
         GatewayOutcome::Waiting { call, case, token } => {
@@ -85,7 +85,7 @@ pub async fn create(
 }
 
 /// The protocol's 202 body (§6).
-fn accepted(base: &str, call: &ToolCall, case: &ReviewCase, token: &ReviewToken) -> Value {
+fn accepted(base: &str, call: &ToolCall, case: &ReviewCase, token: &ReviewToken) -> Accepted {
     let id = case.id.as_str();
     let expires_at = case.expires_at.unwrap_or(case.created_at);
     let timeout = (expires_at - case.created_at)
@@ -105,26 +105,26 @@ fn accepted(base: &str, call: &ToolCall, case: &ReviewCase, token: &ReviewToken)
     if let Some(session) = &case.requester.session_id {
         context["session_id"] = json!(session);
     }
-    json!({
-        "status": "human_input_required",
-        "message": format!(
+    Accepted {
+        status: "human_input_required",
+        message: format!(
             "A person must approve {} from {} ({}). Send them the review link; poll for the decision.",
             call.tool, call.source, call.policy_reason
         ),
-        "hitl": {
-            "spec_version": reviews::SPEC_VERSION,
-            "case_id": id,
-            "review_url": format!("{base}/review/{id}?token={}", token.as_str()),
-            "poll_url": format!("{base}/api/v1/reviews/{id}/status"),
-            "events_url": format!("{base}/api/v1/reviews/{id}/events"),
-            "callback_url": case.requester.callback_url,
-            "type": case.case_type.as_str(),
-            "prompt": case.prompt,
-            "timeout": timeout,
-            "default_action": case.default_action.as_str(),
-            "created_at": reviews::rfc3339(&case.created_at),
-            "expires_at": reviews::rfc3339(&expires_at),
-            "context": context,
-        }
-    })
+        hitl: HitlObject {
+            spec_version: reviews::SPEC_VERSION,
+            case_id: id.to_owned(),
+            review_url: format!("{base}/review/{id}?token={}", token.as_str()),
+            poll_url: format!("{base}/api/v1/reviews/{id}/status"),
+            events_url: format!("{base}/api/v1/reviews/{id}/events"),
+            callback_url: case.requester.callback_url.clone(),
+            case_type: case.case_type.as_str(),
+            prompt: case.prompt.clone(),
+            timeout,
+            default_action: case.default_action.as_str(),
+            created_at: reviews::rfc3339(&case.created_at),
+            expires_at: reviews::rfc3339(&expires_at),
+            context,
+        },
+    }
 }

@@ -5,12 +5,12 @@ use axum::body::Bytes;
 use axum::extract::{Path, Query, State};
 use axum::Json;
 use serde::Deserialize;
-use serde_json::{json, Value};
 
 use engine::calls::Channel;
 use engine::reviews::{self, CaseId, Submission};
 
 use super::error::parse_json;
+use super::wire::{ErrorBody, ReviewSubmission, SubmissionResult};
 use super::{ApiError, Hitl};
 
 #[derive(Debug, Deserialize)]
@@ -19,22 +19,45 @@ pub struct TokenQuery {
     token: Option<String>,
 }
 
+/// Responds to a case, once, with the review link's token.
+#[utoipa::path(
+    post,
+    path = "/api/v1/reviews/{case_id}/respond",
+    tag = "HITL Protocol",
+    params(
+        ("case_id" = String, Path, description = "The case"),
+        ("token" = String, Query, description = "The review link's token (43 characters)"),
+    ),
+    request_body = ReviewSubmission,
+    responses(
+        (status = 200, description = "The response was recorded.", body = SubmissionResult),
+        (status = 400, description = "Not an action or data this case takes.", body = ErrorBody),
+        (status = 401, description = "The token is missing or wrong (`invalid_token`).", body = ErrorBody),
+        (status = 409, description = "Already responded to (`duplicate_submission`).", body = ErrorBody),
+        (status = 410, description = "The case expired (`case_expired`).", body = ErrorBody),
+    )
+)]
 pub async fn respond(
     State(hitl): State<Hitl>,
     Path(case_id): Path<String>,
     Query(query): Query<TokenQuery>,
     body: Bytes,
-) -> Result<Json<Value>, ApiError> {
+) -> Result<Json<SubmissionResult>, ApiError> {
     let token = query.token.ok_or(ApiError::InvalidToken)?;
     let id = CaseId::parse(&case_id).map_err(|_| ApiError::InvalidToken)?;
-    let submission: Submission = parse_json(&body)?;
+    let body: ReviewSubmission = parse_json(&body)?;
+    let submission = Submission {
+        action: body.action,
+        data: body.data.unwrap_or(serde_json::Value::Null),
+        responded_by: body.responded_by,
+    };
     let case = hitl
         .engine
         .respond_review(&id, &token, submission, Channel::Api)
         .await?;
-    Ok(Json(json!({
-        "status": case.status.as_str(),
-        "case_id": case.id,
-        "completed_at": case.completed_at.map(|t| reviews::rfc3339(&t)),
-    })))
+    Ok(Json(SubmissionResult {
+        status: "completed",
+        case_id: case.id.to_string(),
+        completed_at: case.completed_at.map(|t| reviews::rfc3339(&t)),
+    }))
 }

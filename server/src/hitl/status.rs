@@ -8,11 +8,35 @@ use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::Json;
 
-use engine::reviews::{self, CaseId};
+use engine::reviews::CaseId;
 
 use super::gateway::POLL_INTERVAL_SECONDS;
+use super::wire::{ErrorBody, PollResponse};
 use super::{auth, ApiError, Hitl};
 
+/// The case's status, for the agent that created it.
+#[utoipa::path(
+    get,
+    path = "/api/v1/reviews/{case_id}/status",
+    tag = "HITL Protocol",
+    params(
+        ("case_id" = String, Path, description = "The case, from `hitl.case_id`"),
+        ("If-None-Match" = Option<String>, Header, description = "The ETag of an earlier answer: 304 while unchanged"),
+    ),
+    security(("bearer" = [])),
+    responses(
+        (status = 200, description = "The case as it stands.", body = PollResponse, headers(
+            ("ETag" = String, description = "Changes whenever the case does"),
+            ("Retry-After" = u32, description = "While open: seconds until the next poll is useful"),
+            ("X-RateLimit-Remaining" = u32, description = "Polls left this minute"),
+        )),
+        (status = 304, description = "Unchanged since the ETag given."),
+        (status = 401, description = "No or an unknown API key.", body = ErrorBody),
+        (status = 404, description = "No such case for this API key.", body = ErrorBody),
+        (status = 429, description = "More than 60 polls a minute for this case.", body = ErrorBody,
+            headers(("Retry-After" = u32, description = "Seconds until polls are accepted again"))),
+    )
+)]
 pub async fn poll(
     State(hitl): State<Hitl>,
     Path(case_id): Path<String>,
@@ -34,7 +58,7 @@ pub async fn poll(
     let mut response = if unchanged {
         StatusCode::NOT_MODIFIED.into_response()
     } else {
-        Json(reviews::poll_body(&case)).into_response()
+        Json(PollResponse::of(&case)).into_response()
     };
     let h = response.headers_mut();
     h.insert(header::ETAG, etag_value);

@@ -51,8 +51,9 @@ pub fn ReviewForms(
         _ => {}
     });
     let busy = Signal::derive(move || respond.pending().get());
+    // A lost race is told by the page (`on_conflict`), which outlives these forms.
     let problem = move || match respond.value().get() {
-        Some(Err(AppError::AlreadyDecided { by, .. })) => Some(format!("Already decided by {by}")),
+        Some(Err(AppError::AlreadyDecided { .. })) => None,
         Some(Err(e)) => Some(e.to_string()),
         _ => None,
     };

@@ -1,0 +1,234 @@
+//! The HITL routes' bodies as types: they build the answers and, through
+//! `ToSchema`, the OpenAPI document, so the two cannot drift apart. Their
+//! JSON is checked against the protocol's own schemas in `tests/hitl.rs`.
+
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use utoipa::ToSchema;
+
+use engine::reviews::{self, CaseStatus, ReviewCase};
+
+/// An external agent's request to run one tool call.
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ToolCallRequest {
+    /// The tool, e.g. `delete_file`.
+    pub tool: String,
+    /// Its arguments (a JSON object; default `{}`).
+    #[serde(default)]
+    #[schema(value_type = Option<Object>)]
+    pub arguments: Option<Value>,
+    /// The tool source whose policy block applies; an unconfigured source
+    /// gets `default_policy`.
+    pub source: String,
+    /// The agent's session: its calls form one conversation.
+    #[serde(default)]
+    pub session_id: Option<String>,
+    /// The agent's own identifier.
+    #[serde(default)]
+    pub agent_id: Option<String>,
+    /// Where to POST the terminal event, signed (`X-HITL-Signature`).
+    #[serde(default)]
+    pub hitl_callback_url: Option<String>,
+}
+
+/// 200: the policy allows the call; run it.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct Allowed {
+    /// Always `allowed`.
+    #[schema(example = "allowed")]
+    pub status: &'static str,
+    /// The call as recorded.
+    pub call_id: String,
+    /// Why the policy allows it.
+    pub message: String,
+}
+
+/// 403: the policy refuses the call.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct Refused {
+    /// `denied`, or `hidden` when the tool is not offered at all.
+    #[schema(example = "denied")]
+    pub error: &'static str,
+    /// Why.
+    pub message: String,
+    /// The call as recorded.
+    pub call_id: String,
+}
+
+/// An error: a stable code and a message for people.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct ErrorBody {
+    /// `unauthorized`, `invalid_json`, `invalid`, `not_found`, `invalid_token`,
+    /// `duplicate_submission`, `case_expired`, `rate_limited` or `internal`.
+    #[schema(example = "duplicate_submission")]
+    pub error: String,
+    /// What went wrong, for people.
+    pub message: String,
+    /// The field at fault, for `invalid`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub field: Option<String>,
+}
+
+/// 202: a person must decide (HITL Protocol §6).
+#[derive(Debug, Serialize, ToSchema)]
+pub struct Accepted {
+    /// Always `human_input_required`.
+    #[schema(example = "human_input_required")]
+    pub status: &'static str,
+    /// What to tell the person, with the link.
+    pub message: String,
+    /// The review case.
+    pub hitl: HitlObject,
+}
+
+/// The protocol's `hitl` object.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct HitlObject {
+    /// Always `0.5`.
+    pub spec_version: &'static str,
+    /// `review_` and 22 URL-safe characters.
+    pub case_id: String,
+    /// The review page, with its bearer token.
+    pub review_url: String,
+    /// The status to poll.
+    pub poll_url: String,
+    /// The case's event stream.
+    pub events_url: String,
+    /// The callback URL the agent gave, if any.
+    pub callback_url: Option<String>,
+    /// `approval` (tool calls) or `input` (questions).
+    #[serde(rename = "type")]
+    pub case_type: &'static str,
+    /// What the person must decide.
+    pub prompt: String,
+    /// How long the case stays open (`24h`, `30m`, `7d`).
+    pub timeout: String,
+    /// What expiry does: `reject` or `approve`.
+    pub default_action: &'static str,
+    /// RFC 3339.
+    pub created_at: String,
+    /// RFC 3339; at most 7 days after `created_at`.
+    pub expires_at: String,
+    /// The call: `call_id`, `source`, `tool`, `arguments`, `policy_reason`,
+    /// `agent_id`, `session_id`.
+    #[schema(value_type = Object)]
+    pub context: Value,
+}
+
+/// A case as an agent polls it (HITL Protocol §8).
+#[derive(Debug, Serialize, ToSchema)]
+pub struct PollResponse {
+    /// `pending`, `opened`, `in_progress`, `completed`, `expired` or `cancelled`.
+    pub status: &'static str,
+    /// The case.
+    pub case_id: String,
+    /// RFC 3339.
+    pub created_at: String,
+    /// When the review page was first opened.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub opened_at: Option<String>,
+    /// While open: when it lapses.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub expires_at: Option<String>,
+    /// When someone responded.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub completed_at: Option<String>,
+    /// When it expired.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub expired_at: Option<String>,
+    /// When it was withdrawn.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cancelled_at: Option<String>,
+    /// The response, once completed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub result: Option<CaseResult>,
+    /// Who responded.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub responded_by: Option<Respondent>,
+    /// For expired cases: the action expiry applied.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub default_action: Option<&'static str>,
+    /// For cancelled cases: why.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+}
+
+/// A response: `approve`, `edit` (`data.edits`), `reject` (`data.feedback`)
+/// or `submit` (`data.answer`).
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+pub struct CaseResult {
+    /// The action taken.
+    pub action: String,
+    /// What came with it.
+    #[serde(default)]
+    #[schema(value_type = Object)]
+    pub data: Value,
+}
+
+/// Who responded.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct Respondent {
+    /// The name they gave (or `reviewer with the link`, `chat user`).
+    pub name: String,
+}
+
+/// A response submitted through a review link.
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ReviewSubmission {
+    /// `approve`, `edit` or `reject` for approvals; `submit` for questions.
+    pub action: String,
+    /// `feedback` (a rejection's reason), `edits` (the new arguments) or `answer`.
+    #[serde(default)]
+    #[schema(value_type = Option<Object>)]
+    pub data: Option<Value>,
+    /// Who responds; recorded as `responded_by`.
+    #[serde(default)]
+    pub responded_by: Option<String>,
+}
+
+/// 200 after a response.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct SubmissionResult {
+    /// Always `completed`.
+    pub status: &'static str,
+    /// The case.
+    pub case_id: String,
+    /// RFC 3339.
+    pub completed_at: Option<String>,
+}
+
+impl PollResponse {
+    /// The poll answer for a case.
+    pub fn of(case: &ReviewCase) -> Self {
+        let at = |t: Option<chrono::DateTime<chrono::Utc>>| t.map(|t| reviews::rfc3339(&t));
+        let status = case.status;
+        Self {
+            status: status.as_str(),
+            case_id: case.id.to_string(),
+            created_at: reviews::rfc3339(&case.created_at),
+            opened_at: at(case.opened_at),
+            expires_at: at(case.expires_at).filter(|_| !status.is_terminal()),
+            completed_at: at(case.completed_at).filter(|_| status == CaseStatus::Completed),
+            expired_at: at(case.expired_at).filter(|_| status == CaseStatus::Expired),
+            cancelled_at: at(case.cancelled_at).filter(|_| status == CaseStatus::Cancelled),
+            result: case
+                .result
+                .clone()
+                .filter(|_| status == CaseStatus::Completed)
+                .and_then(|r| serde_json::from_value(r).ok()),
+            responded_by: case
+                .responded_by
+                .clone()
+                .filter(|_| status == CaseStatus::Completed)
+                .map(|name| Respondent { name }),
+            default_action: (status == CaseStatus::Expired).then(|| case.default_action.as_str()),
+            reason: (status == CaseStatus::Cancelled).then(|| {
+                case.cancel_reason
+                    .clone()
+                    .unwrap_or_else(|| "cancelled".into())
+            }),
+        }
+    }
+}
