@@ -70,6 +70,25 @@ impl Fixture {
             .unwrap()
     }
 
+    async fn respond(
+        &self,
+        case: &ReviewCase,
+        token: &ReviewToken,
+        channel: Channel,
+        action: &str,
+        data: serde_json::Value,
+        by: Option<&str>,
+    ) -> Result<ReviewCase, EngineError> {
+        self.engine
+            .respond_review(
+                &case.id,
+                token.as_str(),
+                submission(action, data, by),
+                channel,
+            )
+            .await
+    }
+
     async fn waiting(&self, callback: Option<&str>) -> (ReviewCase, ReviewToken) {
         match self.ask("delete_file", callback).await {
             GatewayOutcome::Waiting { case, token, .. } => (*case, token),
@@ -165,12 +184,13 @@ async fn a_link_opens_once_responds_once_and_a_wrong_token_opens_nothing() {
     assert_eq!(touched.status, CaseStatus::InProgress);
 
     let done = f
-        .engine
-        .respond_review(
-            &case.id,
-            token.as_str(),
-            submission("reject", json!({"feedback": "keep it"}), Some("Ada")),
+        .respond(
+            &case,
+            &token,
             Channel::ReviewPage,
+            "reject",
+            json!({"feedback": "keep it"}),
+            Some("Ada"),
         )
         .await
         .unwrap();
@@ -181,12 +201,13 @@ async fn a_link_opens_once_responds_once_and_a_wrong_token_opens_nothing() {
     );
     assert_eq!(done.responded_by.as_deref(), Some("Ada"));
     let again = f
-        .engine
-        .respond_review(
-            &case.id,
-            token.as_str(),
-            submission("approve", json!({}), None),
+        .respond(
+            &case,
+            &token,
             Channel::ReviewPage,
+            "approve",
+            json!({}),
+            None,
         )
         .await;
     assert!(matches!(again, Err(EngineError::AlreadyDecided { ref by, .. }) if by == "Ada"));
@@ -216,13 +237,7 @@ async fn an_edit_runs_the_new_arguments_and_reports_them() {
     let f = Fixture::new().await;
     let (case, token) = f.waiting(None).await;
     let bad = f
-        .engine
-        .respond_review(
-            &case.id,
-            token.as_str(),
-            submission("edit", json!({}), None),
-            Channel::Api,
-        )
+        .respond(&case, &token, Channel::Api, "edit", json!({}), None)
         .await;
     assert!(matches!(
         bad,
@@ -232,13 +247,7 @@ async fn an_edit_runs_the_new_arguments_and_reports_them() {
         })
     ));
     let bad = f
-        .engine
-        .respond_review(
-            &case.id,
-            token.as_str(),
-            submission("select", json!({}), None),
-            Channel::Api,
-        )
+        .respond(&case, &token, Channel::Api, "select", json!({}), None)
         .await;
     assert!(matches!(
         bad,
@@ -248,12 +257,13 @@ async fn an_edit_runs_the_new_arguments_and_reports_them() {
         })
     ));
     let done = f
-        .engine
-        .respond_review(
-            &case.id,
-            token.as_str(),
-            submission("edit", json!({"edits": {"path": "old.txt"}}), None),
+        .respond(
+            &case,
+            &token,
             Channel::Api,
+            "edit",
+            json!({"edits": {"path": "old.txt"}}),
+            None,
         )
         .await
         .unwrap();
@@ -295,12 +305,13 @@ async fn a_decision_in_the_chat_completes_the_case_too() {
         Err(EngineError::NotFound(_))
     ));
     let again = f
-        .engine
-        .respond_review(
-            &case.id,
-            token.as_str(),
-            submission("approve", json!({}), None),
+        .respond(
+            &case,
+            &token,
             Channel::ReviewPage,
+            "approve",
+            json!({}),
+            None,
         )
         .await;
     assert!(matches!(again, Err(EngineError::AlreadyDecided { .. })));
@@ -312,12 +323,13 @@ async fn expiry_applies_the_default_action_exactly_once() {
     let (case, token) = f.waiting(None).await;
     f.clock.advance(Duration::minutes(31));
     let late = f
-        .engine
-        .respond_review(
-            &case.id,
-            token.as_str(),
-            submission("approve", json!({}), None),
+        .respond(
+            &case,
+            &token,
             Channel::ReviewPage,
+            "approve",
+            json!({}),
+            None,
         )
         .await;
     assert!(matches!(late, Err(EngineError::Expired { .. })));
@@ -341,15 +353,16 @@ async fn expiry_applies_the_default_action_exactly_once() {
 async fn callbacks_wait_in_the_outbox_and_are_retried_on_schedule() {
     let f = Fixture::new().await;
     let (case, token) = f.waiting(Some("http://127.0.0.1:9/hook")).await;
-    f.engine
-        .respond_review(
-            &case.id,
-            token.as_str(),
-            submission("approve", json!({}), Some("Ada")),
-            Channel::Api,
-        )
-        .await
-        .unwrap();
+    f.respond(
+        &case,
+        &token,
+        Channel::Api,
+        "approve",
+        json!({}),
+        Some("Ada"),
+    )
+    .await
+    .unwrap();
     let store = f.engine.store();
     let due = store.due_callbacks(f.clock.now(), 10).await.unwrap();
     assert_eq!(due.len(), 1);

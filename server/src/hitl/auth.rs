@@ -24,3 +24,16 @@ pub fn client(engine: &engine::Engine, headers: &HeaderMap) -> Result<String, Ap
         .map(str::to_owned)
         .ok_or(ApiError::Unauthorized)
 }
+
+/// The requesting client and the case it names, for the agent's endpoints:
+/// an id of the wrong shape is simply a case that does not exist.
+pub fn client_and_case(
+    engine: &engine::Engine,
+    headers: &HeaderMap,
+    case_id: &str,
+) -> Result<(String, engine::reviews::CaseId), ApiError> {
+    let client = client(engine, headers)?;
+    let id = engine::reviews::CaseId::parse(case_id)
+        .map_err(|_| ApiError::NotFound("review case".into()))?;
+    Ok((client, id))
+}

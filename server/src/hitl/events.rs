@@ -46,8 +46,7 @@ pub async fn stream(
     Path(case_id): Path<String>,
     headers: HeaderMap,
 ) -> Result<Response, ApiError> {
-    let client = auth::client(&hitl.engine, &headers)?;
-    let id = CaseId::parse(&case_id).map_err(|_| ApiError::NotFound("review case".into()))?;
+    let (client, id) = auth::client_and_case(&hitl.engine, &headers, &case_id)?;
     // Subscribe before reading, so nothing falls between the two.
     let signals = hitl.engine.events().subscribe_cases();
     let case = hitl.engine.review_status(&id, Some(&client)).await?;

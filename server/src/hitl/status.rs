@@ -8,8 +8,6 @@ use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::Json;
 
-use engine::reviews::CaseId;
-
 use super::gateway::POLL_INTERVAL_SECONDS;
 use super::wire::{ErrorBody, PollResponse};
 use super::{auth, ApiError, Hitl};
@@ -42,8 +40,7 @@ pub async fn poll(
     Path(case_id): Path<String>,
     headers: HeaderMap,
 ) -> Result<Response, ApiError> {
-    let client = auth::client(&hitl.engine, &headers)?;
-    let id = CaseId::parse(&case_id).map_err(|_| ApiError::NotFound("review case".into()))?;
+    let (client, id) = auth::client_and_case(&hitl.engine, &headers, &case_id)?;
     let remaining = hitl
         .limiter
         .check(id.as_str(), Instant::now())
