@@ -415,6 +415,13 @@ async fn an_expired_case_applies_its_default_and_answers_410() {
     assert_valid(&schemas.poll, &expired);
     assert_eq!(expired["status"], "expired");
     assert_eq!(expired["default_action"], "reject");
+    // The review page says so, with 410; a wrong token gets 403.
+    let page = reqwest::get(review_url).await.unwrap();
+    assert_eq!(page.status(), 410);
+    assert!(page.text().await.unwrap().contains("This review expired"));
+    let page = reqwest::get(review_url.replace("token=", "token=x")).await.unwrap();
+    assert_eq!(page.status(), 403);
+    assert!(page.text().await.unwrap().contains("This review link is not valid"));
 }
 
 /// Reads the named events of an SSE response until it ends.
