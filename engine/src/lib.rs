@@ -13,6 +13,7 @@ pub mod ids;
 pub mod intent;
 pub mod model;
 pub mod policy;
+pub mod relay;
 pub mod reviews;
 pub mod runs;
 pub mod store;

@@ -22,7 +22,7 @@ pub mod postgres;
 pub mod sqlite;
 
 #[cfg(test)]
-mod conformance;
+pub(crate) mod conformance;
 
 /// What can go wrong talking to the database.
 #[derive(Debug, thiserror::Error)]
@@ -265,6 +265,13 @@ pub trait Store: Send + Sync + std::fmt::Debug {
         limit: i64,
     ) -> Result<Vec<Event>, StoreError>;
 
+    /// One event, by its global id.
+    async fn event(&self, id: i64) -> Result<Option<Event>, StoreError>;
+
+    /// The ids of events other processes on the same database commit, as
+    /// they commit; `None` when no other process can write (SQLite).
+    async fn foreign_events(&self) -> Result<Option<tokio::sync::mpsc::Receiver<i64>>, StoreError>;
+
     /// One review case.
     async fn review_case(&self, id: &CaseId) -> Result<Option<ReviewCase>, StoreError>;
 
@@ -309,6 +316,16 @@ pub trait Store: Send + Sync + std::fmt::Debug {
         now: DateTime<Utc>,
         limit: i64,
     ) -> Result<Vec<Callback>, StoreError>;
+
+    /// Takes a due callback for one delivery attempt, holding it until
+    /// `until` (then it is due again, should the deliverer die); false when
+    /// another replica took it first.
+    async fn claim_callback(
+        &self,
+        id: i64,
+        now: DateTime<Utc>,
+        until: DateTime<Utc>,
+    ) -> Result<bool, StoreError>;
 
     /// Records how a delivery attempt went.
     async fn record_callback(&self, id: i64, attempt: &CallbackAttempt) -> Result<(), StoreError>;

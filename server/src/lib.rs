@@ -250,6 +250,15 @@ pub async fn launch(
         callback_secret,
         workers_stop.clone(),
     ));
+    let relay = {
+        let engine = state.engine.clone();
+        let stop = workers_stop.clone();
+        tokio::spawn(async move {
+            if let Err(e) = engine.relay_foreign_events(stop).await {
+                tracing::error!(error = %e, "cannot follow other replicas' events; live updates show only this replica's changes");
+            }
+        })
+    };
     let runner = tokio::spawn(run_worker(agent, workers_stop));
     let events = state.engine.events().clone();
     let app = router(state);
@@ -267,6 +276,7 @@ pub async fn launch(
     let _ = stop_workers.send(true);
     let _ = expiry.await;
     let _ = callbacks.await;
+    let _ = relay.await;
     let _ = runner.await;
     Ok(())
 }

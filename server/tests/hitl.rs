@@ -419,9 +419,15 @@ async fn an_expired_case_applies_its_default_and_answers_410() {
     let page = reqwest::get(review_url).await.unwrap();
     assert_eq!(page.status(), 410);
     assert!(page.text().await.unwrap().contains("This review expired"));
-    let page = reqwest::get(review_url.replace("token=", "token=x")).await.unwrap();
+    let page = reqwest::get(review_url.replace("token=", "token=x"))
+        .await
+        .unwrap();
     assert_eq!(page.status(), 403);
-    assert!(page.text().await.unwrap().contains("This review link is not valid"));
+    assert!(page
+        .text()
+        .await
+        .unwrap()
+        .contains("This review link is not valid"));
 }
 
 /// Reads the named events of an SSE response until it ends.

@@ -141,6 +141,12 @@ impl Engine {
             .await?;
         let mut delivered = 0;
         for callback in due {
+            // Replicas share the outbox: whoever claims a callback sends it.
+            let now = self.inner.clock.now();
+            let hold = chrono::Duration::from_std(DELIVERY_TIMEOUT * 2).unwrap_or_default();
+            if !store.claim_callback(callback.id, now, now + hold).await? {
+                continue;
+            }
             let sent = client
                 .post(&callback.url)
                 .timeout(DELIVERY_TIMEOUT)

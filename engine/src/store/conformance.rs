@@ -670,6 +670,17 @@ pub(crate) async fn review_cases_follow_their_calls(f: &Fixture) {
         .await
         .unwrap();
     assert_eq!(due.len(), 1);
+    // One replica claims it; a second claim of the same attempt fails.
+    let soon = now + Duration::seconds(1);
+    assert!(store
+        .claim_callback(due[0].id, soon, soon + Duration::seconds(20))
+        .await
+        .unwrap());
+    assert!(!store
+        .claim_callback(due[0].id, soon, soon + Duration::seconds(20))
+        .await
+        .unwrap());
+    assert!(store.due_callbacks(soon, 10).await.unwrap().is_empty());
     let retry_at = now + Duration::seconds(5);
     store
         .record_callback(

@@ -1,6 +1,8 @@
 //! The PostgreSQL store, for deployments with several replicas sharing one database.
 
-use sqlx::postgres::PgPoolOptions;
+use std::str::FromStr;
+
+use sqlx::postgres::{PgConnectOptions, PgPoolOptions};
 use sqlx::PgPool;
 
 use super::migrate::{statements, Migration};
@@ -42,22 +44,78 @@ const MIGRATIONS: &[Migration] = &[
 /// Arbitrary key of the advisory lock that serialises migrations across replicas.
 const MIGRATION_LOCK: i64 = 0x0061_6972_6c6f_636b;
 
+/// The channel replicas announce committed events on.
+const EVENTS_CHANNEL: &str = "airlock_events";
+
 /// A store in a PostgreSQL database.
+///
+/// Several Airlock processes (replicas) may share one database. Each event
+/// is announced with `NOTIFY` in the transaction that stores it, tagged with
+/// the process's `origin`; every other replica hears it once it commits and
+/// relays it to its own subscribers (see [`Store::foreign_events`]).
 #[derive(Debug, Clone)]
 pub struct PgStore {
     pool: PgPool,
+    /// This process's tag on its announcements, so it skips its own.
+    origin: String,
 }
 
 impl PgStore {
     /// Connects to the database at `url` and migrates it.
     pub async fn connect(url: &str) -> Result<Self, StoreError> {
+        let origin = uuid::Uuid::new_v4().simple().to_string();
+        let options =
+            PgConnectOptions::from_str(url)?.options([("airlock.origin", origin.as_str())]);
         let pool = PgPoolOptions::new()
             .max_connections(16)
-            .connect(url)
+            .connect_with(options)
             .await?;
-        let store = Self { pool };
+        let store = Self { pool, origin };
         store.migrate().await?;
         Ok(store)
+    }
+
+    /// Event ids other replicas commit, as they commit. A dropped listener
+    /// connection is re-established; announcements sent while it was down
+    /// are missed live, and streams catch up at the next event they see.
+    async fn listen(&self) -> Result<Option<tokio::sync::mpsc::Receiver<i64>>, StoreError> {
+        // Channels are database-wide: deployments in other schemas of the
+        // same database announce there too, and their ids mean nothing here.
+        let schema: String = sqlx::query_scalar("select current_schema()")
+            .fetch_one(&self.pool)
+            .await?;
+        let mut listener = sqlx::postgres::PgListener::connect_with(&self.pool).await?;
+        listener.listen(EVENTS_CHANNEL).await?;
+        let (tx, rx) = tokio::sync::mpsc::channel(1024);
+        let origin = self.origin.clone();
+        tokio::spawn(async move {
+            loop {
+                match listener.recv().await {
+                    Ok(note) => {
+                        // origin:schema:event id
+                        let mut parts = note.payload().splitn(3, ':');
+                        let (Some(from), Some(in_schema), Some(id)) =
+                            (parts.next(), parts.next(), parts.next())
+                        else {
+                            continue;
+                        };
+                        if from == origin || in_schema != schema {
+                            continue;
+                        }
+                        if let Ok(id) = id.parse() {
+                            if tx.send(id).await.is_err() {
+                                return;
+                            }
+                        }
+                    }
+                    Err(e) => {
+                        tracing::warn!(error = %e, "event listener lost its connection; reconnecting");
+                        tokio::time::sleep(std::time::Duration::from_millis(500)).await;
+                    }
+                }
+            }
+        });
+        Ok(Some(rx))
     }
 
     /// The pool, for tests that need to reset the schema.
@@ -116,5 +174,11 @@ impl PgStore {
 }
 
 mod queries {
-    impl_store!(super::PgStore, sqlx::Postgres, "postgres", "begin");
+    impl_store!(
+        super::PgStore,
+        sqlx::Postgres,
+        "postgres",
+        "begin",
+        "select pg_notify('airlock_events', current_setting('airlock.origin') || ':' || current_schema() || ':' || $1::text)"
+    );
 }

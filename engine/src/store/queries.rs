@@ -5,7 +5,7 @@
 //! and in the statement that opens a write transaction.
 
 macro_rules! impl_store {
-    ($store:ty, $db:ty, $backend:literal, $begin:literal) => {
+    ($store:ty, $db:ty, $backend:literal, $begin:literal, $announce:literal) => {
         use async_trait::async_trait;
         use chrono::{DateTime, Utc};
         use serde_json::Value;
@@ -196,6 +196,11 @@ macro_rules! impl_store {
             .bind(to_millis(at))
             .fetch_one(&mut **tx)
             .await?;
+            // Other processes on the same database hear of the event when
+            // this transaction commits (PostgreSQL's NOTIFY is transactional).
+            if !$announce.is_empty() {
+                sqlx::query($announce).bind(id).execute(&mut **tx).await?;
+            }
             Ok(Event {
                 id,
                 conversation_id: event.conversation_id,
@@ -846,6 +851,18 @@ macro_rules! impl_store {
                 found.iter().map(row_event).collect()
             }
 
+            async fn event(&self, id: i64) -> Result<Option<Event>, StoreError> {
+                let row = sqlx::query("select * from events where event_id = $1")
+                    .bind(id)
+                    .fetch_optional(self.reader())
+                    .await?;
+                row.as_ref().map(row_event).transpose()
+            }
+
+            async fn foreign_events(&self) -> Result<Option<tokio::sync::mpsc::Receiver<i64>>, StoreError> {
+                self.listen().await
+            }
+
             async fn review_case(&self, id: &CaseId) -> Result<Option<ReviewCase>, StoreError> {
                 review_case_q(self.reader(), id).await
             }
@@ -881,6 +898,10 @@ macro_rules! impl_store {
 
             async fn due_callbacks(&self, now: DateTime<Utc>, limit: i64) -> Result<Vec<Callback>, StoreError> {
                 due_callbacks_q(self.reader(), now, limit).await
+            }
+
+            async fn claim_callback(&self, id: i64, now: DateTime<Utc>, until: DateTime<Utc>) -> Result<bool, StoreError> {
+                claim_callback_q(self.writer(), id, now, until).await
             }
 
             async fn record_callback(&self, id: i64, attempt: &CallbackAttempt) -> Result<(), StoreError> {

@@ -300,6 +300,21 @@ macro_rules! review_queries {
                 .collect()
         }
 
+        async fn claim_callback_q(pool: &Pool, id: i64, now: DateTime<Utc>, until: DateTime<Utc>) -> Result<bool, StoreError> {
+            let claimed = sqlx::query(
+                "update callback_outbox set next_attempt_at = $1
+                 where callback_id = $2 and next_attempt_at <= $3
+                   and delivered_at is null and failed_at is null",
+            )
+            .bind(to_millis(until))
+            .bind(id)
+            .bind(to_millis(now))
+            .execute(pool)
+            .await?
+            .rows_affected();
+            Ok(claimed == 1)
+        }
+
         async fn record_callback_q(pool: &Pool, id: i64, attempt: &CallbackAttempt) -> Result<(), StoreError> {
             let (delivered, next, failed, error) = match attempt {
                 CallbackAttempt::Delivered { at } => (Some(to_millis(*at)), None, None, None),

@@ -119,6 +119,11 @@ impl SqliteStore {
         Ok(store)
     }
 
+    /// One process owns a SQLite file's live events: there is nobody else to hear.
+    async fn listen(&self) -> Result<Option<tokio::sync::mpsc::Receiver<i64>>, StoreError> {
+        Ok(None)
+    }
+
     fn writer(&self) -> &SqlitePool {
         &self.writer
     }
@@ -174,6 +179,7 @@ mod queries {
         super::SqliteStore,
         sqlx::Sqlite,
         "sqlite",
-        "begin immediate"
+        "begin immediate",
+        ""
     );
 }
