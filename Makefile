@@ -78,3 +78,4 @@ bench:
 	AIRLOCK_BENCH_DATABASE_URL=$$(.ci/postgres) cargo bench -p engine --bench decisions
 	cargo bench -p engine --bench resume
 	cargo bench -p server --bench gateway
+	cargo bench -p server --bench fanout

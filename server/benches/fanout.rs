@@ -1,0 +1,221 @@
+//! Live fan-out: 1,000 browsers follow the approvals inbox stream of one
+//! Airlock server (the release binary, as its own process) while an agent
+//! adds calls through the gateway. Measures, for every delivery, the time
+//! from the agent sending its request to the subscriber reading the event,
+//! and the server's resident memory with every subscriber connected.
+//!
+//! Prints a table and writes `target/bench/fanout.json`; `make bench` runs it.
+
+#[path = "../../engine/benches/common/mod.rs"]
+mod common;
+
+use std::collections::HashMap;
+use std::io::{BufRead, BufReader};
+use std::process::{Child, Command, Stdio};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use serde_json::{json, Value};
+
+use common::{ms, quantile, write_json};
+
+const SUBSCRIBERS: usize = 1_000;
+const EVENTS: usize = 50;
+const KEY: &str = "fanout-key";
+
+/// The server as a child process, killed on drop.
+struct Server {
+    child: Child,
+    base: String,
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn start(dir: &std::path::Path) -> Server {
+    let config = dir.join("airlock.yaml");
+    std::fs::write(
+        &config,
+        format!(
+            "gateway:\n  api_keys:\n    - name: bench\n      sha256: {}\nsources:\n  filesystem:\n    require_approval: [delete_file]\n",
+            engine::reviews::token::hash_text(KEY)
+        ),
+    )
+    .unwrap();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_server"))
+        .env("AIRLOCK_ADDR", "127.0.0.1:0")
+        .env("AIRLOCK_DATA_DIR", dir)
+        .env("AIRLOCK_CONFIG", &config)
+        .env("AIRLOCK_LOG", "warn")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let stdout = child.stdout.take().unwrap();
+    let mut lines = BufReader::new(stdout).lines();
+    let base = loop {
+        let line = lines
+            .next()
+            .expect("the server prints its address")
+            .unwrap();
+        if let Some(url) = line.strip_prefix("Airlock is ready at ") {
+            break url.trim().to_owned();
+        }
+    };
+    Server { child, base }
+}
+
+/// Resident and peak memory of a process, in MB.
+fn memory_mb(pid: u32) -> (f64, f64) {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap_or_default();
+    let kb = |key: &str| {
+        status
+            .lines()
+            .find_map(|l| l.strip_prefix(key))
+            .and_then(|v| v.split_whitespace().next())
+            .and_then(|v| v.parse::<f64>().ok())
+            .unwrap_or(0.0)
+    };
+    (kb("VmRSS:") / 1024.0, kb("VmHWM:") / 1024.0)
+}
+
+/// When the agent sent the request that created each call, by call id.
+type Sent = Arc<Mutex<HashMap<String, Instant>>>;
+
+/// Follows the inbox until `EVENTS` calls arrived; returns when each came.
+async fn subscribe(
+    client: reqwest::Client,
+    base: String,
+    ready: tokio::sync::mpsc::Sender<()>,
+) -> Vec<(String, Instant)> {
+    let mut response = client
+        .get(format!("{base}/api/approvals/events"))
+        .send()
+        .await
+        .unwrap();
+    let mut buffer = String::new();
+    let mut latencies = Vec::with_capacity(EVENTS);
+    let mut announced = false;
+    while latencies.len() < EVENTS {
+        let Some(chunk) = response.chunk().await.unwrap() else {
+            break;
+        };
+        let now = Instant::now();
+        buffer.push_str(&String::from_utf8_lossy(&chunk));
+        while let Some(end) = buffer.find("\n\n") {
+            let block: String = buffer.drain(..end + 2).collect();
+            if block.contains("event: snapshot") && !announced {
+                announced = true;
+                let _ = ready.send(()).await;
+            }
+            if !block.contains("event: tool_call.created") {
+                continue;
+            }
+            let data = block
+                .lines()
+                .find_map(|l| l.strip_prefix("data:"))
+                .unwrap_or("{}");
+            let call: Value = serde_json::from_str(data.trim()).unwrap_or(Value::Null);
+            latencies.push((call["id"].as_str().unwrap_or_default().to_owned(), now));
+        }
+    }
+    latencies
+}
+
+fn main() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = start(dir.path());
+    let pid = server.child.id();
+    let (idle_rss, _) = memory_mb(pid);
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let (rows, rss, peak) = runtime.block_on(async {
+        let client = reqwest::Client::builder()
+            .pool_max_idle_per_host(0)
+            .build()
+            .unwrap();
+        let sent: Sent = Arc::default();
+        let (ready_tx, mut ready) = tokio::sync::mpsc::channel(SUBSCRIBERS);
+        let mut subscribers = Vec::with_capacity(SUBSCRIBERS);
+        for batch in 0..SUBSCRIBERS / 100 {
+            for _ in 0..100 {
+                subscribers.push(tokio::spawn(subscribe(
+                    client.clone(),
+                    server.base.clone(),
+                    ready_tx.clone(),
+                )));
+            }
+            for _ in 0..100 {
+                ready.recv().await.unwrap();
+            }
+            let _ = batch;
+        }
+        let (rss, _) = memory_mb(pid);
+        let agent = reqwest::Client::new();
+        // The agent's calls, the ids recorded the moment each request goes out.
+        for n in 0..EVENTS {
+            let started = Instant::now();
+            let res = agent
+                .post(format!("{}/api/v1/tool-calls", server.base))
+                .bearer_auth(KEY)
+                .json(&json!({
+                    "tool": "delete_file",
+                    "arguments": {"path": format!("f{n}.txt")},
+                    "source": "filesystem",
+                }))
+                .send()
+                .await
+                .unwrap();
+            let body: Value = res.json().await.unwrap();
+            let id = body["hitl"]["context"]["call_id"]
+                .as_str()
+                .unwrap()
+                .to_owned();
+            sent.lock().unwrap().insert(id, started);
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+        let mut latencies = Vec::with_capacity(SUBSCRIBERS * EVENTS);
+        let sent = sent.lock().unwrap().clone();
+        for s in subscribers {
+            for (id, at) in s.await.unwrap() {
+                if let Some(started) = sent.get(&id) {
+                    latencies.push(at.duration_since(*started));
+                }
+            }
+        }
+        let (_, peak) = memory_mb(pid);
+        latencies.sort();
+        (latencies, rss, peak)
+    });
+    let delivered = rows.len();
+    let p50 = quantile(&rows, 0.50);
+    let p99 = quantile(&rows, 0.99);
+    println!("inbox stream fan-out, {SUBSCRIBERS} subscribers, {EVENTS} events");
+    println!(
+        "delivered {delivered}/{}  p50 {:.2} ms  p99 {:.2} ms  max {:.2} ms",
+        SUBSCRIBERS * EVENTS,
+        ms(p50),
+        ms(p99),
+        ms(*rows.last().unwrap())
+    );
+    println!("server RSS: idle {idle_rss:.1} MB, {SUBSCRIBERS} subscribers {rss:.1} MB, peak {peak:.1} MB");
+    write_json(
+        "fanout",
+        &json!({
+            "subscribers": SUBSCRIBERS,
+            "events": EVENTS,
+            "delivered": delivered,
+            "p50_ms": ms(p50),
+            "p99_ms": ms(p99),
+            "rss_idle_mb": idle_rss,
+            "rss_subscribed_mb": rss,
+            "rss_peak_mb": peak,
+        }),
+    );
+}
