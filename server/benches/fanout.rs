@@ -1,6 +1,6 @@
-//! Live fan-out: 1,000 browsers follow the approvals inbox stream of one
+//! Live fan-out: 1,000 browsers follow one conversation's stream on one
 //! Airlock server (the release binary, as its own process) while an agent
-//! adds calls through the gateway. Measures, for every delivery, the time
+//! adds calls to it through the gateway (its session is the conversation). Measures, for every delivery, the time
 //! from the agent sending its request to the subscriber reading the event,
 //! and the server's resident memory with every subscriber connected.
 //!
@@ -86,22 +86,76 @@ fn memory_mb(pid: u32) -> (f64, f64) {
 /// When the agent sent the request that created each call, by call id.
 type Sent = Arc<Mutex<HashMap<String, Instant>>>;
 
-/// Follows the inbox until `EVENTS` calls arrived; returns when each came.
+/// Asks the gateway for one call in the bench's session; returns its id and
+/// when the request went out.
+async fn ask(agent: &reqwest::Client, base: &str, n: usize) -> (String, Instant) {
+    let started = Instant::now();
+    let res = agent
+        .post(format!("{base}/api/v1/tool-calls"))
+        .bearer_auth(KEY)
+        .json(&json!({
+            "tool": "delete_file",
+            "arguments": {"path": format!("f{n}.txt")},
+            "source": "filesystem",
+            "session_id": "fanout",
+        }))
+        .send()
+        .await
+        .unwrap();
+    let body: Value = res.json().await.unwrap();
+    let id = body["hitl"]["context"]["call_id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    (id, started)
+}
+
+/// The conversation of the bench's session, read from the inbox snapshot
+/// after a first call made it.
+async fn session_conversation(agent: &reqwest::Client, base: &str) -> String {
+    ask(agent, base, usize::MAX).await;
+    let mut inbox = agent
+        .get(format!("{base}/api/approvals/events"))
+        .send()
+        .await
+        .unwrap();
+    let mut buffer = String::new();
+    while !buffer.contains("\n\n") {
+        let chunk = inbox.chunk().await.unwrap().unwrap();
+        buffer.push_str(&String::from_utf8_lossy(&chunk));
+    }
+    let data = buffer
+        .lines()
+        .find_map(|l| l.strip_prefix("data:"))
+        .unwrap();
+    let snapshot: Value = serde_json::from_str(data.trim()).unwrap();
+    snapshot["pending"][0]["conversation_id"]
+        .as_str()
+        .unwrap()
+        .to_owned()
+}
+
+/// Follows the conversation until `EVENTS` calls arrived; returns when each came.
 async fn subscribe(
     client: reqwest::Client,
     base: String,
+    conversation: String,
     ready: tokio::sync::mpsc::Sender<()>,
 ) -> Vec<(String, Instant)> {
     let mut response = client
-        .get(format!("{base}/api/approvals/events"))
+        .get(format!("{base}/api/conversations/{conversation}/events"))
         .send()
         .await
         .unwrap();
     let mut buffer = String::new();
     let mut latencies = Vec::with_capacity(EVENTS);
     let mut announced = false;
+    // Bounded: a subscriber that misses events gives up after a minute and
+    // the shortfall shows in the delivered count.
+    let deadline = Instant::now() + Duration::from_secs(60);
     while latencies.len() < EVENTS {
-        let Some(chunk) = response.chunk().await.unwrap() else {
+        let left = deadline.saturating_duration_since(Instant::now());
+        let Ok(Ok(Some(chunk))) = tokio::time::timeout(left, response.chunk()).await else {
             break;
         };
         let now = Instant::now();
@@ -123,6 +177,13 @@ async fn subscribe(
             latencies.push((call["id"].as_str().unwrap_or_default().to_owned(), now));
         }
     }
+    if latencies.len() < EVENTS {
+        eprintln!(
+            "a subscriber of {conversation} saw {} of {EVENTS} calls (snapshot: {announced}); unread: {:?}",
+            latencies.len(),
+            &buffer[..buffer.len().min(300)]
+        );
+    }
     latencies
 }
 
@@ -141,42 +202,27 @@ fn main() {
             .build()
             .unwrap();
         let sent: Sent = Arc::default();
+        let agent = reqwest::Client::new();
+        let conversation = session_conversation(&agent, &server.base).await;
         let (ready_tx, mut ready) = tokio::sync::mpsc::channel(SUBSCRIBERS);
         let mut subscribers = Vec::with_capacity(SUBSCRIBERS);
-        for batch in 0..SUBSCRIBERS / 100 {
+        for _batch in 0..SUBSCRIBERS / 100 {
             for _ in 0..100 {
                 subscribers.push(tokio::spawn(subscribe(
                     client.clone(),
                     server.base.clone(),
+                    conversation.clone(),
                     ready_tx.clone(),
                 )));
             }
             for _ in 0..100 {
                 ready.recv().await.unwrap();
             }
-            let _ = batch;
         }
         let (rss, _) = memory_mb(pid);
-        let agent = reqwest::Client::new();
-        // The agent's calls, the ids recorded the moment each request goes out.
+        // The agent's calls, each timed from the moment its request goes out.
         for n in 0..EVENTS {
-            let started = Instant::now();
-            let res = agent
-                .post(format!("{}/api/v1/tool-calls", server.base))
-                .bearer_auth(KEY)
-                .json(&json!({
-                    "tool": "delete_file",
-                    "arguments": {"path": format!("f{n}.txt")},
-                    "source": "filesystem",
-                }))
-                .send()
-                .await
-                .unwrap();
-            let body: Value = res.json().await.unwrap();
-            let id = body["hitl"]["context"]["call_id"]
-                .as_str()
-                .unwrap()
-                .to_owned();
+            let (id, started) = ask(&agent, &server.base, n).await;
             sent.lock().unwrap().insert(id, started);
             tokio::time::sleep(Duration::from_millis(100)).await;
         }
@@ -196,7 +242,7 @@ fn main() {
     let delivered = rows.len();
     let p50 = quantile(&rows, 0.50);
     let p99 = quantile(&rows, 0.99);
-    println!("inbox stream fan-out, {SUBSCRIBERS} subscribers, {EVENTS} events");
+    println!("conversation stream fan-out, {SUBSCRIBERS} subscribers, {EVENTS} events");
     println!(
         "delivered {delivered}/{}  p50 {:.2} ms  p99 {:.2} ms  max {:.2} ms",
         SUBSCRIBERS * EVENTS,
