@@ -16,13 +16,14 @@ CARGO_LEPTOS_VERSION := 0.3.11
 WASM_BINDGEN_VERSION := $(shell awk '/^name = "wasm-bindgen"$$/ { getline; gsub(/"/, "", $$3); print $$3; exit }' Cargo.lock)
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: help run test tools rust-tools node-tools chromium lint fmt test-postgres bench
+.PHONY: help run test tools rust-tools node-tools chromium lint fmt test-postgres bench faults
 
 help:
 	@echo "make run    serve Airlock on http://127.0.0.1:3000 (embedded defaults)"
 	@echo "make test   every unit, integration and browser test"
 	@echo "make lint   clippy and rustfmt checks"
 	@echo "make bench  benchmarks in release mode (prints a table, writes target/bench/*.json)"
+	@echo "make faults the full fault runs (1,000 conflicting decision pairs; make test runs 50)"
 
 ## Installs -------------------------------------------------------------------
 
@@ -79,3 +80,9 @@ bench:
 	cargo bench -p engine --bench resume
 	cargo bench -p server --bench gateway
 	cargo bench -p server --bench fanout
+
+## Faults ----------------------------------------------------------------------
+
+# The full fault runs; `make test` runs short versions of the same tests.
+faults:
+	AIRLOCK_RACE_PAIRS=1000 cargo test -p server --test races -- --nocapture
