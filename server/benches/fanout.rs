@@ -8,6 +8,8 @@
 
 #[path = "../../engine/benches/common/mod.rs"]
 mod common;
+#[path = "../tests/support/mod.rs"]
+mod support;
 
 use std::collections::HashMap;
 use std::io::{BufRead, BufReader};
@@ -38,14 +40,7 @@ impl Drop for Server {
 
 fn start(dir: &std::path::Path) -> Server {
     let config = dir.join("airlock.yaml");
-    std::fs::write(
-        &config,
-        format!(
-            "gateway:\n  api_keys:\n    - name: bench\n      sha256: {}\nsources:\n  filesystem:\n    require_approval: [delete_file]\n",
-            engine::reviews::token::hash_text(KEY)
-        ),
-    )
-    .unwrap();
+    std::fs::write(&config, support::gateway_config("bench", KEY)).unwrap();
     let mut child = Command::new(env!("CARGO_BIN_EXE_server"))
         .env("AIRLOCK_ADDR", "127.0.0.1:0")
         .env("AIRLOCK_DATA_DIR", dir)

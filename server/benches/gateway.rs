@@ -10,6 +10,8 @@
 
 #[path = "../../engine/benches/common/mod.rs"]
 mod common;
+#[path = "../tests/support/mod.rs"]
+mod support;
 
 use std::time::{Duration, Instant};
 
@@ -25,32 +27,14 @@ const WARMUP: usize = 200;
 
 const KEY: &str = "bench-key";
 
-async fn start(dir: &std::path::Path) -> String {
-    let config = dir.join("airlock.yaml");
-    std::fs::write(
-        &config,
-        format!(
-            "gateway:\n  api_keys:\n    - name: bench\n      sha256: {}\nsources:\n  filesystem:\n    require_approval: [delete_file]\n",
-            engine::reviews::token::hash_text(KEY)
-        ),
+async fn start(dir: &std::path::Path) -> support::TestServer {
+    support::start(
+        dir,
+        &support::gateway_config("bench", KEY),
+        &[("AIRLOCK_CALLBACK_SECRET", "bench")],
+        support::Workers::default(),
     )
-    .unwrap();
-    let data = dir.to_string_lossy().into_owned();
-    let config = config.to_string_lossy().into_owned();
-    let settings = server::Settings::from_lookup(|name| match name {
-        "AIRLOCK_ADDR" => Some("127.0.0.1:0".into()),
-        "AIRLOCK_DATA_DIR" => Some(data.clone()),
-        "AIRLOCK_CONFIG" => Some(config.clone()),
-        "AIRLOCK_CALLBACK_SECRET" => Some("bench".into()),
-        _ => None,
-    })
-    .unwrap();
-    let services = server::build(&settings).await.unwrap();
-    let app = server::router(services.state);
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = listener.local_addr().unwrap();
-    tokio::spawn(async move { axum::serve(listener, app).await });
-    format!("http://{addr}")
+    .await
 }
 
 /// One cycle: 202, respond, poll completed. Returns its duration.
@@ -144,8 +128,8 @@ fn main() {
         let mut rows = Vec::new();
         for clients in [1, 16] {
             let dir = tempfile::tempdir().unwrap();
-            let base = start(dir.path()).await;
-            let (per_second, p50, p99) = run(&base, clients).await;
+            let server = start(dir.path()).await;
+            let (per_second, p50, p99) = run(&server.base, clients).await;
             rows.push(json!({
                 "clients": clients,
                 "cycles_per_second": per_second.round(),

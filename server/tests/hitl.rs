@@ -2,11 +2,12 @@
 //! socket and a real SQLite file. Every 202 body and poll response is
 //! validated against the protocol's JSON Schemas (Draft 2020-12, formats on).
 
+mod support;
+
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use serde_json::{json, Value};
-use tokio::sync::{oneshot, watch};
 
 /// The key the tests authenticate with, and another configured client's.
 const KEY: &str = "test-key-builder";
@@ -48,49 +49,26 @@ sources:
 struct Server {
     base: String,
     engine: engine::Engine,
-    _stop: oneshot::Sender<()>,
-    _stop_workers: watch::Sender<bool>,
+    _server: support::TestServer,
 }
 
 impl Server {
     async fn start(data: &std::path::Path, expires_after: &str) -> Self {
-        let config_path = data.join("airlock.yaml");
-        std::fs::write(&config_path, config(expires_after)).unwrap();
-        let data = data.to_string_lossy().into_owned();
-        let config_path = config_path.to_string_lossy().into_owned();
-        let settings = server::Settings::from_lookup(|name| match name {
-            "AIRLOCK_ADDR" => Some("127.0.0.1:0".into()),
-            "AIRLOCK_DATA_DIR" => Some(data.clone()),
-            "AIRLOCK_CONFIG" => Some(config_path.clone()),
-            "AIRLOCK_CALLBACK_SECRET" => Some(SECRET.into()),
-            _ => None,
-        })
-        .unwrap();
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-        let addr = listener.local_addr().unwrap();
-        let services = server::build(&settings).await.unwrap();
-        let engine = services.state.engine.clone();
-        let (stop_workers, workers_stop) = watch::channel(false);
-        tokio::spawn(server::workers::run_callbacks(
-            engine.clone(),
-            services.callback_secret.clone(),
-            workers_stop.clone(),
-        ));
-        tokio::spawn(server::workers::run_expiry(engine.clone(), workers_stop));
-        let app = server::router(services.state);
-        let (stop, stopped) = oneshot::channel::<()>();
-        tokio::spawn(async move {
-            axum::serve(listener, app)
-                .with_graceful_shutdown(async {
-                    let _ = stopped.await;
-                })
-                .await
-        });
+        let server = support::start(
+            data,
+            &config(expires_after),
+            &[("AIRLOCK_CALLBACK_SECRET", SECRET)],
+            support::Workers {
+                callbacks: true,
+                expiry: true,
+                relay: false,
+            },
+        )
+        .await;
         Self {
-            base: format!("http://{addr}"),
-            engine,
-            _stop: stop,
-            _stop_workers: stop_workers,
+            base: server.base.clone(),
+            engine: server.engine.clone(),
+            _server: server,
         }
     }
 

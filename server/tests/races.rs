@@ -6,53 +6,11 @@
 //! `AIRLOCK_RACE_PAIRS` sets the number of pairs (default 50; `make faults`
 //! runs 1,000).
 
+mod support;
+
 use serde_json::{json, Value};
-use tokio::sync::{oneshot, watch};
 
 const KEY: &str = "race-key";
-
-async fn start(
-    dir: &std::path::Path,
-) -> (
-    String,
-    engine::Engine,
-    oneshot::Sender<()>,
-    watch::Sender<bool>,
-) {
-    let config = dir.join("airlock.yaml");
-    std::fs::write(
-        &config,
-        format!(
-            "gateway:\n  api_keys:\n    - name: racer\n      sha256: {}\nsources:\n  filesystem:\n    require_approval: [delete_file]\n",
-            engine::reviews::token::hash_text(KEY)
-        ),
-    )
-    .unwrap();
-    let data = dir.to_string_lossy().into_owned();
-    let config = config.to_string_lossy().into_owned();
-    let settings = server::Settings::from_lookup(|name| match name {
-        "AIRLOCK_ADDR" => Some("127.0.0.1:0".into()),
-        "AIRLOCK_DATA_DIR" => Some(data.clone()),
-        "AIRLOCK_CONFIG" => Some(config.clone()),
-        _ => None,
-    })
-    .unwrap();
-    let services = server::build(&settings).await.unwrap();
-    let engine = services.state.engine.clone();
-    let (stop_workers, _workers_stop) = watch::channel(false);
-    let app = server::router(services.state);
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = listener.local_addr().unwrap();
-    let (stop, stopped) = oneshot::channel::<()>();
-    tokio::spawn(async move {
-        axum::serve(listener, app)
-            .with_graceful_shutdown(async {
-                let _ = stopped.await;
-            })
-            .await
-    });
-    (format!("http://{addr}"), engine, stop, stop_workers)
-}
 
 #[tokio::test]
 async fn each_pair_of_conflicting_decisions_has_exactly_one_winner() {
@@ -61,7 +19,14 @@ async fn each_pair_of_conflicting_decisions_has_exactly_one_winner() {
         .and_then(|n| n.parse().ok())
         .unwrap_or(50);
     let dir = tempfile::tempdir().unwrap();
-    let (base, engine, _stop, _workers) = start(dir.path()).await;
+    let server = support::start(
+        dir.path(),
+        &support::gateway_config("racer", KEY),
+        &[],
+        support::Workers::default(),
+    )
+    .await;
+    let (base, engine) = (server.base.clone(), server.engine.clone());
     let setup = reqwest::Client::new();
     let mut cases = Vec::with_capacity(pairs);
     for n in 0..pairs {

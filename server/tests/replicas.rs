@@ -4,59 +4,24 @@
 
 use std::time::Duration;
 
+mod support;
+
 use serde_json::{json, Value};
-use tokio::sync::{oneshot, watch};
 
 const KEY: &str = "replica-test-key";
 
-struct Replica {
-    base: String,
-    _stop: oneshot::Sender<()>,
-    _stop_workers: watch::Sender<bool>,
-}
-
-impl Replica {
-    async fn start(database_url: &str, data: &std::path::Path) -> Self {
-        let config = data.join("airlock.yaml");
-        std::fs::write(
-            &config,
-            format!(
-                "gateway:\n  api_keys:\n    - name: builder\n      sha256: {}\nsources:\n  filesystem:\n    require_approval: [delete_file]\n",
-                engine::reviews::token::hash_text(KEY)
-            ),
-        )
-        .unwrap();
-        let data = data.to_string_lossy().into_owned();
-        let config = config.to_string_lossy().into_owned();
-        let settings = server::Settings::from_lookup(|name| match name {
-            "AIRLOCK_ADDR" => Some("127.0.0.1:0".into()),
-            "AIRLOCK_DATA_DIR" => Some(data.clone()),
-            "AIRLOCK_CONFIG" => Some(config.clone()),
-            "AIRLOCK_DATABASE_URL" => Some(database_url.to_owned()),
-            _ => None,
-        })
-        .unwrap();
-        let services = server::build(&settings).await.unwrap();
-        let engine = services.state.engine.clone();
-        let (stop_workers, workers_stop) = watch::channel(false);
-        tokio::spawn(async move { engine.relay_foreign_events(workers_stop).await });
-        let app = server::router(services.state);
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-        let addr = listener.local_addr().unwrap();
-        let (stop, stopped) = oneshot::channel::<()>();
-        tokio::spawn(async move {
-            axum::serve(listener, app)
-                .with_graceful_shutdown(async {
-                    let _ = stopped.await;
-                })
-                .await
-        });
-        Self {
-            base: format!("http://{addr}"),
-            _stop: stop,
-            _stop_workers: stop_workers,
-        }
-    }
+/// A replica: a server on the shared database that relays the others' events.
+async fn replica(database_url: &str, data: &std::path::Path) -> support::TestServer {
+    support::start(
+        data,
+        &support::gateway_config("builder", KEY),
+        &[("AIRLOCK_DATABASE_URL", database_url)],
+        support::Workers {
+            relay: true,
+            ..support::Workers::default()
+        },
+    )
+    .await
 }
 
 /// A fresh schema in the test database, as a URL that uses it.
@@ -104,8 +69,8 @@ async fn a_change_on_one_replica_streams_live_from_the_other() {
         return;
     };
     let (dir_a, dir_b) = (tempfile::tempdir().unwrap(), tempfile::tempdir().unwrap());
-    let a = Replica::start(&url, dir_a.path()).await;
-    let b = Replica::start(&url, dir_b.path()).await;
+    let a = replica(&url, dir_a.path()).await;
+    let b = replica(&url, dir_b.path()).await;
     let client = reqwest::Client::new();
 
     // A browser on replica b follows the inbox.

@@ -1,0 +1,109 @@
+//! Shared by the HTTP tests and the in-process benchmarks: a real server on
+//! a free loopback port, over a data directory and a configuration file,
+//! with the background workers a test asks for. Dropping it stops it.
+
+#![allow(dead_code)] // each test binary uses its own part
+
+use tokio::sync::{oneshot, watch};
+
+/// The smallest configuration with a gateway: one API key (`name`, `key`)
+/// and a `filesystem` source whose `delete_file` waits for a person.
+pub fn gateway_config(name: &str, key: &str) -> String {
+    format!(
+        "gateway:\n  api_keys:\n    - name: {name}\n      sha256: {}\nsources:\n  filesystem:\n    require_approval: [delete_file]\n",
+        engine::reviews::token::hash_text(key)
+    )
+}
+
+/// Which background workers run next to the router.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Workers {
+    /// Callback delivery from the outbox.
+    pub callbacks: bool,
+    /// Applying lapsed approvals' default actions.
+    pub expiry: bool,
+    /// Relaying other replicas' events.
+    pub relay: bool,
+}
+
+/// A running server.
+pub struct TestServer {
+    /// `http://127.0.0.1:<port>`.
+    pub base: String,
+    /// The engine behind it.
+    pub engine: engine::Engine,
+    _stop: oneshot::Sender<()>,
+    _stop_workers: watch::Sender<bool>,
+}
+
+impl TestServer {
+    /// The URL of `path` on this server.
+    pub fn url(&self, path: &str) -> String {
+        format!("{}{path}", self.base)
+    }
+}
+
+/// Starts a server over `data` with `config` (YAML) and extra settings `env`.
+pub async fn start(
+    data: &std::path::Path,
+    config: &str,
+    env: &[(&str, &str)],
+    workers: Workers,
+) -> TestServer {
+    let config_path = data.join("airlock.yaml");
+    std::fs::write(&config_path, config).unwrap();
+    let mut settings: Vec<(String, String)> = vec![
+        ("AIRLOCK_ADDR".into(), "127.0.0.1:0".into()),
+        (
+            "AIRLOCK_DATA_DIR".into(),
+            data.to_string_lossy().into_owned(),
+        ),
+        (
+            "AIRLOCK_CONFIG".into(),
+            config_path.to_string_lossy().into_owned(),
+        ),
+    ];
+    settings.extend(env.iter().map(|(k, v)| (k.to_string(), v.to_string())));
+    let settings = server::Settings::from_lookup(|name| {
+        settings
+            .iter()
+            .find(|(k, _)| k == name)
+            .map(|(_, v)| v.clone())
+    })
+    .unwrap();
+    let services = server::build(&settings).await.unwrap();
+    let engine = services.state.engine.clone();
+    let (stop_workers, stop) = watch::channel(false);
+    if workers.callbacks {
+        tokio::spawn(server::workers::run_callbacks(
+            engine.clone(),
+            services.callback_secret.clone(),
+            stop.clone(),
+        ));
+    }
+    if workers.expiry {
+        tokio::spawn(server::workers::run_expiry(engine.clone(), stop.clone()));
+    }
+    if workers.relay {
+        let engine = engine.clone();
+        let stop = stop.clone();
+        tokio::spawn(async move { engine.relay_foreign_events(stop).await });
+    }
+    let app = server::router(services.state);
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let (stop, stopped) = oneshot::channel::<()>();
+    tokio::spawn(async move {
+        axum::serve(listener, app)
+            .with_graceful_shutdown(async {
+                let _ = stopped.await;
+            })
+            .await
+    });
+    TestServer {
+        base: format!("http://{addr}"),
+        engine,
+        _stop: stop,
+        _stop_workers: stop_workers,
+    }
+}
