@@ -1,5 +1,6 @@
 //! Small pieces shared by several pages.
 
+pub mod arguments_editor;
 pub mod event_stream;
 pub mod load_error;
 pub mod reveal;

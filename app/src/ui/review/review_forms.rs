@@ -9,8 +9,9 @@ use leptos::prelude::*;
 use super::ReviewAccess;
 use crate::error::AppError;
 use crate::server_fns::reviews::{open_review, RespondReview, TouchReview};
+use crate::ui::common::arguments_editor::ArgumentsEditor;
 use crate::ui::common::reveal::Reveal;
-use crate::wire::{parse_arguments, ReviewItem};
+use crate::wire::ReviewItem;
 
 /// The response forms of an open case.
 #[component]
@@ -79,9 +80,7 @@ pub fn ReviewForms(
 }
 
 fn approval_actions(item: &ReviewItem, busy: Signal<bool>) -> impl IntoView {
-    let initial = item.call.arguments_text();
-    let text = RwSignal::new(initial.clone());
-    let invalid = move || parse_arguments(&text.read()).err();
+    let arguments = item.call.arguments_text();
     view! {
         // Enter in a text field submits the form's first button; a disabled
         // one here makes Enter in the reason do nothing instead of approving.
@@ -93,23 +92,7 @@ fn approval_actions(item: &ReviewItem, busy: Signal<bool>) -> impl IntoView {
                 <button type="submit" name="action" value="reject" class="button danger" disabled=busy>"Confirm reject"</button>
             </Reveal>
             <Reveal label="Edit arguments" disabled=busy>
-                <label class="field">
-                    <span class="field-label">"Arguments (JSON)"</span>
-                    <textarea
-                        name="arguments"
-                        class="json-editor"
-                        rows="6"
-                        spellcheck="false"
-                        aria-invalid=move || invalid().is_some().to_string()
-                        on:input=move |ev| text.set(event_target_value(&ev))
-                    >
-                        {initial}
-                    </textarea>
-                </label>
-                {move || invalid().map(|e| view! { <p class="field-error" role="alert">{e}</p> })}
-                <button type="submit" name="action" value="edit" class="button primary" disabled=move || busy.get() || invalid().is_some()>
-                    "Approve with changes"
-                </button>
+                <ArgumentsEditor initial=arguments busy action="edit"/>
             </Reveal>
         </div>
     }
