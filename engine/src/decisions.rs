@@ -447,9 +447,12 @@ impl Engine {
                 .await?;
             let n = changed.len();
             total += n;
+            let calls: Vec<ToolCall> = changed.iter().map(|(c, _)| c.clone()).collect();
             self.inner
                 .events
                 .publish(changed.into_iter().map(|(_, e)| e));
+            // The agent goes on once nothing of its turn waits any more.
+            self.wake_runs(&calls).await?;
             if (n as i64) < EXPIRY_BATCH {
                 return Ok(total);
             }

@@ -203,6 +203,21 @@ pub trait Store: Send + Sync + std::fmt::Debug {
         until: DateTime<Utc>,
     ) -> Result<Option<Run>, StoreError>;
 
+    /// Extends a lease `owner` still holds; does nothing once it is released
+    /// or taken over.
+    async fn renew_lease(
+        &self,
+        id: &RunId,
+        owner: &str,
+        until: DateTime<Utc>,
+    ) -> Result<(), StoreError>;
+
+    /// Ends every run lease, as if each had run out; returns how many. Only
+    /// for a store no other live process uses (SQLite), at startup: the
+    /// leases it finds are a dead process's, and waiting them out would hold
+    /// its runs and interrupted calls for the whole lease.
+    async fn end_leases(&self) -> Result<u64, StoreError>;
+
     /// Sets a run's status and gives up the lease, with a `run.updated` event.
     async fn release_run(
         &self,

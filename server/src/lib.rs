@@ -240,6 +240,16 @@ pub async fn launch(
         callback_secret,
     } = build(&settings).await?;
     let store = state.engine.store().backend();
+    // One process owns a SQLite file: any lease in it is a dead process's.
+    if store == "sqlite" {
+        let ended = state.engine.store().end_leases().await?;
+        if ended > 0 {
+            tracing::warn!(
+                runs = ended,
+                "took over runs left by a process that stopped abruptly"
+            );
+        }
+    }
     let (stop_workers, workers_stop) = tokio::sync::watch::channel(false);
     let expiry = tokio::spawn(workers::run_expiry(
         state.engine.clone(),

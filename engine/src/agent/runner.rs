@@ -18,12 +18,17 @@ use crate::decisions::ProposedCall;
 use crate::engine::{Engine, EngineError};
 use crate::ids::RunId;
 use crate::model::Role;
-use crate::runs::RunStatus;
+use crate::runs::{Run, RunStatus};
 use crate::store::NewMessage;
 use crate::tools::{ToolSource, ToolSpec};
 
-/// How long a step may hold a run before another process may take it over.
-const LEASE_SECONDS: i64 = 30;
+/// How long a run's lease lasts without renewal: how soon another process
+/// takes over the runs of one that died.
+const LEASE_SECONDS: i64 = 10;
+
+/// How often a step renews its lease, well inside [`LEASE_SECONDS`], so a
+/// slow model or tool never loses a live process its run.
+const RENEW_EVERY: std::time::Duration = std::time::Duration::from_secs(3);
 
 /// Model turns one run may take; a model that keeps calling tools past this is stopped.
 const MAX_TURNS: usize = 25;
@@ -59,6 +64,37 @@ pub struct Agent {
     /// source's tool list is fixed once it is connected, so this is built once.
     catalog: Arc<Vec<Offered>>,
     owner: String,
+    /// Runs this process is stepping now. The store's lease keeps other
+    /// processes off a run, but this process's own owner name passes it, so
+    /// two wake-ups arriving together (an event and a sweep) must meet here.
+    stepping: Arc<std::sync::Mutex<std::collections::HashSet<RunId>>>,
+}
+
+/// Holds a run in [`Agent::stepping`] while a step runs.
+struct Stepping<'a> {
+    runs: &'a std::sync::Mutex<std::collections::HashSet<RunId>>,
+    run: RunId,
+}
+
+impl<'a> Stepping<'a> {
+    /// `None` when this process already steps the run.
+    fn enter(
+        runs: &'a std::sync::Mutex<std::collections::HashSet<RunId>>,
+        run: &RunId,
+    ) -> Option<Self> {
+        let mut held = runs.lock().unwrap_or_else(|e| e.into_inner());
+        held.insert(run.clone()).then(|| Self {
+            runs,
+            run: run.clone(),
+        })
+    }
+}
+
+impl Drop for Stepping<'_> {
+    fn drop(&mut self) {
+        let mut held = self.runs.lock().unwrap_or_else(|e| e.into_inner());
+        held.remove(&self.run);
+    }
 }
 
 /// One tool as the model is offered it.
@@ -124,6 +160,7 @@ impl Agent {
             catalog: Arc::new(catalog(&sources)),
             sources: Arc::new(sources),
             owner: owner.into(),
+            stepping: Arc::default(),
         }
     }
 
@@ -178,6 +215,9 @@ impl Agent {
 
     /// Takes the run as far as it can go.
     pub async fn step(&self, run_id: &RunId) -> Result<StepOutcome, AgentError> {
+        let Some(_stepping) = Stepping::enter(&self.stepping, run_id) else {
+            return Ok(StepOutcome::Busy);
+        };
         let store = self.engine.store().clone();
         let clock = self.engine.clock();
         let lease = |now| now + Duration::seconds(LEASE_SECONDS);
@@ -188,6 +228,26 @@ impl Agent {
         else {
             return Ok(StepOutcome::Busy);
         };
+        let renew = async {
+            loop {
+                tokio::time::sleep(RENEW_EVERY).await;
+                let now = clock.now();
+                if let Err(e) = store.renew_lease(run_id, &self.owner, lease(now)).await {
+                    tracing::warn!(run = %run_id, error = %e, "cannot renew the run's lease");
+                }
+            }
+        };
+        tokio::select! {
+            outcome = self.step_leased(run_id, run) => outcome,
+            _ = renew => unreachable!("the renewal loop never ends"),
+        }
+    }
+
+    /// [`Agent::step`] once the lease is held.
+    async fn step_leased(&self, run_id: &RunId, run: Run) -> Result<StepOutcome, AgentError> {
+        let store = self.engine.store().clone();
+        let clock = self.engine.clock();
+        let lease = |now| now + Duration::seconds(LEASE_SECONDS);
         for _ in 0..MAX_TURNS {
             for call in store.open_calls(run_id).await? {
                 if call.status == CallStatus::Approved {

@@ -737,7 +737,64 @@ macro_rules! conformance {
     };
 }
 
+/// A lease keeps other processes off a run until it runs out, is released,
+/// or every lease is ended (a restart of the only process).
+pub(crate) async fn leases_hold_until_released_or_ended(f: &Fixture) {
+    let c = new_conversation(&f.store).await;
+    let now = Utc::now();
+    let run = crate::runs::Run {
+        id: crate::ids::RunId::new(),
+        conversation_id: c.id.clone(),
+        status: crate::runs::RunStatus::Running,
+        error: None,
+        created_at: now,
+        updated_at: now,
+    };
+    f.store.insert_run(&run).await.unwrap();
+    let until = now + Duration::seconds(30);
+    let take = |owner: &'static str| {
+        let store = f.store.clone();
+        let id = run.id.clone();
+        async move {
+            store
+                .acquire_run(&id, owner, now, until)
+                .await
+                .unwrap()
+                .is_some()
+        }
+    };
+    assert!(take("a").await);
+    assert!(take("a").await, "the holder renews its own lease");
+    assert!(!take("b").await, "another process waits");
+    assert!(f.store.runs_to_step(now, 10).await.unwrap().is_empty());
+    assert_eq!(f.store.end_leases().await.unwrap(), 1);
+    assert_eq!(
+        f.store.runs_to_step(now, 10).await.unwrap(),
+        std::slice::from_ref(&run.id)
+    );
+    assert!(take("b").await, "an ended lease is free");
+    let later = now + Duration::seconds(31);
+    assert_eq!(
+        f.store.runs_to_step(later, 10).await.unwrap(),
+        std::slice::from_ref(&run.id),
+        "a lease that ran out is free"
+    );
+    let renewed = now + Duration::seconds(60);
+    f.store.renew_lease(&run.id, "a", renewed).await.unwrap();
+    assert_eq!(
+        f.store.runs_to_step(later, 10).await.unwrap(),
+        std::slice::from_ref(&run.id),
+        "only the holder renews"
+    );
+    f.store.renew_lease(&run.id, "b", renewed).await.unwrap();
+    assert!(
+        f.store.runs_to_step(later, 10).await.unwrap().is_empty(),
+        "renewed"
+    );
+}
+
 conformance!(
+    leases_hold_until_released_or_ended,
     conversations_round_trip,
     conversations_list_by_latest_activity,
     messages_append_in_order,

@@ -179,6 +179,8 @@ mod queries {
         sqlx::Postgres,
         "postgres",
         "begin",
-        "select pg_notify('airlock_events', current_setting('airlock.origin') || ':' || current_schema() || ':' || $1::text)"
+        "select pg_notify('airlock_events', current_setting('airlock.origin') || ':' || current_schema() || ':' || $1::text)",
+        " for update",
+        " for update skip locked"
     );
 }

@@ -5,7 +5,7 @@
 //! and in the statement that opens a write transaction.
 
 macro_rules! impl_store {
-    ($store:ty, $db:ty, $backend:literal, $begin:literal, $announce:literal) => {
+    ($store:ty, $db:ty, $backend:literal, $begin:literal, $announce:literal, $for_update:literal, $skip_locked:literal) => {
         use async_trait::async_trait;
         use chrono::{DateTime, Utc};
         use serde_json::Value;
@@ -524,10 +524,14 @@ macro_rules! impl_store {
             ) -> Result<Vec<(ToolCall, Event)>, StoreError> {
                 let mut tx = self.writer().begin_with($begin).await?;
                 // Approving never covers the agent's questions: they need an answer.
-                let ids: Vec<String> = sqlx::query_scalar(
+                // The batch's calls are locked first, always in the batch's
+                // order, so a single decision on one of them (or another batch
+                // decision) waits instead of deadlocking with us.
+                let ids: Vec<String> = sqlx::query_scalar(concat!(
                     "select tool_call_id from tool_calls where batch_id = $1 and status = 'pending_approval'
                        and (source <> 'agent' or $2 <> 'approved') order by position",
-                )
+                    $for_update
+                ))
                 .bind(batch_id.as_str())
                 .bind(status.as_str())
                 .fetch_all(&mut *tx)
@@ -547,15 +551,32 @@ macro_rules! impl_store {
 
             async fn expire_due(&self, now: DateTime<Utc>, limit: i64) -> Result<Vec<(ToolCall, Event)>, StoreError> {
                 let mut tx = self.writer().begin_with($begin).await?;
-                let due = sqlx::query(
-                    "select tool_call_id, default_action from tool_calls
+                // Locks first: the due calls (skipping any a decision holds; the
+                // next pass sees them if they are still due), then their
+                // conversations in one order, and only then the event counters,
+                // the same order a single decision takes them in.
+                let due = sqlx::query(concat!(
+                    "select tool_call_id, default_action, conversation_id from tool_calls
                      where status = 'pending_approval' and expires_at is not null and expires_at <= $1
                      order by expires_at limit $2",
-                )
+                    $skip_locked
+                ))
                 .bind(to_millis(now))
                 .bind(limit)
                 .fetch_all(&mut *tx)
                 .await?;
+                let mut conversations = due
+                    .iter()
+                    .map(|row| row.try_get::<String, _>("conversation_id"))
+                    .collect::<Result<Vec<_>, _>>()?;
+                conversations.sort();
+                conversations.dedup();
+                for c in &conversations {
+                    sqlx::query(concat!("select 1 from conversations where conversation_id = $1", $for_update))
+                        .bind(c)
+                        .fetch_optional(&mut *tx)
+                        .await?;
+                }
                 let mut changed = Vec::with_capacity(due.len());
                 for row in due {
                     let id: String = row.try_get("tool_call_id")?;
@@ -680,6 +701,25 @@ macro_rules! impl_store {
                 row.as_ref().map(row_run).transpose()
             }
 
+            async fn renew_lease(&self, id: &RunId, owner: &str, until: DateTime<Utc>) -> Result<(), StoreError> {
+                sqlx::query("update runs set lease_until = $1 where run_id = $2 and lease_owner = $3")
+                    .bind(to_millis(until))
+                    .bind(id.as_str())
+                    .bind(owner)
+                    .execute(self.writer())
+                    .await?;
+                Ok(())
+            }
+
+            async fn end_leases(&self) -> Result<u64, StoreError> {
+                let done = sqlx::query(
+                    "update runs set lease_owner = null, lease_until = null where lease_owner is not null",
+                )
+                .execute(self.writer())
+                .await?;
+                Ok(done.rows_affected())
+            }
+
             async fn release_run(&self, id: &RunId, owner: &str, status: RunStatus, error: Option<&str>, now: DateTime<Utc>) -> Result<Event, StoreError> {
                 let mut tx = self.writer().begin_with($begin).await?;
                 let row = sqlx::query(
@@ -721,7 +761,14 @@ macro_rules! impl_store {
 
             async fn runs_to_step(&self, now: DateTime<Utc>, limit: i64) -> Result<Vec<RunId>, StoreError> {
                 let ids: Vec<String> = sqlx::query_scalar(
-                    "select run_id from runs where status = 'running' and (lease_until is null or lease_until < $1)
+                    // A waiting run none of whose calls still waits was decided
+                    // but not woken (the process died between the decision and
+                    // the wake-up): it is runnable too.
+                    "select run_id from runs r where (lease_until is null or lease_until < $1)
+                       and (status = 'running'
+                            or (status = 'waiting' and not exists (
+                                  select 1 from tool_calls t
+                                   where t.run_id = r.run_id and t.status = 'pending_approval')))
                      order by updated_at limit $2",
                 )
                 .bind(to_millis(now))

@@ -180,6 +180,9 @@ mod queries {
         sqlx::Sqlite,
         "sqlite",
         "begin immediate",
+        "",
+        // Row locks: the write lock `begin immediate` takes covers every row.
+        "",
         ""
     );
 }

@@ -349,3 +349,114 @@ async fn an_interrupted_call_is_failed_not_rerun() {
     );
     assert!(f.last_reply(&c).await.contains("interrupted"));
 }
+
+#[tokio::test]
+async fn a_decision_whose_wake_up_was_lost_is_found_by_the_sweep() {
+    let f = Fixture::new().await;
+    let c = f.agent.engine().create_conversation().await.unwrap().id;
+    f.say(&c, "delete notes.txt").await;
+    let call = f.calls(&c).await.remove(0);
+    let store = f.agent.engine().store().clone();
+    let run = store.active_run(&c).await.unwrap().unwrap();
+    assert!(store
+        .runs_to_step(chrono::Utc::now(), 10)
+        .await
+        .unwrap()
+        .is_empty());
+    // The decision is stored, then the process dies before waking the run.
+    let decided = store
+        .decide(&crate::store::DecisionChange {
+            call_id: call.id.clone(),
+            decision: crate::calls::Decision {
+                kind: crate::calls::DecisionKind::Approve,
+                by: "ana".into(),
+                at: chrono::Utc::now(),
+                reason: None,
+                channel: Channel::Chat,
+            },
+            status: CallStatus::Approved,
+            arguments: None,
+            result: None,
+        })
+        .await
+        .unwrap();
+    assert!(
+        matches!(decided, crate::store::Decided::Applied(..)),
+        "{decided:?}"
+    );
+    let restarted = agent_at(f.dir.path(), "second process").await;
+    let found = restarted
+        .engine()
+        .store()
+        .runs_to_step(chrono::Utc::now(), 10)
+        .await
+        .unwrap();
+    assert_eq!(found, std::slice::from_ref(&run.id));
+    assert_eq!(restarted.step(&run.id).await.unwrap(), StepOutcome::Done);
+    assert!(!f.dir.path().join("workspace/notes.txt").exists());
+}
+
+#[tokio::test]
+async fn an_expired_approval_wakes_its_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let store = SqliteStore::open(dir.path().join("airlock.db").to_str().unwrap())
+        .await
+        .unwrap();
+    let mut config = config();
+    config.approvals.expires_after = Some(std::time::Duration::from_millis(1));
+    let engine = Engine::new(Arc::new(store), Arc::new(SystemClock), config);
+    let tools: Arc<dyn ToolSource> = Arc::new(DemoTools::open(dir.path()).unwrap());
+    let agent = Agent::new(engine.clone(), Arc::new(DemoModel), vec![tools], "test");
+    let c = engine.create_conversation().await.unwrap().id;
+    engine.post_message(&c, "delete notes.txt").await.unwrap();
+    let run = engine.store().active_run(&c).await.unwrap().unwrap();
+    assert_eq!(agent.step(&run.id).await.unwrap(), StepOutcome::Waiting);
+    let mut woken = engine.events().subscribe();
+    tokio::time::sleep(std::time::Duration::from_millis(5)).await;
+    assert_eq!(engine.expire_due().await.unwrap(), 1);
+    let status = tokio::time::timeout(std::time::Duration::from_secs(5), async {
+        loop {
+            let event = woken.recv().await.unwrap();
+            if event.kind == crate::events::EventKind::RunUpdated {
+                break event.data["status"].clone();
+            }
+        }
+    })
+    .await
+    .expect("a run.updated event");
+    assert_eq!(status, "running", "the worker is told to go on");
+    assert_eq!(agent.step(&run.id).await.unwrap(), StepOutcome::Done);
+    assert!(
+        dir.path().join("workspace/notes.txt").exists(),
+        "expiry rejected it"
+    );
+}
+
+#[tokio::test]
+async fn two_wake_ups_in_one_process_step_the_run_once() {
+    let f = Fixture::new().await;
+    let c = f.agent.engine().create_conversation().await.unwrap().id;
+    f.agent
+        .engine()
+        .post_message(&c, "email ana@example.com and bo@example.com: hi")
+        .await
+        .unwrap();
+    let run = f
+        .agent
+        .engine()
+        .store()
+        .active_run(&c)
+        .await
+        .unwrap()
+        .unwrap();
+    // The same process (one lease owner) is woken twice at once.
+    let (a, b) = tokio::join!(f.agent.step(&run.id), f.agent.step(&run.id));
+    let outcomes = [a.unwrap(), b.unwrap()];
+    assert!(outcomes.contains(&StepOutcome::Waiting), "{outcomes:?}");
+    assert!(outcomes.contains(&StepOutcome::Busy), "{outcomes:?}");
+    assert_eq!(
+        f.calls(&c).await.len(),
+        2,
+        "one batch, never proposed twice"
+    );
+}
