@@ -23,7 +23,8 @@ help:
 	@echo "make test   every unit, integration and browser test"
 	@echo "make lint   clippy and rustfmt checks"
 	@echo "make bench  benchmarks in release mode (prints a table, writes target/bench/*.json)"
-	@echo "make faults the full fault runs (1,000 conflicting decision pairs; make test runs 50)"
+	@echo "make faults the full fault runs: 1,000 conflicting decision pairs, 50 SIGKILLs of a"
+	@echo "            server and 50 of one of two replicas (make test runs 50 pairs, 5 kills)"
 
 ## Installs -------------------------------------------------------------------
 
@@ -86,3 +87,5 @@ bench:
 # The full fault runs; `make test` runs short versions of the same tests.
 faults:
 	AIRLOCK_RACE_PAIRS=1000 cargo test -p server --test races -- --nocapture
+	AIRLOCK_CRASH_KILLS=50 AIRLOCK_TEST_DATABASE_URL=$$(.ci/postgres) \
+		cargo test -p server --test crashes -- --nocapture --test-threads 1

@@ -24,20 +24,6 @@ async fn replica(database_url: &str, data: &std::path::Path) -> support::TestSer
     .await
 }
 
-/// A fresh schema in the test database, as a URL that uses it.
-async fn fresh_schema() -> Option<String> {
-    let url = std::env::var("AIRLOCK_TEST_DATABASE_URL").ok()?;
-    let schema = format!("r_{}", uuid::Uuid::new_v4().simple());
-    let admin = sqlx::PgPool::connect(&url).await.unwrap();
-    sqlx::query(&format!("create schema {schema}"))
-        .execute(&admin)
-        .await
-        .unwrap();
-    admin.close().await;
-    let sep = if url.contains('?') { '&' } else { '?' };
-    Some(format!("{url}{sep}options=-c%20search_path%3D{schema}"))
-}
-
 /// The next named event of an SSE response (keep-alives skipped).
 async fn next_event(response: &mut reqwest::Response, buffer: &mut String) -> (String, Value) {
     loop {
@@ -64,7 +50,7 @@ async fn next_event(response: &mut reqwest::Response, buffer: &mut String) -> (S
 
 #[tokio::test]
 async fn a_change_on_one_replica_streams_live_from_the_other() {
-    let Some(url) = fresh_schema().await else {
+    let Some(url) = support::fresh_schema().await else {
         eprintln!("AIRLOCK_TEST_DATABASE_URL is not set: replica test skipped");
         return;
     };

@@ -8,7 +8,7 @@
 //! | `read notes.txt`                  | `read_file`                                   |
 //! | `delete a.txt` / `delete a and b` | one `delete_file` per path, in one batch      |
 //! | `write x.md: some text`           | `write_file`                                  |
-//! | `email ana@example.com: hi`       | `send_email`                                  |
+//! | `email ana@example.com: hi`       | `send_email` (one per recipient, in one batch) |
 //! | `clean up`                        | `list_directory`, then one batch deleting every file it found |
 //! | `ask me …` / `ask me …: a or b`   | `request_human_input` with the question (and choices) |
 //!
@@ -131,15 +131,21 @@ fn plan(text: &str) -> ModelReply {
         text,
         &["email ", "send email to ", "send an email to ", "mail "],
     ) {
+        // Several recipients ("a@x and b@x: hi") are one batch, one e-mail each.
         return match rest.split_once(':') {
-            Some((to, body)) => ModelReply {
+            Some((to, body)) if !paths(to).is_empty() => ModelReply {
                 text: String::new(),
-                calls: vec![call(
-                    "send_email",
-                    json!({ "to": to.trim(), "subject": "A note from Airlock", "body": body.trim() }),
-                )],
+                calls: paths(to)
+                    .into_iter()
+                    .map(|to| {
+                        call(
+                            "send_email",
+                            json!({ "to": to, "subject": "A note from Airlock", "body": body.trim() }),
+                        )
+                    })
+                    .collect(),
             },
-            None => say("Tell me what to send, like \"email ana@example.com: hello\"."),
+            _ => say("Tell me what to send, like \"email ana@example.com: hello\"."),
         };
     }
     if let Some(rest) = after(text, &["read ", "show ", "open ", "cat "]) {
@@ -360,6 +366,30 @@ mod tests {
             .collect();
         assert_eq!(paths, ["notes.txt", "todo.md"]);
         assert!(reply.calls.iter().all(|c| c.tool == "delete_file"));
+    }
+
+    #[test]
+    fn an_email_to_several_people_is_one_batch_of_one_email_each() {
+        let reply = respond(&[user("email ana@example.com and bo@example.com: at one")]);
+        let to: Vec<_> = reply
+            .calls
+            .iter()
+            .map(|c| {
+                (
+                    c.tool.as_str(),
+                    c.arguments["to"].as_str().unwrap(),
+                    c.arguments["body"].as_str().unwrap(),
+                )
+            })
+            .collect();
+        assert_eq!(
+            to,
+            [
+                ("send_email", "ana@example.com", "at one"),
+                ("send_email", "bo@example.com", "at one")
+            ]
+        );
+        assert!(respond(&[user("email : hi")]).calls.is_empty());
     }
 
     #[test]

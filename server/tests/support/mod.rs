@@ -107,3 +107,18 @@ pub async fn start(
         _stop_workers: stop_workers,
     }
 }
+
+/// A fresh schema in the PostgreSQL test database (`AIRLOCK_TEST_DATABASE_URL`),
+/// as a URL that uses it; `None` when no test database is configured.
+pub async fn fresh_schema() -> Option<String> {
+    let url = std::env::var("AIRLOCK_TEST_DATABASE_URL").ok()?;
+    let schema = format!("r_{}", uuid::Uuid::new_v4().simple());
+    let admin = sqlx::PgPool::connect(&url).await.unwrap();
+    sqlx::query(&format!("create schema {schema}"))
+        .execute(&admin)
+        .await
+        .unwrap();
+    admin.close().await;
+    let sep = if url.contains('?') { '&' } else { '?' };
+    Some(format!("{url}{sep}options=-c%20search_path%3D{schema}"))
+}
