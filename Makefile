@@ -24,7 +24,8 @@ help:
 	@echo "make lint   clippy and rustfmt checks"
 	@echo "make bench  benchmarks in release mode (prints a table, writes target/bench/*.json)"
 	@echo "make faults the full fault runs: 1,000 conflicting decision pairs, 50 SIGKILLs of a"
-	@echo "            server and 50 of one of two replicas (make test runs 50 pairs, 5 kills)"
+	@echo "            server and 50 of one of two replicas, HTTP fuzzing with 100 examples per"
+	@echo "            operation (make test runs 50 pairs, 5 kills, 10 examples)"
 
 ## Installs -------------------------------------------------------------------
 
@@ -59,6 +60,7 @@ run: tools
 
 test: tools chromium
 	cargo test --workspace
+	.ci/schemathesis short
 	cargo leptos build
 	cd end2end && npx playwright test
 
@@ -89,3 +91,4 @@ faults:
 	AIRLOCK_RACE_PAIRS=1000 cargo test -p server --test races -- --nocapture
 	AIRLOCK_CRASH_KILLS=50 AIRLOCK_TEST_DATABASE_URL=$$(.ci/postgres) \
 		cargo test -p server --test crashes -- --nocapture --test-threads 1
+	.ci/schemathesis full

@@ -13,6 +13,7 @@ use engine::reviews::{self, CaseStatus, ReviewCase};
 #[serde(deny_unknown_fields)]
 pub struct ToolCallRequest {
     /// The tool, e.g. `delete_file`.
+    #[schema(min_length = 1, max_length = 200, pattern = r"^[^\u0000-\u001f\u007f-\u009f]*\S[^\u0000-\u001f\u007f-\u009f]*$")]
     pub tool: String,
     /// Its arguments (a JSON object; default `{}`).
     #[serde(default)]
@@ -20,15 +21,19 @@ pub struct ToolCallRequest {
     pub arguments: Option<Value>,
     /// The tool source whose policy block applies; an unconfigured source
     /// gets `default_policy`.
+    #[schema(min_length = 1, max_length = 200, pattern = r"^[^\u0000-\u001f\u007f-\u009f]*\S[^\u0000-\u001f\u007f-\u009f]*$")]
     pub source: String,
     /// The agent's session: its calls form one conversation.
     #[serde(default)]
+    #[schema(max_length = 200, pattern = r"^[^\u0000-\u001f\u007f-\u009f]*$")]
     pub session_id: Option<String>,
     /// The agent's own identifier.
     #[serde(default)]
+    #[schema(max_length = 200, pattern = r"^[^\u0000-\u001f\u007f-\u009f]*$")]
     pub agent_id: Option<String>,
     /// Where to POST the terminal event, signed (`X-HITL-Signature`).
     #[serde(default)]
+    #[schema(max_length = 2000, pattern = r"^https?://\S+$")]
     pub hitl_callback_url: Option<String>,
 }
 
