@@ -16,7 +16,7 @@ CARGO_LEPTOS_VERSION := 0.3.11
 WASM_BINDGEN_VERSION := $(shell awk '/^name = "wasm-bindgen"$$/ { getline; gsub(/"/, "", $$3); print $$3; exit }' Cargo.lock)
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: help run test tools rust-tools node-tools chromium lint fmt test-postgres bench faults
+.PHONY: help run test tools rust-tools node-tools chromium lint fmt test-postgres bench faults fuzz
 
 help:
 	@echo "make run    serve Airlock on http://127.0.0.1:3000 (embedded defaults)"
@@ -60,8 +60,8 @@ run: tools
 
 test: tools chromium
 	cargo test --workspace
-	.ci/schemathesis short
 	cargo leptos build
+	.ci/schemathesis short
 	cd end2end && npx playwright test
 
 lint:
@@ -83,12 +83,31 @@ bench:
 	cargo bench -p engine --bench resume
 	cargo bench -p server --bench gateway
 	cargo bench -p server --bench fanout
+	LEPTOS_SITE_ROOT=$(CURDIR)/target/site-release cargo leptos build --release
+	LEPTOS_SITE_ROOT=$(CURDIR)/target/site-release cargo bench -p server --bench page
 
 ## Faults ----------------------------------------------------------------------
+
+FUZZ_TARGETS := config gateway_request review_submission
+FUZZ_SECONDS ?= 20
+
+# cargo-fuzz needs a nightly toolchain; both are installed once. Each target
+# runs for FUZZ_SECONDS (make faults: 300) from the corpus kept in the build
+# directory, so later runs go on where earlier ones stopped.
+fuzz:
+	@rustup toolchain list | grep -q '^nightly' || rustup toolchain install nightly --profile minimal
+	@cargo fuzz --version >/dev/null 2>&1 || cargo install cargo-fuzz --locked
+	cd engine && for target in $(FUZZ_TARGETS); do \
+		mkdir -p $(CARGO_TARGET_DIR)/fuzz-corpus/$$target && \
+		CARGO_TARGET_DIR=$(CARGO_TARGET_DIR)/fuzz cargo +nightly fuzz run $$target \
+			$(CARGO_TARGET_DIR)/fuzz-corpus/$$target -- -max_total_time=$(FUZZ_SECONDS) || exit 1; \
+	done
 
 # The full fault runs; `make test` runs short versions of the same tests.
 faults:
 	AIRLOCK_RACE_PAIRS=1000 cargo test -p server --test races -- --nocapture
 	AIRLOCK_CRASH_KILLS=50 AIRLOCK_TEST_DATABASE_URL=$$(.ci/postgres) \
 		cargo test -p server --test crashes -- --nocapture --test-threads 1
+	cargo leptos build
 	.ci/schemathesis full
+	$(MAKE) fuzz FUZZ_SECONDS=300

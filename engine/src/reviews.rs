@@ -24,7 +24,7 @@ pub mod token;
 mod tests;
 
 pub use gateway::{GatewayOutcome, GatewayRequest};
-pub use respond::{ReviewContext, ReviewView, Submission};
+pub use respond::{Response, ReviewContext, ReviewView, Submission};
 pub use token::ReviewToken;
 
 /// The protocol version Airlock speaks.

@@ -61,6 +61,11 @@ pub fn router(state: AppState) -> Router {
         })
         .fallback(leptos_axum::file_and_error_handler::<AppState, _>(shell))
         .layer(axum::middleware::from_fn(fn_errors::set_error_status))
+        // Pages, server function answers and the site's JS, WASM and CSS go
+        // out gzipped to browsers that accept it (the WASM shrinks to about
+        // a third); event streams are never compressed, so events are not
+        // held back in a compression buffer.
+        .layer(tower_http::compression::CompressionLayer::new().gzip(true))
         .with_state(state)
 }
 

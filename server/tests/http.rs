@@ -534,3 +534,38 @@ async fn configured_mcp_servers_are_offered_and_one_that_fails_is_left_out() {
     assert!(offered.contains(&"delete_file".to_owned()), "{offered:?}");
     assert!(!offered.iter().any(|t| t.starts_with("broken")));
 }
+
+#[tokio::test]
+async fn pages_go_out_gzipped_and_event_streams_never_do() {
+    let app = TestApp::spawn().await;
+    let id: String = app
+        .post_form("/api/fn/create_conversation", &[])
+        .await
+        .json()
+        .await
+        .unwrap();
+    let get = |path: String| {
+        app.client
+            .get(format!("{}{path}", app.base))
+            .header("accept-encoding", "gzip")
+            .send()
+    };
+    let page = get(format!("/c/{id}")).await.unwrap();
+    assert_eq!(page.status(), 200);
+    assert_eq!(page.headers()["content-encoding"], "gzip");
+    let gzipped = page.bytes().await.unwrap();
+    assert_eq!(&gzipped[..2], [0x1f, 0x8b], "a gzip stream");
+
+    let mut stream = get(format!("/api/conversations/{id}/events"))
+        .await
+        .unwrap();
+    assert_eq!(stream.headers()["content-type"], "text/event-stream");
+    assert!(stream.headers().get("content-encoding").is_none());
+    // The snapshot arrives at once, as plain text, not held in a buffer.
+    let first = tokio::time::timeout(std::time::Duration::from_secs(5), stream.chunk())
+        .await
+        .expect("the first event within 5 s")
+        .unwrap()
+        .unwrap();
+    assert!(String::from_utf8_lossy(&first).contains("event: snapshot"));
+}

@@ -76,6 +76,15 @@ fn check_name(field: &'static str, value: &str, required: bool) -> Result<(), En
     Ok(())
 }
 
+impl GatewayRequest {
+    /// Checks the request's fields, before anything is recorded: names
+    /// present, short and free of control characters; arguments an object;
+    /// the callback an http(s) URL.
+    pub fn validate(&self) -> Result<(), EngineError> {
+        check(self)
+    }
+}
+
 fn check(request: &GatewayRequest) -> Result<(), EngineError> {
     check_name("tool", &request.tool, true)?;
     check_name("source", &request.source, true)?;
@@ -118,7 +127,7 @@ impl Engine {
         &self,
         request: GatewayRequest,
     ) -> Result<GatewayOutcome, EngineError> {
-        check(&request)?;
+        request.validate()?;
         let now = self.inner.clock.now();
         let r = &request.requester;
         let key = [

@@ -33,6 +33,66 @@ pub struct Submission {
     pub responded_by: Option<String>,
 }
 
+/// What a submission asks for, once read.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Response {
+    /// A decision on an approval.
+    Decide(Verdict),
+    /// An answer to the agent's question.
+    Answer(String),
+}
+
+impl Submission {
+    /// Reads the submission for a case of `case_type`, or says what is wrong
+    /// with it. Pure: nothing is looked up or recorded.
+    pub fn response(&self, case_type: CaseType) -> Result<Response, EngineError> {
+        let data = &self.data;
+        if !(data.is_object() || data.is_null()) {
+            return Err(EngineError::invalid("data", "data must be a JSON object"));
+        }
+        Ok(match (case_type, self.action.as_str()) {
+            (CaseType::Approval, "approve") => Response::Decide(Verdict::Approve),
+            (CaseType::Approval, "reject") => Response::Decide(Verdict::Reject {
+                reason: text_field(data, "feedback"),
+            }),
+            (CaseType::Approval, "edit") => {
+                let Some(arguments) = data.get("edits").filter(|e| e.is_object()) else {
+                    return Err(EngineError::invalid(
+                        "data.edits",
+                        "an edit needs data.edits: the new arguments as a JSON object",
+                    ));
+                };
+                Response::Decide(Verdict::Edit {
+                    arguments: arguments.clone(),
+                })
+            }
+            (CaseType::Input, "submit") => match text_field(data, "answer") {
+                Some(answer) => Response::Answer(answer),
+                None => {
+                    return Err(EngineError::invalid(
+                        "data.answer",
+                        "a submission needs data.answer",
+                    ))
+                }
+            },
+            (CaseType::Approval, other) => {
+                return Err(EngineError::invalid(
+                    "action",
+                    format!(
+                        "`{other}` is not an action of an approval: use approve, edit or reject"
+                    ),
+                ))
+            }
+            (CaseType::Input, other) => {
+                return Err(EngineError::invalid(
+                    "action",
+                    format!("`{other}` is not an action of an input case: use submit"),
+                ))
+            }
+        })
+    }
+}
+
 /// What led to the call: the person's last message and the agent's text.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct ReviewContext {
@@ -181,55 +241,11 @@ impl Engine {
                 .unwrap_or_else(|| ANONYMOUS_REVIEWER.to_owned()),
             channel,
         };
-        let data = &submission.data;
-        if !(data.is_object() || data.is_null()) {
-            return Err(EngineError::invalid("data", "data must be a JSON object"));
-        }
-        match (case.case_type, submission.action.as_str()) {
-            (CaseType::Approval, "approve") => {
-                self.decide(&case.tool_call_id, Verdict::Approve, &reviewer)
-                    .await?
-            }
-            (CaseType::Approval, "reject") => {
-                let reason = text_field(data, "feedback");
-                self.decide(&case.tool_call_id, Verdict::Reject { reason }, &reviewer)
-                    .await?
-            }
-            (CaseType::Approval, "edit") => {
-                let Some(arguments) = data.get("edits").filter(|e| e.is_object()) else {
-                    return Err(EngineError::invalid(
-                        "data.edits",
-                        "an edit needs data.edits: the new arguments as a JSON object",
-                    ));
-                };
-                let verdict = Verdict::Edit {
-                    arguments: arguments.clone(),
-                };
+        match submission.response(case.case_type)? {
+            Response::Decide(verdict) => {
                 self.decide(&case.tool_call_id, verdict, &reviewer).await?
             }
-            (CaseType::Input, "submit") => {
-                let Some(answer) = text_field(data, "answer") else {
-                    return Err(EngineError::invalid(
-                        "data.answer",
-                        "a submission needs data.answer",
-                    ));
-                };
-                self.answer(&case.tool_call_id, &answer, &reviewer).await?
-            }
-            (CaseType::Approval, other) => {
-                return Err(EngineError::invalid(
-                    "action",
-                    format!(
-                        "`{other}` is not an action of an approval: use approve, edit or reject"
-                    ),
-                ))
-            }
-            (CaseType::Input, other) => {
-                return Err(EngineError::invalid(
-                    "action",
-                    format!("`{other}` is not an action of an input case: use submit"),
-                ))
-            }
+            Response::Answer(answer) => self.answer(&case.tool_call_id, &answer, &reviewer).await?,
         };
         store
             .review_case(&case.id)

@@ -437,3 +437,48 @@ async fn the_agents_own_calls_and_questions_are_cases_with_links_on_demand() {
     );
     assert!(f.engine.review_link(&calls[0].id).await.is_ok());
 }
+
+#[test]
+fn submissions_are_read_without_touching_anything() {
+    use crate::reviews::{Response, Submission};
+    let read = |action: &str, data: serde_json::Value, case_type| {
+        Submission {
+            action: action.into(),
+            data,
+            responded_by: None,
+        }
+        .response(case_type)
+    };
+    let approval = CaseType::Approval;
+    assert_eq!(
+        read("approve", serde_json::Value::Null, approval).unwrap(),
+        Response::Decide(Verdict::Approve)
+    );
+    assert_eq!(
+        read("reject", json!({"feedback": " "}), approval).unwrap(),
+        Response::Decide(Verdict::Reject { reason: None }),
+        "a blank reason is no reason"
+    );
+    assert_eq!(
+        read("edit", json!({"edits": {"path": "b"}}), approval).unwrap(),
+        Response::Decide(Verdict::Edit {
+            arguments: json!({"path": "b"})
+        })
+    );
+    assert_eq!(
+        read("submit", json!({"answer": "todo.md"}), CaseType::Input).unwrap(),
+        Response::Answer("todo.md".into())
+    );
+    for (action, data, case_type, field) in [
+        ("approve", json!([1]), approval, "data"),
+        ("edit", json!({"edits": "x"}), approval, "data.edits"),
+        ("submit", json!({}), CaseType::Input, "data.answer"),
+        ("submit", json!({}), approval, "action"),
+        ("approve", json!({}), CaseType::Input, "action"),
+    ] {
+        match read(action, data, case_type) {
+            Err(EngineError::Invalid { field: f, .. }) => assert_eq!(f, field, "{action}"),
+            other => panic!("{action}: {other:?}"),
+        }
+    }
+}

@@ -13,7 +13,11 @@ use engine::reviews::{self, CaseStatus, ReviewCase};
 #[serde(deny_unknown_fields)]
 pub struct ToolCallRequest {
     /// The tool, e.g. `delete_file`.
-    #[schema(min_length = 1, max_length = 200, pattern = r"^[^\u0000-\u001f\u007f-\u009f]*\S[^\u0000-\u001f\u007f-\u009f]*$")]
+    #[schema(
+        min_length = 1,
+        max_length = 200,
+        pattern = r"^[^\u0000-\u001f\u007f-\u009f]*\S[^\u0000-\u001f\u007f-\u009f]*$"
+    )]
     pub tool: String,
     /// Its arguments (a JSON object; default `{}`).
     #[serde(default)]
@@ -21,7 +25,11 @@ pub struct ToolCallRequest {
     pub arguments: Option<Value>,
     /// The tool source whose policy block applies; an unconfigured source
     /// gets `default_policy`.
-    #[schema(min_length = 1, max_length = 200, pattern = r"^[^\u0000-\u001f\u007f-\u009f]*\S[^\u0000-\u001f\u007f-\u009f]*$")]
+    #[schema(
+        min_length = 1,
+        max_length = 200,
+        pattern = r"^[^\u0000-\u001f\u007f-\u009f]*\S[^\u0000-\u001f\u007f-\u009f]*$"
+    )]
     pub source: String,
     /// The agent's session: its calls form one conversation.
     #[serde(default)]
