@@ -1,6 +1,8 @@
 //! What every benchmark here shares: quantiles, milliseconds, and writing
 //! its figures to `target/bench/<name>.json`.
 
+#![allow(dead_code)] // each benchmark uses its own part
+
 use std::time::Duration;
 
 /// Quantile `q` (0..=1) of latencies already sorted ascending.
