@@ -23,6 +23,7 @@ help:
 	@echo "make test   every unit, integration and browser test"
 	@echo "make lint   clippy and rustfmt checks"
 	@echo "make bench  benchmarks in release mode (prints a table, writes target/bench/*.json)"
+	@echo "make fuzz   the fuzz targets, 20 s each (cargo-fuzz, nightly)"
 	@echo "make faults the full fault runs: 1,000 conflicting decision pairs, 50 SIGKILLs of a"
 	@echo "            server and 50 of one of two replicas, HTTP fuzzing with 100 examples per"
 	@echo "            operation (make test runs 50 pairs, 5 kills, 10 examples)"
@@ -92,15 +93,19 @@ FUZZ_TARGETS := config gateway_request review_submission
 FUZZ_SECONDS ?= 20
 
 # cargo-fuzz needs a nightly toolchain; both are installed once. Each target
-# runs for FUZZ_SECONDS (make faults: 300) from the corpus kept in the build
-# directory, so later runs go on where earlier ones stopped.
+# runs for FUZZ_SECONDS (make faults: 300) from the seeds in engine/fuzz/seeds
+# and the corpus kept in the build directory, so later runs go on where
+# earlier ones stopped. A crash leaves its input in engine/fuzz/artifacts.
+# Not part of `make test`: the nightly sanitizer build alone takes about six
+# minutes on a fresh machine.
 fuzz:
 	@rustup toolchain list | grep -q '^nightly' || rustup toolchain install nightly --profile minimal
 	@cargo fuzz --version >/dev/null 2>&1 || cargo install cargo-fuzz --locked
 	cd engine && for target in $(FUZZ_TARGETS); do \
 		mkdir -p $(CARGO_TARGET_DIR)/fuzz-corpus/$$target && \
 		CARGO_TARGET_DIR=$(CARGO_TARGET_DIR)/fuzz cargo +nightly fuzz run $$target \
-			$(CARGO_TARGET_DIR)/fuzz-corpus/$$target -- -max_total_time=$(FUZZ_SECONDS) || exit 1; \
+			$(CARGO_TARGET_DIR)/fuzz-corpus/$$target fuzz/seeds/$$target \
+			-- -max_total_time=$(FUZZ_SECONDS) || exit 1; \
 	done
 
 # The full fault runs; `make test` runs short versions of the same tests.
