@@ -82,6 +82,7 @@ test-postgres:
 bench:
 	AIRLOCK_BENCH_DATABASE_URL=$$(.ci/postgres) cargo bench -p engine --bench decisions
 	cargo bench -p engine --bench resume
+	AIRLOCK_BENCH_DATABASE_URL=$$(.ci/postgres) cargo bench -p server --bench decide
 	cargo bench -p server --bench gateway
 	cargo bench -p server --bench fanout
 	LEPTOS_SITE_ROOT=$(CURDIR)/target/site-release cargo leptos build --release
