@@ -223,12 +223,13 @@ async fn measure(
     // Every approved call starts; wait for the stream to say so.
     let deadline = Instant::now() + Duration::from_secs(60);
     let mut latencies = loop {
-        let starts = started.lock().unwrap();
-        let sent = sent.lock().unwrap();
-        let measured: Vec<Duration> = calls
-            .iter()
-            .filter_map(|c| Some(starts.get(c)?.saturating_duration_since(sent[c])))
-            .collect();
+        let measured: Vec<Duration> = {
+            let (starts, sent) = (started.lock().unwrap(), sent.lock().unwrap());
+            calls
+                .iter()
+                .filter_map(|c| Some(starts.get(c)?.saturating_duration_since(sent[c])))
+                .collect()
+        };
         if measured.len() == calls.len() {
             break measured;
         }
@@ -238,7 +239,6 @@ async fn measure(
             measured.len(),
             calls.len()
         );
-        drop((starts, sent));
         tokio::time::sleep(Duration::from_millis(20)).await;
     };
     latencies.sort();
