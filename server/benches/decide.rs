@@ -14,10 +14,10 @@
 
 #[path = "../../engine/benches/common/mod.rs"]
 mod common;
+#[path = "../tests/support/mod.rs"]
+mod support;
 
 use std::collections::HashMap;
-use std::io::{BufRead, BufReader};
-use std::process::{Child, Command, Stdio};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
@@ -33,42 +33,12 @@ const CALLS: usize = 1_000;
 /// Total decisions per second the paced load offers.
 const PACED_RATE: f64 = 500.0;
 
-/// The server as a child process, killed on drop.
-struct Server {
-    child: Child,
-    base: String,
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-fn start(dir: &std::path::Path, database_url: Option<&str>) -> Server {
-    let mut command = Command::new(env!("CARGO_BIN_EXE_server"));
-    command
-        .env("AIRLOCK_ADDR", "127.0.0.1:0")
-        .env("AIRLOCK_DATA_DIR", dir)
-        .env("AIRLOCK_LOG", "warn")
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null());
-    if let Some(url) = database_url {
-        command.env("AIRLOCK_DATABASE_URL", url);
-    }
-    let mut child = command.spawn().unwrap();
-    let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
-    let base = loop {
-        let line = lines
-            .next()
-            .expect("the server prints its address")
-            .unwrap();
-        if let Some(url) = line.strip_prefix("Airlock is ready at ") {
-            break url.trim().to_owned();
-        }
-    };
-    Server { child, base }
+fn start(dir: &std::path::Path, database_url: Option<&str>) -> support::Spawned {
+    let env: Vec<(&str, &str)> = database_url
+        .map(|url| ("AIRLOCK_DATABASE_URL", url))
+        .into_iter()
+        .collect();
+    support::spawn(env!("CARGO_BIN_EXE_server"), dir, &env)
 }
 
 /// A fresh schema in the benchmark database, as a URL that uses it.
@@ -177,7 +147,7 @@ struct Row {
 }
 
 async fn measure(
-    server: &Server,
+    server: &support::Spawned,
     backend: &'static str,
     deciders: usize,
     paced: bool,

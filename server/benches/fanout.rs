@@ -12,8 +12,6 @@ mod common;
 mod support;
 
 use std::collections::HashMap;
-use std::io::{BufRead, BufReader};
-use std::process::{Child, Command, Stdio};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -25,43 +23,14 @@ const SUBSCRIBERS: usize = 1_000;
 const EVENTS: usize = 50;
 const KEY: &str = "fanout-key";
 
-/// The server as a child process, killed on drop.
-struct Server {
-    child: Child,
-    base: String,
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-fn start(dir: &std::path::Path) -> Server {
+fn start(dir: &std::path::Path) -> support::Spawned {
     let config = dir.join("airlock.yaml");
     std::fs::write(&config, support::gateway_config("bench", KEY)).unwrap();
-    let mut child = Command::new(env!("CARGO_BIN_EXE_server"))
-        .env("AIRLOCK_ADDR", "127.0.0.1:0")
-        .env("AIRLOCK_DATA_DIR", dir)
-        .env("AIRLOCK_CONFIG", &config)
-        .env("AIRLOCK_LOG", "warn")
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let stdout = child.stdout.take().unwrap();
-    let mut lines = BufReader::new(stdout).lines();
-    let base = loop {
-        let line = lines
-            .next()
-            .expect("the server prints its address")
-            .unwrap();
-        if let Some(url) = line.strip_prefix("Airlock is ready at ") {
-            break url.trim().to_owned();
-        }
-    };
-    Server { child, base }
+    support::spawn(
+        env!("CARGO_BIN_EXE_server"),
+        dir,
+        &[("AIRLOCK_CONFIG", config.to_str().unwrap())],
+    )
 }
 
 /// Resident and peak memory of a process, in MB.

@@ -122,3 +122,43 @@ pub async fn fresh_schema() -> Option<String> {
     let sep = if url.contains('?') { '&' } else { '?' };
     Some(format!("{url}{sep}options=-c%20search_path%3D{schema}"))
 }
+
+/// The release or debug `server` binary as its own process, killed on drop.
+pub struct Spawned {
+    pub child: std::process::Child,
+    /// `http://127.0.0.1:<port>`.
+    pub base: String,
+}
+
+impl Drop for Spawned {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// Starts `binary` over the data directory `dir` with extra settings `env`
+/// on a free port, and waits for its ready line.
+pub fn spawn(binary: &str, dir: &std::path::Path, env: &[(&str, &str)]) -> Spawned {
+    use std::io::BufRead;
+    let mut child = std::process::Command::new(binary)
+        .env("AIRLOCK_ADDR", "127.0.0.1:0")
+        .env("AIRLOCK_DATA_DIR", dir)
+        .env("AIRLOCK_LOG", "warn")
+        .envs(env.iter().copied())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut lines = std::io::BufReader::new(child.stdout.take().unwrap()).lines();
+    let base = loop {
+        let line = lines
+            .next()
+            .expect("the server prints its address")
+            .unwrap();
+        if let Some(url) = line.strip_prefix("Airlock is ready at ") {
+            break url.trim().to_owned();
+        }
+    };
+    Spawned { child, base }
+}
