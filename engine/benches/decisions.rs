@@ -22,22 +22,13 @@ use engine::decisions::{ProposedCall, Reviewer, Verdict};
 use engine::{Engine, SystemClock};
 use serde_json::json;
 
-use common::{ms, quantile, write_json};
+use common::{quantile, report_decisions, DecisionRow};
 
 /// Decisions measured per configuration.
 const DECISIONS: usize = 3_000;
 
 /// Total decisions per second the paced load offers.
 const PACED_RATE: f64 = 500.0;
-
-struct Row {
-    backend: &'static str,
-    load: &'static str,
-    deciders: usize,
-    per_second: f64,
-    p50: Duration,
-    p99: Duration,
-}
 
 async fn engine_on(backend: &str, dir: &std::path::Path) -> Engine {
     let store = match backend {
@@ -47,15 +38,10 @@ async fn engine_on(backend: &str, dir: &std::path::Path) -> Engine {
         _ => {
             let url = std::env::var("AIRLOCK_BENCH_DATABASE_URL").unwrap();
             let schema = format!("bench_{}", uuid_like());
-            let admin = sqlx::PgPool::connect(&url).await.unwrap();
-            sqlx::query(&format!("create schema {schema}"))
-                .execute(&admin)
+            let scoped = engine::store::postgres::create_schema(&url, &schema)
                 .await
                 .unwrap();
-            let sep = if url.contains('?') { '&' } else { '?' };
-            engine::store::connect(&format!("{url}{sep}options=-c%20search_path%3D{schema}"))
-                .await
-                .unwrap()
+            engine::store::connect(&scoped).await.unwrap()
         }
     };
     Engine::new(store, Arc::new(SystemClock), Config::default())
@@ -71,7 +57,7 @@ fn uuid_like() -> String {
     )
 }
 
-async fn measure(backend: &'static str, deciders: usize, paced: bool) -> Row {
+async fn measure(backend: &'static str, deciders: usize, paced: bool) -> DecisionRow {
     let dir = tempfile::tempdir().unwrap();
     let engine = engine_on(backend, dir.path()).await;
     let conversation = engine.create_conversation().await.unwrap().id;
@@ -135,7 +121,7 @@ async fn measure(backend: &'static str, deciders: usize, paced: bool) -> Row {
     let elapsed = started.elapsed();
     latencies.sort();
     let at = |q: f64| quantile(&latencies, q);
-    Row {
+    DecisionRow {
         backend,
         load: if paced { "paced" } else { "saturated" },
         deciders,
@@ -163,35 +149,9 @@ fn main() {
         }
         rows.push(runtime.block_on(measure(backend, 100, true)));
     }
-    println!("\ndecisions: {DECISIONS} per run, each committed to the store; paced = {PACED_RATE}/s offered");
-    println!(
-        "{:<10} {:<10} {:>9} {:>13} {:>10} {:>10}",
-        "backend", "load", "deciders", "decisions/s", "p50 ms", "p99 ms"
+    report_decisions(
+        "decisions",
+        &format!("decisions: {DECISIONS} per run, each committed to the store; paced = {PACED_RATE}/s offered"),
+        &rows,
     );
-    for r in &rows {
-        println!(
-            "{:<10} {:<10} {:>9} {:>13.0} {:>10.2} {:>10.2}",
-            r.backend,
-            r.load,
-            r.deciders,
-            r.per_second,
-            ms(r.p50),
-            ms(r.p99)
-        );
-    }
-    let json = serde_json::Value::Array(
-        rows.iter()
-            .map(|r| {
-                json!({
-                    "backend": r.backend,
-                    "load": r.load,
-                    "deciders": r.deciders,
-                    "decisions_per_second": r.per_second,
-                    "p50_ms": ms(r.p50),
-                    "p99_ms": ms(r.p99),
-                })
-            })
-            .collect(),
-    );
-    write_json("decisions", &json);
 }

@@ -44,6 +44,9 @@ pub enum StoreError {
     /// The row a change refers to does not exist.
     #[error("{0} not found")]
     NotFound(&'static str),
+    /// A PostgreSQL schema name that is not plain lowercase letters, digits and `_`.
+    #[error("`{0}` is not a schema name: use lowercase letters, digits and _")]
+    InvalidSchema(String),
 }
 
 /// A message to append.

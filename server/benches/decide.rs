@@ -23,9 +23,9 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use futures::StreamExt;
-use serde_json::{json, Value};
+use serde_json::Value;
 
-use common::{ms, quantile, write_json};
+use common::{ms, quantile, report_decisions, DecisionRow};
 
 /// Decisions measured per configuration.
 const CALLS: usize = 1_000;
@@ -44,34 +44,19 @@ fn start(dir: &std::path::Path, database_url: Option<&str>) -> support::Spawned 
 /// A fresh schema in the benchmark database, as a URL that uses it.
 async fn postgres_url() -> Option<String> {
     let url = std::env::var("AIRLOCK_BENCH_DATABASE_URL").ok()?;
-    let schema = format!("bench_{}", std::process::id());
-    let admin = sqlx::PgPool::connect(&url).await.unwrap();
-    sqlx::query(&format!("drop schema if exists {schema} cascade"))
-        .execute(&admin)
-        .await
-        .unwrap();
-    sqlx::query(&format!("create schema {schema}"))
-        .execute(&admin)
-        .await
-        .unwrap();
-    let sep = if url.contains('?') { '&' } else { '?' };
-    Some(format!("{url}{sep}options=-c%20search_path%3D{schema}"))
+    let schema = format!("bench_{}", uuid::Uuid::new_v4().simple());
+    Some(
+        engine::store::postgres::create_schema(&url, &schema)
+            .await
+            .unwrap(),
+    )
 }
 
 /// `n` calls waiting for approval, one per conversation.
 async fn waiting_calls(client: &reqwest::Client, base: &str, n: usize) -> Vec<String> {
     futures::stream::iter(0..n)
         .map(|i| async move {
-            let id: String = client
-                .post(format!("{base}/api/fn/create_conversation"))
-                .header("accept", "application/json")
-                .form(&[("", "")])
-                .send()
-                .await
-                .unwrap()
-                .json()
-                .await
-                .unwrap();
+            let id = support::create_conversation(client, base).await;
             let text = format!("email d{i}@bench.test: decision {i}");
             let res = client
                 .post(format!("{base}/api/fn/post_message"))
@@ -137,22 +122,13 @@ fn follow_starts(base: &str) -> Arc<Mutex<HashMap<String, Instant>>> {
     started
 }
 
-struct Row {
-    backend: &'static str,
-    load: &'static str,
-    deciders: usize,
-    per_second: f64,
-    p50: Duration,
-    p99: Duration,
-}
-
 async fn measure(
     server: &support::Spawned,
     backend: &'static str,
     deciders: usize,
     paced: bool,
     started: &Arc<Mutex<HashMap<String, Instant>>>,
-) -> Row {
+) -> DecisionRow {
     let client = reqwest::Client::new();
     let calls = Arc::new(waiting_calls(&client, &server.base, CALLS).await);
     let sent: Arc<Mutex<HashMap<String, Instant>>> = Arc::default();
@@ -212,7 +188,7 @@ async fn measure(
         tokio::time::sleep(Duration::from_millis(20)).await;
     };
     latencies.sort();
-    Row {
+    DecisionRow {
         backend,
         load: if paced { "paced" } else { "saturated" },
         deciders,
@@ -245,28 +221,9 @@ async fn main() {
             rows.push(row);
         }
     }
-    println!("decision → tool start over HTTP, {CALLS} decisions per run; paced = {PACED_RATE}/s offered");
-    println!("| backend | load | deciders | decisions/s | p50 | p99 |");
-    println!("|---|---|---|---|---|---|");
-    for r in &rows {
-        println!(
-            "| {} | {} | {} | {:.0} | {:.2} ms | {:.2} ms |",
-            r.backend,
-            r.load,
-            r.deciders,
-            r.per_second,
-            ms(r.p50),
-            ms(r.p99)
-        );
-    }
-    write_json(
+    report_decisions(
         "decide",
-        &json!(rows
-            .iter()
-            .map(|r| json!({
-                "backend": r.backend, "load": r.load, "deciders": r.deciders,
-                "decisions_per_second": r.per_second, "p50_ms": ms(r.p50), "p99_ms": ms(r.p99),
-            }))
-            .collect::<Vec<_>>()),
+        &format!("decision → tool start over HTTP, {CALLS} decisions per run; paced = {PACED_RATE}/s offered"),
+        &rows,
     );
 }

@@ -76,16 +76,7 @@ async fn main() {
     )
     .await;
     let client = reqwest::Client::new();
-    let id: String = client
-        .post(server.url("/api/fn/create_conversation"))
-        .header("accept", "application/json")
-        .form(&[("", "")])
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let id = support::create_conversation(&client, &server.base).await;
     let html = client
         .get(server.url(&format!("/c/{id}")))
         .send()

@@ -44,16 +44,9 @@ pub(crate) async fn sqlite() -> Fixture {
 pub(crate) async fn postgres() -> Option<Fixture> {
     let url = std::env::var("AIRLOCK_TEST_DATABASE_URL").ok()?;
     let schema = format!("t_{}", uuid::Uuid::new_v4().simple());
-    let admin = sqlx::PgPool::connect(&url)
+    let scoped = super::postgres::create_schema(&url, &schema)
         .await
-        .expect("connect to AIRLOCK_TEST_DATABASE_URL");
-    sqlx::query(&format!("create schema {schema}"))
-        .execute(&admin)
-        .await
-        .unwrap();
-    admin.close().await;
-    let sep = if url.contains('?') { '&' } else { '?' };
-    let scoped = format!("{url}{sep}options=-c%20search_path%3D{schema}");
+        .expect("a schema in AIRLOCK_TEST_DATABASE_URL");
     let store = super::postgres::PgStore::connect(&scoped).await.unwrap();
     Some(Fixture {
         store: Arc::new(store),

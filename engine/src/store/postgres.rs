@@ -8,6 +8,28 @@ use sqlx::PgPool;
 use super::migrate::{statements, Migration};
 use super::StoreError;
 
+/// Creates `schema` in the database at `url` and returns a URL whose
+/// connections use it, so several deployments (or test runs) share one
+/// database without seeing each other's tables. The schema name must be
+/// lowercase letters, digits and `_`.
+pub async fn create_schema(url: &str, schema: &str) -> Result<String, StoreError> {
+    let valid = !schema.is_empty()
+        && schema
+            .chars()
+            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_');
+    if !valid {
+        return Err(StoreError::InvalidSchema(schema.to_owned()));
+    }
+    let admin = PgPool::connect(url).await?;
+    let created = sqlx::query(&format!("create schema {schema}"))
+        .execute(&admin)
+        .await;
+    admin.close().await;
+    created?;
+    let sep = if url.contains('?') { '&' } else { '?' };
+    Ok(format!("{url}{sep}options=-c%20search_path%3D{schema}"))
+}
+
 const MIGRATIONS: &[Migration] = &[
     Migration {
         version: 1,

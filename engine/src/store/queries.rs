@@ -565,17 +565,20 @@ macro_rules! impl_store {
                 .bind(limit)
                 .fetch_all(&mut *tx)
                 .await?;
-                let mut conversations = due
-                    .iter()
-                    .map(|row| row.try_get::<String, _>("conversation_id"))
-                    .collect::<Result<Vec<_>, _>>()?;
-                conversations.sort();
-                conversations.dedup();
-                for c in &conversations {
-                    sqlx::query(concat!("select 1 from conversations where conversation_id = $1", $for_update))
-                        .bind(c)
-                        .fetch_optional(&mut *tx)
-                        .await?;
+                // SQLite's write lock already covers every row: nothing to take.
+                if !$for_update.is_empty() {
+                    let mut conversations = due
+                        .iter()
+                        .map(|row| row.try_get::<String, _>("conversation_id"))
+                        .collect::<Result<Vec<_>, _>>()?;
+                    conversations.sort();
+                    conversations.dedup();
+                    for c in &conversations {
+                        sqlx::query(concat!("select 1 from conversations where conversation_id = $1", $for_update))
+                            .bind(c)
+                            .fetch_optional(&mut *tx)
+                            .await?;
+                    }
                 }
                 let mut changed = Vec::with_capacity(due.len());
                 for row in due {

@@ -113,14 +113,25 @@ pub async fn start(
 pub async fn fresh_schema() -> Option<String> {
     let url = std::env::var("AIRLOCK_TEST_DATABASE_URL").ok()?;
     let schema = format!("r_{}", uuid::Uuid::new_v4().simple());
-    let admin = sqlx::PgPool::connect(&url).await.unwrap();
-    sqlx::query(&format!("create schema {schema}"))
-        .execute(&admin)
+    Some(
+        engine::store::postgres::create_schema(&url, &schema)
+            .await
+            .unwrap(),
+    )
+}
+
+/// Starts a conversation through the server function, as the New button does.
+pub async fn create_conversation(client: &reqwest::Client, base: &str) -> String {
+    client
+        .post(format!("{base}/api/fn/create_conversation"))
+        .header("accept", "application/json")
+        .form(&[("", "")])
+        .send()
         .await
-        .unwrap();
-    admin.close().await;
-    let sep = if url.contains('?') { '&' } else { '?' };
-    Some(format!("{url}{sep}options=-c%20search_path%3D{schema}"))
+        .unwrap()
+        .json()
+        .await
+        .unwrap()
 }
 
 /// The release or debug `server` binary as its own process, killed on drop.
