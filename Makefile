@@ -22,7 +22,7 @@ help:
 	@echo "make run    serve Airlock on http://127.0.0.1:3000 (embedded defaults)"
 	@echo "make test   every unit, integration and browser test"
 	@echo "make lint   clippy and rustfmt checks"
-	@echo "make bench  benchmarks in release mode (prints a table, writes target/bench/*.json)"
+	@echo "make bench  benchmarks in release mode (prints a table, writes */target/bench/*.json)"
 	@echo "make fuzz   the fuzz targets, 20 s each (cargo-fuzz, nightly)"
 	@echo "make faults the full fault runs: 1,000 conflicting decision pairs, 50 SIGKILLs of a"
 	@echo "            server and 50 of one of two replicas, HTTP fuzzing with 100 examples per"
