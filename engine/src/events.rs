@@ -106,6 +106,12 @@ pub struct Draft {
     pub conversation_id: ConversationId,
     /// The next piece of its text.
     pub text: String,
+    /// How many events the hub had published when the piece was written. A
+    /// subscriber that has heard fewer is behind and holds the piece back
+    /// until it has caught up, so a piece never overtakes the events before
+    /// it (drafts and events travel on separate channels).
+    #[serde(default)]
+    pub after: u64,
 }
 
 /// How many draft pieces a slow subscriber may fall behind; older ones are
@@ -120,6 +126,9 @@ pub struct Events {
     drafts: broadcast::Sender<Arc<Draft>>,
     cases: broadcast::Sender<Arc<str>>,
     closing: Arc<tokio::sync::watch::Sender<bool>>,
+    /// How many events have been published; sending and counting happen
+    /// under this lock so the count matches every receiver's queue.
+    published: Arc<std::sync::Mutex<u64>>,
 }
 
 impl Default for Events {
@@ -140,7 +149,15 @@ impl Events {
             drafts,
             cases,
             closing: Arc::new(closing),
+            published: Arc::default(),
         }
+    }
+
+    fn published(&self) -> std::sync::MutexGuard<'_, u64> {
+        // The count is a plain number: a panic elsewhere cannot leave it torn.
+        self.published
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 
     /// Tells every stream to end, for a graceful shutdown.
@@ -163,6 +180,8 @@ impl Events {
                     let _ = self.cases.send(Arc::from(id));
                 }
             }
+            let mut published = self.published();
+            *published += 1;
             // No subscribers is not an error: the event is in the store.
             let _ = self.sender.send(Arc::new(event));
         }
@@ -184,9 +203,11 @@ impl Events {
         if text.is_empty() {
             return;
         }
+        let after = *self.published();
         let _ = self.drafts.send(Arc::new(Draft {
             conversation_id: conversation_id.clone(),
             text: text.to_owned(),
+            after,
         }));
     }
 
@@ -199,6 +220,14 @@ impl Events {
     /// the snapshot so nothing falls between the two.
     pub fn subscribe(&self) -> broadcast::Receiver<Arc<Event>> {
         self.sender.subscribe()
+    }
+
+    /// Like [`subscribe`](Self::subscribe), with how many events were
+    /// published before it: add one per event received (and the count a lag
+    /// reports) to know which drafts ([`Draft::after`]) are due.
+    pub fn subscribe_counted(&self) -> (u64, broadcast::Receiver<Arc<Event>>) {
+        let published = self.published();
+        (*published, self.sender.subscribe())
     }
 }
 
@@ -217,6 +246,29 @@ mod tests {
         let first = drafts.recv().await.unwrap();
         assert_eq!((&first.conversation_id, first.text.as_str()), (&c, "Hel"));
         assert_eq!(drafts.recv().await.unwrap().text, "lo");
+    }
+
+    #[tokio::test]
+    async fn a_draft_knows_how_many_events_came_before_it() {
+        let events = Events::new();
+        let c = ConversationId::new();
+        let event = |seq| Event {
+            id: seq,
+            conversation_id: c.clone(),
+            seq,
+            inbox_seq: None,
+            kind: EventKind::MessageCreated,
+            data: Value::Null,
+            created_at: Utc::now(),
+        };
+        events.publish([event(1)]);
+        let (heard, mut live) = events.subscribe_counted();
+        let mut drafts = events.subscribe_drafts();
+        assert_eq!(heard, 1, "one event before subscribing");
+        events.publish([event(2), event(3)]);
+        events.draft(&c, "after three");
+        assert_eq!(drafts.recv().await.unwrap().after, 3);
+        assert_eq!(live.recv().await.unwrap().seq, 2);
     }
 
     #[test]

@@ -33,6 +33,9 @@ pub enum StoreError {
     /// The database failed or could not be reached.
     #[error("database error: {0}")]
     Database(#[from] sqlx::Error),
+    /// The SQLite file failed or could not be opened.
+    #[error("database error: {0}")]
+    Sqlite(#[from] sqlite::db::Error),
     /// A stored row holds a value the code cannot read.
     #[error("corrupt row in {table}: {detail}")]
     Corrupt {

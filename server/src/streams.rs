@@ -171,7 +171,9 @@ type Tx = mpsc::Sender<Result<SseEvent, Infallible>>;
 async fn pump(engine: Engine, feed: Feed, resume: Option<i64>, tx: Tx) {
     // Subscribe first: whatever is published from here on reaches us, and
     // everything before is in the store.
-    let mut live = engine.events().subscribe();
+    let (mut heard, mut live) = engine.events().subscribe_counted();
+    // Drafts that arrived before the events published ahead of them.
+    let mut held: std::collections::VecDeque<Arc<Draft>> = std::collections::VecDeque::new();
     // Only conversation feeds show drafts; an inbox subscriber does not take them in.
     let mut drafts = feed
         .follows_drafts()
@@ -214,16 +216,14 @@ async fn pump(engine: Engine, feed: Feed, resume: Option<i64>, tx: Tx) {
             draft = next_draft(&mut drafts) => {
                 if let Ok(draft) = draft {
                     if feed.concerns(&draft.conversation_id) {
-                        let sse = SseEvent::default()
-                            .event("message.delta")
-                            .data(json!({ "text": draft.text }).to_string());
-                        if tx.send(Ok(sse)).await.is_err() {
-                            return;
-                        }
+                        held.push_back(draft);
                     }
                 }
             }
             received = live.recv() => {
+                if received.is_ok() {
+                    heard += 1;
+                }
                 let next = match received {
                     Ok(event) => match feed.position(&event) {
                         Some(position) if position == cursor + 1 => {
@@ -234,13 +234,26 @@ async fn pump(engine: Engine, feed: Feed, resume: Option<i64>, tx: Tx) {
                         Some(position) if position > cursor => catch_up(&engine, &feed, cursor, &tx).await,
                         _ => Some(cursor),
                     },
-                    Err(broadcast::error::RecvError::Lagged(_)) => catch_up(&engine, &feed, cursor, &tx).await,
+                    Err(broadcast::error::RecvError::Lagged(missed)) => {
+                        heard += missed;
+                        catch_up(&engine, &feed, cursor, &tx).await
+                    }
                     Err(broadcast::error::RecvError::Closed) => None,
                 };
                 match next {
                     Some(position) => cursor = position,
                     None => return,
                 }
+            }
+        }
+        // Pieces go out once every event published before them has.
+        while held.front().is_some_and(|draft| draft.after <= heard) {
+            let Some(draft) = held.pop_front() else { break };
+            let sse = SseEvent::default()
+                .event("message.delta")
+                .data(json!({ "text": draft.text }).to_string());
+            if tx.send(Ok(sse)).await.is_err() {
+                return;
             }
         }
     }

@@ -195,10 +195,19 @@ impl PgStore {
     }
 }
 
+/// The query API the shared queries use: sqlx's own.
+mod db {
+    pub use sqlx::Row as RowTrait;
+    pub use sqlx::{query, query_scalar};
+
+    pub type DbRow = sqlx::postgres::PgRow;
+    pub type Tx<'c> = sqlx::Transaction<'c, sqlx::Postgres>;
+    pub type Pool = sqlx::PgPool;
+}
+
 mod queries {
     impl_store!(
         super::PgStore,
-        sqlx::Postgres,
         "postgres",
         "begin",
         "select pg_notify('airlock_events', current_setting('airlock.origin') || ':' || current_schema() || ':' || $1::text)",

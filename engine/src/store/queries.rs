@@ -2,14 +2,19 @@
 //! the same SQL here (numbered `$n` parameters, `returning`), so one macro
 //! implements [`Store`](super::Store) for each; the backends differ only in
 //! how they connect, migrate and pool connections (`writer()` / `reader()`),
-//! and in the statement that opens a write transaction.
+//! in the statement that opens a write transaction, and in the client: each
+//! backend's module has a `db` module with the query API (`query`,
+//! `query_scalar`, `DbRow`, `Tx`, `Pool`) — sqlx's for PostgreSQL, the same
+//! API over rusqlite for SQLite (see `sqlite/db.rs` for why).
 
 macro_rules! impl_store {
-    ($store:ty, $db:ty, $backend:literal, $begin:literal, $announce:literal, $for_update:literal, $skip_locked:literal) => {
+    ($store:ty, $backend:literal, $begin:literal, $announce:literal, $for_update:literal, $skip_locked:literal) => {
         use async_trait::async_trait;
         use chrono::{DateTime, Utc};
         use serde_json::Value;
-        use sqlx::Row;
+        #[allow(unused_imports)]
+        use super::db::RowTrait as _;
+        use super::db;
 
         use crate::calls::{CallStatus, Channel, Decision, DecisionKind, Grant, GrantScope, ToolCall};
         use crate::config::ExpiryAction;
@@ -19,10 +24,10 @@ macro_rules! impl_store {
         use crate::runs::{Run, RunStatus};
         use crate::store::{from_millis, to_millis, Decided, DecisionChange, NewMessage, Store, StoreError};
 
-        type DbRow = <$db as sqlx::Database>::Row;
-        type Tx<'c> = sqlx::Transaction<'c, $db>;
+        type DbRow = db::DbRow;
+        type Tx<'c> = db::Tx<'c>;
 
-        review_queries!($db, $begin);
+        review_queries!($begin);
 
         fn corrupt(table: &'static str, detail: impl ToString) -> StoreError {
             StoreError::Corrupt { table, detail: detail.to_string() }
@@ -166,7 +171,7 @@ macro_rules! impl_store {
         /// Appends an event inside `tx`. Bumping the conversation's counter
         /// hands out the position and serialises writers of one conversation.
         async fn append_event(tx: &mut Tx<'_>, event: NewEvent, at: DateTime<Utc>) -> Result<Event, StoreError> {
-            let seq: Option<i64> = sqlx::query_scalar(
+            let seq: Option<i64> = db::query_scalar(
                 "update conversations set event_seq = event_seq + 1 where conversation_id = $1 returning event_seq",
             )
             .bind(event.conversation_id.as_str())
@@ -177,14 +182,14 @@ macro_rules! impl_store {
             // positions commit in order (see migration 0004).
             let inbox_seq: Option<i64> = if event.kind.concerns_inbox() {
                 Some(
-                    sqlx::query_scalar("update inbox_counter set seq = seq + 1 where id = 1 returning seq")
+                    db::query_scalar("update inbox_counter set seq = seq + 1 where id = 1 returning seq")
                         .fetch_one(&mut **tx)
                         .await?,
                 )
             } else {
                 None
             };
-            let id: i64 = sqlx::query_scalar(
+            let id: i64 = db::query_scalar(
                 "insert into events (conversation_id, seq, inbox_seq, kind, data, created_at)
                  values ($1, $2, $3, $4, $5, $6) returning event_id",
             )
@@ -199,7 +204,7 @@ macro_rules! impl_store {
             // Other processes on the same database hear of the event when
             // this transaction commits (PostgreSQL's NOTIFY is transactional).
             if !$announce.is_empty() {
-                sqlx::query($announce).bind(id).execute(&mut **tx).await?;
+                db::query($announce).bind(id).execute(&mut **tx).await?;
             }
             Ok(Event {
                 id,
@@ -220,7 +225,7 @@ macro_rules! impl_store {
                 "reason": call.decision.as_ref().and_then(|d| d.reason.clone()),
                 "status": call.status.as_str(),
             });
-            sqlx::query(
+            db::query(
                 "insert into audit_log (tool_call_id, conversation_id, action, actor, channel, detail, created_at)
                  values ($1, $2, $3, $4, $5, $6, $7)",
             )
@@ -253,7 +258,7 @@ macro_rules! impl_store {
             arguments: Option<&Value>,
             result: Option<&Value>,
         ) -> Result<Option<(ToolCall, Event)>, StoreError> {
-            let row = sqlx::query(
+            let row = db::query(
                 "update tool_calls set
                     status = $1, decision = $2, decided_by = $3, decided_at = $4,
                     decision_reason = $5, decision_channel = $6, updated_at = $4,
@@ -289,7 +294,7 @@ macro_rules! impl_store {
             }
 
             async fn insert_conversation(&self, c: &Conversation) -> Result<(), StoreError> {
-                sqlx::query(
+                db::query(
                     "insert into conversations (conversation_id, title, created_at, updated_at) values ($1, $2, $3, $4)",
                 )
                 .bind(c.id.as_str())
@@ -302,7 +307,7 @@ macro_rules! impl_store {
             }
 
             async fn conversation(&self, id: &ConversationId) -> Result<Option<Conversation>, StoreError> {
-                let row = sqlx::query("select * from conversations where conversation_id = $1")
+                let row = db::query("select * from conversations where conversation_id = $1")
                     .bind(id.as_str())
                     .fetch_optional(self.reader())
                     .await?;
@@ -310,7 +315,7 @@ macro_rules! impl_store {
             }
 
             async fn list_conversations(&self, limit: i64) -> Result<Vec<ConversationSummary>, StoreError> {
-                let found = sqlx::query(
+                let found = db::query(
                     // Turns that only call tools leave an empty assistant
                     // message as their anchor; people do not count those.
                     "select c.*, (select count(*) from messages m
@@ -337,7 +342,7 @@ macro_rules! impl_store {
             }
 
             async fn set_title(&self, id: &ConversationId, title: &str) -> Result<(), StoreError> {
-                let done = sqlx::query("update conversations set title = $1 where conversation_id = $2")
+                let done = db::query("update conversations set title = $1 where conversation_id = $2")
                     .bind(title)
                     .bind(id.as_str())
                     .execute(self.writer())
@@ -350,7 +355,7 @@ macro_rules! impl_store {
 
             async fn append_message(&self, m: NewMessage) -> Result<(Message, Event), StoreError> {
                 let mut tx = self.writer().begin_with($begin).await?;
-                let seq: Option<i64> = sqlx::query_scalar(
+                let seq: Option<i64> = db::query_scalar(
                     "update conversations set message_seq = message_seq + 1, updated_at = $1
                      where conversation_id = $2 returning message_seq",
                 )
@@ -359,7 +364,7 @@ macro_rules! impl_store {
                 .fetch_optional(&mut *tx)
                 .await?;
                 let seq = seq.ok_or(StoreError::NotFound("conversation"))?;
-                sqlx::query(
+                db::query(
                     "insert into messages (message_id, conversation_id, seq, role, content, created_at)
                      values ($1, $2, $3, $4, $5, $6)",
                 )
@@ -390,7 +395,7 @@ macro_rules! impl_store {
             }
 
             async fn messages(&self, id: &ConversationId) -> Result<Vec<Message>, StoreError> {
-                let found = sqlx::query("select * from messages where conversation_id = $1 order by seq")
+                let found = db::query("select * from messages where conversation_id = $1 order by seq")
                     .bind(id.as_str())
                     .fetch_all(self.reader())
                     .await?;
@@ -398,7 +403,7 @@ macro_rules! impl_store {
             }
 
             async fn recent_messages(&self, id: &ConversationId, limit: i64) -> Result<Vec<Message>, StoreError> {
-                let mut found = sqlx::query(
+                let mut found = db::query(
                     "select * from messages where conversation_id = $1 order by seq desc limit $2",
                 )
                 .bind(id.as_str())
@@ -413,7 +418,7 @@ macro_rules! impl_store {
             }
 
             async fn tool_calls_from(&self, id: &ConversationId, seq: i64) -> Result<Vec<ToolCall>, StoreError> {
-                let found = sqlx::query(
+                let found = db::query(
                     "select * from tool_calls where conversation_id = $1 and message_seq >= $2
                      order by created_at, batch_id, position",
                 )
@@ -428,7 +433,7 @@ macro_rules! impl_store {
                 let mut tx = self.writer().begin_with($begin).await?;
                 let mut events = Vec::with_capacity(calls.len());
                 for c in calls {
-                    sqlx::query(
+                    db::query(
                         "insert into tool_calls (tool_call_id, conversation_id, batch_id, position, source, tool,
                             arguments, status, policy_reason, expires_at, default_action, created_at, updated_at,
                             run_id, message_seq)
@@ -461,7 +466,7 @@ macro_rules! impl_store {
             }
 
             async fn tool_call(&self, id: &ToolCallId) -> Result<Option<ToolCall>, StoreError> {
-                let row = sqlx::query("select * from tool_calls where tool_call_id = $1")
+                let row = db::query("select * from tool_calls where tool_call_id = $1")
                     .bind(id.as_str())
                     .fetch_optional(self.reader())
                     .await?;
@@ -469,7 +474,7 @@ macro_rules! impl_store {
             }
 
             async fn tool_calls(&self, id: &ConversationId) -> Result<Vec<ToolCall>, StoreError> {
-                let found = sqlx::query(
+                let found = db::query(
                     "select * from tool_calls where conversation_id = $1 order by created_at, batch_id, position",
                 )
                 .bind(id.as_str())
@@ -479,7 +484,7 @@ macro_rules! impl_store {
             }
 
             async fn pending_calls(&self, limit: i64) -> Result<Vec<ToolCall>, StoreError> {
-                let found = sqlx::query(
+                let found = db::query(
                     "select * from tool_calls where status = 'pending_approval'
                      order by created_at, batch_id, position limit $1",
                 )
@@ -527,7 +532,7 @@ macro_rules! impl_store {
                 // The batch's calls are locked first, always in the batch's
                 // order, so a single decision on one of them (or another batch
                 // decision) waits instead of deadlocking with us.
-                let ids: Vec<String> = sqlx::query_scalar(concat!(
+                let ids: Vec<String> = db::query_scalar(concat!(
                     "select tool_call_id from tool_calls where batch_id = $1 and status = 'pending_approval'
                        and (source <> 'agent' or $2 <> 'approved') order by position",
                     $for_update
@@ -555,7 +560,7 @@ macro_rules! impl_store {
                 // next pass sees them if they are still due), then their
                 // conversations in one order, and only then the event counters,
                 // the same order a single decision takes them in.
-                let due = sqlx::query(concat!(
+                let due = db::query(concat!(
                     "select tool_call_id, default_action, conversation_id from tool_calls
                      where status = 'pending_approval' and expires_at is not null and expires_at <= $1
                      order by expires_at limit $2",
@@ -574,7 +579,7 @@ macro_rules! impl_store {
                     conversations.sort();
                     conversations.dedup();
                     for c in &conversations {
-                        sqlx::query(concat!("select 1 from conversations where conversation_id = $1", $for_update))
+                        db::query(concat!("select 1 from conversations where conversation_id = $1", $for_update))
                             .bind(c)
                             .fetch_optional(&mut *tx)
                             .await?;
@@ -609,7 +614,7 @@ macro_rules! impl_store {
                     GrantScope::Conversation(c) => Some(c.as_str()),
                     GrantScope::Global => None,
                 };
-                sqlx::query(
+                db::query(
                     "insert into grants (grant_id, source, tool, conversation_id, created_by, created_at)
                      values ($1, $2, $3, $4, $5, $6)",
                 )
@@ -625,7 +630,7 @@ macro_rules! impl_store {
             }
 
             async fn revoke_grant(&self, id: &GrantId, at: DateTime<Utc>) -> Result<bool, StoreError> {
-                let done = sqlx::query("update grants set revoked_at = $1 where grant_id = $2 and revoked_at is null")
+                let done = db::query("update grants set revoked_at = $1 where grant_id = $2 and revoked_at is null")
                     .bind(to_millis(at))
                     .bind(id.as_str())
                     .execute(self.writer())
@@ -634,14 +639,14 @@ macro_rules! impl_store {
             }
 
             async fn grants(&self) -> Result<Vec<Grant>, StoreError> {
-                let found = sqlx::query("select * from grants order by created_at desc, grant_id desc")
+                let found = db::query("select * from grants order by created_at desc, grant_id desc")
                     .fetch_all(self.reader())
                     .await?;
                 found.iter().map(row_grant).collect()
             }
 
             async fn has_grant(&self, source: &str, tool: &str, conversation: &ConversationId) -> Result<bool, StoreError> {
-                let found: Option<i64> = sqlx::query_scalar(
+                let found: Option<i64> = db::query_scalar(
                     "select cast(1 as bigint) from grants where source = $1 and tool = $2 and revoked_at is null
                        and (conversation_id is null or conversation_id = $3) limit 1",
                 )
@@ -655,7 +660,7 @@ macro_rules! impl_store {
 
             async fn insert_run(&self, run: &Run) -> Result<Event, StoreError> {
                 let mut tx = self.writer().begin_with($begin).await?;
-                sqlx::query(
+                db::query(
                     "insert into runs (run_id, conversation_id, status, created_at, updated_at) values ($1, $2, $3, $4, $4)",
                 )
                 .bind(run.id.as_str())
@@ -670,7 +675,7 @@ macro_rules! impl_store {
             }
 
             async fn active_run(&self, conversation: &ConversationId) -> Result<Option<Run>, StoreError> {
-                let row = sqlx::query(
+                let row = db::query(
                     "select * from runs where conversation_id = $1 and status in ('running', 'waiting')
                      order by created_at desc limit 1",
                 )
@@ -681,7 +686,7 @@ macro_rules! impl_store {
             }
 
             async fn run(&self, id: &RunId) -> Result<Option<Run>, StoreError> {
-                let row = sqlx::query("select * from runs where run_id = $1")
+                let row = db::query("select * from runs where run_id = $1")
                     .bind(id.as_str())
                     .fetch_optional(self.reader())
                     .await?;
@@ -689,7 +694,7 @@ macro_rules! impl_store {
             }
 
             async fn acquire_run(&self, id: &RunId, owner: &str, now: DateTime<Utc>, until: DateTime<Utc>) -> Result<Option<Run>, StoreError> {
-                let row = sqlx::query(
+                let row = db::query(
                     "update runs set lease_owner = $1, lease_until = $2
                      where run_id = $3 and status in ('running', 'waiting')
                        and (lease_until is null or lease_until < $4 or lease_owner = $1)
@@ -705,7 +710,7 @@ macro_rules! impl_store {
             }
 
             async fn renew_lease(&self, id: &RunId, owner: &str, until: DateTime<Utc>) -> Result<(), StoreError> {
-                sqlx::query("update runs set lease_until = $1 where run_id = $2 and lease_owner = $3")
+                db::query("update runs set lease_until = $1 where run_id = $2 and lease_owner = $3")
                     .bind(to_millis(until))
                     .bind(id.as_str())
                     .bind(owner)
@@ -715,7 +720,7 @@ macro_rules! impl_store {
             }
 
             async fn end_leases(&self) -> Result<u64, StoreError> {
-                let done = sqlx::query(
+                let done = db::query(
                     "update runs set lease_owner = null, lease_until = null where lease_owner is not null",
                 )
                 .execute(self.writer())
@@ -725,7 +730,7 @@ macro_rules! impl_store {
 
             async fn release_run(&self, id: &RunId, owner: &str, status: RunStatus, error: Option<&str>, now: DateTime<Utc>) -> Result<Event, StoreError> {
                 let mut tx = self.writer().begin_with($begin).await?;
-                let row = sqlx::query(
+                let row = db::query(
                     "update runs set status = $1, error = $2, updated_at = $3, lease_owner = null, lease_until = null
                      where run_id = $4 and lease_owner = $5 returning *",
                 )
@@ -745,7 +750,7 @@ macro_rules! impl_store {
 
             async fn wake_run(&self, id: &RunId, now: DateTime<Utc>) -> Result<Option<Event>, StoreError> {
                 let mut tx = self.writer().begin_with($begin).await?;
-                let row = sqlx::query(
+                let row = db::query(
                     "update runs set status = 'running', updated_at = $1 where run_id = $2 and status = 'waiting' returning *",
                 )
                 .bind(to_millis(now))
@@ -763,7 +768,7 @@ macro_rules! impl_store {
             }
 
             async fn runs_to_step(&self, now: DateTime<Utc>, limit: i64) -> Result<Vec<RunId>, StoreError> {
-                let ids: Vec<String> = sqlx::query_scalar(
+                let ids: Vec<String> = db::query_scalar(
                     // A waiting run none of whose calls still waits was decided
                     // but not woken (the process died between the decision and
                     // the wake-up): it is runnable too.
@@ -782,7 +787,7 @@ macro_rules! impl_store {
             }
 
             async fn open_calls(&self, run: &RunId) -> Result<Vec<ToolCall>, StoreError> {
-                let found = sqlx::query(
+                let found = db::query(
                     "select * from tool_calls where run_id = $1
                        and status in ('requested', 'pending_approval', 'approved', 'executing')
                      order by created_at, batch_id, position",
@@ -795,7 +800,7 @@ macro_rules! impl_store {
 
             async fn claim_call(&self, id: &ToolCallId, now: DateTime<Utc>) -> Result<Option<(ToolCall, Event)>, StoreError> {
                 let mut tx = self.writer().begin_with($begin).await?;
-                let row = sqlx::query(
+                let row = db::query(
                     "update tool_calls set status = 'executing', updated_at = $1
                      where tool_call_id = $2 and status = 'approved' returning *",
                 )
@@ -820,7 +825,7 @@ macro_rules! impl_store {
                     Err(error) => (CallStatus::Failed, None, Some(error)),
                 };
                 let mut tx = self.writer().begin_with($begin).await?;
-                let row = sqlx::query(
+                let row = db::query(
                     "update tool_calls set status = $1, result = $2, error = $3, updated_at = $4
                      where tool_call_id = $5 and status = 'executing' returning *",
                 )
@@ -845,7 +850,7 @@ macro_rules! impl_store {
             async fn fail_interrupted(&self, now: DateTime<Utc>) -> Result<Vec<(ToolCall, Event)>, StoreError> {
                 // Only calls whose run no live process holds: another replica
                 // may be running the rest right now.
-                let ids: Vec<String> = sqlx::query_scalar(
+                let ids: Vec<String> = db::query_scalar(
                     "select tool_call_id from tool_calls t where status = 'executing'
                        and not exists (select 1 from runs r where r.run_id = t.run_id
                                          and r.lease_until is not null and r.lease_until >= $1)",
@@ -865,7 +870,7 @@ macro_rules! impl_store {
             }
 
             async fn event_cursor(&self, id: &ConversationId) -> Result<i64, StoreError> {
-                let seq: Option<i64> = sqlx::query_scalar("select event_seq from conversations where conversation_id = $1")
+                let seq: Option<i64> = db::query_scalar("select event_seq from conversations where conversation_id = $1")
                     .bind(id.as_str())
                     .fetch_optional(self.reader())
                     .await?;
@@ -873,13 +878,13 @@ macro_rules! impl_store {
             }
 
             async fn inbox_cursor(&self) -> Result<i64, StoreError> {
-                Ok(sqlx::query_scalar("select seq from inbox_counter where id = 1")
+                Ok(db::query_scalar("select seq from inbox_counter where id = 1")
                     .fetch_one(self.reader())
                     .await?)
             }
 
             async fn events_after(&self, id: &ConversationId, seq: i64, limit: i64) -> Result<Vec<Event>, StoreError> {
-                let found = sqlx::query(
+                let found = db::query(
                     "select * from events where conversation_id = $1 and seq > $2 order by seq limit $3",
                 )
                 .bind(id.as_str())
@@ -891,7 +896,7 @@ macro_rules! impl_store {
             }
 
             async fn inbox_events_after(&self, inbox_seq: i64, limit: i64) -> Result<Vec<Event>, StoreError> {
-                let found = sqlx::query(
+                let found = db::query(
                     "select * from events where inbox_seq > $1 order by inbox_seq limit $2",
                 )
                 .bind(inbox_seq)
@@ -902,7 +907,7 @@ macro_rules! impl_store {
             }
 
             async fn event(&self, id: i64) -> Result<Option<Event>, StoreError> {
-                let row = sqlx::query("select * from events where event_id = $1")
+                let row = db::query("select * from events where event_id = $1")
                     .bind(id)
                     .fetch_optional(self.reader())
                     .await?;

@@ -3,11 +3,11 @@
 //! delegates the review methods of [`Store`](super::Store) to it.
 
 macro_rules! review_queries {
-    ($db:ty, $begin:literal) => {
+    ($begin:literal) => {
         use crate::reviews::callbacks::{Callback, CallbackAttempt};
         use crate::reviews::{CaseEvent, CaseId, CaseStatus, CaseType, NewCase, Requester, ReviewCase};
 
-        type Pool = sqlx::Pool<$db>;
+        type Pool = db::Pool;
 
         fn row_case(row: &DbRow) -> Result<ReviewCase, StoreError> {
             const T: &str = "review_cases";
@@ -64,7 +64,7 @@ macro_rules! review_queries {
 
         async fn insert_case(tx: &mut Tx<'_>, new: &NewCase) -> Result<(), StoreError> {
             let c = &new.case;
-            sqlx::query(
+            db::query(
                 "insert into review_cases (case_id, tool_call_id, conversation_id, case_type, status, prompt,
                     default_action, client, agent_id, session_id, callback_url, created_at, expires_at)
                  values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)",
@@ -85,7 +85,7 @@ macro_rules! review_queries {
             .execute(&mut **tx)
             .await?;
             if let Some(hash) = &new.token_hash {
-                sqlx::query("insert into review_tokens (token_hash, case_id, created_at) values ($1, $2, $3)")
+                db::query("insert into review_tokens (token_hash, case_id, created_at) values ($1, $2, $3)")
                     .bind(hash)
                     .bind(c.id.as_str())
                     .bind(to_millis(c.created_at))
@@ -98,7 +98,7 @@ macro_rules! review_queries {
         /// Appends the event for the case's current state at position `version`.
         async fn append_case_event(tx: &mut Tx<'_>, case: &ReviewCase, at: DateTime<Utc>) -> Result<CaseEvent, StoreError> {
             let (kind, data) = crate::reviews::event_data(case);
-            sqlx::query("insert into review_events (case_id, seq, kind, data, created_at) values ($1, $2, $3, $4, $5)")
+            db::query("insert into review_events (case_id, seq, kind, data, created_at) values ($1, $2, $3, $4, $5)")
                 .bind(case.id.as_str())
                 .bind(case.version)
                 .bind(kind)
@@ -119,7 +119,7 @@ macro_rules! review_queries {
         /// transaction, and queues its callback.
         async fn settle_case(tx: &mut Tx<'_>, call: &ToolCall) -> Result<(), StoreError> {
             let Some(closing) = crate::reviews::closing_of(call) else { return Ok(()) };
-            let row = sqlx::query(
+            let row = db::query(
                 "update review_cases set status = $1, result = $2, responded_by = $3,
                     completed_at = case when $1 = 'completed' then $4 else completed_at end,
                     expired_at = case when $1 = 'expired' then $4 else expired_at end,
@@ -139,7 +139,7 @@ macro_rules! review_queries {
             let event = append_case_event(tx, &case, closing.at).await?;
             if let Some(url) = &case.requester.callback_url {
                 let body = crate::reviews::callbacks::body(&event);
-                sqlx::query(
+                db::query(
                     "insert into callback_outbox (case_id, url, body, next_attempt_at) values ($1, $2, $3, $4)",
                 )
                 .bind(case.id.as_str())
@@ -153,7 +153,7 @@ macro_rules! review_queries {
         }
 
         async fn review_case_q(pool: &Pool, id: &CaseId) -> Result<Option<ReviewCase>, StoreError> {
-            let row = sqlx::query("select * from review_cases where case_id = $1")
+            let row = db::query("select * from review_cases where case_id = $1")
                 .bind(id.as_str())
                 .fetch_optional(pool)
                 .await?;
@@ -161,7 +161,7 @@ macro_rules! review_queries {
         }
 
         async fn case_for_call_q(pool: &Pool, id: &ToolCallId) -> Result<Option<ReviewCase>, StoreError> {
-            let row = sqlx::query("select * from review_cases where tool_call_id = $1")
+            let row = db::query("select * from review_cases where tool_call_id = $1")
                 .bind(id.as_str())
                 .fetch_optional(pool)
                 .await?;
@@ -169,14 +169,14 @@ macro_rules! review_queries {
         }
 
         async fn case_token_hashes_q(pool: &Pool, id: &CaseId) -> Result<Vec<String>, StoreError> {
-            Ok(sqlx::query_scalar("select token_hash from review_tokens where case_id = $1")
+            Ok(db::query_scalar("select token_hash from review_tokens where case_id = $1")
                 .bind(id.as_str())
                 .fetch_all(pool)
                 .await?)
         }
 
         async fn add_case_token_q(pool: &Pool, id: &CaseId, hash: &str, at: DateTime<Utc>) -> Result<(), StoreError> {
-            sqlx::query("insert into review_tokens (token_hash, case_id, created_at) values ($1, $2, $3)")
+            db::query("insert into review_tokens (token_hash, case_id, created_at) values ($1, $2, $3)")
                 .bind(hash)
                 .bind(id.as_str())
                 .bind(to_millis(at))
@@ -199,7 +199,7 @@ macro_rules! review_queries {
                 _ => return Ok(None),
             };
             let mut tx = pool.begin_with($begin).await?;
-            let row = sqlx::query(
+            let row = db::query(
                 "update review_cases set status = $1, opened_at = coalesce(opened_at, $2), version = version + 1
                  where case_id = $3 and (status = $4 or status = $5)
                  returning *",
@@ -222,7 +222,7 @@ macro_rules! review_queries {
         }
 
         async fn case_events_after_q(pool: &Pool, id: &CaseId, seq: i64) -> Result<Vec<CaseEvent>, StoreError> {
-            let found = sqlx::query("select * from review_events where case_id = $1 and seq > $2 order by seq")
+            let found = db::query("select * from review_events where case_id = $1 and seq > $2 order by seq")
                 .bind(id.as_str())
                 .bind(seq)
                 .fetch_all(pool)
@@ -231,7 +231,7 @@ macro_rules! review_queries {
         }
 
         async fn find_session(pool: &Pool, key: &str) -> Result<Option<String>, StoreError> {
-            Ok(sqlx::query_scalar("select conversation_id from gateway_sessions where session_key = $1")
+            Ok(db::query_scalar("select conversation_id from gateway_sessions where session_key = $1")
                 .bind(key)
                 .fetch_optional(pool)
                 .await?)
@@ -249,7 +249,7 @@ macro_rules! review_queries {
             }
             let id = ConversationId::new();
             let mut tx = pool.begin_with($begin).await?;
-            sqlx::query(
+            db::query(
                 "insert into conversations (conversation_id, title, created_at, updated_at) values ($1, $2, $3, $3)",
             )
             .bind(id.as_str())
@@ -257,7 +257,7 @@ macro_rules! review_queries {
             .bind(to_millis(now))
             .execute(&mut *tx)
             .await?;
-            let mapped: Option<String> = sqlx::query_scalar(
+            let mapped: Option<String> = db::query_scalar(
                 "insert into gateway_sessions (session_key, conversation_id) values ($1, $2)
                  on conflict (session_key) do nothing returning conversation_id",
             )
@@ -276,7 +276,7 @@ macro_rules! review_queries {
         }
 
         async fn due_callbacks_q(pool: &Pool, now: DateTime<Utc>, limit: i64) -> Result<Vec<Callback>, StoreError> {
-            let found = sqlx::query(
+            let found = db::query(
                 "select callback_id, case_id, url, body, attempts from callback_outbox
                  where delivered_at is null and failed_at is null and next_attempt_at <= $1
                  order by next_attempt_at limit $2",
@@ -301,7 +301,7 @@ macro_rules! review_queries {
         }
 
         async fn claim_callback_q(pool: &Pool, id: i64, now: DateTime<Utc>, until: DateTime<Utc>) -> Result<bool, StoreError> {
-            let claimed = sqlx::query(
+            let claimed = db::query(
                 "update callback_outbox set next_attempt_at = $1
                  where callback_id = $2 and next_attempt_at <= $3
                    and delivered_at is null and failed_at is null",
@@ -321,7 +321,7 @@ macro_rules! review_queries {
                 CallbackAttempt::Retry { next_at, error } => (None, Some(to_millis(*next_at)), None, Some(error.as_str())),
                 CallbackAttempt::GaveUp { at, error } => (None, None, Some(to_millis(*at)), Some(error.as_str())),
             };
-            sqlx::query(
+            db::query(
                 "update callback_outbox set attempts = attempts + 1, delivered_at = $1,
                     next_attempt_at = coalesce($2, next_attempt_at), failed_at = $3, last_error = coalesce($4, last_error)
                  where callback_id = $5",

@@ -1,10 +1,12 @@
 //! The SQLite store: one file under the data directory, in WAL mode.
 
-use std::str::FromStr;
+pub mod db;
+
+use std::path::Path;
+use std::sync::{Arc, Weak};
 use std::time::Duration;
 
-use sqlx::sqlite::{SqliteConnectOptions, SqliteJournalMode, SqlitePoolOptions, SqliteSynchronous};
-use sqlx::SqlitePool;
+use rusqlite::{Connection, OpenFlags, OptionalExtension, TransactionBehavior};
 
 use super::migrate::{statements, Migration};
 use super::StoreError;
@@ -42,6 +44,13 @@ const MIGRATIONS: &[Migration] = &[
     },
 ];
 
+/// How many read-only connections serve reads. Statements run on the calling
+/// task without awaiting, so more readers than threads would sit idle.
+const READERS: usize = 4;
+
+/// How long a statement waits for another process's write lock.
+const BUSY_TIMEOUT: Duration = Duration::from_secs(10);
+
 /// A store in one SQLite file.
 ///
 /// SQLite allows one writer at a time. Rather than let concurrent writers
@@ -54,17 +63,18 @@ const MIGRATIONS: &[Migration] = &[
 /// whichever commit crosses SQLite's threshold, so no decision waits for one.
 #[derive(Debug, Clone)]
 pub struct SqliteStore {
-    writer: SqlitePool,
-    reader: SqlitePool,
+    writer: Arc<db::Pool>,
+    reader: Arc<db::Pool>,
     /// While any clone of the store lives, its checkpointer runs.
-    _alive: std::sync::Arc<()>,
+    _alive: Arc<()>,
 }
 
 /// How often the background checkpointer copies the log into the file.
 const CHECKPOINT_EVERY: Duration = Duration::from_millis(250);
 
 /// Copies the write-ahead log into the database file until the store is dropped.
-async fn checkpoint_in_background(pool: SqlitePool, alive: std::sync::Weak<()>) {
+async fn checkpoint_in_background(conn: Connection, alive: Weak<()>) {
+    let conn = Arc::new(std::sync::Mutex::new(conn));
     let mut tick = tokio::time::interval(CHECKPOINT_EVERY);
     tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     loop {
@@ -72,51 +82,62 @@ async fn checkpoint_in_background(pool: SqlitePool, alive: std::sync::Weak<()>) 
         if alive.upgrade().is_none() {
             return;
         }
-        // PASSIVE never blocks the writer or readers; it copies what it can.
-        if let Err(e) = sqlx::query("pragma wal_checkpoint(passive)")
-            .execute(&pool)
-            .await
-        {
-            tracing::warn!(error = %e, "background checkpoint failed");
+        let conn = conn.clone();
+        // A checkpoint writes and syncs the file: off the async threads.
+        let done = tokio::task::spawn_blocking(move || {
+            let conn = conn.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+            // PASSIVE never blocks the writer or readers; it copies what it can.
+            conn.query_row("pragma wal_checkpoint(passive)", [], |_| Ok(()))
+        })
+        .await;
+        match done {
+            Ok(Ok(())) => {}
+            Ok(Err(e)) => tracing::warn!(error = %e, "background checkpoint failed"),
+            Err(e) => tracing::warn!(error = %e, "background checkpoint stopped"),
         }
     }
+}
+
+/// Opens one connection to `path` with the settings every connection shares.
+fn connect(path: &Path, flags: OpenFlags) -> rusqlite::Result<Connection> {
+    let conn = Connection::open_with_flags(path, flags | OpenFlags::SQLITE_OPEN_NO_MUTEX)?;
+    conn.busy_timeout(BUSY_TIMEOUT)?;
+    conn.pragma_update(None, "foreign_keys", true)?;
+    // WAL with NORMAL survives a process crash without losing a committed
+    // transaction; only an OS crash can lose the newest ones.
+    conn.pragma_update(None, "synchronous", "normal")?;
+    Ok(conn)
 }
 
 impl SqliteStore {
     /// Opens (creating when missing) the database file at `path` and migrates it.
     pub async fn open(path: &str) -> Result<Self, StoreError> {
-        let options = SqliteConnectOptions::from_str(&format!("sqlite://{path}"))?
-            .create_if_missing(true)
-            .journal_mode(SqliteJournalMode::Wal)
-            // WAL with NORMAL survives a process crash without losing a
-            // committed transaction; only an OS crash can lose the newest ones.
-            .synchronous(SqliteSynchronous::Normal)
-            .busy_timeout(Duration::from_secs(10))
-            .foreign_keys(true);
-        let writer = SqlitePoolOptions::new()
-            .max_connections(1)
-            .connect_with(options.clone().pragma("wal_autocheckpoint", "0"))
-            .await?;
-        let reader = SqlitePoolOptions::new()
-            .max_connections(8)
-            .connect_with(options.clone().read_only(true))
-            .await?;
-        let checkpointer = SqlitePoolOptions::new()
-            .max_connections(1)
-            .connect_with(options)
-            .await?;
-        let alive = std::sync::Arc::new(());
+        let path = Path::new(path);
+        let open = || -> Result<_, db::Error> {
+            let writer = connect(
+                path,
+                OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_CREATE,
+            )?;
+            writer.pragma_update(None, "journal_mode", "wal")?;
+            writer.pragma_update(None, "wal_autocheckpoint", 0)?;
+            migrate(&writer)?;
+            let readers = (0..READERS)
+                .map(|_| connect(path, OpenFlags::SQLITE_OPEN_READ_ONLY).map(db::Conn::new))
+                .collect::<Result<Vec<_>, _>>()?;
+            let checkpointer = connect(path, OpenFlags::SQLITE_OPEN_READ_WRITE)?;
+            Ok((writer, readers, checkpointer))
+        };
+        let (writer, readers, checkpointer) = open()?;
+        let alive = Arc::new(());
         tokio::spawn(checkpoint_in_background(
             checkpointer,
-            std::sync::Arc::downgrade(&alive),
+            Arc::downgrade(&alive),
         ));
-        let store = Self {
-            writer,
-            reader,
+        Ok(Self {
+            writer: Arc::new(db::Pool::new(vec![db::Conn::new(writer)])),
+            reader: Arc::new(db::Pool::new(readers)),
             _alive: alive,
-        };
-        store.migrate().await?;
-        Ok(store)
+        })
     }
 
     /// One process owns a SQLite file's live events: there is nobody else to hear.
@@ -124,52 +145,52 @@ impl SqliteStore {
         Ok(None)
     }
 
-    fn writer(&self) -> &SqlitePool {
+    fn writer(&self) -> &db::Pool {
         &self.writer
     }
 
-    fn reader(&self) -> &SqlitePool {
+    fn reader(&self) -> &db::Pool {
         &self.reader
     }
+}
 
-    async fn migrate(&self) -> Result<(), StoreError> {
-        let mut conn = self.writer.acquire().await?;
-        sqlx::query(
-            "create table if not exists schema_migrations (
-                version integer primary key,
-                description text not null,
-                applied_at integer not null
-            )",
-        )
-        .execute(&mut *conn)
-        .await?;
-        for migration in MIGRATIONS {
-            // `begin immediate` takes the write lock first, so two processes
-            // starting at once cannot both apply the same migration.
-            sqlx::query("begin immediate").execute(&mut *conn).await?;
-            let applied: Option<i64> =
-                sqlx::query_scalar("select version from schema_migrations where version = ?")
-                    .bind(migration.version)
-                    .fetch_optional(&mut *conn)
-                    .await?;
-            if applied.is_none() {
-                for statement in statements(migration.sql) {
-                    if let Err(e) = sqlx::query(&statement).execute(&mut *conn).await {
-                        sqlx::query("rollback").execute(&mut *conn).await?;
-                        return Err(e.into());
-                    }
-                }
-                sqlx::query("insert into schema_migrations (version, description, applied_at) values (?, ?, ?)")
-                    .bind(migration.version)
-                    .bind(migration.description)
-                    .bind(chrono::Utc::now().timestamp_millis())
-                    .execute(&mut *conn)
-                    .await?;
+/// Applies the migrations `conn`'s file has not had yet.
+fn migrate(conn: &Connection) -> rusqlite::Result<()> {
+    conn.execute_batch(
+        "create table if not exists schema_migrations (
+            version integer primary key,
+            description text not null,
+            applied_at integer not null
+        )",
+    )?;
+    for migration in MIGRATIONS {
+        // An immediate transaction takes the write lock first, so two
+        // processes starting at once cannot both apply the same migration.
+        // Dropped on an error, it rolls back.
+        let tx = rusqlite::Transaction::new_unchecked(conn, TransactionBehavior::Immediate)?;
+        let applied: Option<i64> = tx
+            .query_row(
+                "select version from schema_migrations where version = ?1",
+                [migration.version],
+                |row| row.get(0),
+            )
+            .optional()?;
+        if applied.is_none() {
+            for statement in statements(migration.sql) {
+                tx.execute_batch(&statement)?;
             }
-            sqlx::query("commit").execute(&mut *conn).await?;
+            tx.execute(
+                "insert into schema_migrations (version, description, applied_at) values (?1, ?2, ?3)",
+                rusqlite::params![
+                    migration.version,
+                    migration.description,
+                    chrono::Utc::now().timestamp_millis()
+                ],
+            )?;
         }
-        Ok(())
+        tx.commit()?;
     }
+    Ok(())
 }
 
 mod queries {
@@ -177,7 +198,6 @@ mod queries {
     // first and upgrades later would fail at once if another process writes.
     impl_store!(
         super::SqliteStore,
-        sqlx::Sqlite,
         "sqlite",
         "begin immediate",
         "",

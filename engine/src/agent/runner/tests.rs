@@ -7,6 +7,7 @@ use serde_json::json;
 
 use super::*;
 use crate::agent::demo_model::DemoModel;
+use crate::agent::model::{ModelError, ModelReply};
 use crate::calls::Channel;
 use crate::config::Config;
 use crate::decisions::{Reviewer, Verdict};
@@ -432,9 +433,32 @@ async fn an_expired_approval_wakes_its_run() {
     );
 }
 
+/// The demo model, taking a moment to answer as a model over the network does.
+#[derive(Debug)]
+struct SlowModel;
+
+#[async_trait::async_trait]
+impl Model for SlowModel {
+    async fn reply(
+        &self,
+        request: &ModelRequest,
+        on_text: &(dyn for<'s> Fn(&'s str) + Send + Sync),
+    ) -> Result<ModelReply, ModelError> {
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+        DemoModel.reply(request, on_text).await
+    }
+}
+
 #[tokio::test]
 async fn two_wake_ups_in_one_process_step_the_run_once() {
-    let f = Fixture::new().await;
+    let mut f = Fixture::new().await;
+    let tools: Arc<dyn ToolSource> = Arc::new(DemoTools::open(f.dir.path()).unwrap());
+    f.agent = Agent::new(
+        f.agent.engine().clone(),
+        Arc::new(SlowModel),
+        vec![tools],
+        "test",
+    );
     let c = f.agent.engine().create_conversation().await.unwrap().id;
     f.agent
         .engine()

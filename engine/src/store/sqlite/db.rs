@@ -1,0 +1,501 @@
+//! The part of sqlx's query API that the shared queries (`queries.rs`) use,
+//! over rusqlite, so the SQLite store runs the same query code as PostgreSQL.
+//!
+//! Why not sqlx here: its SQLite driver runs every statement on a worker
+//! thread and hands requests and results over through channels, and those two
+//! thread switches per statement cost several times what SQLite spends on the
+//! statement. A decision is a transaction of about eight statements, so the
+//! switches, not SQLite, bounded how many decisions per second one file took.
+//!
+//! Here a statement runs on the calling task, from a per-connection cache of
+//! prepared statements. Writes queue on an async mutex around the one writer
+//! connection (SQLite has one writer per file anyway); reads take whichever of
+//! a few read-only connections is free. Nothing awaits while a statement runs,
+//! and statements are short: the write-ahead log is written without fsync
+//! (`synchronous = normal`) and checkpoints run on their own thread.
+
+use std::ops::{Deref, DerefMut};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
+
+use rusqlite::types::{ToSqlOutput, Value};
+use rusqlite::ToSql;
+use tokio::sync::{Mutex, MutexGuard};
+
+/// What can go wrong running a statement or reading its result.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// SQLite refused the statement or failed running it.
+    #[error(transparent)]
+    Sqlite(#[from] rusqlite::Error),
+    /// A statement names a parameter no value was bound for.
+    #[error("no value bound for parameter {0}")]
+    Unbound(String),
+    /// A result has no column of that name.
+    #[error("no column `{0}` in the result")]
+    NoColumn(String),
+    /// A column holds a value of another type than the code reads.
+    #[error("column `{column}`: {detail}")]
+    Decode {
+        /// The column.
+        column: String,
+        /// What was found.
+        detail: String,
+    },
+    /// A query that must return a row returned none.
+    #[error("the query returned no row")]
+    NoRow,
+}
+
+/// One SQLite connection.
+#[derive(Debug)]
+pub struct Conn(rusqlite::Connection);
+
+impl Conn {
+    /// Wraps `connection`, keeping enough prepared statements for every query.
+    pub fn new(connection: rusqlite::Connection) -> Self {
+        connection.set_prepared_statement_cache_capacity(256);
+        Self(connection)
+    }
+
+    /// The connection itself, for statements outside the query API.
+    pub fn raw(&mut self) -> &mut rusqlite::Connection {
+        &mut self.0
+    }
+
+    /// Runs `sql` with `args` bound to its `$n` (or `?n`) parameters.
+    fn run(&mut self, sql: &str, args: &[Value]) -> Result<Rows, Error> {
+        let mut statement = self.0.prepare_cached(sql)?;
+        for index in 1..=statement.parameter_count() {
+            // SQLite numbers `$n` parameters by first appearance, not by n,
+            // so look each one's value up by its name.
+            let n = match statement.parameter_name(index) {
+                Some(name) => name
+                    .trim_start_matches(['$', '?'])
+                    .parse::<usize>()
+                    .map_err(|_| Error::Unbound(name.to_owned()))?,
+                None => index,
+            };
+            let value = args
+                .get(n.wrapping_sub(1))
+                .ok_or_else(|| Error::Unbound(format!("${n}")))?;
+            statement.raw_bind_parameter(index, value)?;
+        }
+        let columns: Arc<[String]> = statement
+            .column_names()
+            .into_iter()
+            .map(str::to_owned)
+            .collect();
+        let width = columns.len();
+        let mut rows = Vec::new();
+        let mut cursor = statement.raw_query();
+        while let Some(row) = cursor.next()? {
+            let values = (0..width)
+                .map(|i| row.get::<_, Value>(i))
+                .collect::<Result<Vec<_>, _>>()?;
+            rows.push(Row {
+                columns: columns.clone(),
+                values,
+            });
+        }
+        drop(cursor);
+        drop(statement);
+        Ok(Rows {
+            rows,
+            changed: self.0.changes(),
+        })
+    }
+}
+
+/// The result of one statement.
+struct Rows {
+    rows: Vec<Row>,
+    changed: u64,
+}
+
+/// What an `execute` did.
+#[derive(Debug, Clone, Copy)]
+pub struct Done(u64);
+
+impl Done {
+    /// How many rows the statement inserted, updated or deleted.
+    pub fn rows_affected(&self) -> u64 {
+        self.0
+    }
+}
+
+/// A row of a result, with its values read out of SQLite.
+#[derive(Debug, Clone)]
+pub struct Row {
+    columns: Arc<[String]>,
+    values: Vec<Value>,
+}
+
+/// Reading a column of a [`Row`]; named like sqlx's `Row` trait so the shared
+/// queries read rows the same way on both backends.
+pub trait RowTrait {
+    /// The value of the column called `name`.
+    fn try_get<T: Decode, I: AsRef<str>>(&self, name: I) -> Result<T, Error>;
+}
+
+impl RowTrait for Row {
+    fn try_get<T: Decode, I: AsRef<str>>(&self, name: I) -> Result<T, Error> {
+        let name = name.as_ref();
+        let index = self
+            .columns
+            .iter()
+            .position(|c| c == name)
+            .ok_or_else(|| Error::NoColumn(name.to_owned()))?;
+        T::decode(&self.values[index]).map_err(|detail| Error::Decode {
+            column: name.to_owned(),
+            detail,
+        })
+    }
+}
+
+/// A Rust value read from a SQLite value.
+pub trait Decode: Sized {
+    /// The value, or what is wrong with `value`.
+    fn decode(value: &Value) -> Result<Self, String>;
+}
+
+impl Decode for i64 {
+    fn decode(value: &Value) -> Result<Self, String> {
+        match value {
+            Value::Integer(i) => Ok(*i),
+            other => Err(format!("expected an integer, found {other:?}")),
+        }
+    }
+}
+
+impl Decode for bool {
+    fn decode(value: &Value) -> Result<Self, String> {
+        i64::decode(value).map(|i| i != 0)
+    }
+}
+
+impl Decode for String {
+    fn decode(value: &Value) -> Result<Self, String> {
+        match value {
+            Value::Text(text) => Ok(text.clone()),
+            other => Err(format!("expected text, found {other:?}")),
+        }
+    }
+}
+
+impl<T: Decode> Decode for Option<T> {
+    fn decode(value: &Value) -> Result<Self, String> {
+        match value {
+            Value::Null => Ok(None),
+            other => T::decode(other).map(Some),
+        }
+    }
+}
+
+/// Where a statement runs: a pool (which picks a connection) or a connection
+/// already held, such as a transaction's.
+pub enum Target<'a> {
+    /// Any connection of the pool.
+    Pool(&'a Pool),
+    /// This connection.
+    Conn(&'a mut Conn),
+}
+
+/// What a query can run on, as `sqlx::Executor` is in sqlx.
+pub trait Executor<'a> {
+    /// Where the statement runs.
+    fn target(self) -> Target<'a>;
+}
+
+impl<'a> Executor<'a> for &'a Pool {
+    fn target(self) -> Target<'a> {
+        Target::Pool(self)
+    }
+}
+
+impl<'a> Executor<'a> for &'a mut Conn {
+    fn target(self) -> Target<'a> {
+        Target::Conn(self)
+    }
+}
+
+async fn run<'a>(on: impl Executor<'a>, sql: &str, args: &[Value]) -> Result<Rows, Error> {
+    match on.target() {
+        Target::Conn(conn) => conn.run(sql, args),
+        Target::Pool(pool) => pool.acquire().await.run(sql, args),
+    }
+}
+
+/// A statement with its arguments, as built by [`query`].
+#[must_use = "a query does nothing until it is executed or fetched"]
+pub struct Query<'q> {
+    sql: &'q str,
+    args: Vec<Value>,
+    bad_arg: Option<rusqlite::Error>,
+}
+
+/// A statement to run; bind its `$n` parameters in order with [`Query::bind`].
+pub fn query(sql: &str) -> Query<'_> {
+    Query {
+        sql,
+        args: Vec::new(),
+        bad_arg: None,
+    }
+}
+
+impl<'q> Query<'q> {
+    /// Binds the next parameter.
+    pub fn bind<T: ToSql>(mut self, value: T) -> Self {
+        match value.to_sql() {
+            Ok(ToSqlOutput::Borrowed(value)) => self.args.push(value.into()),
+            Ok(ToSqlOutput::Owned(value)) => self.args.push(value),
+            Ok(_) => self.args.push(Value::Null),
+            Err(e) => self.bad_arg = Some(e),
+        }
+        self
+    }
+
+    async fn rows<'a>(self, on: impl Executor<'a>) -> Result<Rows, Error> {
+        if let Some(e) = self.bad_arg {
+            return Err(e.into());
+        }
+        run(on, self.sql, &self.args).await
+    }
+
+    /// Runs the statement for its effect.
+    pub async fn execute<'a>(self, on: impl Executor<'a>) -> Result<Done, Error> {
+        Ok(Done(self.rows(on).await?.changed))
+    }
+
+    /// Runs the statement and returns its first row, if any.
+    pub async fn fetch_optional<'a>(self, on: impl Executor<'a>) -> Result<Option<Row>, Error> {
+        Ok(self.rows(on).await?.rows.into_iter().next())
+    }
+
+    /// Runs the statement and returns its first row.
+    pub async fn fetch_one<'a>(self, on: impl Executor<'a>) -> Result<Row, Error> {
+        self.fetch_optional(on).await?.ok_or(Error::NoRow)
+    }
+
+    /// Runs the statement and returns every row.
+    pub async fn fetch_all<'a>(self, on: impl Executor<'a>) -> Result<Vec<Row>, Error> {
+        Ok(self.rows(on).await?.rows)
+    }
+}
+
+/// A statement whose result is one column, as built by [`query_scalar`].
+#[must_use = "a query does nothing until it is fetched"]
+pub struct QueryScalar<'q, O> {
+    query: Query<'q>,
+    _out: std::marker::PhantomData<fn() -> O>,
+}
+
+/// A statement whose rows are read as their first column.
+pub fn query_scalar<O>(sql: &str) -> QueryScalar<'_, O> {
+    QueryScalar {
+        query: query(sql),
+        _out: std::marker::PhantomData,
+    }
+}
+
+fn first<O: Decode>(row: Row) -> Result<O, Error> {
+    let value = row.values.first().ok_or(Error::NoRow)?;
+    O::decode(value).map_err(|detail| Error::Decode {
+        column: row.columns[0].clone(),
+        detail,
+    })
+}
+
+impl<'q, O: Decode> QueryScalar<'q, O> {
+    /// Binds the next parameter.
+    pub fn bind<T: ToSql>(mut self, value: T) -> Self {
+        self.query = self.query.bind(value);
+        self
+    }
+
+    /// The first column of the first row, if any.
+    pub async fn fetch_optional<'a>(self, on: impl Executor<'a>) -> Result<Option<O>, Error> {
+        self.query.fetch_optional(on).await?.map(first).transpose()
+    }
+
+    /// The first column of the first row.
+    pub async fn fetch_one<'a>(self, on: impl Executor<'a>) -> Result<O, Error> {
+        first(self.query.fetch_one(on).await?)
+    }
+
+    /// The first column of every row.
+    pub async fn fetch_all<'a>(self, on: impl Executor<'a>) -> Result<Vec<O>, Error> {
+        self.query
+            .fetch_all(on)
+            .await?
+            .into_iter()
+            .map(first)
+            .collect()
+    }
+}
+
+/// Connections to one file: the writer's one, or a few readers'.
+#[derive(Debug)]
+pub struct Pool {
+    conns: Vec<Mutex<Conn>>,
+    next: AtomicUsize,
+}
+
+impl Pool {
+    /// A pool of `conns` (at least one).
+    pub fn new(conns: Vec<Conn>) -> Self {
+        assert!(!conns.is_empty(), "a pool needs a connection");
+        Self {
+            conns: conns.into_iter().map(Mutex::new).collect(),
+            next: AtomicUsize::new(0),
+        }
+    }
+
+    /// A free connection, or the next one in turn once it is free.
+    pub async fn acquire(&self) -> MutexGuard<'_, Conn> {
+        for conn in &self.conns {
+            if let Ok(guard) = conn.try_lock() {
+                return guard;
+            }
+        }
+        let turn = self.next.fetch_add(1, Ordering::Relaxed) % self.conns.len();
+        self.conns[turn].lock().await
+    }
+
+    /// Opens a transaction with `begin` (e.g. `begin immediate`).
+    pub async fn begin_with(&self, begin: &str) -> Result<Transaction<'_>, Error> {
+        let mut conn = self.acquire().await;
+        conn.run(begin, &[])?;
+        Ok(Transaction { conn, open: true })
+    }
+}
+
+/// An open transaction; rolled back when dropped without [`commit`](Self::commit).
+#[derive(Debug)]
+pub struct Transaction<'c> {
+    conn: MutexGuard<'c, Conn>,
+    open: bool,
+}
+
+impl Transaction<'_> {
+    /// Commits the transaction.
+    pub async fn commit(mut self) -> Result<(), Error> {
+        self.conn.run("commit", &[])?;
+        self.open = false;
+        Ok(())
+    }
+
+    /// Rolls the transaction back.
+    pub async fn rollback(mut self) -> Result<(), Error> {
+        self.open = false;
+        self.conn.run("rollback", &[])?;
+        Ok(())
+    }
+}
+
+impl Deref for Transaction<'_> {
+    type Target = Conn;
+
+    fn deref(&self) -> &Conn {
+        &self.conn
+    }
+}
+
+impl DerefMut for Transaction<'_> {
+    fn deref_mut(&mut self) -> &mut Conn {
+        &mut self.conn
+    }
+}
+
+impl Drop for Transaction<'_> {
+    fn drop(&mut self) {
+        if self.open {
+            // A failed or abandoned transaction must not stay open on the
+            // connection the next writer gets.
+            if let Err(e) = self.conn.run("rollback", &[]) {
+                tracing::warn!(error = %e, "rolling back an abandoned transaction failed");
+            }
+        }
+    }
+}
+
+/// The row type the shared queries read.
+pub type DbRow = Row;
+/// The transaction type the shared queries write in.
+pub type Tx<'c> = Transaction<'c>;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn pool() -> Pool {
+        let conn = rusqlite::Connection::open_in_memory().unwrap();
+        conn.execute_batch("create table t (id integer primary key, name text, note text)")
+            .unwrap();
+        Pool::new(vec![Conn::new(conn)])
+    }
+
+    #[tokio::test]
+    async fn parameters_bind_by_their_number_not_their_position() {
+        let pool = pool();
+        query("insert into t (note, name, id) values ($3, $2, $1)")
+            .bind(7_i64)
+            .bind("seven")
+            .bind(None::<String>)
+            .execute(&pool)
+            .await
+            .unwrap();
+        let row = query("select * from t where id = $1 and name = $2 and $1 > 0")
+            .bind(7_i64)
+            .bind("seven")
+            .fetch_one(&pool)
+            .await
+            .unwrap();
+        assert_eq!(row.try_get::<String, _>("name").unwrap(), "seven");
+        assert_eq!(row.try_get::<Option<String>, _>("note").unwrap(), None);
+        assert!(matches!(
+            row.try_get::<i64, _>("name"),
+            Err(Error::Decode { .. })
+        ));
+        assert!(matches!(
+            row.try_get::<i64, _>("nope"),
+            Err(Error::NoColumn(_))
+        ));
+    }
+
+    #[tokio::test]
+    async fn a_missing_argument_is_an_error_not_a_null() {
+        let pool = pool();
+        let result = query("insert into t (id, name) values ($1, $2)")
+            .bind(1_i64)
+            .execute(&pool)
+            .await;
+        assert!(matches!(result, Err(Error::Unbound(_))));
+    }
+
+    #[tokio::test]
+    async fn a_dropped_transaction_rolls_back_and_frees_the_connection() {
+        let pool = pool();
+        {
+            let mut tx = pool.begin_with("begin immediate").await.unwrap();
+            query("insert into t (id) values ($1)")
+                .bind(1_i64)
+                .execute(&mut *tx)
+                .await
+                .unwrap();
+        }
+        let mut tx = pool.begin_with("begin immediate").await.unwrap();
+        let changed = query("insert into t (id) values ($1)")
+            .bind(2_i64)
+            .execute(&mut *tx)
+            .await
+            .unwrap();
+        assert_eq!(changed.rows_affected(), 1);
+        tx.commit().await.unwrap();
+        let ids: Vec<i64> = query_scalar("select id from t order by id")
+            .fetch_all(&pool)
+            .await
+            .unwrap();
+        assert_eq!(ids, vec![2]);
+    }
+}
