@@ -14,13 +14,12 @@
 //! and statements are short: the write-ahead log is written without fsync
 //! (`synchronous = normal`) and checkpoints run on their own thread.
 
-use std::ops::{Deref, DerefMut};
-use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
 use rusqlite::types::{ToSqlOutput, Value};
 use rusqlite::ToSql;
-use tokio::sync::{Mutex, MutexGuard};
+
+pub use super::pool::{Conn, Pool, Transaction};
 
 /// What can go wrong running a statement or reading its result.
 #[derive(Debug, thiserror::Error)]
@@ -45,72 +44,16 @@ pub enum Error {
     /// A query that must return a row returned none.
     #[error("the query returned no row")]
     NoRow,
-}
-
-/// One SQLite connection.
-#[derive(Debug)]
-pub struct Conn(rusqlite::Connection);
-
-impl Conn {
-    /// Wraps `connection`, keeping enough prepared statements for every query.
-    pub fn new(connection: rusqlite::Connection) -> Self {
-        connection.set_prepared_statement_cache_capacity(256);
-        Self(connection)
-    }
-
-    /// The connection itself, for statements outside the query API.
-    pub fn raw(&mut self) -> &mut rusqlite::Connection {
-        &mut self.0
-    }
-
-    /// Runs `sql` with `args` bound to its `$n` (or `?n`) parameters.
-    fn run(&mut self, sql: &str, args: &[Value]) -> Result<Rows, Error> {
-        let mut statement = self.0.prepare_cached(sql)?;
-        for index in 1..=statement.parameter_count() {
-            // SQLite numbers `$n` parameters by first appearance, not by n,
-            // so look each one's value up by its name.
-            let n = match statement.parameter_name(index) {
-                Some(name) => name
-                    .trim_start_matches(['$', '?'])
-                    .parse::<usize>()
-                    .map_err(|_| Error::Unbound(name.to_owned()))?,
-                None => index,
-            };
-            let value = args
-                .get(n.wrapping_sub(1))
-                .ok_or_else(|| Error::Unbound(format!("${n}")))?;
-            statement.raw_bind_parameter(index, value)?;
-        }
-        let columns: Arc<[String]> = statement
-            .column_names()
-            .into_iter()
-            .map(str::to_owned)
-            .collect();
-        let width = columns.len();
-        let mut rows = Vec::new();
-        let mut cursor = statement.raw_query();
-        while let Some(row) = cursor.next()? {
-            let values = (0..width)
-                .map(|i| row.get::<_, Value>(i))
-                .collect::<Result<Vec<_>, _>>()?;
-            rows.push(Row {
-                columns: columns.clone(),
-                values,
-            });
-        }
-        drop(cursor);
-        drop(statement);
-        Ok(Rows {
-            rows,
-            changed: self.0.changes(),
-        })
-    }
+    /// The transaction was committed together with others (see `pool.rs`),
+    /// and that commit failed, so none of them took effect.
+    #[error("the commit failed: {0}")]
+    GroupFailed(String),
 }
 
 /// The result of one statement.
-struct Rows {
-    rows: Vec<Row>,
-    changed: u64,
+pub(super) struct Rows {
+    pub(super) rows: Vec<Row>,
+    pub(super) changed: u64,
 }
 
 /// What an `execute` did.
@@ -127,8 +70,8 @@ impl Done {
 /// A row of a result, with its values read out of SQLite.
 #[derive(Debug, Clone)]
 pub struct Row {
-    columns: Arc<[String]>,
-    values: Vec<Value>,
+    pub(super) columns: Arc<[String]>,
+    pub(super) values: Vec<Value>,
 }
 
 /// Reading a column of a [`Row`]; named like sqlx's `Row` trait so the shared
@@ -222,7 +165,7 @@ impl<'a> Executor<'a> for &'a mut Conn {
 async fn run<'a>(on: impl Executor<'a>, sql: &str, args: &[Value]) -> Result<Rows, Error> {
     match on.target() {
         Target::Conn(conn) => conn.run(sql, args),
-        Target::Pool(pool) => pool.acquire().await.run(sql, args),
+        Target::Pool(pool) => pool.run(sql, args).await,
     }
 }
 
@@ -334,91 +277,6 @@ impl<'q, O: Decode> QueryScalar<'q, O> {
     }
 }
 
-/// Connections to one file: the writer's one, or a few readers'.
-#[derive(Debug)]
-pub struct Pool {
-    conns: Vec<Mutex<Conn>>,
-    next: AtomicUsize,
-}
-
-impl Pool {
-    /// A pool of `conns` (at least one).
-    pub fn new(conns: Vec<Conn>) -> Self {
-        assert!(!conns.is_empty(), "a pool needs a connection");
-        Self {
-            conns: conns.into_iter().map(Mutex::new).collect(),
-            next: AtomicUsize::new(0),
-        }
-    }
-
-    /// A free connection, or the next one in turn once it is free.
-    pub async fn acquire(&self) -> MutexGuard<'_, Conn> {
-        for conn in &self.conns {
-            if let Ok(guard) = conn.try_lock() {
-                return guard;
-            }
-        }
-        let turn = self.next.fetch_add(1, Ordering::Relaxed) % self.conns.len();
-        self.conns[turn].lock().await
-    }
-
-    /// Opens a transaction with `begin` (e.g. `begin immediate`).
-    pub async fn begin_with(&self, begin: &str) -> Result<Transaction<'_>, Error> {
-        let mut conn = self.acquire().await;
-        conn.run(begin, &[])?;
-        Ok(Transaction { conn, open: true })
-    }
-}
-
-/// An open transaction; rolled back when dropped without [`commit`](Self::commit).
-#[derive(Debug)]
-pub struct Transaction<'c> {
-    conn: MutexGuard<'c, Conn>,
-    open: bool,
-}
-
-impl Transaction<'_> {
-    /// Commits the transaction.
-    pub async fn commit(mut self) -> Result<(), Error> {
-        self.conn.run("commit", &[])?;
-        self.open = false;
-        Ok(())
-    }
-
-    /// Rolls the transaction back.
-    pub async fn rollback(mut self) -> Result<(), Error> {
-        self.open = false;
-        self.conn.run("rollback", &[])?;
-        Ok(())
-    }
-}
-
-impl Deref for Transaction<'_> {
-    type Target = Conn;
-
-    fn deref(&self) -> &Conn {
-        &self.conn
-    }
-}
-
-impl DerefMut for Transaction<'_> {
-    fn deref_mut(&mut self) -> &mut Conn {
-        &mut self.conn
-    }
-}
-
-impl Drop for Transaction<'_> {
-    fn drop(&mut self) {
-        if self.open {
-            // A failed or abandoned transaction must not stay open on the
-            // connection the next writer gets.
-            if let Err(e) = self.conn.run("rollback", &[]) {
-                tracing::warn!(error = %e, "rolling back an abandoned transaction failed");
-            }
-        }
-    }
-}
-
 /// The row type the shared queries read.
 pub type DbRow = Row;
 /// The transaction type the shared queries write in.
@@ -432,7 +290,7 @@ mod tests {
         let conn = rusqlite::Connection::open_in_memory().unwrap();
         conn.execute_batch("create table t (id integer primary key, name text, note text)")
             .unwrap();
-        Pool::new(vec![Conn::new(conn)])
+        Pool::writer(Conn::new(conn), "begin immediate")
     }
 
     #[tokio::test]

@@ -1,0 +1,550 @@
+//! Connections to the SQLite file, and group commit on the writer's.
+//!
+//! Committing costs more than the statements before it: SQLite appends every
+//! page the transaction changed to the write-ahead log, and concurrent
+//! decisions change mostly the same pages (the tail of the events table and
+//! its indexes, the inbox counter, the audit log). So transactions that queue
+//! for the writer share one SQLite transaction: each runs inside a savepoint
+//! of it, and the last of the queue commits it for all. A transaction's
+//! `commit` returns only once that commit is done, so nothing is reported
+//! stored before it is; if the commit fails, every transaction in the group
+//! gets the error. A transaction that rolls back undoes only its savepoint.
+//! With nobody queued, each transaction commits on its own at once.
+
+use std::collections::VecDeque;
+use std::ops::{Deref, DerefMut};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
+
+use rusqlite::types::Value;
+use tokio::sync::{Mutex, MutexGuard};
+
+use super::db::{Error, Row, Rows};
+
+/// The most transactions one commit carries, so a steady queue still
+/// commits now and then.
+const MAX_GROUP: usize = 64;
+
+/// How many failed groups are remembered for members yet to hear of it.
+const FAILURES_KEPT: usize = 64;
+
+/// The transactions sharing the writer's open SQLite transaction.
+#[derive(Debug, Default)]
+struct Group {
+    /// Whether a SQLite transaction is open on the connection.
+    open: bool,
+    /// The number of the open group, or of the last one.
+    id: u64,
+    /// Transactions in the open group that have not rolled back.
+    members: usize,
+    /// The newest group that committed.
+    committed: u64,
+    /// Recent groups whose commit failed, and why.
+    failed: VecDeque<(u64, String)>,
+}
+
+impl Group {
+    fn fail(&mut self, id: u64, why: String) {
+        self.open = false;
+        if self.failed.len() == FAILURES_KEPT {
+            self.failed.pop_front();
+        }
+        self.failed.push_back((id, why));
+    }
+
+    /// How group `id` ended, or `None` while it is open.
+    fn outcome(&self, id: u64) -> Option<Result<(), Error>> {
+        if let Some((_, why)) = self.failed.iter().find(|(failed, _)| *failed == id) {
+            return Some(Err(Error::GroupFailed(why.clone())));
+        }
+        if self.committed >= id {
+            return Some(Ok(()));
+        }
+        if self.open && self.id == id {
+            return None;
+        }
+        Some(Err(Error::GroupFailed("the transaction was lost".into())))
+    }
+}
+
+/// One SQLite connection, and on the writer's, the group it has open.
+#[derive(Debug)]
+pub struct Conn {
+    raw: rusqlite::Connection,
+    group: Group,
+}
+
+impl Conn {
+    /// Wraps `connection`, keeping enough prepared statements for every query.
+    pub fn new(connection: rusqlite::Connection) -> Self {
+        connection.set_prepared_statement_cache_capacity(256);
+        Self {
+            raw: connection,
+            group: Group::default(),
+        }
+    }
+
+    /// Runs `sql` with `args` bound to its `$n` (or `?n`) parameters.
+    pub(super) fn run(&mut self, sql: &str, args: &[Value]) -> Result<Rows, Error> {
+        let mut statement = self.raw.prepare_cached(sql)?;
+        for index in 1..=statement.parameter_count() {
+            // SQLite numbers `$n` parameters by first appearance, not by n,
+            // so look each one's value up by its name.
+            let n = match statement.parameter_name(index) {
+                Some(name) => name
+                    .trim_start_matches(['$', '?'])
+                    .parse::<usize>()
+                    .map_err(|_| Error::Unbound(name.to_owned()))?,
+                None => index,
+            };
+            let value = args
+                .get(n.wrapping_sub(1))
+                .ok_or_else(|| Error::Unbound(format!("${n}")))?;
+            statement.raw_bind_parameter(index, value)?;
+        }
+        let columns: Arc<[String]> = statement
+            .column_names()
+            .into_iter()
+            .map(str::to_owned)
+            .collect();
+        let width = columns.len();
+        let mut rows = Vec::new();
+        let mut cursor = statement.raw_query();
+        while let Some(row) = cursor.next()? {
+            let values = (0..width)
+                .map(|i| row.get::<_, Value>(i))
+                .collect::<Result<Vec<_>, _>>()?;
+            rows.push(Row {
+                columns: columns.clone(),
+                values,
+            });
+        }
+        drop(cursor);
+        drop(statement);
+        Ok(Rows {
+            rows,
+            changed: self.raw.changes(),
+        })
+    }
+    /// Joins the open group, opening one with `begin` when none is; the group's number.
+    fn join(&mut self, begin: &str) -> Result<u64, Error> {
+        if self.group.open && self.raw.is_autocommit() {
+            // SQLite ended the transaction itself (it does on some errors).
+            let id = self.group.id;
+            self.group
+                .fail(id, "SQLite rolled the transaction back".into());
+        }
+        if !self.group.open {
+            self.run(begin, &[])?;
+            self.group.open = true;
+            self.group.id += 1;
+            self.group.members = 0;
+        }
+        self.group.members += 1;
+        Ok(self.group.id)
+    }
+
+    /// Leaves the group without changes; an empty group is closed.
+    fn leave(&mut self) {
+        if self.raw.is_autocommit() {
+            if self.group.open {
+                let id = self.group.id;
+                self.group
+                    .fail(id, "SQLite rolled the transaction back".into());
+            }
+            return;
+        }
+        self.group.members = self.group.members.saturating_sub(1);
+        if self.group.members == 0 {
+            // Nothing in it but what was undone.
+            if let Err(e) = self.run("rollback", &[]) {
+                tracing::warn!(error = %e, "closing an empty transaction failed");
+            }
+            self.group.open = false;
+        }
+    }
+
+    /// Undoes a member's savepoint and leaves the group.
+    fn abandon(&mut self) {
+        if !self.raw.is_autocommit() {
+            let undone = self
+                .run("rollback to member", &[])
+                .and_then(|_| self.run("release member", &[]));
+            if let Err(e) = undone {
+                // The member's changes cannot be told apart from the others':
+                // the whole group must go.
+                let _ = self.run("rollback", &[]);
+                let id = self.group.id;
+                self.group.fail(id, e.to_string());
+                return;
+            }
+        }
+        self.leave();
+    }
+
+    /// Commits the open group for all its members.
+    fn commit_group(&mut self) -> Result<(), Error> {
+        let id = self.group.id;
+        match self.run("commit", &[]) {
+            Ok(_) => {
+                self.group.open = false;
+                self.group.committed = id;
+                Ok(())
+            }
+            Err(e) => {
+                if !self.raw.is_autocommit() {
+                    let _ = self.run("rollback", &[]);
+                }
+                self.group.fail(id, e.to_string());
+                Err(e)
+            }
+        }
+    }
+}
+
+/// Connections to one file: the writer's one, or a few readers'.
+#[derive(Debug)]
+pub struct Pool {
+    conns: Vec<Mutex<Conn>>,
+    next: AtomicUsize,
+    /// For the writer: the statement that opens a group; `None` for readers.
+    begin: Option<&'static str>,
+    /// Tasks queued for the writer.
+    waiting: AtomicUsize,
+}
+
+/// Counts a task as queued for the writer while it waits.
+struct Queued<'a>(&'a AtomicUsize);
+
+impl<'a> Queued<'a> {
+    fn new(waiting: &'a AtomicUsize) -> Self {
+        waiting.fetch_add(1, Ordering::AcqRel);
+        Self(waiting)
+    }
+}
+
+impl Drop for Queued<'_> {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::AcqRel);
+    }
+}
+
+impl Pool {
+    /// A pool of read-only connections (at least one).
+    pub fn readers(conns: Vec<Conn>) -> Self {
+        assert!(!conns.is_empty(), "a pool needs a connection");
+        Self {
+            conns: conns.into_iter().map(Mutex::new).collect(),
+            next: AtomicUsize::new(0),
+            begin: None,
+            waiting: AtomicUsize::new(0),
+        }
+    }
+
+    /// The writer: one connection whose transactions open with `begin`.
+    pub fn writer(conn: Conn, begin: &'static str) -> Self {
+        Self {
+            conns: vec![Mutex::new(conn)],
+            next: AtomicUsize::new(0),
+            begin: Some(begin),
+            waiting: AtomicUsize::new(0),
+        }
+    }
+
+    /// A free connection, or the next one in turn once it is free.
+    async fn acquire(&self) -> MutexGuard<'_, Conn> {
+        for conn in &self.conns {
+            if let Ok(guard) = conn.try_lock() {
+                return guard;
+            }
+        }
+        let turn = self.next.fetch_add(1, Ordering::Relaxed) % self.conns.len();
+        self.conns[turn].lock().await
+    }
+
+    /// The writer's connection, in queue order.
+    async fn lock(&self) -> MutexGuard<'_, Conn> {
+        let _queued = Queued::new(&self.waiting);
+        self.conns[0].lock().await
+    }
+
+    /// Runs one statement: on a reader, directly; on the writer, as a
+    /// transaction of its own in the group.
+    pub(super) async fn run(&self, sql: &str, args: &[Value]) -> Result<Rows, Error> {
+        let Some(begin) = self.begin else {
+            return self.acquire().await.run(sql, args);
+        };
+        let mut conn = self.lock().await;
+        let id = conn.join(begin)?;
+        match conn.run(sql, args) {
+            Ok(rows) => {
+                self.settle(conn, id).await?;
+                Ok(rows)
+            }
+            Err(e) => {
+                // A failed statement undid its own changes.
+                conn.leave();
+                Err(e)
+            }
+        }
+    }
+
+    /// Opens a transaction; `begin` (e.g. `begin immediate`) opens the group.
+    pub async fn begin_with(&self, begin: &str) -> Result<Transaction<'_>, Error> {
+        let mut conn = self.lock().await;
+        let id = conn.join(begin)?;
+        if let Err(e) = conn.run("savepoint member", &[]) {
+            conn.leave();
+            return Err(e);
+        }
+        Ok(Transaction {
+            conn: Some(conn),
+            pool: self,
+            id,
+        })
+    }
+
+    /// Waits until the group `id` that `conn`'s holder is in has committed.
+    ///
+    /// With writers queued behind, the holder lets them join the group and
+    /// queues once more; whoever comes back to a still open group commits it.
+    async fn settle<'p>(&'p self, mut conn: MutexGuard<'p, Conn>, id: u64) -> Result<(), Error> {
+        let mut queued_again = false;
+        loop {
+            if let Some(outcome) = conn.group.outcome(id) {
+                return outcome;
+            }
+            let nobody_queued = self.waiting.load(Ordering::Acquire) == 0;
+            if queued_again || nobody_queued || conn.group.members >= MAX_GROUP {
+                return conn.commit_group();
+            }
+            drop(conn);
+            let mut back = Rejoin {
+                pool: self,
+                id,
+                back: false,
+            };
+            conn = self.lock().await;
+            back.back = true;
+            queued_again = true;
+        }
+    }
+}
+
+/// A member queued to come back to its group. Dropped on the way (its task
+/// cancelled), it commits the group if it can, so a group never waits open
+/// for a member that will not return.
+struct Rejoin<'p> {
+    pool: &'p Pool,
+    id: u64,
+    back: bool,
+}
+
+impl Drop for Rejoin<'_> {
+    fn drop(&mut self) {
+        if self.back {
+            return;
+        }
+        // If the connection is busy, its holder is in the group or joins it,
+        // and commits it or comes back to.
+        if let Ok(mut conn) = self.pool.conns[0].try_lock() {
+            if conn.group.open && conn.group.id == self.id {
+                if let Err(e) = conn.commit_group() {
+                    tracing::warn!(error = %e, "committing a group failed");
+                }
+            }
+        }
+    }
+}
+
+/// An open transaction; rolled back when dropped without [`commit`](Self::commit).
+#[derive(Debug)]
+pub struct Transaction<'c> {
+    /// Held until the transaction ends.
+    conn: Option<MutexGuard<'c, Conn>>,
+    pool: &'c Pool,
+    id: u64,
+}
+
+impl Transaction<'_> {
+    /// Commits the transaction: returns once it is stored.
+    pub async fn commit(mut self) -> Result<(), Error> {
+        let Some(mut conn) = self.conn.take() else {
+            return Err(Error::GroupFailed("the transaction already ended".into()));
+        };
+        if let Err(e) = conn.run("release member", &[]) {
+            conn.abandon();
+            return Err(e);
+        }
+        self.pool.settle(conn, self.id).await
+    }
+
+    /// Rolls the transaction back.
+    pub async fn rollback(mut self) -> Result<(), Error> {
+        if let Some(mut conn) = self.conn.take() {
+            conn.abandon();
+        }
+        Ok(())
+    }
+}
+
+impl Deref for Transaction<'_> {
+    type Target = Conn;
+
+    fn deref(&self) -> &Conn {
+        // Only `commit` and `rollback` take the connection, and they consume
+        // the transaction.
+        self.conn
+            .as_deref()
+            .expect("an open transaction holds its connection")
+    }
+}
+
+impl DerefMut for Transaction<'_> {
+    fn deref_mut(&mut self) -> &mut Conn {
+        self.conn
+            .as_deref_mut()
+            .expect("an open transaction holds its connection")
+    }
+}
+
+impl Drop for Transaction<'_> {
+    fn drop(&mut self) {
+        // A failed or abandoned transaction must not leave its changes in
+        // the group.
+        if let Some(mut conn) = self.conn.take() {
+            conn.abandon();
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::db::{query, query_scalar};
+    use super::*;
+
+    fn writer() -> Arc<Pool> {
+        let conn = rusqlite::Connection::open_in_memory().unwrap();
+        conn.execute_batch(
+            "create table parent (id integer primary key);
+             create table child (id integer primary key,
+                 parent integer references parent deferrable initially deferred);
+             pragma foreign_keys = on;",
+        )
+        .unwrap();
+        Arc::new(Pool::writer(Conn::new(conn), "begin immediate"))
+    }
+
+    async fn insert(pool: &Pool, id: i64) -> Result<(), Error> {
+        let mut tx = pool.begin_with("begin immediate").await?;
+        query("insert into parent (id) values ($1)")
+            .bind(id)
+            .execute(&mut *tx)
+            .await?;
+        tx.commit().await
+    }
+
+    async fn ids(pool: &Pool) -> Vec<i64> {
+        query_scalar("select id from parent order by id")
+            .fetch_all(pool)
+            .await
+            .unwrap()
+    }
+
+    fn groups(pool: &Pool) -> u64 {
+        pool.conns[0].try_lock().unwrap().group.id
+    }
+
+    /// Starts `n` inserts that queue behind a transaction the test holds.
+    async fn queue_behind(
+        pool: &Arc<Pool>,
+        ids: std::ops::Range<i64>,
+    ) -> Vec<tokio::task::JoinHandle<Result<(), Error>>> {
+        let tasks: Vec<_> = ids
+            .map(|id| {
+                let pool = pool.clone();
+                tokio::spawn(async move { insert(&pool, id).await })
+            })
+            .collect();
+        while pool.waiting.load(Ordering::Acquire) < tasks.len() {
+            tokio::task::yield_now().await;
+        }
+        tasks
+    }
+
+    #[tokio::test]
+    async fn alone_a_transaction_commits_at_once() {
+        let pool = writer();
+        insert(&pool, 1).await.unwrap();
+        insert(&pool, 2).await.unwrap();
+        assert_eq!(groups(&pool), 2, "one commit each");
+        assert_eq!(ids(&pool).await, [1, 2]);
+    }
+
+    #[tokio::test]
+    async fn queued_transactions_commit_together_and_each_hears_it() {
+        let pool = writer();
+        let first = pool.begin_with("begin immediate").await.unwrap();
+        let queued = queue_behind(&pool, 2..12).await;
+        first.commit().await.unwrap();
+        for task in queued {
+            task.await.unwrap().unwrap();
+        }
+        assert_eq!(groups(&pool), 1, "one commit for all ten");
+        assert_eq!(ids(&pool).await, (2..12).collect::<Vec<_>>());
+    }
+
+    #[tokio::test]
+    async fn a_member_that_rolls_back_takes_only_its_own_changes() {
+        let pool = writer();
+        let first = pool.begin_with("begin immediate").await.unwrap();
+        let queued = queue_behind(&pool, 2..5).await;
+        // The last one queued inserts, then is dropped.
+        let dropper = {
+            let pool = pool.clone();
+            tokio::spawn(async move {
+                let mut tx = pool.begin_with("begin immediate").await.unwrap();
+                query("insert into parent (id) values (99)")
+                    .execute(&mut *tx)
+                    .await
+                    .unwrap();
+            })
+        };
+        while pool.waiting.load(Ordering::Acquire) < 4 {
+            tokio::task::yield_now().await;
+        }
+        first.commit().await.unwrap();
+        dropper.await.unwrap();
+        for task in queued {
+            task.await.unwrap().unwrap();
+        }
+        assert_eq!(groups(&pool), 1);
+        assert_eq!(ids(&pool).await, [2, 3, 4]);
+    }
+
+    #[tokio::test]
+    async fn when_the_shared_commit_fails_every_member_is_told() {
+        let pool = writer();
+        let mut first = pool.begin_with("begin immediate").await.unwrap();
+        // A child without its parent passes until the commit checks it.
+        query("insert into child (id, parent) values (1, 42)")
+            .execute(&mut *first)
+            .await
+            .unwrap();
+        let queued = queue_behind(&pool, 2..5).await;
+        let failed = first.commit().await;
+        assert!(
+            matches!(failed, Err(Error::Sqlite(_)) | Err(Error::GroupFailed(_))),
+            "{failed:?}"
+        );
+        for task in queued {
+            assert!(matches!(task.await.unwrap(), Err(Error::GroupFailed(_))));
+        }
+        assert!(
+            ids(&pool).await.is_empty(),
+            "nothing of the group is stored"
+        );
+        insert(&pool, 7).await.unwrap();
+        assert_eq!(ids(&pool).await, [7], "the next transaction goes through");
+    }
+}
