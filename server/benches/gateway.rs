@@ -15,6 +15,11 @@ mod support;
 
 use std::time::{Duration, Instant};
 
+// The allocator the `server` binary uses (see src/main.rs): the server runs
+// in this process.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 use serde_json::{json, Value};
 
 use common::{ms, quantile, write_json};

@@ -45,9 +45,13 @@ const MIGRATIONS: &[Migration] = &[
     },
 ];
 
-/// How many read-only connections serve reads. Statements run on the calling
-/// task without awaiting, so more readers than threads would sit idle.
-const READERS: usize = 4;
+/// How many read-only connections serve reads: one per core. Statements run
+/// on the calling task without awaiting, so no more are ever busy at once
+/// than there are threads running tasks; and every write empties each
+/// reader's page cache, so idle readers would only cost refills.
+fn readers() -> usize {
+    std::thread::available_parallelism().map_or(2, |n| n.get().clamp(2, 8))
+}
 
 /// How a write transaction opens: `begin immediate` takes the write lock up
 /// front, where a transaction that reads first and upgrades later would fail
@@ -135,7 +139,7 @@ impl SqliteStore {
             writer.pragma_update(None, "journal_mode", "wal")?;
             writer.pragma_update(None, "wal_autocheckpoint", 0)?;
             migrate(&writer)?;
-            let readers = (0..READERS)
+            let readers = (0..readers())
                 .map(|_| connect(path, OpenFlags::SQLITE_OPEN_READ_ONLY).map(db::Conn::new))
                 .collect::<Result<Vec<_>, _>>()?;
             let checkpointer = connect(path, OpenFlags::SQLITE_OPEN_READ_WRITE)?;
