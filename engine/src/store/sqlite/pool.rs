@@ -25,6 +25,10 @@ use super::db::{Error, Row, Rows};
 /// commits now and then.
 const MAX_GROUP: usize = 64;
 
+/// A statement that runs this long is logged: statements run on the async
+/// runtime's threads, so a slow one holds up every task queued behind it.
+const SLOW_STATEMENT: std::time::Duration = std::time::Duration::from_millis(20);
+
 /// How many failed groups are remembered for members yet to hear of it.
 const FAILURES_KEPT: usize = 64;
 
@@ -86,6 +90,18 @@ impl Conn {
 
     /// Runs `sql` with `args` bound to its `$n` (or `?n`) parameters.
     pub(super) fn run(&mut self, sql: &str, args: &[Value]) -> Result<Rows, Error> {
+        let started = std::time::Instant::now();
+        let result = self.run_timed(sql, args);
+        let took = started.elapsed();
+        if took >= SLOW_STATEMENT {
+            // The statement held a runtime thread all that time.
+            let sql: String = sql.split_whitespace().collect::<Vec<_>>().join(" ");
+            tracing::warn!(took_ms = took.as_millis() as u64, sql = %sql, "slow SQLite statement");
+        }
+        result
+    }
+
+    fn run_timed(&mut self, sql: &str, args: &[Value]) -> Result<Rows, Error> {
         let mut statement = self.raw.prepare_cached(sql)?;
         for index in 1..=statement.parameter_count() {
             // SQLite numbers `$n` parameters by first appearance, not by n,
@@ -126,6 +142,7 @@ impl Conn {
             changed: self.raw.changes(),
         })
     }
+
     /// Joins the open group, opening one with `begin` when none is; the group's number.
     fn join(&mut self, begin: &str) -> Result<u64, Error> {
         if self.group.open && self.raw.is_autocommit() {
