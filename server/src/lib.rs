@@ -18,6 +18,7 @@ use axum::Router;
 use leptos::prelude::*;
 use leptos_axum::{generate_route_list, LeptosRoutes};
 use tokio::net::TcpListener;
+use tower_http::compression::predicate::{DefaultPredicate, Predicate, SizeAbove};
 
 use app::state::AppState;
 use app::{shell, App};
@@ -61,11 +62,16 @@ pub fn router(state: AppState) -> Router {
         })
         .fallback(leptos_axum::file_and_error_handler::<AppState, _>(shell))
         .layer(axum::middleware::from_fn(fn_errors::set_error_status))
-        // Pages, server function answers and the site's JS, WASM and CSS go
-        // out gzipped to browsers that accept it (the WASM shrinks to about
-        // a third); event streams are never compressed, so events are not
-        // held back in a compression buffer.
-        .layer(tower_http::compression::CompressionLayer::new().gzip(true))
+        // Pages, larger answers and the site's JS, WASM and CSS go out
+        // gzipped to clients that accept it (the WASM shrinks to about a
+        // third). Answers under 1 KB — most API replies — go out as they
+        // are: compressing them costs more than it saves. Event streams are
+        // never compressed, so events are not held back in a buffer.
+        .layer(
+            tower_http::compression::CompressionLayer::new()
+                .gzip(true)
+                .compress_when(DefaultPredicate::new().and(SizeAbove::new(1024))),
+        )
         .with_state(state)
 }
 

@@ -536,7 +536,7 @@ async fn configured_mcp_servers_are_offered_and_one_that_fails_is_left_out() {
 }
 
 #[tokio::test]
-async fn pages_go_out_gzipped_and_event_streams_never_do() {
+async fn pages_go_out_gzipped_and_small_answers_and_event_streams_never_do() {
     let app = TestApp::spawn().await;
     let id: String = app
         .post_form("/api/fn/create_conversation", &[])
@@ -555,6 +555,11 @@ async fn pages_go_out_gzipped_and_event_streams_never_do() {
     assert_eq!(page.headers()["content-encoding"], "gzip");
     let gzipped = page.bytes().await.unwrap();
     assert_eq!(&gzipped[..2], [0x1f, 0x8b], "a gzip stream");
+
+    // A small answer is not worth compressing.
+    let health = get("/healthz".to_owned()).await.unwrap();
+    assert_eq!(health.status(), 200);
+    assert!(health.headers().get("content-encoding").is_none());
 
     let mut stream = get(format!("/api/conversations/{id}/events"))
         .await
