@@ -234,14 +234,22 @@ impl ToolSource for DemoTools {
                     .get("subject")
                     .and_then(Value::as_str)
                     .unwrap_or("");
-                let line = json!({ "to": to, "subject": subject, "body": body }).to_string();
+                // One write of the whole line: `writeln!` writes the text and
+                // the newline separately, and a process killed between the two
+                // left a line without its end, which the next e-mail joined.
+                let line = format!(
+                    "{}\n",
+                    json!({ "to": to, "subject": subject, "body": body })
+                );
                 use std::io::Write;
                 let mut outbox = std::fs::OpenOptions::new()
                     .create(true)
                     .append(true)
                     .open(&self.outbox)
                     .map_err(|e| ToolError::Failed(e.to_string()))?;
-                writeln!(outbox, "{line}").map_err(|e| ToolError::Failed(e.to_string()))?;
+                outbox
+                    .write_all(line.as_bytes())
+                    .map_err(|e| ToolError::Failed(e.to_string()))?;
                 Ok(json!({ "to": to, "queued": true }))
             }
             other => Err(ToolError::UnknownTool(other.to_owned())),
