@@ -10,6 +10,8 @@ test('the review page answers without JavaScript', async ({ page, browser, airlo
   await card.getByRole('button', { name: 'Copy review link' }).click();
   const link = await card.getByRole('textbox', { name: 'Review link' }).inputValue();
 
+  const stale = await page.context().newPage();
+  await stale.goto(link);
   await page.goto(link);
   await page.getByRole('textbox', { name: 'Your name' }).fill('Grace');
   await page.getByRole('button', { name: 'Reject' }).click();
@@ -17,5 +19,11 @@ test('the review page answers without JavaScript', async ({ page, browser, airlo
   await page.getByRole('button', { name: 'Confirm reject' }).click();
   await expect(page).toHaveURL(link);
   await expect(page.getByRole('status')).toContainText('Rejected by Grace');
+  await expect(card).toHaveAttribute('data-status', 'rejected');
+
+  // A second reviewer who opened the link before is told who decided.
+  await stale.getByRole('button', { name: 'Approve', exact: true }).click();
+  await expect(stale.getByRole('alert')).toContainText('Already decided by Grace');
+  await expect(stale.getByRole('status')).toContainText('Rejected by Grace');
   await expect(card).toHaveAttribute('data-status', 'rejected');
 });

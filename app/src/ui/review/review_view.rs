@@ -6,6 +6,8 @@ use leptos_meta::Title;
 
 use super::review_forms::ReviewForms;
 use super::ReviewAccess;
+use crate::error::AppError;
+use crate::server_fns::reviews::RespondReview;
 use crate::ui::chat::tool_card::ToolCard;
 use crate::wire::ReviewItem;
 
@@ -20,7 +22,15 @@ pub fn ReviewView(item: ReviewItem, access: ReviewAccess) -> impl IntoView {
     }
     let current = RwSignal::new(item);
     let on_reviewed = Callback::new(move |item: ReviewItem| current.set(item));
-    let conflict = RwSignal::new(None::<String>);
+    // A response posted as a plain form (no JavaScript, or before the page
+    // came alive) that lost the race comes back as this page again, with
+    // the error in its URL; a server action reads it from there.
+    let posted = ServerAction::<RespondReview>::new();
+    let lost = match posted.value().get_untracked() {
+        Some(Err(AppError::AlreadyDecided { by, .. })) => Some(format!("Already decided by {by}")),
+        _ => None,
+    };
+    let conflict = RwSignal::new(lost);
     let on_conflict = Callback::new(move |text: String| conflict.set(Some(text)));
     let on_decided = Callback::new(move |_| {});
     let title = current.read_untracked().prompt.clone();
