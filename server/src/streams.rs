@@ -14,6 +14,7 @@ use std::convert::Infallible;
 use std::sync::Arc;
 use std::time::Duration;
 
+use axum::extract::rejection::QueryRejection;
 use axum::extract::{Path, Query, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::sse::{Event as SseEvent, KeepAlive, Sse};
@@ -105,15 +106,19 @@ pub struct Resume {
     ),
     responses(
         (status = 200, content_type = "text/event-stream", body = String, description = "`snapshot` ({conversation, messages, tool_calls}), then `message.created`, `message.delta`, `tool_call.created`, `tool_call.updated`, `run.updated`; ids are the conversation's event positions."),
+        (status = 400, description = "`after` is not an event position."),
         (status = 404, description = "No such conversation."),
     )
 )]
 pub async fn conversation_events(
     State(state): State<AppState>,
     Path(id): Path<String>,
-    Query(resume): Query<Resume>,
+    resume: Result<Query<Resume>, QueryRejection>,
     headers: HeaderMap,
 ) -> Response {
+    let Ok(Query(resume)) = resume else {
+        return bad_cursor();
+    };
     let Ok(id) = ConversationId::parse(&id) else {
         return not_found("conversation");
     };
@@ -135,14 +140,27 @@ pub async fn conversation_events(
     ),
     responses(
         (status = 200, content_type = "text/event-stream", body = String, description = "`snapshot` ({pending}), then `tool_call.created` and `tool_call.updated`; ids are the inbox's gapless positions."),
+        (status = 400, description = "`after` is not an inbox position."),
     )
 )]
 pub async fn inbox_events(
     State(state): State<AppState>,
-    Query(resume): Query<Resume>,
+    resume: Result<Query<Resume>, QueryRejection>,
     headers: HeaderMap,
 ) -> Response {
+    let Ok(Query(resume)) = resume else {
+        return bad_cursor();
+    };
     stream(state.engine, Feed::Inbox, resume.after, &headers)
+}
+
+/// `?after=` that is not a position (not a number, or beyond 64 bits).
+fn bad_cursor() -> Response {
+    let body = json!({
+        "code": "invalid_cursor",
+        "message": "`after` must be a whole number (an event position)",
+    });
+    (StatusCode::BAD_REQUEST, Json(body)).into_response()
 }
 
 fn not_found(what: &str) -> Response {

@@ -174,6 +174,21 @@ async fn client_mistakes_get_typed_4xx_errors() {
     // An empty message is refused with a message a person can read.
     let res = app.post_form("/api/fn/create_conversation", &[]).await;
     let id: String = res.json().await.unwrap();
+    // A stream position beyond 64 bits is a typed 400, not the framework's text.
+    for path in [
+        format!("/api/conversations/{id}/events?after=9223372036854775808"),
+        "/api/approvals/events?after=soon".to_owned(),
+    ] {
+        let res = app
+            .client
+            .get(format!("{}{path}", app.base))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(res.status(), 400, "for {path}");
+        let body: serde_json::Value = res.json().await.unwrap();
+        assert_eq!(body["code"], "invalid_cursor", "for {path}: {body}");
+    }
     let res = app
         .post_form(
             "/api/fn/post_message",
