@@ -41,17 +41,6 @@ fn start(dir: &std::path::Path, database_url: Option<&str>) -> support::Spawned 
     support::spawn(env!("CARGO_BIN_EXE_server"), dir, &env)
 }
 
-/// A fresh schema in the benchmark database, as a URL that uses it.
-async fn postgres_url() -> Option<String> {
-    let url = std::env::var("AIRLOCK_BENCH_DATABASE_URL").ok()?;
-    let schema = format!("bench_{}", uuid::Uuid::new_v4().simple());
-    Some(
-        engine::store::postgres::create_schema(&url, &schema)
-            .await
-            .unwrap(),
-    )
-}
-
 /// `n` calls waiting for approval, one per conversation.
 async fn waiting_calls(client: &reqwest::Client, base: &str, n: usize) -> Vec<String> {
     futures::stream::iter(0..n)
@@ -201,7 +190,7 @@ async fn measure(
 #[tokio::main]
 async fn main() {
     let mut rows = Vec::new();
-    let postgres = postgres_url().await;
+    let postgres = support::fresh_schema_in("AIRLOCK_BENCH_DATABASE_URL").await;
     let backends: Vec<(&'static str, Option<String>)> = std::iter::once(("sqlite", None))
         .chain(postgres.map(|url| ("postgres", Some(url))))
         .collect();

@@ -8,7 +8,7 @@
 //! API over rusqlite for SQLite (see `sqlite/db.rs` for why).
 
 macro_rules! impl_store {
-    ($store:ty, $backend:literal, $begin:literal, $announce:literal, $for_update:literal, $skip_locked:literal) => {
+    ($store:ty, $backend:literal, $begin:expr, $announce:literal, $for_update:literal, $skip_locked:literal) => {
         use async_trait::async_trait;
         use chrono::{DateTime, Utc};
         use serde_json::Value;

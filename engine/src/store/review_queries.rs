@@ -3,7 +3,7 @@
 //! delegates the review methods of [`Store`](super::Store) to it.
 
 macro_rules! review_queries {
-    ($begin:literal) => {
+    ($begin:expr) => {
         use crate::reviews::callbacks::{Callback, CallbackAttempt};
         use crate::reviews::{CaseEvent, CaseId, CaseStatus, CaseType, NewCase, Requester, ReviewCase};
 

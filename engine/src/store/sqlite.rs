@@ -215,8 +215,7 @@ mod queries {
     impl_store!(
         super::SqliteStore,
         "sqlite",
-        // `BEGIN`: the shared queries take the statement as a literal.
-        "begin immediate",
+        super::BEGIN,
         "",
         // Row locks: the write lock `begin immediate` takes covers every row.
         "",

@@ -111,7 +111,13 @@ pub async fn start(
 /// A fresh schema in the PostgreSQL test database (`AIRLOCK_TEST_DATABASE_URL`),
 /// as a URL that uses it; `None` when no test database is configured.
 pub async fn fresh_schema() -> Option<String> {
-    let url = std::env::var("AIRLOCK_TEST_DATABASE_URL").ok()?;
+    fresh_schema_in("AIRLOCK_TEST_DATABASE_URL").await
+}
+
+/// A fresh schema in the database the variable `var` names, as a URL that
+/// uses it; `None` when the variable is not set.
+pub async fn fresh_schema_in(var: &str) -> Option<String> {
+    let url = std::env::var(var).ok()?;
     let schema = format!("r_{}", uuid::Uuid::new_v4().simple());
     Some(
         engine::store::postgres::create_schema(&url, &schema)

@@ -145,12 +145,7 @@ impl Conn {
 
     /// Joins the open group, opening one with `begin` when none is; the group's number.
     fn join(&mut self, begin: &str) -> Result<u64, Error> {
-        if self.group.open && self.raw.is_autocommit() {
-            // SQLite ended the transaction itself (it does on some errors).
-            let id = self.group.id;
-            self.group
-                .fail(id, "SQLite rolled the transaction back".into());
-        }
+        self.notice_rollback();
         if !self.group.open {
             self.run(begin, &[])?;
             self.group.open = true;
@@ -161,14 +156,23 @@ impl Conn {
         Ok(self.group.id)
     }
 
+    /// Whether SQLite has ended the connection's transaction itself (it does
+    /// on some errors); an open group it took down is recorded as failed.
+    fn notice_rollback(&mut self) -> bool {
+        if !self.raw.is_autocommit() {
+            return false;
+        }
+        if self.group.open {
+            let id = self.group.id;
+            self.group
+                .fail(id, "SQLite rolled the transaction back".into());
+        }
+        true
+    }
+
     /// Leaves the group without changes; an empty group is closed.
     fn leave(&mut self) {
-        if self.raw.is_autocommit() {
-            if self.group.open {
-                let id = self.group.id;
-                self.group
-                    .fail(id, "SQLite rolled the transaction back".into());
-            }
+        if self.notice_rollback() {
             return;
         }
         self.group.members = self.group.members.saturating_sub(1);
