@@ -948,7 +948,7 @@ macro_rules! impl_store {
             }
 
             async fn gateway_conversation(&self, key: &str, title: &str, now: DateTime<Utc>) -> Result<ConversationId, StoreError> {
-                gateway_conversation_q(self.writer(), key, title, now).await
+                gateway_conversation_q(self.reader(), self.writer(), key, title, now).await
             }
 
             async fn due_callbacks(&self, now: DateTime<Utc>, limit: i64) -> Result<Vec<Callback>, StoreError> {

@@ -238,13 +238,16 @@ macro_rules! review_queries {
         }
 
         async fn gateway_conversation_q(
+            reader: &Pool,
             pool: &Pool,
             key: &str,
             title: &str,
             now: DateTime<Utc>,
         ) -> Result<ConversationId, StoreError> {
             let parse = |id: String| ConversationId::parse(&id).map_err(|e| corrupt("gateway_sessions", e));
-            if let Some(id) = find_session(pool, key).await? {
+            // Nearly every request finds its session; looking on a reader
+            // keeps it from queueing behind the writes for one row.
+            if let Some(id) = find_session(reader, key).await? {
                 return parse(id);
             }
             let id = ConversationId::new();
