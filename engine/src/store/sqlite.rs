@@ -76,8 +76,6 @@ const BUSY_TIMEOUT: Duration = Duration::from_secs(10);
 pub struct SqliteStore {
     writer: Arc<db::Pool>,
     reader: Arc<db::Pool>,
-    /// While any clone of the store lives, its checkpointer runs.
-    _alive: Arc<()>,
 }
 
 /// How often the background checkpointer copies the log into the file. Each
@@ -86,26 +84,50 @@ pub struct SqliteStore {
 /// 1% of decisions took twice as long (`make bench`, decide).
 const CHECKPOINT_EVERY: Duration = Duration::from_millis(1000);
 
-/// Copies the write-ahead log into the database file until the store is dropped.
-async fn checkpoint_in_background(conn: Connection, alive: Weak<()>) {
+/// A log this many frames long (64 MB of 2 KB pages) is started over.
+///
+/// SQLite starts the log over by itself only at a moment when no reader is
+/// in the middle of a statement. Under steady load there is no such moment,
+/// and the log grew without end: half a gigabyte in the first 7 seconds of
+/// `make bench` (decide), each checkpoint copying more of it.
+const RESTART_AFTER_FRAMES: i64 = 32_768;
+
+/// Copies the write-ahead log into the database file, and starts an overlong
+/// log over, until the store is dropped.
+async fn checkpoint_in_background(conn: Connection, writer: Weak<db::Pool>) {
     let conn = Arc::new(std::sync::Mutex::new(conn));
     let mut tick = tokio::time::interval(CHECKPOINT_EVERY);
     tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     loop {
         tick.tick().await;
-        if alive.upgrade().is_none() {
+        if writer.strong_count() == 0 {
             return;
         }
         let conn = conn.clone();
         // A checkpoint writes and syncs the file: off the async threads.
         let done = tokio::task::spawn_blocking(move || {
             let conn = conn.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
-            // PASSIVE never blocks the writer or readers; it copies what it can.
-            conn.query_row("pragma wal_checkpoint(passive)", [], |_| Ok(()))
+            // PASSIVE never blocks the writer or readers; it copies what it
+            // can. Its second column is the log's length in frames.
+            conn.query_row("pragma wal_checkpoint(passive)", [], |row| {
+                row.get::<_, i64>(1)
+            })
         })
         .await;
         match done {
-            Ok(Ok(())) => {}
+            Ok(Ok(frames)) if frames >= RESTART_AFTER_FRAMES => {
+                let Some(writer) = writer.upgrade() else {
+                    return;
+                };
+                // On the writer, so no write comes in between; it waits for
+                // the readers' statements in flight, then empties the log.
+                // Most of the log is copied already, so the writer pauses
+                // only to copy the rest.
+                if let Err(e) = writer.run_alone("pragma wal_checkpoint(truncate)").await {
+                    tracing::warn!(error = %e, "starting the log over failed");
+                }
+            }
+            Ok(Ok(_)) => {}
             Ok(Err(e)) => tracing::warn!(error = %e, "background checkpoint failed"),
             Err(e) => tracing::warn!(error = %e, "background checkpoint stopped"),
         }
@@ -146,15 +168,14 @@ impl SqliteStore {
             Ok((writer, readers, checkpointer))
         };
         let (writer, readers, checkpointer) = open()?;
-        let alive = Arc::new(());
+        let writer = Arc::new(db::Pool::writer(db::Conn::new(writer), BEGIN));
         tokio::spawn(checkpoint_in_background(
             checkpointer,
-            Arc::downgrade(&alive),
+            Arc::downgrade(&writer),
         ));
         Ok(Self {
-            writer: Arc::new(db::Pool::writer(db::Conn::new(writer), BEGIN)),
+            writer,
             reader: Arc::new(db::Pool::readers(readers)),
-            _alive: alive,
         })
     }
 

@@ -310,6 +310,19 @@ impl Pool {
         }
     }
 
+    /// Runs `sql` on the writer's connection outside any transaction, for
+    /// statements SQLite refuses inside one (a checkpoint that starts the log
+    /// over). An open group is committed first: whoever holds the connection
+    /// is not in the middle of a transaction, so its members have all run.
+    pub(super) async fn run_alone(&self, sql: &str) -> Result<Vec<Row>, Error> {
+        let mut conn = self.lock().await;
+        conn.notice_rollback();
+        if conn.group.open {
+            conn.commit_group()?;
+        }
+        conn.run(sql, &[]).map(|done| done.rows)
+    }
+
     /// Opens a transaction; `begin` (e.g. `begin immediate`) opens the group.
     pub async fn begin_with(&self, begin: &str) -> Result<Transaction<'_>, Error> {
         let mut conn = self.lock().await;
@@ -541,6 +554,53 @@ mod tests {
         }
         assert_eq!(groups(&pool), 1);
         assert_eq!(ids(&pool).await, [2, 3, 4]);
+    }
+
+    #[tokio::test]
+    async fn a_statement_alone_commits_the_open_group_first() {
+        let pool = writer();
+        let first = pool.begin_with("begin immediate").await.unwrap();
+        let queued = queue_behind(&pool, 2..5).await;
+        let alone = {
+            let pool = pool.clone();
+            // VACUUM fails inside a transaction.
+            tokio::spawn(async move { pool.run_alone("vacuum").await.map(|_| ()) })
+        };
+        while pool.waiting.load(Ordering::Acquire) < 4 {
+            tokio::task::yield_now().await;
+        }
+        first.commit().await.unwrap();
+        alone.await.unwrap().unwrap();
+        for task in queued {
+            task.await.unwrap().unwrap();
+        }
+        assert_eq!(ids(&pool).await, [2, 3, 4]);
+    }
+
+    #[tokio::test]
+    async fn a_truncating_checkpoint_alone_empties_the_log() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("db.sqlite");
+        let conn = rusqlite::Connection::open(&path).unwrap();
+        conn.execute_batch(
+            "pragma journal_mode = wal; pragma wal_autocheckpoint = 0;
+             create table parent (id integer primary key);",
+        )
+        .unwrap();
+        let pool = Arc::new(Pool::writer(Conn::new(conn), "begin immediate"));
+        for id in 0..50 {
+            insert(&pool, id).await.unwrap();
+        }
+        let log = dir.path().join("db.sqlite-wal");
+        assert!(std::fs::metadata(&log).unwrap().len() > 0);
+        let rows = pool
+            .run_alone("pragma wal_checkpoint(truncate)")
+            .await
+            .unwrap();
+        let busy = <i64 as super::super::db::Decode>::decode(&rows[0].values[0]).unwrap();
+        assert_eq!(busy, 0, "nothing kept the checkpoint from finishing");
+        assert_eq!(std::fs::metadata(&log).unwrap().len(), 0);
+        assert_eq!(ids(&pool).await.len(), 50);
     }
 
     #[tokio::test]
