@@ -84,17 +84,31 @@ pub struct SqliteStore {
 /// 1% of decisions took twice as long (`make bench`, decide).
 const CHECKPOINT_EVERY: Duration = Duration::from_millis(1000);
 
-/// A log this many frames long (64 MB of 2 KB pages) is started over.
+/// A log this many frames long (1 GB of 2 KB pages) is started over.
 ///
 /// SQLite starts the log over by itself only at a moment when no reader is
-/// in the middle of a statement. Under steady load there is no such moment,
-/// and the log grew without end: half a gigabyte in the first 7 seconds of
-/// `make bench` (decide), each checkpoint copying more of it.
-const RESTART_AFTER_FRAMES: i64 = 32_768;
+/// in the middle of a statement. Under steady load near capacity there is no
+/// such moment, and the log grew without end: half a gigabyte in the first 7
+/// seconds of `make bench` (decide), each checkpoint copying more of it.
+/// Starting it over pauses reads and writes while it copies the rest and
+/// syncs (160–180 ms measured at 64 MB), so it is a safety limit on the disk
+/// the log takes, not a routine step.
+const RESTART_AFTER_FRAMES: i64 = 524_288;
+
+/// A PASSIVE checkpoint, which never blocks the writer or readers and copies
+/// what it can; the log's length in frames.
+fn checkpoint_passive(conn: &std::sync::Mutex<Connection>) -> rusqlite::Result<i64> {
+    let conn = conn.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+    conn.query_row("pragma wal_checkpoint(passive)", [], |row| row.get(1))
+}
 
 /// Copies the write-ahead log into the database file, and starts an overlong
 /// log over, until the store is dropped.
-async fn checkpoint_in_background(conn: Connection, writer: Weak<db::Pool>) {
+async fn checkpoint_in_background(
+    conn: Connection,
+    writer: Weak<db::Pool>,
+    reader: Weak<db::Pool>,
+) {
     let conn = Arc::new(std::sync::Mutex::new(conn));
     let mut tick = tokio::time::interval(CHECKPOINT_EVERY);
     tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
@@ -103,27 +117,23 @@ async fn checkpoint_in_background(conn: Connection, writer: Weak<db::Pool>) {
         if writer.strong_count() == 0 {
             return;
         }
-        let conn = conn.clone();
         // A checkpoint writes and syncs the file: off the async threads.
-        let done = tokio::task::spawn_blocking(move || {
-            let conn = conn.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
-            // PASSIVE never blocks the writer or readers; it copies what it
-            // can. Its second column is the log's length in frames.
-            conn.query_row("pragma wal_checkpoint(passive)", [], |row| {
-                row.get::<_, i64>(1)
-            })
-        })
-        .await;
-        match done {
+        let passive = conn.clone();
+        match tokio::task::spawn_blocking(move || checkpoint_passive(&passive)).await {
             Ok(Ok(frames)) if frames >= RESTART_AFTER_FRAMES => {
-                let Some(writer) = writer.upgrade() else {
+                // Copy what came in meanwhile too, so that the pause below
+                // has little left to copy.
+                let passive = conn.clone();
+                let _ = tokio::task::spawn_blocking(move || checkpoint_passive(&passive)).await;
+                let (Some(writer), Some(reader)) = (writer.upgrade(), reader.upgrade()) else {
                     return;
                 };
-                // On the writer, so no write comes in between; it waits for
-                // the readers' statements in flight, then empties the log.
-                // Most of the log is copied already, so the writer pauses
-                // only to copy the rest.
-                if let Err(e) = writer.run_alone("pragma wal_checkpoint(truncate)").await {
+                // With the writer and every reader held, nothing waits on
+                // anything: it copies the rest and empties the log.
+                if let Err(e) = writer
+                    .run_alone("pragma wal_checkpoint(truncate)", &reader)
+                    .await
+                {
                     tracing::warn!(error = %e, "starting the log over failed");
                 }
             }
@@ -169,14 +179,13 @@ impl SqliteStore {
         };
         let (writer, readers, checkpointer) = open()?;
         let writer = Arc::new(db::Pool::writer(db::Conn::new(writer), BEGIN));
+        let reader = Arc::new(db::Pool::readers(readers));
         tokio::spawn(checkpoint_in_background(
             checkpointer,
             Arc::downgrade(&writer),
+            Arc::downgrade(&reader),
         ));
-        Ok(Self {
-            writer,
-            reader: Arc::new(db::Pool::readers(readers)),
-        })
+        Ok(Self { writer, reader })
     }
 
     /// One process owns a SQLite file's live events: there is nobody else to hear.

@@ -312,13 +312,21 @@ impl Pool {
 
     /// Runs `sql` on the writer's connection outside any transaction, for
     /// statements SQLite refuses inside one (a checkpoint that starts the log
-    /// over). An open group is committed first: whoever holds the connection
-    /// is not in the middle of a transaction, so its members have all run.
-    pub(super) async fn run_alone(&self, sql: &str) -> Result<Vec<Row>, Error> {
+    /// over), while no connection of `paused` is in use. An open group is
+    /// committed first: whoever holds the connection is not in the middle of
+    /// a transaction, so its members have all run.
+    ///
+    /// The writer is taken first, then `paused`'s connections: a task holds a
+    /// reader only for one statement and never waits for the writer meanwhile.
+    pub(super) async fn run_alone(&self, sql: &str, paused: &Pool) -> Result<Vec<Row>, Error> {
         let mut conn = self.lock().await;
         conn.notice_rollback();
         if conn.group.open {
             conn.commit_group()?;
+        }
+        let mut held = Vec::with_capacity(paused.conns.len());
+        for other in &paused.conns {
+            held.push(other.lock().await);
         }
         conn.run(sql, &[]).map(|done| done.rows)
     }
@@ -469,6 +477,12 @@ mod tests {
         Arc::new(Pool::writer(Conn::new(conn), "begin immediate"))
     }
 
+    fn readers() -> Pool {
+        Pool::readers(vec![Conn::new(
+            rusqlite::Connection::open_in_memory().unwrap(),
+        )])
+    }
+
     async fn insert(pool: &Pool, id: i64) -> Result<(), Error> {
         let mut tx = pool.begin_with("begin immediate").await?;
         query("insert into parent (id) values ($1)")
@@ -564,7 +578,7 @@ mod tests {
         let alone = {
             let pool = pool.clone();
             // VACUUM fails inside a transaction.
-            tokio::spawn(async move { pool.run_alone("vacuum").await.map(|_| ()) })
+            tokio::spawn(async move { pool.run_alone("vacuum", &readers()).await.map(|_| ()) })
         };
         while pool.waiting.load(Ordering::Acquire) < 4 {
             tokio::task::yield_now().await;
@@ -594,7 +608,7 @@ mod tests {
         let log = dir.path().join("db.sqlite-wal");
         assert!(std::fs::metadata(&log).unwrap().len() > 0);
         let rows = pool
-            .run_alone("pragma wal_checkpoint(truncate)")
+            .run_alone("pragma wal_checkpoint(truncate)", &readers())
             .await
             .unwrap();
         let busy = <i64 as super::super::db::Decode>::decode(&rows[0].values[0]).unwrap();
