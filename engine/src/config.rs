@@ -345,7 +345,10 @@ impl Config {
     }
 }
 
-/// Reads `24h`, `30m`, `90s`, `2d` or `none`.
+/// The longest expiry: a year. Anything longer means never, which `none` says.
+const MAX_EXPIRY_SECONDS: u64 = 365 * 86_400;
+
+/// Reads `24h`, `30m`, `90s`, `2d` or `none`, at most a year.
 pub fn parse_expiry(text: &str) -> Result<Option<Duration>, String> {
     let text = text.trim();
     if text.eq_ignore_ascii_case("none") {
@@ -358,15 +361,22 @@ pub fn parse_expiry(text: &str) -> Result<Option<Duration>, String> {
     let n: u64 = number
         .parse()
         .map_err(|_| format!("`{text}` is not a duration like 24h, 30m or none"))?;
-    let seconds = match unit {
-        "s" => n,
-        "m" => n * 60,
-        "h" => n * 3600,
-        "d" => n * 86_400,
+    let per_unit: u64 = match unit {
+        "s" => 1,
+        "m" => 60,
+        "h" => 3600,
+        "d" => 86_400,
         _ => return Err(format!("`{text}` is not a duration like 24h, 30m or none")),
     };
-    if seconds == 0 {
+    if n == 0 {
         return Err("an expiry must be longer than zero; use none to disable it".into());
     }
+    // Checked: a huge number must be refused, not wrap around to a short one.
+    let seconds = n
+        .checked_mul(per_unit)
+        .filter(|s| *s <= MAX_EXPIRY_SECONDS)
+        .ok_or_else(|| {
+            format!("`{text}` is too long: an expiry is at most 365d; use none to disable it")
+        })?;
     Ok(Some(Duration::from_secs(seconds)))
 }

@@ -273,6 +273,23 @@ fn expiries_parse(#[case] text: &str, #[case] seconds: Option<u64>) {
     assert_eq!(parsed.map(|d| d.as_secs()), seconds);
 }
 
+#[rstest]
+#[case("366d")]
+#[case("8785h")]
+// Found by the config fuzz target: n * 3600 overflowed.
+#[case("122222222222222222h")]
+#[case("18446744073709551615s")]
+#[case("0m")]
+fn expiries_out_of_range_are_refused(#[case] text: &str) {
+    assert!(crate::config::parse_expiry(text).is_err(), "{text}");
+}
+
+#[test]
+fn a_year_is_the_longest_expiry() {
+    let parsed = crate::config::parse_expiry("365d").unwrap();
+    assert_eq!(parsed.map(|d| d.as_secs()), Some(365 * 86_400));
+}
+
 #[test]
 fn stdio_sources_keep_their_command() {
     let config = Config::parse("a.yaml", "sources:\n  fs:\n    command: npx\n    args: [-y, pkg]\n    require_approval: [write_file]\n").unwrap();
