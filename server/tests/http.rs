@@ -54,6 +54,14 @@ impl TestApp {
         }
     }
 
+    async fn get(&self, path: &str) -> reqwest::Response {
+        self.client
+            .get(format!("{}{path}", self.base))
+            .send()
+            .await
+            .unwrap()
+    }
+
     async fn post_form(&self, path: &str, form: &[(&str, &str)]) -> reqwest::Response {
         self.client
             .post(format!("{}{path}", self.base))
@@ -68,12 +76,7 @@ impl TestApp {
 #[tokio::test]
 async fn healthz_reports_the_version_and_store() {
     let app = TestApp::spawn().await;
-    let res = app
-        .client
-        .get(format!("{}/healthz", app.base))
-        .send()
-        .await
-        .unwrap();
+    let res = app.get("/healthz").await;
     assert_eq!(res.status(), 200);
     let body: serde_json::Value = res.json().await.unwrap();
     assert_eq!(body["status"], "ok");
@@ -84,12 +87,7 @@ async fn healthz_reports_the_version_and_store() {
 #[tokio::test]
 async fn unknown_pages_are_404() {
     let app = TestApp::spawn().await;
-    let res = app
-        .client
-        .get(format!("{}/nope", app.base))
-        .send()
-        .await
-        .unwrap();
+    let res = app.get("/nope").await;
     assert_eq!(res.status(), 404);
     assert!(res.text().await.unwrap().contains("Page not found"));
 }
@@ -110,12 +108,7 @@ async fn a_conversation_is_created_and_messaged_over_http() {
     let posted: serde_json::Value = res.json().await.unwrap();
     assert_eq!(posted["message"]["content"], "list files");
     assert_eq!(posted["conversation_title"], "list files");
-    let page = app
-        .client
-        .get(format!("{}/c/{id}", app.base))
-        .send()
-        .await
-        .unwrap();
+    let page = app.get(&format!("/c/{id}")).await;
     assert_eq!(page.status(), 200);
     assert!(page.text().await.unwrap().contains("list files"));
 }
@@ -179,12 +172,7 @@ async fn client_mistakes_get_typed_4xx_errors() {
         format!("/api/conversations/{id}/events?after=9223372036854775808"),
         "/api/approvals/events?after=soon".to_owned(),
     ] {
-        let res = app
-            .client
-            .get(format!("{}{path}", app.base))
-            .send()
-            .await
-            .unwrap();
+        let res = app.get(&path).await;
         assert_eq!(res.status(), 400, "for {path}");
         let body: serde_json::Value = res.json().await.unwrap();
         assert_eq!(body["code"], "invalid_cursor", "for {path}: {body}");
@@ -426,12 +414,7 @@ async fn a_reconnect_with_last_event_id_receives_every_missed_event_in_order() {
 async fn streams_of_unknown_conversations_are_404() {
     let app = TestApp::spawn().await;
     for id in ["nope", "conv_0000000000000000000000000000dead"] {
-        let res = app
-            .client
-            .get(format!("{}/api/conversations/{id}/events", app.base))
-            .send()
-            .await
-            .unwrap();
+        let res = app.get(&format!("/api/conversations/{id}/events")).await;
         assert_eq!(res.status(), 404, "{id}");
         let body: serde_json::Value = res.json().await.unwrap();
         assert_eq!(body["code"], "not_found");

@@ -514,10 +514,15 @@ mod tests {
                 tokio::spawn(async move { insert(&pool, id).await })
             })
             .collect();
-        while pool.waiting.load(Ordering::Acquire) < tasks.len() {
+        until_queued(pool, tasks.len()).await;
+        tasks
+    }
+
+    /// Waits until `n` tasks queue for the writer.
+    async fn until_queued(pool: &Pool, n: usize) {
+        while pool.waiting.load(Ordering::Acquire) < n {
             tokio::task::yield_now().await;
         }
-        tasks
     }
 
     #[tokio::test]
@@ -558,9 +563,7 @@ mod tests {
                     .unwrap();
             })
         };
-        while pool.waiting.load(Ordering::Acquire) < 4 {
-            tokio::task::yield_now().await;
-        }
+        until_queued(&pool, 4).await;
         first.commit().await.unwrap();
         dropper.await.unwrap();
         for task in queued {
@@ -580,9 +583,7 @@ mod tests {
             // VACUUM fails inside a transaction.
             tokio::spawn(async move { pool.run_alone("vacuum", &readers()).await.map(|_| ()) })
         };
-        while pool.waiting.load(Ordering::Acquire) < 4 {
-            tokio::task::yield_now().await;
-        }
+        until_queued(&pool, 4).await;
         first.commit().await.unwrap();
         alone.await.unwrap().unwrap();
         for task in queued {
