@@ -129,6 +129,9 @@ pub struct Events {
     /// How many events have been published; sending and counting happen
     /// under this lock so the count matches every receiver's queue.
     published: Arc<std::sync::Mutex<u64>>,
+    /// Signalled when this process has stored events, which on a shared
+    /// database still wait for their places in the feed.
+    stored: Arc<tokio::sync::Notify>,
 }
 
 impl Default for Events {
@@ -150,6 +153,7 @@ impl Events {
             cases,
             closing: Arc::new(closing),
             published: Arc::default(),
+            stored: Arc::default(),
         }
     }
 
@@ -173,6 +177,19 @@ impl Events {
     /// Sends stored events to live subscribers. Call only after the
     /// transaction that stored them has committed.
     pub fn publish(&self, events: impl IntoIterator<Item = Event>) {
+        self.publish_placed(events);
+        self.stored.notify_one();
+    }
+
+    /// Signalled after [`publish`](Self::publish): the events may still need
+    /// their places in a shared feed.
+    pub fn stored(&self) -> Arc<tokio::sync::Notify> {
+        self.stored.clone()
+    }
+
+    /// Sends events that already have their places in the feed: what other
+    /// processes stored, and this process's inbox events once numbered.
+    pub fn publish_placed(&self, events: impl IntoIterator<Item = Event>) {
         for event in events {
             // A decided call may have ended a review case: its streams look.
             if event.kind == EventKind::ToolCallUpdated && self.cases.receiver_count() > 0 {

@@ -1,36 +1,110 @@
-//! Replicas: several Airlock processes on one PostgreSQL database. Each
-//! relays the events the others commit to its own live subscribers, so a
-//! browser sees every change whichever replica it is connected to.
+//! Replicas: several Airlock processes on one PostgreSQL database.
+//!
+//! Each process stores its events and publishes them to its own subscribers
+//! at once. Then some process's sequencer places them in the feed every
+//! replica follows (which also numbers the inbox's events), and each replica
+//! relays what the others stored to its own subscribers, so a browser sees
+//! every change whichever replica it is connected to.
+
+use std::time::Duration;
 
 use tokio::sync::watch;
 
 use crate::engine::{Engine, EngineError};
+use crate::store::FeedBatch;
+
+/// Events placed, and read back, per query.
+const FEED_PAGE: i64 = 500;
+
+/// How often the feed is checked for events nobody placed: those of a
+/// process that stopped between storing them and placing them.
+const PLACE_EVERY: Duration = Duration::from_millis(500);
 
 impl Engine {
-    /// Relays events other processes commit to this process's subscribers
-    /// until `stop` turns true. Returns at once on a store no other process
-    /// writes to (SQLite).
+    /// Places stored events in the shared feed and relays what other
+    /// processes commit to this process's subscribers, until `stop` turns
+    /// true. Returns at once on a store no other process writes to (SQLite).
     pub async fn relay_foreign_events(
         &self,
         mut stop: watch::Receiver<bool>,
     ) -> Result<(), EngineError> {
-        let Some(mut ids) = self.inner.store.foreign_events().await? else {
+        let store = &self.inner.store;
+        let Some(mut announced) = store.foreign_events().await? else {
             return Ok(());
         };
+        let mut cursor = store.feed_head().await?;
+        let stored = self.inner.events.stored();
+        let mut tick = tokio::time::interval(PLACE_EVERY);
+        tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
         loop {
             tokio::select! {
-                id = ids.recv() => {
-                    let Some(id) = id else { return Ok(()) };
-                    match self.inner.store.event(id).await {
-                        Ok(Some(event)) => self.inner.events.publish([event]),
-                        Ok(None) => {}
-                        // The next event's gap-fill brings this one too.
-                        Err(e) => tracing::warn!(error = %e, event = id, "could not read a relayed event"),
-                    }
+                _ = stored.notified() => cursor = self.place(cursor).await,
+                _ = tick.tick() => cursor = self.place(cursor).await,
+                through = announced.recv() => {
+                    let Some(through) = through else { return Ok(()) };
+                    cursor = self.follow(cursor, through).await;
                 }
                 _ = stop.changed() => return Ok(()),
             }
         }
+    }
+
+    /// Places whatever waits for a place; the new feed cursor.
+    async fn place(&self, mut cursor: i64) -> i64 {
+        loop {
+            let batch = match self.inner.store.place_events(FEED_PAGE).await {
+                Ok(batch) => batch,
+                Err(e) => {
+                    // The next signal or tick tries again.
+                    tracing::warn!(error = %e, "could not place events in the feed");
+                    return cursor;
+                }
+            };
+            if batch.events.is_empty() {
+                return cursor;
+            }
+            // Another process placed the positions before this batch.
+            cursor = self.follow(cursor, batch.after).await;
+            let full = batch.events.len() as i64 == FEED_PAGE;
+            cursor = self.relay(cursor, batch);
+            if !full {
+                return cursor;
+            }
+        }
+    }
+
+    /// Reads the feed from `cursor` through at least `through`; the new cursor.
+    async fn follow(&self, mut cursor: i64, through: i64) -> i64 {
+        while cursor < through {
+            match self.inner.store.feed_after(cursor, FEED_PAGE).await {
+                Ok(batch) if !batch.events.is_empty() => cursor = self.relay(cursor, batch),
+                Ok(_) => break,
+                Err(e) => {
+                    // Streams fill the gap from the store when they see the
+                    // next event; the worker's sweep finds runs it missed.
+                    tracing::warn!(error = %e, "could not read the feed");
+                    break;
+                }
+            }
+        }
+        cursor
+    }
+
+    /// Publishes the batch's events past `cursor` that this process has not
+    /// published itself (its own inbox events, now numbered, go out again:
+    /// streams skip positions they have sent); the new cursor.
+    fn relay(&self, cursor: i64, batch: FeedBatch) -> i64 {
+        let through = batch.through();
+        let skip = usize::try_from(cursor - batch.after).unwrap_or(0);
+        self.inner.events.publish_placed(
+            batch
+                .events
+                .into_iter()
+                .skip(skip)
+                .filter(|(event, elsewhere)| *elsewhere || event.inbox_seq.is_some())
+                .map(|(event, _)| event),
+        );
+        through.max(cursor)
     }
 }
 
@@ -91,10 +165,20 @@ mod tests {
             .unwrap();
         assert_eq!(event.kind, EventKind::ToolCallCreated);
         assert_eq!(event.data["id"], calls[0].id.as_str());
-        // Replica a publishes its own event once: its relay skips its own.
-        assert_eq!(own.recv().await.unwrap().id, event.id);
+        assert_eq!(event.inbox_seq, Some(1), "placed before it is relayed");
+        // Replica a publishes its own event at once, before it has an inbox
+        // position, and once more when it has one; its relay skips it then.
+        let first = own.recv().await.unwrap();
+        assert_eq!((first.id, first.inbox_seq), (event.id, None));
+        let numbered = tokio::time::timeout(Duration::from_secs(5), own.recv())
+            .await
+            .expect("replica a publishes its numbered inbox event")
+            .unwrap();
+        assert_eq!(*numbered, *event);
         tokio::time::sleep(Duration::from_millis(300)).await;
         let extra = own.try_recv();
         assert!(extra.is_err(), "{extra:?}");
+        let again = heard.try_recv();
+        assert!(again.is_err(), "replica b hears it once: {again:?}");
     }
 }

@@ -93,6 +93,23 @@ pub enum Decided {
     NotFound,
 }
 
+/// Events in the order of the feed every process on a shared database
+/// follows (PostgreSQL): consecutive positions from `after + 1`.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct FeedBatch {
+    /// The feed position just before the first event.
+    pub after: i64,
+    /// The events, each with whether another process stored it.
+    pub events: Vec<(Event, bool)>,
+}
+
+impl FeedBatch {
+    /// The position of the last event (`after` when there is none).
+    pub fn through(&self) -> i64 {
+        self.after + self.events.len() as i64
+    }
+}
+
 /// Durable storage for everything Airlock knows.
 ///
 /// Every method that changes state appends the matching events in the same
@@ -289,9 +306,32 @@ pub trait Store: Send + Sync + std::fmt::Debug {
     /// One event, by its global id.
     async fn event(&self, id: i64) -> Result<Option<Event>, StoreError>;
 
-    /// The ids of events other processes on the same database commit, as
-    /// they commit; `None` when no other process can write (SQLite).
+    /// The feed positions through which events have been placed, as any
+    /// process on the same database announces them; `None` when no other
+    /// process can write (SQLite).
     async fn foreign_events(&self) -> Result<Option<tokio::sync::mpsc::Receiver<i64>>, StoreError>;
+
+    /// Places events that committed without a feed position (stored by any
+    /// process) at the next positions, at most `limit` of them, gives the
+    /// inbox's among them their inbox positions, and announces the batch.
+    /// A store only one process writes to (SQLite) has nothing to place: it
+    /// numbers its events as it stores them.
+    async fn place_events(&self, _limit: i64) -> Result<FeedBatch, StoreError> {
+        Ok(FeedBatch::default())
+    }
+
+    /// The feed's events after position `after`, at most `limit`.
+    async fn feed_after(&self, after: i64, _limit: i64) -> Result<FeedBatch, StoreError> {
+        Ok(FeedBatch {
+            after,
+            events: Vec::new(),
+        })
+    }
+
+    /// The newest feed position (0 when nothing has been placed).
+    async fn feed_head(&self) -> Result<i64, StoreError> {
+        Ok(0)
+    }
 
     /// One review case.
     async fn review_case(&self, id: &CaseId) -> Result<Option<ReviewCase>, StoreError>;

@@ -525,6 +525,8 @@ pub(crate) async fn events_replay_in_order(f: &Fixture) {
         result: None,
     };
     store.decide(&change).await.unwrap();
+    // On a shared database the inbox numbers events once they are placed.
+    store.place_events(100).await.unwrap();
     let all_a = store.events_after(&a.id, 0, 100).await.unwrap();
     assert_eq!(
         all_a.iter().map(|e| (e.seq, e.kind)).collect::<Vec<_>>(),
@@ -558,6 +560,50 @@ pub(crate) async fn events_replay_in_order(f: &Fixture) {
         .all(|e| e.inbox_seq.is_some() == e.kind.concerns_inbox()));
     let after = store.inbox_events_after(1, 100).await.unwrap();
     assert_eq!(after, inbox[1..].to_vec());
+}
+
+/// Events two processes store at once, each placing as it goes, get
+/// gapless inbox positions once each; on a shared database, also places in
+/// one feed that tells each process which events another one stored.
+pub(crate) async fn events_of_two_processes_are_placed_once(f: &Fixture) {
+    let a = f.store.clone();
+    let b = f.reopen().await;
+    let write = |store: Arc<dyn Store>| async move {
+        for _ in 0..10 {
+            let c = new_conversation(&store).await;
+            let calls = [call(&c, 0, CallStatus::PendingApproval)];
+            store.insert_calls(&calls, &[]).await.unwrap();
+            store.place_events(3).await.unwrap();
+        }
+    };
+    tokio::join!(write(a.clone()), write(b.clone()));
+    while !b.place_events(4).await.unwrap().events.is_empty() {}
+    let inbox = a.inbox_events_after(0, 100).await.unwrap();
+    assert_eq!(
+        inbox.iter().map(|e| e.inbox_seq).collect::<Vec<_>>(),
+        (1..=20).map(Some).collect::<Vec<_>>()
+    );
+    assert_eq!(a.inbox_cursor().await.unwrap(), 20);
+    let head = a.feed_head().await.unwrap();
+    if head == 0 {
+        // SQLite: one process writes the file; there is no shared feed.
+        return;
+    }
+    assert_eq!(head, 20, "each event placed once");
+    for (reader, other) in [(&a, &b), (&b, &a)] {
+        let feed = reader.feed_after(0, 100).await.unwrap();
+        assert_eq!(feed.through(), head);
+        let (ids, numbered): (Vec<i64>, Vec<Option<i64>>) =
+            feed.events.iter().map(|(e, _)| (e.id, e.inbox_seq)).unzip();
+        assert_eq!(numbered, (1..=20).map(Some).collect::<Vec<_>>());
+        let elsewhere = feed.events.iter().filter(|(_, elsewhere)| *elsewhere);
+        assert_eq!(elsewhere.count(), 10, "the other process stored half");
+        let later = reader.feed_after(5, 3).await.unwrap();
+        assert_eq!(later.after, 5);
+        let later_ids: Vec<i64> = later.events.iter().map(|(e, _)| e.id).collect();
+        assert_eq!(later_ids, ids[5..8]);
+        assert!(other.place_events(10).await.unwrap().events.is_empty());
+    }
 }
 
 pub(crate) async fn review_cases_follow_their_calls(f: &Fixture) {
@@ -798,6 +844,7 @@ conformance!(
     expiry_applies_once_across_a_restart,
     grants_are_scoped_and_revocable,
     events_replay_in_order,
+    events_of_two_processes_are_placed_once,
     review_cases_follow_their_calls,
 );
 

@@ -61,6 +61,11 @@ const MIGRATIONS: &[Migration] = &[
         description: "review_cases",
         sql: include_str!("../../migrations/postgres/0006_review_cases.sql"),
     },
+    Migration {
+        version: 7,
+        description: "shared feed",
+        sql: include_str!("../../migrations/postgres/0007_shared_feed.sql"),
+    },
 ];
 
 /// Arbitrary key of the advisory lock that serialises migrations across replicas.
@@ -71,20 +76,20 @@ const EVENTS_CHANNEL: &str = "airlock_events";
 
 /// A store in a PostgreSQL database.
 ///
-/// Several Airlock processes (replicas) may share one database. Each event
-/// is announced with `NOTIFY` in the transaction that stores it, tagged with
-/// the process's `origin`; every other replica hears it once it commits and
-/// relays it to its own subscribers (see [`Store::foreign_events`]).
+/// Several Airlock processes (replicas) may share one database. Events are
+/// placed in one shared feed after they commit ([`Store::place_events`]),
+/// and each batch is announced with `NOTIFY`; every replica follows the
+/// feed and relays to its own subscribers what other processes stored (see
+/// `Engine::relay_foreign_events`).
 #[derive(Debug, Clone)]
 pub struct PgStore {
     pool: PgPool,
-    /// This process's tag on its announcements, so it skips its own.
-    origin: String,
 }
 
 impl PgStore {
     /// Connects to the database at `url` and migrates it.
     pub async fn connect(url: &str) -> Result<Self, StoreError> {
+        // Each event records the process that stored it (migration 0007).
         let origin = uuid::Uuid::new_v4().simple().to_string();
         let options =
             PgConnectOptions::from_str(url)?.options([("airlock.origin", origin.as_str())]);
@@ -92,40 +97,37 @@ impl PgStore {
             .max_connections(16)
             .connect_with(options)
             .await?;
-        let store = Self { pool, origin };
+        let store = Self { pool };
         store.migrate().await?;
         Ok(store)
     }
 
-    /// Event ids other replicas commit, as they commit. A dropped listener
-    /// connection is re-established; announcements sent while it was down
-    /// are missed live, and streams catch up at the next event they see.
+    /// The feed positions through which events have been placed, as they
+    /// are announced. A dropped listener connection is re-established;
+    /// announcements sent while it was down are missed, and the next one
+    /// covers them (a follower reads from where it left off).
     async fn listen(&self) -> Result<Option<tokio::sync::mpsc::Receiver<i64>>, StoreError> {
         // Channels are database-wide: deployments in other schemas of the
-        // same database announce there too, and their ids mean nothing here.
+        // same database announce there too, and their positions mean nothing here.
         let schema: String = sqlx::query_scalar("select current_schema()")
             .fetch_one(&self.pool)
             .await?;
         let mut listener = sqlx::postgres::PgListener::connect_with(&self.pool).await?;
         listener.listen(EVENTS_CHANNEL).await?;
         let (tx, rx) = tokio::sync::mpsc::channel(1024);
-        let origin = self.origin.clone();
         tokio::spawn(async move {
             loop {
                 match listener.recv().await {
                     Ok(note) => {
-                        // origin:schema:event id
-                        let mut parts = note.payload().splitn(3, ':');
-                        let (Some(from), Some(in_schema), Some(id)) =
-                            (parts.next(), parts.next(), parts.next())
-                        else {
+                        // schema:feed position
+                        let Some((in_schema, through)) = note.payload().split_once(':') else {
                             continue;
                         };
-                        if from == origin || in_schema != schema {
+                        if in_schema != schema {
                             continue;
                         }
-                        if let Ok(id) = id.parse() {
-                            if tx.send(id).await.is_err() {
+                        if let Ok(through) = through.parse() {
+                            if tx.send(through).await.is_err() {
                                 return;
                             }
                         }
@@ -206,12 +208,129 @@ mod db {
 }
 
 mod queries {
+    use crate::store::FeedBatch;
+
+    /// Whether another process stored the event (its own events a process
+    /// has published already), as an extra column of a query on `events`.
+    const STORED_ELSEWHERE: &str =
+        "origin is distinct from current_setting('airlock.origin', true) as stored_elsewhere";
+
+    fn row_placed(row: &DbRow) -> Result<(i64, Event, bool), StoreError> {
+        Ok((
+            row.try_get("feed_seq")?,
+            row_event(row)?,
+            row.try_get("stored_elsewhere")?,
+        ))
+    }
+
     impl_store!(
         super::PgStore,
         "postgres",
         "begin",
-        "select pg_notify('airlock_events', current_setting('airlock.origin') || ':' || current_schema() || ':' || $1::text)",
+        // Events are numbered after they commit, by `place_events`.
+        true,
         " for update",
-        " for update skip locked"
+        " for update skip locked",
+        {
+            async fn place_events(&self, limit: i64) -> Result<FeedBatch, StoreError> {
+                // Most calls find nothing to do: look before taking the lock.
+                let waiting: bool =
+                    db::query_scalar("select exists (select 1 from events where feed_seq is null)")
+                        .fetch_one(self.reader())
+                        .await?;
+                if !waiting {
+                    return Ok(FeedBatch::default());
+                }
+                let mut tx = self.writer().begin().await?;
+                // Sequencers take turns here. Each later statement reads a
+                // fresh snapshot, which has what the one before placed.
+                let counters = db::query(
+                    "select f.seq as feed, i.seq as inbox from feed_counter f cross join inbox_counter i
+                     where f.id = 1 and i.id = 1 for update of f, i",
+                )
+                .fetch_one(&mut *tx)
+                .await?;
+                let after: i64 = counters.try_get("feed")?;
+                let inbox: i64 = counters.try_get("inbox")?;
+                let inbox_kinds: Vec<&str> = EventKind::ALL
+                    .into_iter()
+                    .filter(|kind| kind.concerns_inbox())
+                    .map(EventKind::as_str)
+                    .collect();
+                let rows = db::query(&format!(
+                    "update events e set feed_seq = $1 + b.n,
+                            inbox_seq = case when b.inbox then $2 + b.m end
+                     from (select event_id,
+                                  row_number() over w as n,
+                                  count(*) filter (where kind = any($3)) over w as m,
+                                  kind = any($3) as inbox
+                           from events where feed_seq is null
+                           window w as (order by event_id)
+                           order by event_id limit $4) as b
+                     where e.event_id = b.event_id
+                     returning e.*, e.{STORED_ELSEWHERE}"
+                ))
+                .bind(after)
+                .bind(inbox)
+                .bind(&inbox_kinds)
+                .bind(limit)
+                .fetch_all(&mut *tx)
+                .await?;
+                let mut placed = rows.iter().map(row_placed).collect::<Result<Vec<_>, _>>()?;
+                placed.sort_by_key(|(position, _, _)| *position);
+                if !placed.is_empty() {
+                    let through = after + placed.len() as i64;
+                    let inbox_placed = placed
+                        .iter()
+                        .filter(|(_, e, _)| e.inbox_seq.is_some())
+                        .count() as i64;
+                    // The counters, and one announcement per batch, heard
+                    // when it commits: one round trip.
+                    db::query(
+                        "with feed as (update feed_counter set seq = $1 where id = 1),
+                              inbox as (update inbox_counter set seq = $2 where id = 1)
+                         select pg_notify($3, current_schema() || ':' || $1::text)",
+                    )
+                    .bind(through)
+                    .bind(inbox + inbox_placed)
+                    .bind(super::EVENTS_CHANNEL)
+                    .execute(&mut *tx)
+                    .await?;
+                }
+                tx.commit().await?;
+                Ok(FeedBatch {
+                    after,
+                    events: placed
+                        .into_iter()
+                        .map(|(_, event, elsewhere)| (event, elsewhere))
+                        .collect(),
+                })
+            }
+
+            async fn feed_after(&self, after: i64, limit: i64) -> Result<FeedBatch, StoreError> {
+                // Batches commit whole and in turn, so the placed positions
+                // are always 1..n: these follow `after` without a gap.
+                let rows = db::query(&format!(
+                    "select *, {STORED_ELSEWHERE} from events where feed_seq > $1 order by feed_seq limit $2"
+                ))
+                .bind(after)
+                .bind(limit)
+                .fetch_all(self.reader())
+                .await?;
+                let events = rows
+                    .iter()
+                    .map(|row| row_placed(row).map(|(_, event, elsewhere)| (event, elsewhere)))
+                    .collect::<Result<_, _>>()?;
+                Ok(FeedBatch { after, events })
+            }
+
+            async fn feed_head(&self) -> Result<i64, StoreError> {
+                Ok(
+                    db::query_scalar("select seq from feed_counter where id = 1")
+                        .fetch_one(self.reader())
+                        .await?,
+                )
+            }
+        }
     );
 }

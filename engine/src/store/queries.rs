@@ -8,7 +8,7 @@
 //! API over rusqlite for SQLite (see `sqlite/db.rs` for why).
 
 macro_rules! impl_store {
-    ($store:ty, $backend:literal, $begin:expr, $announce:literal, $for_update:literal, $skip_locked:literal) => {
+    ($store:ty, $backend:literal, $begin:expr, $placed_later:literal, $for_update:literal, $skip_locked:literal, { $($extra:tt)* }) => {
         use async_trait::async_trait;
         use chrono::{DateTime, Utc};
         use serde_json::Value;
@@ -179,8 +179,11 @@ macro_rules! impl_store {
             .await?;
             let seq = seq.ok_or(StoreError::NotFound("conversation"))?;
             // Bumping the inbox counter locks its row until commit, so inbox
-            // positions commit in order (see migration 0004).
-            let inbox_seq: Option<i64> = if event.kind.concerns_inbox() {
+            // positions commit in order (see migration 0004). With several
+            // writers (PostgreSQL) that lock made them go one at a time, so
+            // there a sequencer numbers events after they commit
+            // (`place_events`, migration 0007).
+            let inbox_seq: Option<i64> = if event.kind.concerns_inbox() && !$placed_later {
                 Some(
                     db::query_scalar("update inbox_counter set seq = seq + 1 where id = 1 returning seq")
                         .fetch_one(&mut **tx)
@@ -201,11 +204,6 @@ macro_rules! impl_store {
             .bind(to_millis(at))
             .fetch_one(&mut **tx)
             .await?;
-            // Other processes on the same database hear of the event when
-            // this transaction commits (PostgreSQL's NOTIFY is transactional).
-            if !$announce.is_empty() {
-                db::query($announce).bind(id).execute(&mut **tx).await?;
-            }
             Ok(Event {
                 id,
                 conversation_id: event.conversation_id,
@@ -962,6 +960,8 @@ macro_rules! impl_store {
             async fn record_callback(&self, id: i64, attempt: &CallbackAttempt) -> Result<(), StoreError> {
                 record_callback_q(self.writer(), id, attempt).await
             }
+
+            $($extra)*
         }
     };
 }

@@ -246,9 +246,11 @@ mod queries {
         super::SqliteStore,
         "sqlite",
         super::BEGIN,
-        "",
+        // One writer numbers its events as it stores them.
+        false,
         // Row locks: the write lock `begin immediate` takes covers every row.
         "",
-        ""
+        "",
+        {}
     );
 }
