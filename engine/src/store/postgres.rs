@@ -84,6 +84,9 @@ const EVENTS_CHANNEL: &str = "airlock_events";
 #[derive(Debug, Clone)]
 pub struct PgStore {
     pool: PgPool,
+    /// Connections whose commits do not wait for the WAL flush (see
+    /// [`PgStore::lax_writer`]).
+    lax: PgPool,
 }
 
 impl PgStore {
@@ -95,9 +98,13 @@ impl PgStore {
             PgConnectOptions::from_str(url)?.options([("airlock.origin", origin.as_str())]);
         let pool = PgPoolOptions::new()
             .max_connections(16)
-            .connect_with(options)
+            .connect_with(options.clone())
             .await?;
-        let store = Self { pool };
+        let lax = PgPoolOptions::new()
+            .max_connections(4)
+            .connect_with(options.options([("synchronous_commit", "off")]))
+            .await?;
+        let store = Self { pool, lax };
         store.migrate().await?;
         Ok(store)
     }
@@ -153,6 +160,19 @@ impl PgStore {
 
     fn reader(&self) -> &PgPool {
         &self.pool
+    }
+
+    /// For writes that may be lost in a crash of PostgreSQL itself (not of
+    /// Airlock) without harm: taking and renewing a run's lease. A lease is
+    /// only a claim that keeps other replicas from stepping the run at the
+    /// same time; a call still runs at most once, because claiming the call
+    /// is a durable commit. These commits skip waiting for the WAL flush
+    /// (a few milliseconds on the path from a decision to its call
+    /// starting), and the next durable commit flushes them too. Nothing
+    /// that stores an event goes here: a subscriber may already have seen
+    /// the event when it is lost.
+    fn lax_writer(&self) -> &PgPool {
+        &self.lax
     }
 
     async fn migrate(&self) -> Result<(), StoreError> {

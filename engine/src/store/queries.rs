@@ -1,7 +1,7 @@
 //! The queries of both backends, written once. SQLite and PostgreSQL accept
 //! the same SQL here (numbered `$n` parameters, `returning`), so one macro
 //! implements [`Store`](super::Store) for each; the backends differ only in
-//! how they connect, migrate and pool connections (`writer()` / `reader()`),
+//! how they connect, migrate and pool connections (`writer()` / `reader()` / `lax_writer()`),
 //! in the statement that opens a write transaction, and in the client: each
 //! backend's module has a `db` module with the query API (`query`,
 //! `query_scalar`, `DbRow`, `Tx`, `Pool`) — sqlx's for PostgreSQL, the same
@@ -702,7 +702,7 @@ macro_rules! impl_store {
                 .bind(to_millis(until))
                 .bind(id.as_str())
                 .bind(to_millis(now))
-                .fetch_optional(self.writer())
+                .fetch_optional(self.lax_writer())
                 .await?;
                 row.as_ref().map(row_run).transpose()
             }
@@ -712,7 +712,7 @@ macro_rules! impl_store {
                     .bind(to_millis(until))
                     .bind(id.as_str())
                     .bind(owner)
-                    .execute(self.writer())
+                    .execute(self.lax_writer())
                     .await?;
                 Ok(())
             }
