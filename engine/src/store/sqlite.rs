@@ -43,6 +43,11 @@ const MIGRATIONS: &[Migration] = &[
         description: "review_cases",
         sql: include_str!("../../migrations/sqlite/0006_review_cases.sql"),
     },
+    Migration {
+        version: 7,
+        description: "plain ids",
+        sql: include_str!("../../migrations/sqlite/0007_plain_ids.sql"),
+    },
 ];
 
 /// How many read-only connections serve reads: one per core. Statements run
@@ -210,6 +215,11 @@ impl SqliteStore {
 
 /// Applies the migrations `conn`'s file has not had yet.
 fn migrate(conn: &Connection) -> rusqlite::Result<()> {
+    apply(conn, MIGRATIONS)
+}
+
+/// Applies those of `migrations` the file has not had yet.
+fn apply(conn: &Connection, migrations: &[Migration]) -> rusqlite::Result<()> {
     conn.execute_batch(
         "create table if not exists schema_migrations (
             version integer primary key,
@@ -217,7 +227,7 @@ fn migrate(conn: &Connection) -> rusqlite::Result<()> {
             applied_at integer not null
         )",
     )?;
-    for migration in MIGRATIONS {
+    for migration in migrations {
         // An immediate transaction takes the write lock first, so two
         // processes starting at once cannot both apply the same migration.
         // Dropped on an error, it rolls back.
@@ -259,4 +269,61 @@ mod queries {
         "",
         {}
     );
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn plain_ids_keep_every_event_and_entry_and_keep_counting_up() {
+        let dir = tempfile::tempdir().unwrap();
+        let conn = Connection::open(dir.path().join("old.db")).unwrap();
+        // As every connection of the store has it (see `connect`).
+        conn.pragma_update(None, "foreign_keys", true).unwrap();
+        apply(&conn, &MIGRATIONS[..6]).unwrap();
+        conn.execute_batch(
+            "insert into conversations (conversation_id, title, created_at, updated_at) values ('c', 't', 0, 0);
+             insert into events (conversation_id, seq, inbox_seq, kind, data, created_at)
+                 values ('c', 1, null, 'message.created', '{}', 1), ('c', 2, 1, 'tool_call.created', '{}', 2);
+             insert into audit_log (tool_call_id, conversation_id, action, actor, channel, detail, created_at)
+                 values ('call', 'c', 'approve', 'ana', 'chat', '{}', 3);",
+        )
+        .unwrap();
+        apply(&conn, MIGRATIONS).unwrap();
+
+        let kept: Vec<(i64, i64, Option<i64>)> = conn
+            .prepare("select event_id, seq, inbox_seq from events order by event_id")
+            .unwrap()
+            .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+            .unwrap()
+            .collect::<Result<_, _>>()
+            .unwrap();
+        assert_eq!(kept, [(1, 1, None), (2, 2, Some(1))]);
+        conn.execute(
+            "insert into events (conversation_id, seq, kind, data, created_at) values ('c', 3, 'run.updated', '{}', 4)",
+            [],
+        )
+        .unwrap();
+        assert_eq!(conn.last_insert_rowid(), 3);
+        let audit: (i64, String) = conn
+            .query_row("select audit_id, actor from audit_log", [], |r| {
+                Ok((r.get(0)?, r.get(1)?))
+            })
+            .unwrap();
+        assert_eq!(audit, (1, "ana".to_owned()));
+        let autoincrement: i64 = conn
+            .query_row(
+                "select count(*) from sqlite_master where name in ('events', 'audit_log') and sql like '%autoincrement%'",
+                [],
+                |r| r.get(0),
+            )
+            .unwrap();
+        assert_eq!(autoincrement, 0);
+        let orphan = conn.execute(
+            "insert into events (conversation_id, seq, kind, data, created_at) values ('nobody', 1, 'run.updated', '{}', 5)",
+            [],
+        );
+        assert!(orphan.is_err(), "the foreign key survived the rebuild");
+    }
 }
