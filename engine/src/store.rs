@@ -339,8 +339,12 @@ pub trait Store: Send + Sync + std::fmt::Debug {
     /// The review case of a call, if it has one.
     async fn case_for_call(&self, id: &ToolCallId) -> Result<Option<ReviewCase>, StoreError>;
 
-    /// The hashes of every review link token handed out for a case.
-    async fn case_token_hashes(&self, id: &CaseId) -> Result<Vec<String>, StoreError>;
+    /// One review case with the hashes of every review link token handed
+    /// out for it: what checking a link needs, in one query.
+    async fn review_case_with_tokens(
+        &self,
+        id: &CaseId,
+    ) -> Result<Option<(ReviewCase, Vec<String>)>, StoreError>;
 
     /// Records the hash of another review link's token.
     async fn add_case_token(

@@ -124,14 +124,8 @@ impl Engine {
     /// The case, if `presented` is one of its link tokens. An unknown case
     /// and a wrong token answer alike, so links cannot be probed.
     async fn verified_case(&self, id: &CaseId, presented: &str) -> Result<ReviewCase, EngineError> {
-        let store = &self.inner.store;
-        let case = store.review_case(id).await?;
-        let hashes = match &case {
-            Some(_) => store.case_token_hashes(id).await?,
-            None => Vec::new(),
-        };
-        match case {
-            Some(case) if token::matches(presented, &hashes) => Ok(case),
+        match self.inner.store.review_case_with_tokens(id).await? {
+            Some((case, hashes)) if token::matches(presented, &hashes) => Ok(case),
             _ => Err(EngineError::Forbidden),
         }
     }

@@ -608,7 +608,7 @@ pub(crate) async fn events_of_two_processes_are_placed_once(f: &Fixture) {
 
 pub(crate) async fn review_cases_follow_their_calls(f: &Fixture) {
     use crate::reviews::callbacks::CallbackAttempt;
-    use crate::reviews::{case_for, CaseStatus, NewCase, Requester, ReviewToken};
+    use crate::reviews::{case_for, CaseId, CaseStatus, NewCase, Requester, ReviewToken};
     let store = &f.store;
     let now = Utc::now();
     // One conversation per gateway session, also when asked twice at once.
@@ -641,16 +641,28 @@ pub(crate) async fn review_cases_follow_their_calls(f: &Fixture) {
         )
         .await
         .unwrap();
-    assert_eq!(
-        store.case_token_hashes(&case.id).await.unwrap(),
-        [token.hash()]
-    );
+    let (read, hashes) = store
+        .review_case_with_tokens(&case.id)
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!((read.id, hashes), (case.id.clone(), vec![token.hash()]));
+    assert!(store
+        .review_case_with_tokens(&CaseId::new())
+        .await
+        .unwrap()
+        .is_none());
     let second = ReviewToken::mint();
     store
         .add_case_token(&case.id, &second.hash(), now)
         .await
         .unwrap();
-    assert_eq!(store.case_token_hashes(&case.id).await.unwrap().len(), 2);
+    let (_, hashes) = store
+        .review_case_with_tokens(&case.id)
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(hashes.len(), 2);
     assert_eq!(
         store.case_for_call(&pending.id).await.unwrap().unwrap().id,
         case.id

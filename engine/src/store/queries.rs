@@ -924,8 +924,8 @@ macro_rules! impl_store {
                 case_for_call_q(self.reader(), id).await
             }
 
-            async fn case_token_hashes(&self, id: &CaseId) -> Result<Vec<String>, StoreError> {
-                case_token_hashes_q(self.reader(), id).await
+            async fn review_case_with_tokens(&self, id: &CaseId) -> Result<Option<(ReviewCase, Vec<String>)>, StoreError> {
+                review_case_with_tokens_q(self.reader(), id).await
             }
 
             async fn add_case_token(&self, id: &CaseId, hash: &str, at: DateTime<Utc>) -> Result<(), StoreError> {

@@ -168,11 +168,25 @@ macro_rules! review_queries {
             row.as_ref().map(row_case).transpose()
         }
 
-        async fn case_token_hashes_q(pool: &Pool, id: &CaseId) -> Result<Vec<String>, StoreError> {
-            Ok(db::query_scalar("select token_hash from review_tokens where case_id = $1")
-                .bind(id.as_str())
-                .fetch_all(pool)
-                .await?)
+        async fn review_case_with_tokens_q(pool: &Pool, id: &CaseId) -> Result<Option<(ReviewCase, Vec<String>)>, StoreError> {
+            // One row per token (one row with a null hash when it has none).
+            let rows = db::query(
+                "select c.*, t.token_hash from review_cases c
+                 left join review_tokens t on t.case_id = c.case_id
+                 where c.case_id = $1",
+            )
+            .bind(id.as_str())
+            .fetch_all(pool)
+            .await?;
+            let Some(first) = rows.first() else {
+                return Ok(None);
+            };
+            let hashes = rows
+                .iter()
+                .map(|row| row.try_get::<Option<String>, _>("token_hash"))
+                .filter_map(Result::transpose)
+                .collect::<Result<Vec<_>, _>>()?;
+            Ok(Some((row_case(first)?, hashes)))
         }
 
         async fn add_case_token_q(pool: &Pool, id: &CaseId, hash: &str, at: DateTime<Utc>) -> Result<(), StoreError> {
