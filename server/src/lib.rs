@@ -287,6 +287,13 @@ pub async fn launch(
     tracing::info!(%addr, store, "listening");
     // The line scripts and tests wait for; keep its shape.
     println!("Airlock is ready at http://{addr}");
+    // Replies go out as soon as they are written, not held back for the
+    // client's acknowledgement of the previous segment (Nagle).
+    let listener = axum::serve::ListenerExt::tap_io(listener, |tcp| {
+        if let Err(e) = tcp.set_nodelay(true) {
+            tracing::debug!(error = %e, "cannot turn off Nagle's algorithm");
+        }
+    });
     axum::serve(listener, app)
         .with_graceful_shutdown(async move {
             shutdown.await;
