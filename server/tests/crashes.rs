@@ -520,6 +520,44 @@ async fn settle_and_check(processes: &mut [Process], ledger: &Ledger) {
         );
         tokio::time::sleep(Duration::from_millis(200)).await;
     };
+    // Every inbox event got its inbox position (on PostgreSQL a replica
+    // numbers events after they commit, also those of a killed replica),
+    // and the positions run 1, 2, 3… each once.
+    let numbered = Instant::now();
+    loop {
+        let mut unnumbered = 0;
+        for c in &conversations {
+            let events = store.events_after(c, 0, 1_000_000).await.unwrap();
+            unnumbered += events
+                .iter()
+                .filter(|e| e.kind.concerns_inbox() && e.inbox_seq.is_none())
+                .count();
+        }
+        if unnumbered == 0 {
+            break;
+        }
+        assert!(
+            numbered.elapsed() < Duration::from_secs(10),
+            "{unnumbered} inbox events never got a position"
+        );
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+    let mut position = 0;
+    loop {
+        let page = store.inbox_events_after(position, 1_000).await.unwrap();
+        if page.is_empty() {
+            break;
+        }
+        for event in page {
+            assert_eq!(
+                event.inbox_seq,
+                Some(position + 1),
+                "inbox positions have no gap"
+            );
+            position += 1;
+        }
+    }
+    assert_eq!(store.inbox_cursor().await.unwrap(), position);
     for p in processes.iter_mut() {
         p.stop();
     }
