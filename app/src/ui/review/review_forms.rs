@@ -18,11 +18,13 @@ use crate::wire::ReviewItem;
 pub fn ReviewForms(
     item: ReviewItem,
     access: ReviewAccess,
+    /// The page's one response action, which also holds the outcome of a
+    /// response posted without JavaScript.
+    respond: ServerAction<RespondReview>,
     on_reviewed: Callback<ReviewItem>,
     /// Told when someone else answered first, before the page shows their answer.
     on_conflict: Callback<String>,
 ) -> impl IntoView {
-    let respond = ServerAction::<RespondReview>::new();
     let touch = ServerAction::<TouchReview>::new();
     let touched = StoredValue::new(false);
     let touch_access = StoredValue::new(access.clone());

@@ -22,11 +22,12 @@ pub fn ReviewView(item: ReviewItem, access: ReviewAccess) -> impl IntoView {
     }
     let current = RwSignal::new(item);
     let on_reviewed = Callback::new(move |item: ReviewItem| current.set(item));
-    // A response posted as a plain form (no JavaScript, or before the page
-    // came alive) that lost the race comes back as this page again, with
-    // the error in its URL; a server action reads it from there.
-    let posted = ServerAction::<RespondReview>::new();
-    let lost = match posted.value().get_untracked() {
+    // The page's one response action, shared with the forms. A response
+    // posted as a plain form (no JavaScript, or before the page came alive)
+    // that lost the race comes back as this page again, with the error in
+    // its URL; the action reads it from there.
+    let respond = ServerAction::<RespondReview>::new();
+    let lost = match respond.value().get_untracked() {
         Some(Err(AppError::AlreadyDecided { by, .. })) => Some(format!("Already decided by {by}")),
         _ => None,
     };
@@ -62,7 +63,7 @@ pub fn ReviewView(item: ReviewItem, access: ReviewAccess) -> impl IntoView {
                 let forms = open.then(|| {
                     let item = item.clone();
                     ViewFn::from(move || view! {
-                        <ReviewForms item=item.clone() access=access.clone() on_reviewed on_conflict/>
+                        <ReviewForms item=item.clone() access=access.clone() respond on_reviewed on_conflict/>
                     })
                 });
                 let card = match forms {
