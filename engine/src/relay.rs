@@ -24,10 +24,7 @@ impl Engine {
     /// Places stored events in the shared feed and relays what other
     /// processes commit to this process's subscribers, until `stop` turns
     /// true. Returns at once on a store no other process writes to (SQLite).
-    pub async fn relay_foreign_events(
-        &self,
-        mut stop: watch::Receiver<bool>,
-    ) -> Result<(), EngineError> {
+    pub async fn follow_feed(&self, mut stop: watch::Receiver<bool>) -> Result<(), EngineError> {
         let store = &self.inner.store;
         let Some(mut announced) = store.foreign_events().await? else {
             return Ok(());
@@ -141,7 +138,7 @@ mod tests {
         let (_stop, stop) = tokio::sync::watch::channel(false);
         for replica in [a.clone(), b.clone()] {
             let stop = stop.clone();
-            tokio::spawn(async move { replica.relay_foreign_events(stop).await });
+            tokio::spawn(async move { replica.follow_feed(stop).await });
         }
         // Give the listener a moment to attach before anything is announced.
         tokio::time::sleep(Duration::from_millis(200)).await;

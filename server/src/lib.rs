@@ -275,8 +275,8 @@ pub async fn launch(
         let engine = state.engine.clone();
         let stop = workers_stop.clone();
         tokio::spawn(async move {
-            if let Err(e) = engine.relay_foreign_events(stop).await {
-                tracing::error!(error = %e, "cannot follow other replicas' events; live updates show only this replica's changes");
+            if let Err(e) = engine.follow_feed(stop).await {
+                tracing::error!(error = %e, "cannot follow the shared event feed; the approvals inbox and other replicas' changes do not stream live");
             }
         })
     };

@@ -80,7 +80,7 @@ const EVENTS_CHANNEL: &str = "airlock_events";
 /// placed in one shared feed after they commit ([`Store::place_events`]),
 /// and each batch is announced with `NOTIFY`; every replica follows the
 /// feed and relays to its own subscribers what other processes stored (see
-/// `Engine::relay_foreign_events`).
+/// `Engine::follow_feed`).
 #[derive(Debug, Clone)]
 pub struct PgStore {
     pool: PgPool,

@@ -22,7 +22,7 @@ pub struct Workers {
     pub callbacks: bool,
     /// Applying lapsed approvals' default actions.
     pub expiry: bool,
-    /// Relaying other replicas' events.
+    /// Placing events in the shared feed (PostgreSQL) and relaying other replicas' events.
     pub relay: bool,
 }
 
@@ -87,7 +87,7 @@ pub async fn start(
     if workers.relay {
         let engine = engine.clone();
         let stop = stop.clone();
-        tokio::spawn(async move { engine.relay_foreign_events(stop).await });
+        tokio::spawn(async move { engine.follow_feed(stop).await });
     }
     let app = server::router(services.state);
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
