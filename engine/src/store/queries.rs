@@ -171,6 +171,34 @@ macro_rules! impl_store {
         /// Appends an event inside `tx`. Bumping the conversation's counter
         /// hands out the position and serialises writers of one conversation.
         async fn append_event(tx: &mut Tx<'_>, event: NewEvent, at: DateTime<Utc>) -> Result<Event, StoreError> {
+            if $placed_later {
+                // Numbered later: the position and the row in one round
+                // trip (SQLite has no UPDATE inside WITH, and no round trips).
+                let row = db::query(
+                    "with bumped as (
+                         update conversations set event_seq = event_seq + 1
+                         where conversation_id = $1 returning event_seq)
+                     insert into events (conversation_id, seq, kind, data, created_at)
+                     select $1, event_seq, $2, $3, $4 from bumped
+                     returning event_id, seq",
+                )
+                .bind(event.conversation_id.as_str())
+                .bind(event.kind.as_str())
+                .bind(event.data.to_string())
+                .bind(to_millis(at))
+                .fetch_optional(&mut **tx)
+                .await?
+                .ok_or(StoreError::NotFound("conversation"))?;
+                return Ok(Event {
+                    id: row.try_get("event_id")?,
+                    conversation_id: event.conversation_id,
+                    seq: row.try_get("seq")?,
+                    inbox_seq: None,
+                    kind: event.kind,
+                    data: event.data,
+                    created_at: from_millis("events", to_millis(at))?,
+                });
+            }
             let seq: Option<i64> = db::query_scalar(
                 "update conversations set event_seq = event_seq + 1 where conversation_id = $1 returning event_seq",
             )
@@ -181,9 +209,9 @@ macro_rules! impl_store {
             // Bumping the inbox counter locks its row until commit, so inbox
             // positions commit in order (see migration 0004). With several
             // writers (PostgreSQL) that lock made them go one at a time, so
-            // there a sequencer numbers events after they commit
-            // (`place_events`, migration 0007).
-            let inbox_seq: Option<i64> = if event.kind.concerns_inbox() && !$placed_later {
+            // there a sequencer numbers events after they commit (above,
+            // and `place_events`, migration 0007).
+            let inbox_seq: Option<i64> = if event.kind.concerns_inbox() {
                 Some(
                     db::query_scalar("update inbox_counter set seq = seq + 1 where id = 1 returning seq")
                         .fetch_one(&mut **tx)
