@@ -26,7 +26,7 @@ impl Engine {
     /// true. Returns at once on a store no other process writes to (SQLite).
     pub async fn follow_feed(&self, mut stop: watch::Receiver<bool>) -> Result<(), EngineError> {
         let store = &self.inner.store;
-        let Some(mut announced) = store.foreign_events().await? else {
+        let Some(mut announced) = store.feed_announcements().await? else {
             return Ok(());
         };
         let mut cursor = store.feed_head().await?;

@@ -303,13 +303,12 @@ pub trait Store: Send + Sync + std::fmt::Debug {
         limit: i64,
     ) -> Result<Vec<Event>, StoreError>;
 
-    /// One event, by its global id.
-    async fn event(&self, id: i64) -> Result<Option<Event>, StoreError>;
-
     /// The feed positions through which events have been placed, as any
     /// process on the same database announces them; `None` when no other
     /// process can write (SQLite).
-    async fn foreign_events(&self) -> Result<Option<tokio::sync::mpsc::Receiver<i64>>, StoreError>;
+    async fn feed_announcements(
+        &self,
+    ) -> Result<Option<tokio::sync::mpsc::Receiver<i64>>, StoreError>;
 
     /// Places events that committed without a feed position (stored by any
     /// process) at the next positions, at most `limit` of them, gives the

@@ -171,8 +171,9 @@ macro_rules! impl_store {
         /// Appends an event inside `tx`. Bumping the conversation's counter
         /// hands out the position and serialises writers of one conversation.
         async fn append_event(tx: &mut Tx<'_>, event: NewEvent, at: DateTime<Utc>) -> Result<Event, StoreError> {
-            if $placed_later {
-                // Numbered later: the position and the row in one round
+            let (id, seq, inbox_seq): (i64, i64, Option<i64>) = if $placed_later {
+                // Numbered in the inbox after it commits (`place_events`,
+                // migration 0007): the position and the row in one round
                 // trip (SQLite has no UPDATE inside WITH, and no round trips).
                 let row = db::query(
                     "with bumped as (
@@ -189,49 +190,43 @@ macro_rules! impl_store {
                 .fetch_optional(&mut **tx)
                 .await?
                 .ok_or(StoreError::NotFound("conversation"))?;
-                return Ok(Event {
-                    id: row.try_get("event_id")?,
-                    conversation_id: event.conversation_id,
-                    seq: row.try_get("seq")?,
-                    inbox_seq: None,
-                    kind: event.kind,
-                    data: event.data,
-                    created_at: from_millis("events", to_millis(at))?,
-                });
-            }
-            let seq: Option<i64> = db::query_scalar(
-                "update conversations set event_seq = event_seq + 1 where conversation_id = $1 returning event_seq",
-            )
-            .bind(event.conversation_id.as_str())
-            .fetch_optional(&mut **tx)
-            .await?;
-            let seq = seq.ok_or(StoreError::NotFound("conversation"))?;
-            // Bumping the inbox counter locks its row until commit, so inbox
-            // positions commit in order (see migration 0004). With several
-            // writers (PostgreSQL) that lock made them go one at a time, so
-            // there a sequencer numbers events after they commit (above,
-            // and `place_events`, migration 0007).
-            let inbox_seq: Option<i64> = if event.kind.concerns_inbox() {
-                Some(
-                    db::query_scalar("update inbox_counter set seq = seq + 1 where id = 1 returning seq")
-                        .fetch_one(&mut **tx)
-                        .await?,
-                )
+                (row.try_get("event_id")?, row.try_get("seq")?, None)
             } else {
-                None
+                let seq: Option<i64> = db::query_scalar(
+                    "update conversations set event_seq = event_seq + 1 where conversation_id = $1 returning event_seq",
+                )
+                .bind(event.conversation_id.as_str())
+                .fetch_optional(&mut **tx)
+                .await?;
+                let seq = seq.ok_or(StoreError::NotFound("conversation"))?;
+                // Bumping the inbox counter locks its row until commit, so
+                // inbox positions commit in order (see migration 0004). With
+                // several writers (PostgreSQL) that lock made them go one at
+                // a time, so there a sequencer numbers events after they
+                // commit (the branch above).
+                let inbox_seq: Option<i64> = if event.kind.concerns_inbox() {
+                    Some(
+                        db::query_scalar("update inbox_counter set seq = seq + 1 where id = 1 returning seq")
+                            .fetch_one(&mut **tx)
+                            .await?,
+                    )
+                } else {
+                    None
+                };
+                let id: i64 = db::query_scalar(
+                    "insert into events (conversation_id, seq, inbox_seq, kind, data, created_at)
+                     values ($1, $2, $3, $4, $5, $6) returning event_id",
+                )
+                .bind(event.conversation_id.as_str())
+                .bind(seq)
+                .bind(inbox_seq)
+                .bind(event.kind.as_str())
+                .bind(event.data.to_string())
+                .bind(to_millis(at))
+                .fetch_one(&mut **tx)
+                .await?;
+                (id, seq, inbox_seq)
             };
-            let id: i64 = db::query_scalar(
-                "insert into events (conversation_id, seq, inbox_seq, kind, data, created_at)
-                 values ($1, $2, $3, $4, $5, $6) returning event_id",
-            )
-            .bind(event.conversation_id.as_str())
-            .bind(seq)
-            .bind(inbox_seq)
-            .bind(event.kind.as_str())
-            .bind(event.data.to_string())
-            .bind(to_millis(at))
-            .fetch_one(&mut **tx)
-            .await?;
             Ok(Event {
                 id,
                 conversation_id: event.conversation_id,
@@ -932,15 +927,7 @@ macro_rules! impl_store {
                 found.iter().map(row_event).collect()
             }
 
-            async fn event(&self, id: i64) -> Result<Option<Event>, StoreError> {
-                let row = db::query("select * from events where event_id = $1")
-                    .bind(id)
-                    .fetch_optional(self.reader())
-                    .await?;
-                row.as_ref().map(row_event).transpose()
-            }
-
-            async fn foreign_events(&self) -> Result<Option<tokio::sync::mpsc::Receiver<i64>>, StoreError> {
+            async fn feed_announcements(&self) -> Result<Option<tokio::sync::mpsc::Receiver<i64>>, StoreError> {
                 self.listen().await
             }
 

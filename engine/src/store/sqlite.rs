@@ -175,7 +175,7 @@ impl SqliteStore {
             writer.pragma_update(None, "page_size", 2048)?;
             writer.pragma_update(None, "journal_mode", "wal")?;
             writer.pragma_update(None, "wal_autocheckpoint", 0)?;
-            migrate(&writer)?;
+            migrate(&writer, MIGRATIONS)?;
             let readers = (0..readers())
                 .map(|_| connect(path, OpenFlags::SQLITE_OPEN_READ_ONLY).map(db::Conn::new))
                 .collect::<Result<Vec<_>, _>>()?;
@@ -213,13 +213,9 @@ impl SqliteStore {
     }
 }
 
-/// Applies the migrations `conn`'s file has not had yet.
-fn migrate(conn: &Connection) -> rusqlite::Result<()> {
-    apply(conn, MIGRATIONS)
-}
-
-/// Applies those of `migrations` the file has not had yet.
-fn apply(conn: &Connection, migrations: &[Migration]) -> rusqlite::Result<()> {
+/// Applies those of `migrations` (the store's: [`MIGRATIONS`]) that
+/// `conn`'s file has not had yet.
+fn migrate(conn: &Connection, migrations: &[Migration]) -> rusqlite::Result<()> {
     conn.execute_batch(
         "create table if not exists schema_migrations (
             version integer primary key,
@@ -281,7 +277,7 @@ mod tests {
         let conn = Connection::open(dir.path().join("old.db")).unwrap();
         // As every connection of the store has it (see `connect`).
         conn.pragma_update(None, "foreign_keys", true).unwrap();
-        apply(&conn, &MIGRATIONS[..6]).unwrap();
+        migrate(&conn, &MIGRATIONS[..6]).unwrap();
         conn.execute_batch(
             "insert into conversations (conversation_id, title, created_at, updated_at) values ('c', 't', 0, 0);
              insert into events (conversation_id, seq, inbox_seq, kind, data, created_at)
@@ -290,7 +286,7 @@ mod tests {
                  values ('call', 'c', 'approve', 'ana', 'chat', '{}', 3);",
         )
         .unwrap();
-        apply(&conn, MIGRATIONS).unwrap();
+        migrate(&conn, MIGRATIONS).unwrap();
 
         let kept: Vec<(i64, i64, Option<i64>)> = conn
             .prepare("select event_id, seq, inbox_seq from events order by event_id")
