@@ -48,6 +48,11 @@ const MIGRATIONS: &[Migration] = &[
         description: "plain ids",
         sql: include_str!("../../migrations/sqlite/0007_plain_ids.sql"),
     },
+    Migration {
+        version: 8,
+        description: "fewer trees",
+        sql: include_str!("../../migrations/sqlite/0008_fewer_trees.sql"),
+    },
 ];
 
 /// How many read-only connections serve reads: one per core. Statements run
@@ -321,5 +326,79 @@ mod tests {
             [],
         );
         assert!(orphan.is_err(), "the foreign key survived the rebuild");
+    }
+
+    /// How SQLite plans `sql`, one line per step.
+    fn plan(conn: &Connection, sql: &str) -> String {
+        conn.prepare(&format!("explain query plan {sql}"))
+            .unwrap()
+            .query_map([], |r| r.get::<_, String>(3))
+            .unwrap()
+            .collect::<Result<Vec<_>, _>>()
+            .unwrap()
+            .join("\n")
+    }
+
+    #[test]
+    fn fewer_trees_keep_tokens_and_review_events_and_runs_keep_their_index() {
+        let dir = tempfile::tempdir().unwrap();
+        let conn = Connection::open(dir.path().join("old.db")).unwrap();
+        migrate(&conn, &MIGRATIONS[..7]).unwrap();
+        conn.pragma_update(None, "foreign_keys", true).unwrap();
+        conn.execute_batch(
+            "insert into conversations (conversation_id, title, created_at, updated_at) values ('c', 't', 0, 0);
+             insert into tool_calls (tool_call_id, conversation_id, batch_id, position, source, tool, arguments,
+                                     status, policy_reason, default_action, created_at, updated_at)
+                 values ('call', 'c', 'b', 0, 's', 't', '{}', 'pending_approval', 'p', 'reject', 0, 0);
+             insert into review_cases (case_id, tool_call_id, conversation_id, case_type, status, prompt,
+                                       default_action, created_at)
+                 values ('case', 'call', 'c', 'approval', 'pending', 'p', 'reject', 0);
+             insert into review_tokens (token_hash, case_id, created_at) values ('h1', 'case', 1), ('h2', 'case', 2);
+             insert into review_events (case_id, seq, kind, data, created_at)
+                 values ('case', 1, 'case.created', '{}', 1), ('case', 2, 'case.opened', '{}', 2);",
+        )
+        .unwrap();
+        migrate(&conn, MIGRATIONS).unwrap();
+
+        let tokens: Vec<(String, i64)> = conn
+            .prepare("select token_hash, created_at from review_tokens where case_id = 'case' order by token_hash")
+            .unwrap()
+            .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
+            .unwrap()
+            .collect::<Result<_, _>>()
+            .unwrap();
+        assert_eq!(tokens, [("h1".to_owned(), 1), ("h2".to_owned(), 2)]);
+        let events: Vec<(i64, String)> = conn
+            .prepare("select seq, kind from review_events where case_id = 'case' order by seq")
+            .unwrap()
+            .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
+            .unwrap()
+            .collect::<Result<_, _>>()
+            .unwrap();
+        assert_eq!(
+            events,
+            [
+                (1, "case.created".to_owned()),
+                (2, "case.opened".to_owned())
+            ]
+        );
+        let orphan = conn.execute(
+            "insert into review_tokens (token_hash, case_id, created_at) values ('h3', 'nobody', 3)",
+            [],
+        );
+        assert!(orphan.is_err(), "the foreign key survived the rebuild");
+
+        // Every query of a run's calls names the run, which is what lets
+        // SQLite use an index that leaves out calls outside any run.
+        for sql in [
+            "select * from tool_calls where run_id = 'r' and status in ('requested', 'approved')",
+            "select run_id from runs r where status = 'waiting' and not exists (
+                 select 1 from tool_calls t where t.run_id = r.run_id and t.status = 'pending_approval')",
+        ] {
+            let plan = plan(&conn, sql);
+            assert!(plan.contains("tool_calls_by_run"), "{sql}\n{plan}");
+        }
+        let by_case = plan(&conn, "select * from review_tokens where case_id = 'case'");
+        assert!(by_case.contains("PRIMARY KEY"), "{by_case}");
     }
 }
