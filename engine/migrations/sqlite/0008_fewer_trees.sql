@@ -7,8 +7,9 @@
 --
 -- Review tokens are only ever read through their case, so they are kept in
 -- their case's order, in one tree (three before: rows, hash, case). Review
--- events likewise (two before). Calls outside any run (every gateway call)
--- no longer enter the index of runs' calls: every query of it names a run.
+-- events likewise (two before). Calls outside any run, or outside any
+-- message (every gateway call), no longer enter the indexes of runs' calls
+-- and of messages' calls: every query of those names a run or a message.
 
 create table review_tokens_keyed (
     case_id text not null references review_cases (case_id),
@@ -44,3 +45,8 @@ alter table review_events_keyed rename to review_events;
 drop index tool_calls_by_run;
 
 create index tool_calls_by_run on tool_calls (run_id, status) where run_id is not null;
+
+drop index tool_calls_by_message;
+
+create index tool_calls_by_message on tool_calls (conversation_id, message_seq)
+    where message_seq is not null;

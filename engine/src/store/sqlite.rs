@@ -340,7 +340,7 @@ mod tests {
     }
 
     #[test]
-    fn fewer_trees_keep_tokens_and_review_events_and_runs_keep_their_index() {
+    fn fewer_trees_keep_tokens_and_review_events_and_lookups_keep_their_indexes() {
         let dir = tempfile::tempdir().unwrap();
         let conn = Connection::open(dir.path().join("old.db")).unwrap();
         migrate(&conn, &MIGRATIONS[..7]).unwrap();
@@ -388,16 +388,23 @@ mod tests {
         );
         assert!(orphan.is_err(), "the foreign key survived the rebuild");
 
-        // Every query of a run's calls names the run, which is what lets
-        // SQLite use an index that leaves out calls outside any run.
+        // Every query of a run's or a message's calls names it, which is what
+        // lets SQLite use indexes that leave out calls outside any.
         for sql in [
             "select * from tool_calls where run_id = 'r' and status in ('requested', 'approved')",
             "select run_id from runs r where status = 'waiting' and not exists (
                  select 1 from tool_calls t where t.run_id = r.run_id and t.status = 'pending_approval')",
         ] {
-            let plan = plan(&conn, sql);
-            assert!(plan.contains("tool_calls_by_run"), "{sql}\n{plan}");
+            let by_run = plan(&conn, sql);
+            assert!(by_run.contains("tool_calls_by_run"), "{sql}\n{by_run}");
         }
+        let sql = "select * from tool_calls where conversation_id = 'c' and message_seq >= 3
+                   order by created_at, batch_id, position";
+        let by_message = plan(&conn, sql);
+        assert!(
+            by_message.contains("tool_calls_by_message"),
+            "{sql}\n{by_message}"
+        );
         let by_case = plan(&conn, "select * from review_tokens where case_id = 'case'");
         assert!(by_case.contains("PRIMARY KEY"), "{by_case}");
     }
