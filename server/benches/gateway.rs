@@ -3,11 +3,13 @@
 //! the agent polls until it reads `completed`; over real HTTP on loopback,
 //! against the real router, with the store a SQLite file on disk.
 //!
-//! N clients each run cycles back to back for a fixed count. Prints a table
+//! N clients each run cycles back to back for a fixed count, each on one
+//! keep-alive connection (see `client/mod.rs`). Prints a table
 //! and writes `target/bench/gateway.json`. `make bench` runs it in release
 //! mode; the load generator shares the machine (and the process) with the
 //! server, as the targets assume.
 
+mod client;
 #[path = "../../engine/benches/common/mod.rs"]
 mod common;
 #[path = "../tests/support/mod.rs"]
@@ -20,8 +22,9 @@ use std::time::{Duration, Instant};
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
-use serde_json::{json, Value};
+use serde_json::json;
 
+use client::Client;
 use common::{ms, quantile, write_json};
 
 /// Cycles measured per client count.
@@ -42,46 +45,51 @@ async fn start(dir: &std::path::Path) -> support::TestServer {
     .await
 }
 
+/// What the 202 says about the case; the rest of the body is not read.
+#[derive(serde::Deserialize)]
+struct Accepted {
+    hitl: Hitl,
+}
+
+#[derive(serde::Deserialize)]
+struct Hitl {
+    case_id: String,
+    review_url: String,
+    poll_url: String,
+}
+
+#[derive(serde::Deserialize)]
+struct Polled {
+    status: String,
+}
+
 /// One cycle: 202, respond, poll completed. Returns its duration.
-async fn cycle(client: &reqwest::Client, base: &str, n: usize) -> Duration {
+async fn cycle(client: &mut Client, n: usize) -> Duration {
     let started = Instant::now();
+    let request = serde_json::to_vec(&json!({
+        "tool": "delete_file",
+        "arguments": {"path": format!("f{n}.txt")},
+        "source": "filesystem",
+        "agent_id": "bench",
+        "session_id": format!("s{}", n % 64),
+    }))
+    .unwrap();
     let res = client
-        .post(format!("{base}/api/v1/tool-calls"))
-        .bearer_auth(KEY)
-        .json(&json!({
-            "tool": "delete_file",
-            "arguments": {"path": format!("f{n}.txt")},
-            "source": "filesystem",
-            "agent_id": "bench",
-            "session_id": format!("s{}", n % 64),
-        }))
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(res.status(), 202);
-    let body: Value = res.json().await.unwrap();
-    let hitl = &body["hitl"];
-    let case = hitl["case_id"].as_str().unwrap();
-    let review = hitl["review_url"].as_str().unwrap();
-    let token = review.split("token=").nth(1).unwrap();
+        .send("POST", "/api/v1/tool-calls", Some(KEY), Some(&request))
+        .await;
+    assert_eq!(res.status, 202);
+    let Accepted { hitl } = serde_json::from_slice(&res.body).unwrap();
+    let token = hitl.review_url.split("token=").nth(1).unwrap();
+    let respond = format!("/api/v1/reviews/{}/respond?token={token}", hitl.case_id);
     let res = client
-        .post(format!(
-            "{base}/api/v1/reviews/{case}/respond?token={token}"
-        ))
-        .json(&json!({"action": "approve"}))
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(res.status(), 200);
-    let res = client
-        .get(hitl["poll_url"].as_str().unwrap())
-        .bearer_auth(KEY)
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(res.status(), 200);
-    let polled: Value = res.json().await.unwrap();
-    assert_eq!(polled["status"], "completed");
+        .send("POST", &respond, None, Some(br#"{"action":"approve"}"#))
+        .await;
+    assert_eq!(res.status, 200);
+    let poll = client.path_of(&hitl.poll_url).to_owned();
+    let res = client.send("GET", &poll, Some(KEY), None).await;
+    assert_eq!(res.status, 200);
+    let polled: Polled = serde_json::from_slice(&res.body).unwrap();
+    assert_eq!(polled.status, "completed");
     started.elapsed()
 }
 
@@ -95,14 +103,14 @@ async fn run(base: &str, clients: usize) -> (f64, Duration, Duration) {
             let base = base.to_owned();
             let barrier = barrier.clone();
             tokio::spawn(async move {
-                let client = reqwest::Client::new();
+                let mut client = Client::connect(&base).await;
                 for i in 0..warm {
-                    cycle(&client, &base, c * 1_000_000 + i).await;
+                    cycle(&mut client, c * 1_000_000 + i).await;
                 }
                 barrier.wait().await;
                 let mut latencies = Vec::with_capacity(per_client);
                 for i in 0..per_client {
-                    latencies.push(cycle(&client, &base, c * 1_000_000 + warm + i).await);
+                    latencies.push(cycle(&mut client, c * 1_000_000 + warm + i).await);
                 }
                 latencies
             })

@@ -1,0 +1,117 @@
+//! A minimal HTTP/1.1 client for the load generator: one keep-alive
+//! connection per client, each request written whole, each response read by
+//! its length.
+//!
+//! Why not reqwest: the load generator shares the two cores with the server
+//! it measures. reqwest hands every request to a connection task through a
+//! channel and parses the URL each time; at the gateway benchmark's rate that
+//! took about a tenth of the machine, which the server then did not get.
+
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::TcpStream;
+
+/// A response: its status and its whole body.
+pub struct Response {
+    pub status: u16,
+    pub body: Vec<u8>,
+}
+
+/// One keep-alive connection to a server.
+pub struct Client {
+    stream: TcpStream,
+    host: String,
+    /// Bytes read past the end of the last response.
+    buffer: Vec<u8>,
+}
+
+impl Client {
+    /// Connects to `base` (`http://host:port`).
+    pub async fn connect(base: &str) -> Self {
+        let host = base
+            .strip_prefix("http://")
+            .expect("a plain http:// base")
+            .trim_end_matches('/')
+            .to_owned();
+        let stream = TcpStream::connect(&host).await.expect("connect");
+        // As the server does: a request is never held back for an ack.
+        stream.set_nodelay(true).expect("TCP_NODELAY");
+        Self {
+            stream,
+            host,
+            buffer: Vec::with_capacity(8 * 1024),
+        }
+    }
+
+    /// The path (with query) of `url` on this server; `url` may be absolute.
+    pub fn path_of<'u>(&self, url: &'u str) -> &'u str {
+        match url.strip_prefix("http://") {
+            Some(rest) => &rest[rest.find('/').unwrap_or(rest.len())..],
+            None => url,
+        }
+    }
+
+    /// Sends `method target` with an optional bearer key and JSON body, and
+    /// reads the response.
+    pub async fn send(
+        &mut self,
+        method: &str,
+        target: &str,
+        bearer: Option<&str>,
+        json: Option<&[u8]>,
+    ) -> Response {
+        let mut request = format!("{method} {target} HTTP/1.1\r\nhost: {}\r\n", self.host);
+        if let Some(key) = bearer {
+            request.push_str(&format!("authorization: Bearer {key}\r\n"));
+        }
+        let body = json.unwrap_or_default();
+        if json.is_some() {
+            request.push_str(&format!(
+                "content-type: application/json\r\ncontent-length: {}\r\n",
+                body.len()
+            ));
+        }
+        request.push_str("\r\n");
+        let mut bytes = request.into_bytes();
+        bytes.extend_from_slice(body);
+        self.stream.write_all(&bytes).await.expect("write request");
+        self.read_response().await
+    }
+
+    async fn read_response(&mut self) -> Response {
+        loop {
+            let mut headers = [httparse::EMPTY_HEADER; 32];
+            let mut parsed = httparse::Response::new(&mut headers);
+            if let httparse::Status::Complete(head) =
+                parsed.parse(&self.buffer).expect("a valid response head")
+            {
+                let status = parsed.code.expect("a status");
+                let header = |name: &str| {
+                    parsed
+                        .headers
+                        .iter()
+                        .find(|h| h.name.eq_ignore_ascii_case(name))
+                        .map(|h| String::from_utf8_lossy(h.value).into_owned())
+                };
+                assert!(
+                    header("transfer-encoding").is_none(),
+                    "responses are expected with a content-length"
+                );
+                let length: usize = header("content-length").map_or(0, |v| v.parse().unwrap());
+                while self.buffer.len() < head + length {
+                    self.fill().await;
+                }
+                let body = self.buffer[head..head + length].to_vec();
+                self.buffer.drain(..head + length);
+                return Response { status, body };
+            }
+            self.fill().await;
+        }
+    }
+
+    async fn fill(&mut self) {
+        let mut chunk = [0_u8; 8 * 1024];
+        let n = self.stream.read(&mut chunk).await.expect("read response");
+        assert!(n > 0, "the server closed the connection");
+        self.buffer.extend_from_slice(&chunk[..n]);
+    }
+}
