@@ -28,7 +28,7 @@ use client::Client;
 use common::{ms, quantile, write_json};
 
 /// Cycles measured per client count.
-const CYCLES: usize = 4_000;
+const CYCLES: usize = 12_000;
 
 /// Unmeasured cycles first, so connections and caches are warm.
 const WARMUP: usize = 200;

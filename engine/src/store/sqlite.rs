@@ -1,10 +1,11 @@
 //! The SQLite store: one file under the data directory, in WAL mode.
 
+mod checkpoint;
 pub mod db;
 mod pool;
 
 use std::path::Path;
-use std::sync::{Arc, Weak};
+use std::sync::Arc;
 use std::time::Duration;
 
 use rusqlite::{Connection, OpenFlags, OptionalExtension, TransactionBehavior};
@@ -81,77 +82,12 @@ const BUSY_TIMEOUT: Duration = Duration::from_secs(10);
 ///
 /// Checkpoints (copying the write-ahead log into the database file, with an
 /// fsync) run on their own connection in the background instead of inside
-/// whichever commit crosses SQLite's threshold, so no decision waits for one.
+/// whichever commit crosses SQLite's threshold, so no decision waits for one
+/// (see `sqlite/checkpoint.rs`).
 #[derive(Debug, Clone)]
 pub struct SqliteStore {
     writer: Arc<db::Pool>,
     reader: Arc<db::Pool>,
-}
-
-/// How often the background checkpointer copies the log into the file. Each
-/// checkpoint ends with an fsync that can hold up the writer's next log
-/// append for a few milliseconds, so not too often: at 4 a second the slowest
-/// 1% of decisions took twice as long (`make bench`, decide).
-const CHECKPOINT_EVERY: Duration = Duration::from_millis(1000);
-
-/// A log this many frames long (1 GB of 2 KB pages) is started over.
-///
-/// SQLite starts the log over by itself only at a moment when no reader is
-/// in the middle of a statement. Under steady load near capacity there is no
-/// such moment, and the log grew without end: half a gigabyte in the first 7
-/// seconds of `make bench` (decide), each checkpoint copying more of it.
-/// Starting it over pauses reads and writes while it copies the rest and
-/// syncs (160–180 ms measured at 64 MB), so it is a safety limit on the disk
-/// the log takes, not a routine step.
-const RESTART_AFTER_FRAMES: i64 = 524_288;
-
-/// A PASSIVE checkpoint, which never blocks the writer or readers and copies
-/// what it can; the log's length in frames.
-fn checkpoint_passive(conn: &std::sync::Mutex<Connection>) -> rusqlite::Result<i64> {
-    let conn = conn.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
-    conn.query_row("pragma wal_checkpoint(passive)", [], |row| row.get(1))
-}
-
-/// Copies the write-ahead log into the database file, and starts an overlong
-/// log over, until the store is dropped.
-async fn checkpoint_in_background(
-    conn: Connection,
-    writer: Weak<db::Pool>,
-    reader: Weak<db::Pool>,
-) {
-    let conn = Arc::new(std::sync::Mutex::new(conn));
-    let mut tick = tokio::time::interval(CHECKPOINT_EVERY);
-    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-    loop {
-        tick.tick().await;
-        if writer.strong_count() == 0 {
-            return;
-        }
-        // A checkpoint writes and syncs the file: off the async threads.
-        let passive = conn.clone();
-        match tokio::task::spawn_blocking(move || checkpoint_passive(&passive)).await {
-            Ok(Ok(frames)) if frames >= RESTART_AFTER_FRAMES => {
-                // Copy what came in meanwhile too, so that the pause below
-                // has little left to copy.
-                let passive = conn.clone();
-                let _ = tokio::task::spawn_blocking(move || checkpoint_passive(&passive)).await;
-                let (Some(writer), Some(reader)) = (writer.upgrade(), reader.upgrade()) else {
-                    return;
-                };
-                // With the writer and every reader held, nothing waits on
-                // anything: it copies the rest and empties the log.
-                if let Err(e) = writer
-                    .run_alone("pragma wal_checkpoint(truncate)", &reader)
-                    .await
-                {
-                    tracing::warn!(error = %e, "starting the log over failed");
-                }
-            }
-            Ok(Ok(_)) => {}
-            Ok(Err(e)) => tracing::warn!(error = %e, "background checkpoint failed"),
-            Err(e) => tracing::warn!(error = %e, "background checkpoint stopped"),
-        }
-    }
 }
 
 /// Opens one connection to `path` with the settings every connection shares.
@@ -190,10 +126,12 @@ impl SqliteStore {
         let (writer, readers, checkpointer) = open()?;
         let writer = Arc::new(db::Pool::writer(db::Conn::new(writer), BEGIN));
         let reader = Arc::new(db::Pool::readers(readers));
-        tokio::spawn(checkpoint_in_background(
+        tokio::spawn(checkpoint::in_background(
+            path.to_owned(),
             checkpointer,
             Arc::downgrade(&writer),
             Arc::downgrade(&reader),
+            checkpoint::Schedule::default(),
         ));
         Ok(Self { writer, reader })
     }
