@@ -100,7 +100,7 @@ pub struct Accepted {
 pub struct HitlObject {
     /// Always `0.5`.
     pub spec_version: &'static str,
-    /// `review_` and 22 URL-safe characters.
+    /// `review_`, 12 hex digits and 22 URL-safe characters.
     pub case_id: String,
     /// The review page, with its bearer token.
     pub review_url: String,
