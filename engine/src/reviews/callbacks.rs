@@ -94,8 +94,7 @@ pub fn sign(secret: &[u8], body: &str) -> String {
     let mut mac = Hmac::<Sha256>::new_from_slice(secret).expect("HMAC takes any key length");
     mac.update(body.as_bytes());
     let tag = mac.finalize().into_bytes();
-    let hex: String = tag.iter().map(|b| format!("{b:02x}")).collect();
-    format!("sha256={hex}")
+    format!("sha256={}", crate::hex::encode(&tag))
 }
 
 /// Whether `signature` (`sha256=<hex>`) is `body`'s, compared in constant time.

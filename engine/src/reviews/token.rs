@@ -38,7 +38,7 @@ impl ReviewToken {
 /// The SHA-256 of `text`, in lowercase hex.
 pub fn hash_text(text: &str) -> String {
     let digest = Sha256::digest(text.as_bytes());
-    digest.iter().map(|b| format!("{b:02x}")).collect()
+    crate::hex::encode(&digest)
 }
 
 /// Whether `presented` hashes to one of `stored`, compared in constant time.
