@@ -9,7 +9,6 @@ pub mod config;
 pub mod decisions;
 pub mod engine;
 pub mod events;
-pub mod hex;
 pub mod ids;
 pub mod intent;
 pub mod model;

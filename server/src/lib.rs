@@ -166,7 +166,7 @@ fn callback_secret(settings: &Settings) -> anyhow::Result<Vec<u8>> {
         }
     }
     let bytes: [u8; 32] = rand::random();
-    let text = engine::hex::encode(&bytes);
+    let text = hex::encode(bytes);
     write_private(&path, &text)
         .with_context(|| format!("cannot write the callback secret to {}", path.display()))?;
     tracing::info!(path = %path.display(), "generated the callback signing secret");

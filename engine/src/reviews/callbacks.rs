@@ -94,7 +94,7 @@ pub fn sign(secret: &[u8], body: &str) -> String {
     let mut mac = Hmac::<Sha256>::new_from_slice(secret).expect("HMAC takes any key length");
     mac.update(body.as_bytes());
     let tag = mac.finalize().into_bytes();
-    format!("sha256={}", crate::hex::encode(&tag))
+    format!("sha256={}", hex::encode(tag))
 }
 
 /// Whether `signature` (`sha256=<hex>`) is `body`'s, compared in constant time.

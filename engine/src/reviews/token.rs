@@ -38,7 +38,7 @@ impl ReviewToken {
 /// The SHA-256 of `text`, in lowercase hex.
 pub fn hash_text(text: &str) -> String {
     let digest = Sha256::digest(text.as_bytes());
-    crate::hex::encode(&digest)
+    hex::encode(digest)
 }
 
 /// Whether `presented` hashes to one of `stored`, compared in constant time.
@@ -74,6 +74,14 @@ mod tests {
             .all(|c| c.is_ascii_alphanumeric() || c == b'-' || c == b'_'));
         assert_ne!(a, b);
         assert_eq!(format!("{a:?}"), "ReviewToken(…)");
+    }
+
+    #[test]
+    fn hashes_are_lowercase_hex_sha256_as_stored_ones_are() {
+        assert_eq!(
+            hash_text("abc"),
+            "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
+        );
     }
 
     #[test]
