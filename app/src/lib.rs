@@ -3,7 +3,6 @@
 //! the engine; under `hydrate` it runs in the browser and never sees the engine.
 
 pub mod error;
-pub mod markdown;
 pub mod server_fns;
 #[cfg(feature = "ssr")]
 pub mod state;

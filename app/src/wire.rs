@@ -46,6 +46,10 @@ pub struct MessageItem {
     pub author: Author,
     /// Its text.
     pub content: String,
+    /// The agent's Markdown rendered on the server, safe to put into the
+    /// page; `None` for the person's messages, shown as they were typed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub html: Option<String>,
     /// When it was written, RFC 3339.
     pub created_at: String,
 }
@@ -371,7 +375,7 @@ mod from_engine {
 
     impl From<engine::Message> for MessageItem {
         fn from(m: engine::Message) -> Self {
-            via_json(&m)
+            via_json(&m.to_json())
         }
     }
 

@@ -103,6 +103,7 @@ test('model text with markup renders as text, and its Markdown as formatting', a
   expect(await page.evaluate(() => (window as unknown as { __pwned?: number }).__pwned)).toBeUndefined();
   await page.reload();
   await expect(messages).toContainText('<script>window.__pwned=1</script>');
+  await expect(messages.getByRole('strong').filter({ hasText: 'kept' })).toBeVisible();
   expect(await page.evaluate(() => (window as unknown as { __pwned?: number }).__pwned)).toBeUndefined();
 });
 

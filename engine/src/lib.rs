@@ -11,6 +11,7 @@ pub mod engine;
 pub mod events;
 pub mod ids;
 pub mod intent;
+pub mod markdown;
 pub mod model;
 pub mod policy;
 pub mod relay;

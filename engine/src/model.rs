@@ -76,6 +76,19 @@ pub struct Message {
     pub created_at: DateTime<Utc>,
 }
 
+impl Message {
+    /// The message as pages and live events carry it: its fields and, for
+    /// the agent's, `html`, its Markdown rendered safe to put into a page.
+    /// Rendered here, once per message, rather than in every browser.
+    pub fn to_json(&self) -> serde_json::Value {
+        let mut json = serde_json::to_value(self).expect("a message serialises");
+        if self.role == Role::Assistant {
+            json["html"] = crate::markdown::to_safe_html(&self.content).into();
+        }
+        json
+    }
+}
+
 /// The title a conversation has until its first message names it.
 pub const UNTITLED: &str = "New conversation";
 
@@ -122,6 +135,27 @@ mod tests {
         assert!(title.ends_with('…'));
         assert!(title.chars().count() <= TITLE_CHARS + 1);
         assert!(long.starts_with(title.trim_end_matches('…')));
+    }
+
+    #[test]
+    fn the_agents_messages_carry_their_markdown_rendered_and_the_persons_do_not() {
+        let message = |role, content: &str| Message {
+            id: MessageId::new(),
+            conversation_id: ConversationId::new(),
+            seq: 1,
+            role,
+            content: content.into(),
+            created_at: Utc::now(),
+        };
+        let agent = message(Role::Assistant, "**done** <b>x</b>").to_json();
+        assert_eq!(agent["content"], "**done** <b>x</b>");
+        assert_eq!(
+            agent["html"],
+            "<p><strong>done</strong> &lt;b&gt;x&lt;/b&gt;</p>\n"
+        );
+        let person = message(Role::User, "**as typed**").to_json();
+        assert_eq!(person["content"], "**as typed**");
+        assert!(person.get("html").is_none(), "{person}");
     }
 
     #[test]

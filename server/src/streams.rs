@@ -67,7 +67,7 @@ impl Feed {
                 let (cursor, view, calls) = engine.conversation_snapshot(id).await?;
                 let data = json!({
                     "conversation": view.conversation,
-                    "messages": view.messages,
+                    "messages": view.messages.iter().map(engine::Message::to_json).collect::<Vec<_>>(),
                     "tool_calls": calls,
                 });
                 Ok((cursor, data))
@@ -105,7 +105,7 @@ pub struct Resume {
         ("Last-Event-ID" = Option<String>, Header, description = "Resume after this event position"),
     ),
     responses(
-        (status = 200, content_type = "text/event-stream", body = String, description = "`snapshot` ({conversation, messages, tool_calls}), then `message.created`, `message.delta`, `tool_call.created`, `tool_call.updated`, `run.updated`; ids are the conversation's event positions."),
+        (status = 200, content_type = "text/event-stream", body = String, description = "`snapshot` ({conversation, messages, tool_calls}), then `message.created` (the agent's with `html`, its Markdown rendered), `message.delta`, `tool_call.created`, `tool_call.updated`, `run.updated`; ids are the conversation's event positions."),
         (status = 400, description = "`after` is not an event position."),
         (status = 404, description = "No such conversation."),
     )

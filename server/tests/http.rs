@@ -343,6 +343,16 @@ async fn a_conversation_stream_starts_with_a_snapshot_then_follows_the_agent_liv
         reply,
         "The workspace has 3 file(s): drafts/plan.md, notes.txt, todo.md."
     );
+    // The agent's Markdown arrives rendered, live and in a later snapshot;
+    // the person's words arrive as typed.
+    let html = "<p>The workspace has 3 file(s): drafts/plan.md, notes.txt, todo.md.</p>\n";
+    assert_eq!(events[6].data["html"], html);
+    assert!(events[0].data.get("html").is_none(), "{}", events[0].data);
+    let path = format!("/api/conversations/{id}/events");
+    let snapshot = SseReader::open(&app, &path, None).await.next().await;
+    let messages = snapshot.data["messages"].as_array().unwrap();
+    assert_eq!(messages.last().unwrap()["html"], html);
+    assert!(messages[0].get("html").is_none(), "{}", messages[0]);
     // Each reply streamed in pieces before it was stored (a turn that only
     // calls tools writes nothing).
     let mut streamed = 0;

@@ -408,7 +408,7 @@ macro_rules! impl_store {
                 let event = NewEvent {
                     conversation_id: message.conversation_id.clone(),
                     kind: EventKind::MessageCreated,
-                    data: serde_json::to_value(&message).expect("a message serialises"),
+                    data: message.to_json(),
                 };
                 let event = append_event(&mut tx, event, message.created_at).await?;
                 tx.commit().await?;

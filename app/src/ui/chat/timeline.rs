@@ -3,7 +3,6 @@
 
 use leptos::prelude::*;
 
-use crate::markdown::to_safe_html;
 use crate::ui::chat::live::LiveChat;
 use crate::ui::chat::tool_card::ToolCard;
 use crate::wire::{Author, MessageItem, ToolCallItem};
@@ -76,12 +75,22 @@ pub fn Timeline(live: LiveChat) -> impl IntoView {
                                     </li>
                                 }
                                 .into_any(),
-                                // The agent writes Markdown; it is rendered
-                                // with raw HTML shown as text (see markdown.rs).
+                                // The agent writes Markdown, which the server
+                                // renders safely (engine/src/markdown.rs). An
+                                // event stored before it did shows as text.
                                 Author::Assistant => view! {
                                     <li class="message from-agent">
                                         <span class="message-author">"Agent"</span>
-                                        <div class="message-body markdown" inner_html=to_safe_html(&message.content)></div>
+                                        {match message.html {
+                                            Some(html) => view! {
+                                                <div class="message-body markdown" inner_html=html></div>
+                                            }
+                                            .into_any(),
+                                            None => view! {
+                                                <div class="message-body">{message.content}</div>
+                                            }
+                                            .into_any(),
+                                        }}
                                     </li>
                                 }
                                 .into_any(),
@@ -96,10 +105,9 @@ pub fn Timeline(live: LiveChat) -> impl IntoView {
                 <Show when=move || !live.draft.read().is_empty()>
                     <li class="message from-agent streaming" aria-label="Agent is writing">
                         <span class="message-author">"Agent"</span>
-                        <div
-                            class="message-body markdown"
-                            inner_html=move || to_safe_html(&live.draft.read())
-                        ></div>
+                        // Shown as written until it is complete: the stored
+                        // reply that replaces it arrives rendered.
+                        <div class="message-body">{move || live.draft.get()}</div>
                     </li>
                 </Show>
             </ol>
