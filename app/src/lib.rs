@@ -2,6 +2,8 @@
 //! `ssr` feature this crate renders pages and runs server functions against
 //! the engine; under `hydrate` it runs in the browser and never sees the engine.
 
+#[cfg(feature = "hydrate")]
+pub mod browser;
 pub mod error;
 pub mod server_fns;
 #[cfg(feature = "ssr")]

@@ -22,7 +22,7 @@ pub fn shell(options: LeptosOptions) -> impl IntoView {
                 <meta name="color-scheme" content="light dark"/>
                 <link rel="icon" type="image/svg+xml" href="/favicon.svg"/>
                 <AutoReload options=options.clone()/>
-                <HydrationScripts options/>
+                <HydrationScripts options islands=true/>
                 <MetaTags/>
             </head>
             <body>
@@ -40,12 +40,6 @@ pub fn shell(options: LeptosOptions) -> impl IntoView {
 #[component]
 pub fn App() -> impl IntoView {
     provide_meta_context();
-    // Set once the browser has attached behaviour to the server's HTML; the
-    // composer uses it to switch from plain-form to interactive behaviour.
-    let hydrated = RwSignal::new(false);
-    Effect::new(move |_| hydrated.set(true));
-    provide_context(Hydrated(hydrated.read_only()));
-
     view! {
         <Stylesheet id="leptos" href="/pkg/airlock.css"/>
         <Title formatter=|page: String| if page.is_empty() { "Airlock".to_owned() } else { format!("{page} · Airlock") }/>
@@ -62,8 +56,3 @@ pub fn App() -> impl IntoView {
         </Router>
     }
 }
-
-/// Whether the page has been hydrated, for components that behave
-/// differently as plain HTML.
-#[derive(Debug, Clone, Copy)]
-pub struct Hydrated(pub ReadSignal<bool>);

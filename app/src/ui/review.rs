@@ -5,7 +5,7 @@ pub mod review_forms;
 pub mod review_view;
 
 /// What the page's forms need to act on a case: its id and the link's token.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct ReviewAccess {
     /// The case id from the URL.
     pub case_id: String,

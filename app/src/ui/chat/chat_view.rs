@@ -1,7 +1,6 @@
 //! One conversation's chat.
 
 use leptos::prelude::*;
-use leptos_meta::Title;
 
 use crate::server_fns::conversations::PostMessage;
 use crate::ui::chat::composer::Composer;
@@ -13,8 +12,9 @@ use crate::wire::ConversationDetail;
 
 /// The chat of a loaded conversation. It keeps the conversation in local
 /// signals, appends what the server confirms, and follows the live stream
-/// from the position the page was rendered at.
-#[component]
+/// from the position the page was rendered at. An island: the only part of
+/// the conversation page that runs in the browser.
+#[island]
 pub fn ChatView(detail: ConversationDetail) -> impl IntoView {
     let live = LiveChat {
         messages: RwSignal::new(detail.messages),
@@ -46,7 +46,6 @@ pub fn ChatView(detail: ConversationDetail) -> impl IntoView {
     });
 
     view! {
-        <Title text=detail.title.clone()/>
         <div class="chat">
             <div class="chat-head">
                 <a class="back-link" href="/">"← Conversations"</a>

@@ -3,7 +3,6 @@
 use leptos::prelude::*;
 
 use crate::server_fns::conversations::PostMessage;
-use crate::ui::app::Hydrated;
 
 /// A textbox and a Send button. As plain HTML it is an ordinary form; once
 /// hydrated, Send is disabled while the box is empty or a send is under way,
@@ -14,7 +13,9 @@ pub fn Composer(
     action: ServerAction<PostMessage>,
     working: ReadSignal<bool>,
 ) -> impl IntoView {
-    let Hydrated(hydrated) = expect_context::<Hydrated>();
+    // Set once the browser has attached behaviour to the server's HTML.
+    let hydrated = RwSignal::new(false);
+    Effect::new(move |_| hydrated.set(true));
     let text = RwSignal::new(String::new());
     let pending = action.pending();
     let value = action.value();

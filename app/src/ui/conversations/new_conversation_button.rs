@@ -6,8 +6,9 @@ use crate::server_fns::conversations::CreateConversation;
 
 /// A one-button form: it works as a plain form post before hydration, and the
 /// server's redirect takes the person to the new conversation either way.
-#[component]
-pub fn NewConversationButton(action: ServerAction<CreateConversation>) -> impl IntoView {
+#[island]
+pub fn NewConversationButton() -> impl IntoView {
+    let action = ServerAction::<CreateConversation>::new();
     let pending = action.pending();
     view! {
         <ActionForm action>

@@ -44,7 +44,7 @@ fn name(items: &mut [InboxItem], fresh: &[InboxItem]) {
 }
 
 /// The inbox list.
-#[component]
+#[island]
 pub fn InboxView(inbox: Inbox) -> impl IntoView {
     let items = RwSignal::new(inbox.items);
     let reconnecting = RwSignal::new(false);

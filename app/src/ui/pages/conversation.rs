@@ -2,6 +2,7 @@
 
 use leptos::either::Either;
 use leptos::prelude::*;
+use leptos_meta::Title;
 use leptos_router::hooks::use_params_map;
 
 use crate::server_fns::conversations::get_conversation;
@@ -19,7 +20,7 @@ pub fn ConversationPage() -> impl IntoView {
         <Suspense fallback=|| view! { <p class="loading">"Loading conversation…"</p> }>
             {move || Suspend::new(async move {
                 match detail.await {
-                    Ok(detail) => Either::Left(view! { <ChatView detail/> }),
+                    Ok(detail) => Either::Left(view! { <Title text=detail.title.clone()/> <ChatView detail/> }),
                     Err(error) => Either::Right(view! { <LoadError error/> }),
                 }
             })}

@@ -4,7 +4,7 @@ use leptos::either::EitherOf3;
 use leptos::prelude::*;
 use leptos_meta::Title;
 
-use crate::server_fns::conversations::{list_conversations, CreateConversation};
+use crate::server_fns::conversations::list_conversations;
 use crate::ui::common::load_error::LoadError;
 use crate::ui::conversations::conversation_list::ConversationList;
 use crate::ui::conversations::new_conversation_button::NewConversationButton;
@@ -12,14 +12,13 @@ use crate::ui::conversations::new_conversation_button::NewConversationButton;
 /// Lists conversations, newest activity first, with "New conversation".
 #[component]
 pub fn HomePage() -> impl IntoView {
-    let create = ServerAction::<CreateConversation>::new();
     let conversations = Resource::new(|| (), |_| list_conversations());
 
     view! {
         <Title text="Conversations"/>
         <div class="page-head">
             <h1>"Conversations"</h1>
-            <NewConversationButton action=create/>
+            <NewConversationButton/>
         </div>
         <Suspense fallback=|| view! { <p class="loading">"Loading conversations…"</p> }>
             {move || Suspend::new(async move {

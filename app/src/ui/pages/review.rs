@@ -3,6 +3,7 @@
 
 use leptos::either::Either;
 use leptos::prelude::*;
+use leptos_meta::Title;
 use leptos_router::hooks::{use_params_map, use_query_map};
 
 use crate::server_fns::reviews::open_review;
@@ -24,7 +25,7 @@ pub fn ReviewPage() -> impl IntoView {
         <Suspense fallback=|| view! { <p class="loading">"Loading the review…"</p> }>
             {move || Suspend::new(async move {
                 match review.await {
-                    Ok(item) => Either::Left(view! { <ReviewView item access=access()/> }),
+                    Ok(item) => Either::Left(view! { <Title text=item.prompt.clone()/> <ReviewView item access=access()/> }),
                     Err(error) => Either::Right(view! { <LoadError error/> }),
                 }
             })}

@@ -2,7 +2,6 @@
 //! card, and either the response forms or the recorded outcome.
 
 use leptos::prelude::*;
-use leptos_meta::Title;
 
 use super::review_forms::ReviewForms;
 use super::ReviewAccess;
@@ -12,7 +11,7 @@ use crate::ui::chat::tool_card::ToolCard;
 use crate::wire::ReviewItem;
 
 /// The review of one case; an expired case also answers with status 410.
-#[component]
+#[island]
 pub fn ReviewView(item: ReviewItem, access: ReviewAccess) -> impl IntoView {
     #[cfg(feature = "ssr")]
     if item.status == "expired" {
@@ -34,9 +33,7 @@ pub fn ReviewView(item: ReviewItem, access: ReviewAccess) -> impl IntoView {
     let conflict = RwSignal::new(lost);
     let on_conflict = Callback::new(move |text: String| conflict.set(Some(text)));
     let on_decided = Callback::new(move |_| {});
-    let title = current.read_untracked().prompt.clone();
     view! {
-        <Title text=title/>
         <section class="review" aria-labelledby="review-title">
             <p class="review-kicker">"Review requested"</p>
             <h1 id="review-title">{move || current.read().prompt.clone()}</h1>
