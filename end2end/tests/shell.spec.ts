@@ -91,3 +91,46 @@ test('markup in a message is shown as text', async ({ page }) => {
   expect(await page.evaluate(() => (window as unknown as { __pwned?: number }).__pwned)).toBeUndefined();
   await expect(page.getByRole('img')).toHaveCount(0);
 });
+
+test('every page comes alive without an error or warning in the console', async ({ context }) => {
+  const problems: string[] = [];
+  context.on('console', (m) => {
+    if (m.type() === 'error' || m.type() === 'warning') problems.push(`${m.page()?.url()} ${m.type()}: ${m.text()}`);
+  });
+  context.on('weberror', (e) => problems.push(`${e.page()?.url()} uncaught: ${e.error().message}`));
+  const chat = await context.newPage();
+  const inbox = await context.newPage();
+
+  await chat.goto('/');
+  await chat.getByRole('button', { name: 'New conversation' }).click();
+  await expect(chat.getByRole('button', { name: 'Send' })).toBeDisabled();
+  await inbox.goto('/approvals');
+  await chat.getByRole('textbox', { name: 'Message' }).fill('delete notes.txt and todo.md');
+  await chat.getByRole('button', { name: 'Send' }).click();
+  const cards = chat.getByRole('article', { name: 'delete_file call' });
+  await expect(cards).toHaveCount(2);
+  await chat.reload();
+  await expect(chat.getByRole('button', { name: 'Send' })).toBeDisabled();
+
+  // The calls reach the open inbox live, and it decides one.
+  const waiting = inbox.getByRole('article', { name: 'delete_file call' });
+  await expect(waiting).toHaveCount(2);
+  await waiting.first().getByRole('button', { name: 'Approve', exact: true }).click();
+  // The batch runs once every call in it is decided.
+  await expect(waiting.first()).toHaveAttribute('data-status', 'approved');
+
+  // The review page decides the other.
+  const last = cards.nth(1);
+  await last.getByRole('button', { name: 'Copy review link' }).click();
+  const link = await last.getByRole('textbox', { name: 'Review link' }).inputValue();
+  const review = await context.newPage();
+  await review.goto(link);
+  await review.getByRole('textbox', { name: 'Your name' }).fill('Ada');
+  await review.getByRole('button', { name: 'Approve', exact: true }).click();
+  await expect(review.getByRole('status')).toContainText('Approved by Ada');
+  for (const card of await cards.all()) await expect(card).toHaveAttribute('data-status', 'completed');
+
+  await inbox.goto('/');
+  await expect(inbox.getByRole('link', { name: /delete notes.txt and todo.md/ })).toBeVisible();
+  expect(problems).toEqual([]);
+});
