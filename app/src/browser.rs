@@ -1,7 +1,9 @@
 //! What the browser runs when a page loads. Pages are rendered on the server
-//! and only their islands (the chat, the inbox, the review forms and the
-//! "New conversation" button) come alive in the browser; everything else
-//! stays plain HTML and its code never reaches the browser.
+//! and only their islands (the chat, the inbox and the review forms) come
+//! alive in the browser; everything else stays plain HTML and its code never
+//! reaches the browser.
+
+pub mod post;
 
 use leptos::prelude::*;
 use leptos::server::ServerActionError;
@@ -9,13 +11,8 @@ use leptos::server::ServerActionError;
 /// Brings the page's islands to life.
 pub fn start() {
     leptos::mount::hydrate_islands();
-    // No router runs in the browser, so a server function's redirect (to a
-    // conversation just created) is a plain navigation.
-    _ = leptos::server_fn::redirect::set_redirect_hook(|to: &str| {
-        _ = window().location().set_href(to);
-    });
     // A form posted before the page came alive that failed comes back as the
-    // page with the error in its address; its action shows it, as the
+    // page with the error in its address; its form shows it, as the
     // server did when it rendered the page.
     let search = window().location().search().unwrap_or_default();
     if let Ok(query) = web_sys::UrlSearchParams::new_with_str(&search) {

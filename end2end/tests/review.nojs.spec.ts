@@ -26,4 +26,14 @@ test('the review page answers without JavaScript', async ({ page, browser, airlo
   await expect(stale.getByRole('alert')).toContainText('Already decided by Grace');
   await expect(stale.getByRole('status')).toContainText('Rejected by Grace');
   await expect(card).toHaveAttribute('data-status', 'rejected');
+
+  // The same answer, opened where the page comes alive, keeps telling it.
+  expect(stale.url()).toContain('__err=');
+  const alive = await chat.context().newPage();
+  const problems: string[] = [];
+  alive.on('pageerror', (e) => problems.push(e.message));
+  await alive.goto(stale.url());
+  await expect(alive.getByRole('alert')).toContainText('Already decided by Grace');
+  await expect(alive.getByRole('status')).toContainText('Rejected by Grace');
+  expect(problems).toEqual([]);
 });

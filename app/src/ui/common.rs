@@ -3,4 +3,5 @@
 pub mod arguments_editor;
 pub mod event_stream;
 pub mod load_error;
+pub mod post_form;
 pub mod reveal;

@@ -7,8 +7,7 @@ use crate::error::AppError;
 pub async fn create_conversation() -> Result<String, AppError> {
     let conversation = crate::state::engine().create_conversation().await?;
     let id = conversation.id.to_string();
-    // A plain form post follows this as an HTTP redirect; a hydrated page's
-    // router follows it as a client-side navigation.
+    // The button is a plain form, and its post follows this as a redirect.
     leptos_axum::redirect(&format!("/c/{id}"));
     Ok(id)
 }

@@ -2,13 +2,13 @@
 
 use leptos::prelude::*;
 
-use crate::server_fns::conversations::PostMessage;
 use crate::ui::chat::composer::Composer;
 use crate::ui::chat::live::{LiveChat, CHAT_EVENTS};
 use crate::ui::chat::pending_bar::PendingBar;
 use crate::ui::chat::timeline::Timeline;
 use crate::ui::common::event_stream::follow;
-use crate::wire::ConversationDetail;
+use crate::ui::common::post_form::Post;
+use crate::wire::{ConversationDetail, PostedMessage};
 
 /// The chat of a loaded conversation. It keeps the conversation in local
 /// signals, appends what the server confirms, and follows the live stream
@@ -23,7 +23,7 @@ pub fn ChatView(detail: ConversationDetail) -> impl IntoView {
         reconnecting: RwSignal::new(false),
         draft: RwSignal::new(String::new()),
     };
-    let post = ServerAction::<PostMessage>::new();
+    let post = Post::<PostedMessage>::new();
     let title = RwSignal::new(detail.title.clone());
     Effect::new(move |_| {
         if let Some(Ok(posted)) = post.value().get() {
@@ -59,7 +59,7 @@ pub fn ChatView(detail: ConversationDetail) -> impl IntoView {
                 <p class="working" role="status">"Agent is working…"</p>
             </Show>
             <PendingBar conversation_id=detail.id.clone() live/>
-            <Composer conversation_id=detail.id action=post working=live.working.read_only()/>
+            <Composer conversation_id=detail.id post working=live.working.read_only()/>
         </div>
     }
 }

@@ -3,6 +3,8 @@
 use leptos::prelude::*;
 
 use crate::server_fns::conversations::PostMessage;
+use crate::ui::common::post_form::{Post, PostForm};
+use crate::wire::PostedMessage;
 
 /// A textbox and a Send button. As plain HTML it is an ordinary form; once
 /// hydrated, Send is disabled while the box is empty or a send is under way,
@@ -10,15 +12,15 @@ use crate::server_fns::conversations::PostMessage;
 #[component]
 pub fn Composer(
     conversation_id: String,
-    action: ServerAction<PostMessage>,
+    post: Post<PostedMessage>,
     working: ReadSignal<bool>,
 ) -> impl IntoView {
     // Set once the browser has attached behaviour to the server's HTML.
     let hydrated = RwSignal::new(false);
     Effect::new(move |_| hydrated.set(true));
     let text = RwSignal::new(String::new());
-    let pending = action.pending();
-    let value = action.value();
+    let pending = post.pending();
+    let value = post.value();
     Effect::new(move |_| {
         if let Some(Ok(_)) = value.get() {
             text.set(String::new());
@@ -40,7 +42,7 @@ pub fn Composer(
     };
 
     view! {
-        <ActionForm action>
+        <PostForm to={post.to::<PostMessage>()}>
             <div class="composer">
                 <input type="hidden" name="conversation_id" value=conversation_id/>
                 <label class="visually-hidden" for="composer-message">"Message"</label>
@@ -59,7 +61,7 @@ pub fn Composer(
                 </button>
             </div>
             {error}
-        </ActionForm>
+        </PostForm>
     }
 }
 
@@ -71,7 +73,7 @@ fn submit_enclosing_form(ev: &leptos::ev::KeyboardEvent) {
         .and_then(|t| t.dyn_into::<web_sys::HtmlTextAreaElement>().ok())
         .and_then(|area| area.form());
     if let Some(form) = form {
-        // `requestSubmit` runs the submit handlers, so ActionForm sends it.
+        // `requestSubmit` runs the submit handlers, so the form posts as Send would.
         let _ = form.request_submit();
     }
 }

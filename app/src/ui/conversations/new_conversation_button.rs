@@ -1,20 +1,17 @@
 //! The "New conversation" button.
 
 use leptos::prelude::*;
+use leptos::server_fn::ServerFn;
 
 use crate::server_fns::conversations::CreateConversation;
 
-/// A one-button form: it works as a plain form post before hydration, and the
-/// server's redirect takes the person to the new conversation either way.
-#[island]
+/// A one-button plain form: the server answers the post with a redirect to
+/// the new conversation, so no code of it runs in the browser.
+#[component]
 pub fn NewConversationButton() -> impl IntoView {
-    let action = ServerAction::<CreateConversation>::new();
-    let pending = action.pending();
     view! {
-        <ActionForm action>
-            <button type="submit" class="button primary" disabled=move || pending.get()>
-                "New conversation"
-            </button>
-        </ActionForm>
+        <form method="post" action=CreateConversation::PATH>
+            <button type="submit" class="button primary">"New conversation"</button>
+        </form>
     }
 }

@@ -4,7 +4,6 @@
 
 use leptos::prelude::*;
 
-use crate::server_fns::approvals::list_approvals;
 use crate::ui::common::event_stream::follow;
 use crate::ui::inbox::inbox_entry::InboxEntry;
 use crate::wire::{Inbox, InboxItem, ToolCallItem};
@@ -33,7 +32,9 @@ fn put(items: &mut Vec<InboxItem>, call: ToolCallItem) {
     }
 }
 
-/// Fills in the titles and ages of entries that arrived live.
+/// Fills in the titles and ages of entries that arrived live (in the
+/// browser, which alone follows the stream).
+#[cfg_attr(not(feature = "hydrate"), allow(dead_code))]
 fn name(items: &mut [InboxItem], fresh: &[InboxItem]) {
     for item in items.iter_mut().filter(|i| i.conversation_title.is_empty()) {
         if let Some(known) = fresh.iter().find(|f| f.call.id == item.call.id) {
@@ -59,8 +60,13 @@ pub fn InboxView(inbox: Inbox) -> impl IntoView {
                 .any(|i| i.call.conversation_id == call.conversation_id);
         on_decided.run(call);
         if unnamed {
+            // Only the browser learns of arrivals.
+            #[cfg(feature = "hydrate")]
             leptos::task::spawn_local(async move {
-                if let Ok(fresh) = list_approvals().await {
+                use crate::server_fns::approvals::ListApprovals;
+                use leptos::server_fn::ServerFn;
+                let fresh = crate::browser::post::get::<Inbox>(ListApprovals::PATH).await;
+                if let Ok(fresh) = fresh {
                     items.update(|list| name(list, &fresh.items));
                 }
             });

@@ -8,8 +8,8 @@ use leptos::prelude::*;
 
 use super::ReviewAccess;
 use crate::error::AppError;
-use crate::server_fns::reviews::{open_review, RespondReview, TouchReview};
 use crate::ui::common::arguments_editor::ArgumentsEditor;
+use crate::ui::common::post_form::{Post, PostForm, PostTarget};
 use crate::ui::common::reveal::Reveal;
 use crate::wire::ReviewItem;
 
@@ -18,42 +18,59 @@ use crate::wire::ReviewItem;
 pub fn ReviewForms(
     item: ReviewItem,
     access: ReviewAccess,
-    /// The page's one response action, which also holds the outcome of a
+    /// The page's one response, which also holds the outcome of a
     /// response posted without JavaScript.
-    respond: ServerAction<RespondReview>,
+    respond: Post<ReviewItem>,
+    /// Where the form posts: `respond_review`.
+    to: PostTarget,
     on_reviewed: Callback<ReviewItem>,
     /// Told when someone else answered first, before the page shows their answer.
     on_conflict: Callback<String>,
 ) -> impl IntoView {
-    let touch = ServerAction::<TouchReview>::new();
     let touched = StoredValue::new(false);
     let touch_access = StoredValue::new(access.clone());
     let on_touch = move || {
         if !touched.get_value() {
             touched.set_value(true);
             let access = touch_access.get_value();
-            touch.dispatch(TouchReview {
-                case_id: access.case_id,
-                token: access.token,
+            // Only a browser interacts.
+            #[cfg(feature = "hydrate")]
+            leptos::task::spawn_local(async move {
+                use crate::server_fns::reviews::TouchReview;
+                use leptos::server_fn::ServerFn;
+                let fields = [("case_id", &*access.case_id), ("token", &*access.token)];
+                // Best effort: the response itself still counts if this fails.
+                let _ = crate::browser::post::call::<()>(TouchReview::PATH, &fields).await;
             });
+            #[cfg(not(feature = "hydrate"))]
+            let _ = access;
         }
     };
+    #[cfg(feature = "hydrate")]
     let reload_access = access.clone();
     Effect::new(move |_| match respond.value().get() {
         Some(Ok(item)) => on_reviewed.run(item),
         // Someone else answered first: show what they decided.
         Some(Err(AppError::AlreadyDecided { by, .. })) => {
             on_conflict.run(format!("Already decided by {by}"));
-            let access = reload_access.clone();
-            leptos::task::spawn_local(async move {
-                if let Ok(item) = open_review(access.case_id, access.token).await {
-                    on_reviewed.run(item);
-                }
-            });
+            // Effects run only in the browser.
+            #[cfg(feature = "hydrate")]
+            {
+                let access = reload_access.clone();
+                leptos::task::spawn_local(async move {
+                    use crate::server_fns::reviews::OpenReview;
+                    use leptos::server_fn::ServerFn;
+                    let fields = [("case_id", &*access.case_id), ("token", &*access.token)];
+                    let item = crate::browser::post::call(OpenReview::PATH, &fields).await;
+                    if let Ok(item) = item {
+                        on_reviewed.run(item);
+                    }
+                });
+            }
         }
         _ => {}
     });
-    let busy = Signal::derive(move || respond.pending().get());
+    let busy: Signal<bool> = respond.pending().into();
     // A lost race is told by the page (`on_conflict`), which outlives these forms.
     let problem = move || match respond.value().get() {
         Some(Err(AppError::AlreadyDecided { .. })) => None,
@@ -67,7 +84,7 @@ pub fn ReviewForms(
     };
     view! {
         <div class="review-forms" on:focusin=move |_| on_touch() on:click=move |_| on_touch()>
-            <ActionForm action=respond attr:class="review-form">
+            <PostForm to class="review-form">
                 <input type="hidden" name="case_id" value=access.case_id.clone()/>
                 <input type="hidden" name="token" value=access.token.clone()/>
                 <label class="field">
@@ -75,7 +92,7 @@ pub fn ReviewForms(
                     <input type="text" name="name" autocomplete="name" maxlength="200" placeholder="Optional"/>
                 </label>
                 {actions}
-            </ActionForm>
+            </PostForm>
             {move || problem().map(|text| view! { <p class="form-error" role="alert">{text}</p> })}
         </div>
     }

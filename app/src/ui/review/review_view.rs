@@ -8,6 +8,7 @@ use super::ReviewAccess;
 use crate::error::AppError;
 use crate::server_fns::reviews::RespondReview;
 use crate::ui::chat::tool_card::ToolCard;
+use crate::ui::common::post_form::Post;
 use crate::wire::ReviewItem;
 
 /// The review of one case; an expired case also answers with status 410.
@@ -21,11 +22,12 @@ pub fn ReviewView(item: ReviewItem, access: ReviewAccess) -> impl IntoView {
     }
     let current = RwSignal::new(item);
     let on_reviewed = Callback::new(move |item: ReviewItem| current.set(item));
-    // The page's one response action, shared with the forms. A response
-    // posted as a plain form (no JavaScript, or before the page came alive)
-    // that lost the race comes back as this page again, with the error in
-    // its URL; the action reads it from there.
-    let respond = ServerAction::<RespondReview>::new();
+    // The page's one response, shared with the forms. A response posted as
+    // a plain form (no JavaScript, or before the page came alive) that lost
+    // the race comes back as this page again, with the error in its URL;
+    // `to` reads it from there, once.
+    let respond = Post::<ReviewItem>::new();
+    let to = respond.to::<RespondReview>();
     let lost = match respond.value().get_untracked() {
         Some(Err(AppError::AlreadyDecided { by, .. })) => Some(format!("Already decided by {by}")),
         _ => None,
@@ -60,7 +62,7 @@ pub fn ReviewView(item: ReviewItem, access: ReviewAccess) -> impl IntoView {
                 let forms = open.then(|| {
                     let item = item.clone();
                     ViewFn::from(move || view! {
-                        <ReviewForms item=item.clone() access=access.clone() respond on_reviewed on_conflict/>
+                        <ReviewForms item=item.clone() access=access.clone() respond to on_reviewed on_conflict/>
                     })
                 });
                 let card = match forms {

@@ -5,11 +5,12 @@
 use leptos::prelude::*;
 
 use crate::server_fns::reviews::ReviewLink;
+use crate::ui::common::post_form::{Post, PostForm};
 
 /// The button and, once made, the link.
 #[component]
 pub fn CopyLink(call_id: String) -> impl IntoView {
-    let make = ServerAction::<ReviewLink>::new();
+    let make = Post::<String>::new();
     let link = move || match make.value().get() {
         Some(Ok(path)) => Some(absolute(&path)),
         _ => None,
@@ -26,12 +27,12 @@ pub fn CopyLink(call_id: String) -> impl IntoView {
     });
     view! {
         <div class="copy-link">
-            <ActionForm action=make>
+            <PostForm to={make.to::<ReviewLink>()}>
                 <input type="hidden" name="call_id" value=call_id/>
                 <button type="submit" class="button subtle" disabled=move || make.pending().get()>
                     "Copy review link"
                 </button>
-            </ActionForm>
+            </PostForm>
             {move || link().map(|url| view! {
                 <input class="link-field" type="text" readonly aria-label="Review link" value=url/>
                 <span class="link-note" role="status">

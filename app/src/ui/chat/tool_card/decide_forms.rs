@@ -10,6 +10,7 @@ use super::copy_link::CopyLink;
 use super::edit_form::EditForm;
 use crate::error::AppError;
 use crate::server_fns::approvals::{AlwaysAllowCall, ApproveCall, EditCall, RejectCall};
+use crate::ui::common::post_form::{Post, PostForm};
 use crate::ui::common::reveal::Reveal;
 use crate::wire::ToolCallItem;
 
@@ -24,68 +25,51 @@ fn problem_text(error: AppError) -> String {
 /// The decision forms of one pending call.
 #[component]
 pub fn DecideForms(call: ToolCallItem, on_decided: Callback<ToolCallItem>) -> impl IntoView {
-    let approve = ServerAction::<ApproveCall>::new();
-    let reject = ServerAction::<RejectCall>::new();
-    let edit = ServerAction::<EditCall>::new();
-    let always = ServerAction::<AlwaysAllowCall>::new();
-    let outcomes = move || {
-        [
-            approve.value().get(),
-            reject.value().get(),
-            edit.value().get(),
-            always.value().get(),
-        ]
-    };
+    // One post for the four forms: each answers with the call as it is now.
+    let decide = Post::<ToolCallItem>::new();
     Effect::new(move |_| {
-        for call in outcomes().into_iter().flatten().flatten() {
+        if let Some(Ok(call)) = decide.value().get() {
             on_decided.run(call);
         }
     });
-    let busy = Signal::derive(move || {
-        approve.pending().get()
-            || reject.pending().get()
-            || edit.pending().get()
-            || always.pending().get()
-    });
-    let problem = move || {
-        outcomes()
-            .into_iter()
-            .flatten()
-            .find_map(Result::err)
-            .map(problem_text)
+    let busy: Signal<bool> = decide.pending().into();
+    let problem = move || match decide.value().get() {
+        Some(Err(error)) => Some(problem_text(error)),
+        _ => None,
     };
     let (approve_id, reject_id) = (call.id.clone(), call.id.clone());
     let (here_id, everywhere_id) = (call.id.clone(), call.id.clone());
     let link_id = call.id.clone();
     let allow_note = format!("Run {} without asking from now on:", call.tool);
+    let always = decide.to::<AlwaysAllowCall>();
     view! {
         <div class="decide">
-            <ActionForm action=approve>
+            <PostForm to={decide.to::<ApproveCall>()}>
                 <input type="hidden" name="call_id" value=approve_id/>
                 <button type="submit" class="button primary" disabled=busy>"Approve"</button>
-            </ActionForm>
+            </PostForm>
             <Reveal label="Reject" class="danger" disabled=busy>
-                <ActionForm action=reject>
+                <PostForm to={decide.to::<RejectCall>()}>
                     <input type="hidden" name="call_id" value=reject_id/>
                     <input type="text" name="reason" aria-label="Reason" placeholder="Reason (optional)" maxlength="2000"/>
                     <button type="submit" class="button danger" disabled=busy>"Confirm reject"</button>
-                </ActionForm>
+                </PostForm>
             </Reveal>
             <Reveal label="Edit arguments" disabled=busy>
-                <EditForm call action=edit busy/>
+                <EditForm call to={decide.to::<EditCall>()} busy/>
             </Reveal>
             <Reveal label="Always allow" disabled=busy>
                 <p class="reveal-note">{allow_note}</p>
-                <ActionForm action=always>
+                <PostForm to=always>
                     <input type="hidden" name="call_id" value=here_id/>
                     <input type="hidden" name="everywhere" value="false"/>
                     <button type="submit" class="button" disabled=busy>"In this conversation"</button>
-                </ActionForm>
-                <ActionForm action=always>
+                </PostForm>
+                <PostForm to=always>
                     <input type="hidden" name="call_id" value=everywhere_id/>
                     <input type="hidden" name="everywhere" value="true"/>
                     <button type="submit" class="button" disabled=busy>"Everywhere"</button>
-                </ActionForm>
+                </PostForm>
             </Reveal>
             <CopyLink call_id=link_id/>
             {move || problem().map(|text| view! { <p class="form-error" role="alert">{text}</p> })}

@@ -3,21 +3,22 @@
 
 use leptos::prelude::*;
 
-use crate::server_fns::approvals::EditCall;
 use crate::ui::common::arguments_editor::ArgumentsEditor;
+use crate::ui::common::post_form::{PostForm, PostTarget};
 use crate::wire::ToolCallItem;
 
 /// A JSON editor with `Approve with changes`.
 #[component]
 pub fn EditForm(
     call: ToolCallItem,
-    action: ServerAction<EditCall>,
+    /// Where the form posts: `edit_call`.
+    to: PostTarget,
     busy: Signal<bool>,
 ) -> impl IntoView {
     view! {
-        <ActionForm action=action>
+        <PostForm to>
             <input type="hidden" name="call_id" value=call.id.clone()/>
             <ArgumentsEditor initial=call.arguments_text() busy/>
-        </ActionForm>
+        </PostForm>
     }
 }

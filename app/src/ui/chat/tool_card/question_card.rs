@@ -6,6 +6,7 @@ use leptos::prelude::*;
 use super::copy_link::CopyLink;
 use crate::error::AppError;
 use crate::server_fns::approvals::AnswerQuestion;
+use crate::ui::common::post_form::{Post, PostForm};
 use crate::wire::ToolCallItem;
 
 /// A question card, named "Question from the agent".
@@ -16,7 +17,7 @@ pub fn QuestionCard(
     /// Replaces the answer form (the review page brings its own).
     actions: Option<ViewFn>,
 ) -> impl IntoView {
-    let answer = ServerAction::<AnswerQuestion>::new();
+    let answer = Post::<ToolCallItem>::new();
     Effect::new(move |_| {
         if let Some(Ok(call)) = answer.value().get() {
             on_decided.run(call);
@@ -46,11 +47,11 @@ pub fn QuestionCard(
         .map(|choice| {
             let id = call.id.clone();
             view! {
-                <ActionForm action=answer>
+                <PostForm to={answer.to::<AnswerQuestion>()}>
                     <input type="hidden" name="call_id" value=id/>
                     <input type="hidden" name="answer" value=choice.clone()/>
                     <button type="submit" class="button" disabled=busy>{choice}</button>
-                </ActionForm>
+                </PostForm>
             }
         })
         .collect_view();
@@ -61,13 +62,13 @@ pub fn QuestionCard(
         None => view! {
             <div class="decide">
                 {choices}
-                <ActionForm action=answer>
+                <PostForm to={answer.to::<AnswerQuestion>()}>
                     <input type="hidden" name="call_id" value=answer_id/>
                     <div class="reject-row">
                         <input type="text" name="answer" aria-label="Answer" placeholder="Your answer" maxlength="2000" required/>
                         <button type="submit" class="button primary" disabled=busy>"Send answer"</button>
                     </div>
-                </ActionForm>
+                </PostForm>
                 <CopyLink call_id=link_id/>
                 {move || problem().map(|text| view! { <p class="form-error" role="alert">{text}</p> })}
             </div>
