@@ -163,7 +163,8 @@ impl ToolCallItem {
             "completed" => "Completed",
             "failed" => "Failed",
             "expired" => "Expired",
-            "cancelled" => "Cancelled",
+            // Only a withdrawn review cancels a call.
+            "cancelled" => "Withdrawn",
             _ => "Unknown",
         }
     }
@@ -191,6 +192,7 @@ impl ToolCallItem {
             "always_allow" => "Always allowed",
             "reject" => "Rejected",
             "expire" => "Expired",
+            "cancel" => "Withdrawn",
             _ => "Decided",
         };
         Some(match &d.reason {

@@ -97,3 +97,32 @@ test('a tampered link shows the 403 page', async ({ page, browser }) => {
   expect((await review.goto(link))?.status()).toBe(200);
   await reviewer.close();
 });
+
+test('a reviewer can withdraw instead of deciding: the call does not run and the chat says so', async ({ page, browser }) => {
+  const card = await pendingDelete(page);
+  const link = await reviewLink(card);
+  const reviewer = await browser.newContext();
+  const review = await reviewer.newPage();
+  await review.goto(link);
+  await review.getByRole('textbox', { name: 'Your name' }).fill('Ada');
+  const reviewCard = review.getByRole('article', { name: 'delete_file call' });
+  await reviewCard.getByRole('button', { name: 'Withdraw' }).click();
+  const reason = reviewCard.getByRole('textbox', { name: 'Reason for withdrawing' });
+  await reason.fill('ask Grace, it is her file');
+  // Enter in the reason must not approve.
+  await reason.press('Enter');
+  await reviewCard.getByRole('button', { name: 'Confirm withdraw' }).click();
+  await expect(review.getByRole('status')).toContainText('Withdrawn by Ada');
+  await expect(review.getByRole('status')).toContainText('ask Grace, it is her file');
+  await expect(review.getByRole('button', { name: 'Approve', exact: true })).toHaveCount(0);
+
+  await expect(card).toHaveAttribute('data-status', 'cancelled');
+  await expect(card).toContainText('Withdrawn by Ada: ask Grace, it is her file');
+  await expect(page.getByRole('list', { name: 'Messages' })).toContainText(
+    'The review of deleting notes.txt was withdrawn ("ask Grace, it is her file"), so I left it alone.',
+  );
+  // The same link shows the outcome after a reload too.
+  await review.reload();
+  await expect(review.getByRole('status')).toContainText('Withdrawn by Ada');
+  await reviewer.close();
+});

@@ -92,6 +92,8 @@ pub enum DecisionKind {
     Reject,
     /// Nobody decided in time; the default action applied.
     Expire,
+    /// Not run: the reviewer withdrew the review instead of deciding.
+    Cancel,
 }
 
 impl DecisionKind {
@@ -103,6 +105,7 @@ impl DecisionKind {
             DecisionKind::AlwaysAllow => "always_allow",
             DecisionKind::Reject => "reject",
             DecisionKind::Expire => "expire",
+            DecisionKind::Cancel => "cancel",
         }
     }
 
@@ -114,6 +117,7 @@ impl DecisionKind {
             Self::AlwaysAllow,
             Self::Reject,
             Self::Expire,
+            Self::Cancel,
         ]
         .into_iter()
         .find(|k| k.as_str() == value)

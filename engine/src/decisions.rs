@@ -60,6 +60,12 @@ pub enum Verdict {
         /// Whether the grant covers every conversation.
         everywhere: bool,
     },
+    /// Withdraw the review without deciding: the call does not run, its
+    /// case ends `cancelled`, and the model reads it as a rejection.
+    Cancel {
+        /// Why, shown to the model and to whoever asked.
+        reason: Option<String>,
+    },
 }
 
 /// Who decides, and through which channel.
@@ -273,6 +279,12 @@ impl Engine {
             Verdict::AlwaysAllow { .. } => {
                 (DecisionKind::AlwaysAllow, CallStatus::Approved, None, None)
             }
+            Verdict::Cancel { reason } => (
+                DecisionKind::Cancel,
+                CallStatus::Cancelled,
+                checked_reason(reason)?,
+                None,
+            ),
             Verdict::Edit { arguments } => {
                 if !arguments.is_object() {
                     return Err(EngineError::invalid(
@@ -305,7 +317,7 @@ impl Engine {
             result: None,
         };
         if call_is_question(&self.inner.store.tool_call(call_id).await?)
-            && !matches!(verdict, Verdict::Reject { .. })
+            && !matches!(verdict, Verdict::Reject { .. } | Verdict::Cancel { .. })
         {
             return Err(EngineError::invalid(
                 "call",

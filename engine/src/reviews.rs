@@ -266,12 +266,14 @@ impl CaseEvent {
 /// How a settled call closes its case.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Closing {
-    /// `completed` or `expired`.
+    /// `completed`, `expired` or `cancelled`.
     pub status: CaseStatus,
     /// The `{action, data}` result, for completed cases.
     pub result: Option<Value>,
-    /// Who responded, for completed cases.
+    /// Who responded, for completed and cancelled cases.
     pub responded_by: Option<String>,
+    /// Why, for cancelled cases.
+    pub reason: Option<String>,
     /// When.
     pub at: DateTime<Utc>,
 }
@@ -287,6 +289,16 @@ pub fn closing_of(call: &ToolCall) -> Option<Closing> {
             status: CaseStatus::Expired,
             result: None,
             responded_by: None,
+            reason: None,
+            at: decision.at,
+        });
+    }
+    if decision.kind == DecisionKind::Cancel {
+        return Some(Closing {
+            status: CaseStatus::Cancelled,
+            result: None,
+            responded_by: Some(decision.by.clone()),
+            reason: decision.reason.clone(),
             at: decision.at,
         });
     }
@@ -306,16 +318,19 @@ pub fn closing_of(call: &ToolCall) -> Option<Closing> {
             DecisionKind::Edit => {
                 json!({"action": "edit", "data": {"edits": call.arguments.clone()}})
             }
-            DecisionKind::Reject | DecisionKind::Expire => match &decision.reason {
-                Some(reason) => json!({"action": "reject", "data": {"feedback": reason}}),
-                None => json!({"action": "reject", "data": {}}),
-            },
+            DecisionKind::Reject | DecisionKind::Expire | DecisionKind::Cancel => {
+                match &decision.reason {
+                    Some(reason) => json!({"action": "reject", "data": {"feedback": reason}}),
+                    None => json!({"action": "reject", "data": {}}),
+                }
+            }
         }
     };
     Some(Closing {
         status: CaseStatus::Completed,
         result: Some(result),
         responded_by: (decision.channel != Channel::System).then(|| decision.by.clone()),
+        reason: None,
         at: decision.at,
     })
 }

@@ -354,6 +354,64 @@ async fn polls_follow_the_case_with_etags_and_one_response_only() {
 }
 
 #[tokio::test]
+async fn a_review_withdrawn_on_its_page_polls_as_cancelled() {
+    let dir = tempfile::tempdir().unwrap();
+    let s = Server::start(dir.path(), "24h").await;
+    let body = s.waiting(None).await;
+    let hitl = &body["hitl"];
+    let review_url = reqwest::Url::parse(hitl["review_url"].as_str().unwrap()).unwrap();
+    let case_id = hitl["case_id"].as_str().unwrap();
+    let token = review_url
+        .query_pairs()
+        .find(|(k, _)| k == "token")
+        .unwrap()
+        .1
+        .into_owned();
+    // The review page's form, posted as the page posts it.
+    let withdraw = |token: String| {
+        reqwest::Client::new()
+            .post(s.url("/api/fn/respond_review"))
+            .header("accept", "application/json")
+            .form(&[
+                ("case_id", case_id),
+                ("token", token.as_str()),
+                ("name", "Ada"),
+                ("withdraw", "yes"),
+                ("withdraw_reason", "not mine to decide"),
+            ])
+            .send()
+    };
+    assert_eq!(withdraw(format!("{token}x")).await.unwrap().status(), 403);
+    let res = withdraw(token.clone()).await.unwrap();
+    assert_eq!(res.status(), 200);
+    let page: Value = res.json().await.unwrap();
+    assert_eq!(page["status"], "cancelled");
+    assert_eq!(page["cancel_reason"], "not mine to decide");
+    let again = withdraw(token).await.unwrap();
+    assert_eq!(again.status(), 409);
+    assert_eq!(
+        again.json::<Value>().await.unwrap()["code"],
+        "already_decided"
+    );
+
+    let res = s.poll(hitl, KEY).await;
+    assert_eq!(res.status(), 200);
+    let polled: Value = res.json().await.unwrap();
+    assert_valid(&schemas().poll, &polled);
+    assert_eq!(polled["status"], "cancelled");
+    assert_eq!(polled["reason"], "not mine to decide");
+    assert!(polled["cancelled_at"].is_string());
+    let res = s
+        .respond(
+            hitl,
+            hitl["review_url"].as_str().unwrap(),
+            json!({"action": "approve"}),
+        )
+        .await;
+    assert_eq!(res.status(), 409);
+}
+
+#[tokio::test]
 async fn more_than_60_polls_a_minute_get_429() {
     let dir = tempfile::tempdir().unwrap();
     let s = Server::start(dir.path(), "24h").await;

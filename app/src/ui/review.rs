@@ -3,6 +3,7 @@
 
 pub mod review_forms;
 pub mod review_view;
+pub mod withdraw;
 
 /// What the page's forms need to act on a case: its id and the link's token.
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]

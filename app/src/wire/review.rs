@@ -21,6 +21,12 @@ pub struct ReviewItem {
     pub completed_at: Option<String>,
     /// When it expired, RFC 3339.
     pub expired_at: Option<String>,
+    /// When it was withdrawn, RFC 3339.
+    #[serde(default)]
+    pub cancelled_at: Option<String>,
+    /// Why it was withdrawn, if the reviewer said.
+    #[serde(default)]
+    pub cancel_reason: Option<String>,
     /// What expiry does (`reject` or `approve`).
     pub default_action: String,
     /// The response's action (`approve`, `edit`, `reject`, `submit`).
@@ -69,7 +75,16 @@ impl ReviewItem {
                 at(&self.expired_at),
                 self.default_action
             )),
-            "cancelled" => Some("This review was withdrawn.".to_owned()),
+            "cancelled" => Some(match &self.cancel_reason {
+                Some(reason) => format!(
+                    "Withdrawn by {by} at {}: {reason}. This review is closed.",
+                    at(&self.cancelled_at)
+                ),
+                None => format!(
+                    "Withdrawn by {by} at {}. This review is closed.",
+                    at(&self.cancelled_at)
+                ),
+            }),
             _ => None,
         }
     }
@@ -96,6 +111,8 @@ impl ReviewItem {
             expires_at: at(case.expires_at),
             completed_at: at(case.completed_at),
             expired_at: at(case.expired_at),
+            cancelled_at: at(case.cancelled_at),
+            cancel_reason: case.cancel_reason,
             default_action: case.default_action.as_str().to_owned(),
             result_action,
             responded_by: case.responded_by,
@@ -119,6 +136,8 @@ mod tests {
             expires_at: Some("2026-11-23T10:00:00Z".into()),
             completed_at: Some("2026-11-23T09:30:00Z".into()),
             expired_at: Some("2026-11-23T10:00:00Z".into()),
+            cancelled_at: Some("2026-11-23T09:40:00Z".into()),
+            cancel_reason: None,
             default_action: "reject".into(),
             result_action: action.map(str::to_owned),
             responded_by: Some("Ada".into()),
@@ -146,5 +165,15 @@ mod tests {
             .outcome_text()
             .unwrap()
             .contains("the default action (reject) was applied"));
+        assert_eq!(
+            item("cancelled", None).outcome_text().unwrap(),
+            "Withdrawn by Ada at 2026-11-23 09:40 UTC. This review is closed."
+        );
+        let mut withdrawn = item("cancelled", None);
+        withdrawn.cancel_reason = Some("not mine".into());
+        assert_eq!(
+            withdrawn.outcome_text().unwrap(),
+            "Withdrawn by Ada at 2026-11-23 09:40 UTC: not mine. This review is closed."
+        );
     }
 }

@@ -179,6 +179,16 @@ fn plan(text: &str) -> ModelReply {
 }
 
 /// Says what happened to one call, for people.
+/// What running `tool` on `path` is, in words.
+fn doing(tool: &str, path: &str) -> String {
+    match tool {
+        "delete_file" => format!("deleting {path}"),
+        "write_file" => format!("writing {path}"),
+        "send_email" => "sending that e-mail".to_owned(),
+        other => format!("running {other}"),
+    }
+}
+
 fn describe(c: &TranscriptCall) -> String {
     let path = c
         .arguments
@@ -226,15 +236,19 @@ fn describe(c: &TranscriptCall) -> String {
             }
         }
         CallOutcome::Rejected { reason } => {
-            let what = match c.tool.as_str() {
-                "delete_file" => format!("deleting {path}"),
-                "write_file" => format!("writing {path}"),
-                "send_email" => "sending that e-mail".to_owned(),
-                other => format!("running {other}"),
-            };
+            let what = doing(&c.tool, path);
             match reason {
                 Some(reason) => format!("You rejected {what} (\"{reason}\"), so I left it alone."),
                 None => format!("You rejected {what}, so I left it alone."),
+            }
+        }
+        CallOutcome::Withdrawn { reason } => {
+            let what = doing(&c.tool, path);
+            match reason {
+                Some(reason) => format!(
+                    "The review of {what} was withdrawn (\"{reason}\"), so I left it alone."
+                ),
+                None => format!("The review of {what} was withdrawn, so I left it alone."),
             }
         }
         CallOutcome::Denied { reason } => {

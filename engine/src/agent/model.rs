@@ -32,6 +32,11 @@ pub enum CallOutcome {
     },
     /// Nobody decided in time.
     Expired,
+    /// The reviewer withdrew the review instead of deciding; it did not run.
+    Withdrawn {
+        /// Why, if they said.
+        reason: Option<String>,
+    },
     /// It ran and failed, or was interrupted.
     Failed {
         /// What went wrong.
@@ -58,6 +63,12 @@ impl CallOutcome {
             CallOutcome::Rejected { reason: None } => "The user rejected this call.".to_owned(),
             CallOutcome::Denied { reason } => format!("Airlock's policy does not allow this call ({reason})."),
             CallOutcome::Expired => "Nobody approved this call in time, so it did not run.".to_owned(),
+            CallOutcome::Withdrawn { reason: Some(reason) } => format!(
+                "The reviewer withdrew the review without deciding, so the call did not run. Reason: {reason}"
+            ),
+            CallOutcome::Withdrawn { reason: None } => {
+                "The reviewer withdrew the review without deciding, so the call did not run.".to_owned()
+            }
             CallOutcome::Failed { error } => format!("The call failed: {error}"),
             CallOutcome::Answered { answer } => format!("The user answered: {answer}"),
         }
@@ -149,4 +160,30 @@ pub trait Model: Send + Sync + std::fmt::Debug {
         request: &ModelRequest,
         on_text: &(dyn for<'s> Fn(&'s str) + Send + Sync),
     ) -> Result<ModelReply, ModelError>;
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::CallOutcome;
+
+    #[test]
+    fn a_withdrawn_review_reads_apart_from_a_rejection() {
+        let args = json!({"path": "notes.txt"});
+        let withdrawn = CallOutcome::Withdrawn {
+            reason: Some("ask Grace".into()),
+        };
+        let rejected = CallOutcome::Rejected {
+            reason: Some("ask Grace".into()),
+        };
+        assert_eq!(
+            withdrawn.to_model_text(&args),
+            "The reviewer withdrew the review without deciding, so the call did not run. Reason: ask Grace"
+        );
+        assert_ne!(
+            withdrawn.to_model_text(&args),
+            rejected.to_model_text(&args)
+        );
+    }
 }

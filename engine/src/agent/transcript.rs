@@ -21,7 +21,10 @@ pub fn outcome(call: &ToolCall) -> CallOutcome {
             result: call.result.clone().unwrap_or_default(),
             edited_from: call.original_arguments.clone(),
         },
-        CallStatus::Rejected | CallStatus::Cancelled => match decided {
+        CallStatus::Cancelled => CallOutcome::Withdrawn {
+            reason: decided.and_then(|d| d.reason.clone()),
+        },
+        CallStatus::Rejected => match decided {
             Some(d) if d.kind != DecisionKind::Expire => CallOutcome::Rejected {
                 reason: d.reason.clone(),
             },

@@ -113,6 +113,17 @@ pub struct ReviewView {
     pub context: ReviewContext,
 }
 
+/// The reviewer behind a link: the name they gave, or [`ANONYMOUS_REVIEWER`].
+fn reviewer_named(name: Option<&str>, channel: Channel) -> Reviewer {
+    Reviewer {
+        name: name
+            .filter(|n| !n.trim().is_empty())
+            .unwrap_or(ANONYMOUS_REVIEWER)
+            .to_owned(),
+        channel,
+    }
+}
+
 fn text_field(data: &Value, key: &str) -> Option<String> {
     data.get(key)
         .and_then(Value::as_str)
@@ -209,40 +220,62 @@ impl Engine {
         submission: Submission,
         channel: Channel,
     ) -> Result<ReviewCase, EngineError> {
-        let case = self.verified_case(id, presented).await?;
-        let case = self.current(case).await?;
-        let store = &self.inner.store;
-        match case.status {
-            CaseStatus::Expired => {
-                return Err(EngineError::Expired {
-                    at: case.expired_at.unwrap_or(case.created_at),
-                })
-            }
-            CaseStatus::Completed | CaseStatus::Cancelled => {
-                let call = store
-                    .tool_call(&case.tool_call_id)
-                    .await?
-                    .ok_or(EngineError::NotFound("tool call"))?;
-                return Err(already_decided(call));
-            }
-            _ => {}
-        }
-        let reviewer = Reviewer {
-            name: submission
-                .responded_by
-                .clone()
-                .filter(|n| !n.trim().is_empty())
-                .unwrap_or_else(|| ANONYMOUS_REVIEWER.to_owned()),
-            channel,
-        };
+        let case = self.still_open(id, presented).await?;
+        let reviewer = reviewer_named(submission.responded_by.as_deref(), channel);
         match submission.response(case.case_type)? {
             Response::Decide(verdict) => {
                 self.decide(&case.tool_call_id, verdict, &reviewer).await?
             }
             Response::Answer(answer) => self.answer(&case.tool_call_id, &answer, &reviewer).await?,
         };
-        store
-            .review_case(&case.id)
+        self.case_now(&case.id).await
+    }
+
+    /// Withdraws a case through its link: the reviewer declines to decide
+    /// ("Human clicks cancel"). The call does not run, the case ends
+    /// `cancelled` with `reason`, its agent is told as it is of any
+    /// response, and the chat's model reads it as a rejection. Once only,
+    /// like a response.
+    pub async fn cancel_review(
+        &self,
+        id: &CaseId,
+        presented: &str,
+        reason: Option<String>,
+        responded_by: Option<&str>,
+        channel: Channel,
+    ) -> Result<ReviewCase, EngineError> {
+        let case = self.still_open(id, presented).await?;
+        let reviewer = reviewer_named(responded_by, channel);
+        self.decide(&case.tool_call_id, Verdict::Cancel { reason }, &reviewer)
+            .await?;
+        self.case_now(&case.id).await
+    }
+
+    /// The case behind a link, if it still takes a response.
+    async fn still_open(&self, id: &CaseId, presented: &str) -> Result<ReviewCase, EngineError> {
+        let case = self.verified_case(id, presented).await?;
+        let case = self.current(case).await?;
+        match case.status {
+            CaseStatus::Expired => Err(EngineError::Expired {
+                at: case.expired_at.unwrap_or(case.created_at),
+            }),
+            CaseStatus::Completed | CaseStatus::Cancelled => {
+                let call = self
+                    .inner
+                    .store
+                    .tool_call(&case.tool_call_id)
+                    .await?
+                    .ok_or(EngineError::NotFound("tool call"))?;
+                Err(already_decided(call))
+            }
+            _ => Ok(case),
+        }
+    }
+
+    async fn case_now(&self, id: &CaseId) -> Result<ReviewCase, EngineError> {
+        self.inner
+            .store
+            .review_case(id)
             .await?
             .ok_or(EngineError::NotFound("review case"))
     }

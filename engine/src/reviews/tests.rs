@@ -350,6 +350,81 @@ async fn expiry_applies_the_default_action_exactly_once() {
 }
 
 #[tokio::test]
+async fn withdrawing_a_review_cancels_the_case_and_its_call_once() {
+    let f = Fixture::new().await;
+    let (case, token) = f.waiting(Some("http://127.0.0.1:9/hook")).await;
+    let wrong = ReviewToken::mint();
+    let refused = f
+        .engine
+        .cancel_review(&case.id, wrong.as_str(), None, None, Channel::ReviewPage)
+        .await;
+    assert!(matches!(refused, Err(EngineError::Forbidden)));
+
+    let cancelled = f
+        .engine
+        .cancel_review(
+            &case.id,
+            token.as_str(),
+            Some("not mine to decide".into()),
+            Some("Ada"),
+            Channel::ReviewPage,
+        )
+        .await
+        .unwrap();
+    assert_eq!(cancelled.status, CaseStatus::Cancelled);
+    // Stored to the millisecond.
+    assert_eq!(
+        cancelled.cancelled_at.map(|at| at.timestamp_millis()),
+        Some(f.clock.now().timestamp_millis())
+    );
+    assert_eq!(
+        cancelled.cancel_reason.as_deref(),
+        Some("not mine to decide")
+    );
+    assert_eq!(cancelled.responded_by.as_deref(), Some("Ada"));
+    assert_eq!(cancelled.result, None);
+
+    // Once: neither a response nor a second withdrawal takes.
+    let again = f
+        .respond(
+            &case,
+            &token,
+            Channel::ReviewPage,
+            "approve",
+            json!({}),
+            None,
+        )
+        .await;
+    assert!(matches!(again, Err(EngineError::AlreadyDecided { ref by, .. }) if by == "Ada"));
+    let twice = f
+        .engine
+        .cancel_review(&case.id, token.as_str(), None, None, Channel::ReviewPage)
+        .await;
+    assert!(matches!(twice, Err(EngineError::AlreadyDecided { .. })));
+
+    let call = &f.engine.tool_calls(&case.conversation_id).await.unwrap()[0];
+    assert_eq!(call.status, CallStatus::Cancelled);
+    let decision = call.decision.as_ref().unwrap();
+    assert_eq!(decision.kind, crate::calls::DecisionKind::Cancel);
+    assert_eq!(decision.reason.as_deref(), Some("not mine to decide"));
+
+    let events = f.engine.review_events_after(&case.id, 0).await.unwrap();
+    let last = events.last().unwrap();
+    assert_eq!(last.kind, "review.cancelled");
+    assert_eq!(last.data["reason"], "not mine to decide");
+    let due = f
+        .engine
+        .store()
+        .due_callbacks(f.clock.now(), 10)
+        .await
+        .unwrap();
+    assert_eq!(due.len(), 1);
+    let body: serde_json::Value = serde_json::from_str(&due[0].body).unwrap();
+    assert_eq!(body["event"], "review.cancelled");
+    assert_eq!(body["reason"], "not mine to decide");
+}
+
+#[tokio::test]
 async fn callbacks_wait_in_the_outbox_and_are_retried_on_schedule() {
     let f = Fixture::new().await;
     let (case, token) = f.waiting(Some("http://127.0.0.1:9/hook")).await;

@@ -123,6 +123,8 @@ macro_rules! review_queries {
                 "update review_cases set status = $1, result = $2, responded_by = $3,
                     completed_at = case when $1 = 'completed' then $4 else completed_at end,
                     expired_at = case when $1 = 'expired' then $4 else expired_at end,
+                    cancelled_at = case when $1 = 'cancelled' then $4 else cancelled_at end,
+                    cancel_reason = $6,
                     version = version + 1
                  where tool_call_id = $5 and status in ('pending', 'opened', 'in_progress')
                  returning *",
@@ -132,6 +134,7 @@ macro_rules! review_queries {
             .bind(&closing.responded_by)
             .bind(to_millis(closing.at))
             .bind(call.id.as_str())
+            .bind(&closing.reason)
             .fetch_optional(&mut **tx)
             .await?;
             let Some(row) = row else { return Ok(()) };

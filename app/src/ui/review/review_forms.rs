@@ -6,6 +6,7 @@
 
 use leptos::prelude::*;
 
+use super::withdraw::Withdraw;
 use super::ReviewAccess;
 use crate::error::AppError;
 use crate::ui::common::arguments_editor::ArgumentsEditor;
@@ -113,6 +114,7 @@ fn approval_actions(item: &ReviewItem, busy: Signal<bool>) -> impl IntoView {
             <Reveal label="Edit arguments" disabled=busy>
                 <ArgumentsEditor initial=arguments busy action="edit"/>
             </Reveal>
+            <Withdraw busy/>
         </div>
     }
 }
@@ -138,6 +140,7 @@ fn input_actions(item: &ReviewItem, busy: Signal<bool>) -> impl IntoView {
                 <input type="text" name="answer" aria-label="Answer" placeholder="Your answer" maxlength="2000"/>
                 <button type="submit" class="button primary" disabled=busy>"Send answer"</button>
             </div>
+            <Withdraw busy/>
         </div>
     }
 }
