@@ -10,23 +10,39 @@ pub const PER_MINUTE: u32 = 60;
 
 const WINDOW: Duration = Duration::from_secs(60);
 
-/// Past this many tracked cases, finished windows are swept out.
+/// Fewer tracked cases than this are never swept.
 const SWEEP_AT: usize = 10_000;
 
 /// Counts polls per case.
 #[derive(Debug, Default)]
 pub struct PollLimiter {
-    windows: Mutex<HashMap<String, (Instant, u32)>>,
+    state: Mutex<Windows>,
+}
+
+#[derive(Debug, Default)]
+struct Windows {
+    by_case: HashMap<String, (Instant, u32)>,
+    /// How many cases the last sweep kept. The next sweep waits until there
+    /// are twice as many: a sweep walks every case under the lock, and when
+    /// more than `SWEEP_AT` cases are polled within a minute (a few seconds
+    /// of a busy gateway) it would keep them all, and would otherwise walk
+    /// them again at every poll.
+    kept: usize,
 }
 
 impl PollLimiter {
     /// Counts a poll of `case`: `Ok(remaining)`, or `Err(seconds to wait)`.
     pub fn check(&self, case: &str, now: Instant) -> Result<u32, u64> {
-        let mut windows = self.windows.lock().unwrap_or_else(|p| p.into_inner());
-        if windows.len() >= SWEEP_AT {
-            windows.retain(|_, (start, _)| now.duration_since(*start) < WINDOW);
+        let mut state = self.state.lock().unwrap_or_else(|p| p.into_inner());
+        let Windows { by_case, kept } = &mut *state;
+        if by_case.len() >= SWEEP_AT.max(2 * *kept) {
+            by_case.retain(|_, (start, _)| now.duration_since(*start) < WINDOW);
+            *kept = by_case.len();
         }
-        let entry = windows.entry(case.to_owned()).or_insert((now, 0));
+        let entry = match by_case.get_mut(case) {
+            Some(entry) => entry,
+            None => by_case.entry(case.to_owned()).or_insert((now, 0)),
+        };
         if now.duration_since(entry.0) >= WINDOW {
             *entry = (now, 0);
         }
@@ -36,6 +52,12 @@ impl PollLimiter {
         }
         entry.1 += 1;
         Ok(PER_MINUTE - entry.1)
+    }
+
+    /// How many cases are tracked.
+    #[cfg(test)]
+    fn tracked(&self) -> usize {
+        self.state.lock().unwrap().by_case.len()
     }
 }
 
@@ -54,5 +76,27 @@ mod tests {
         // Other cases have their own budget.
         assert!(limiter.check("b", start).is_ok());
         assert!(limiter.check("a", start + WINDOW).is_ok());
+    }
+
+    #[test]
+    fn finished_windows_are_swept_once_the_cases_have_doubled() {
+        let limiter = PollLimiter::default();
+        let start = Instant::now();
+        // More cases than `SWEEP_AT` in one minute: a sweep keeps them all.
+        for i in 0..=SWEEP_AT {
+            limiter.check(&format!("old {i}"), start).unwrap();
+        }
+        assert_eq!(limiter.tracked(), SWEEP_AT + 1);
+        // Their windows end; no sweep until the count doubles…
+        let later = start + WINDOW;
+        for i in 0..SWEEP_AT - 1 {
+            limiter.check(&format!("new {i}"), later).unwrap();
+        }
+        assert_eq!(limiter.tracked(), 2 * SWEEP_AT);
+        // …and then the finished ones go, and budgets still count.
+        limiter.check("new last", later).unwrap();
+        assert_eq!(limiter.tracked(), SWEEP_AT);
+        assert_eq!(limiter.check("new 0", later), Ok(PER_MINUTE - 2));
+        assert_eq!(limiter.check("old 0", later), Ok(PER_MINUTE - 1));
     }
 }
