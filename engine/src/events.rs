@@ -106,6 +106,11 @@ pub struct Draft {
     pub conversation_id: ConversationId,
     /// The next piece of its text.
     pub text: String,
+    /// On a piece that ends a line: the reply up to there, rendered
+    /// ([`crate::markdown::Drafting`]). The piece's text after its last line
+    /// break is what the HTML does not show yet.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub html: Option<String>,
     /// How many events the hub had published when the piece was written. A
     /// subscriber that has heard fewer is behind and holds the piece back
     /// until it has caught up, so a piece never overtakes the events before
@@ -216,7 +221,7 @@ impl Events {
     }
 
     /// Sends a piece of a reply being written to live subscribers.
-    pub fn draft(&self, conversation_id: &ConversationId, text: &str) {
+    pub fn draft(&self, conversation_id: &ConversationId, text: &str, html: Option<String>) {
         if text.is_empty() {
             return;
         }
@@ -224,6 +229,7 @@ impl Events {
         let _ = self.drafts.send(Arc::new(Draft {
             conversation_id: conversation_id.clone(),
             text: text.to_owned(),
+            html,
             after,
         }));
     }
@@ -257,12 +263,14 @@ mod tests {
         let events = Events::new();
         let mut drafts = events.subscribe_drafts();
         let c = ConversationId::new();
-        events.draft(&c, "");
-        events.draft(&c, "Hel");
-        events.draft(&c, "lo");
+        events.draft(&c, "", None);
+        events.draft(&c, "Hel", None);
+        events.draft(&c, "lo\n", Some("<p>Hello</p>\n".into()));
         let first = drafts.recv().await.unwrap();
         assert_eq!((&first.conversation_id, first.text.as_str()), (&c, "Hel"));
-        assert_eq!(drafts.recv().await.unwrap().text, "lo");
+        let second = drafts.recv().await.unwrap();
+        assert_eq!(second.text, "lo\n");
+        assert_eq!(second.html.as_deref(), Some("<p>Hello</p>\n"));
     }
 
     #[tokio::test]
@@ -283,7 +291,7 @@ mod tests {
         let mut drafts = events.subscribe_drafts();
         assert_eq!(heard, 1, "one event before subscribing");
         events.publish([event(2), event(3)]);
-        events.draft(&c, "after three");
+        events.draft(&c, "after three", None);
         assert_eq!(drafts.recv().await.unwrap().after, 3);
         assert_eq!(live.recv().await.unwrap().seq, 2);
     }

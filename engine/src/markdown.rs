@@ -47,9 +47,48 @@ pub fn to_safe_html(text: &str) -> String {
     out
 }
 
+/// A reply being written, piece by piece. Whenever a piece ends a line, the
+/// reply up to that line is rendered, so a reply reads formatted while it
+/// streams, a line behind its text, instead of as raw Markdown until it is
+/// stored. Rendering happens here, once per line, not in each browser.
+#[derive(Debug, Default)]
+pub struct Drafting {
+    written: std::sync::Mutex<String>,
+}
+
+impl Drafting {
+    /// Adds `piece`; when it ends a line, the HTML of every complete line.
+    pub fn add(&self, piece: &str) -> Option<String> {
+        let mut written = self.written.lock().unwrap_or_else(|p| p.into_inner());
+        written.push_str(piece);
+        if !piece.contains('\n') {
+            return None;
+        }
+        let complete = written.rfind('\n').map_or(0, |i| i + 1);
+        Some(to_safe_html(&written[..complete]))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_draft_renders_its_complete_lines() {
+        let drafting = Drafting::default();
+        assert_eq!(drafting.add("Hello **the"), None);
+        assert_eq!(
+            drafting.add("re**\n- a"),
+            Some("<p>Hello <strong>there</strong></p>\n".to_owned())
+        );
+        assert_eq!(
+            drafting.add("\n"),
+            Some("<p>Hello <strong>there</strong></p>\n<ul>\n<li>a</li>\n</ul>\n".to_owned())
+        );
+        // What the model writes is rendered as safely as a stored reply.
+        let html = drafting.add("<img src=x onerror=alert(1)>\n").unwrap();
+        assert!(html.contains("&lt;img"), "{html}");
+    }
 
     #[test]
     fn markdown_becomes_html() {

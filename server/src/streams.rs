@@ -105,7 +105,7 @@ pub struct Resume {
         ("Last-Event-ID" = Option<String>, Header, description = "Resume after this event position"),
     ),
     responses(
-        (status = 200, content_type = "text/event-stream", body = String, description = "`snapshot` ({conversation, messages, tool_calls}), then `message.created` (the agent's with `html`, its Markdown rendered), `message.delta`, `tool_call.created`, `tool_call.updated`, `run.updated`; ids are the conversation's event positions."),
+        (status = 200, content_type = "text/event-stream", body = String, description = "`snapshot` ({conversation, messages, tool_calls}), then `message.created` (the agent's with `html`, its Markdown rendered), `message.delta` (`{text}`, and `html` on a piece that ends a line), `tool_call.created`, `tool_call.updated`, `run.updated`; ids are the conversation's event positions."),
         (status = 400, description = "`after` is not an event position."),
         (status = 404, description = "No such conversation."),
     )
@@ -267,9 +267,13 @@ async fn pump(engine: Engine, feed: Feed, resume: Option<i64>, tx: Tx) {
         // Pieces go out once every event published before them has.
         while held.front().is_some_and(|draft| draft.after <= heard) {
             let Some(draft) = held.pop_front() else { break };
-            let sse = SseEvent::default()
-                .event("message.delta")
-                .data(json!({ "text": draft.text }).to_string());
+            let sse = SseEvent::default().event("message.delta").data(
+                match &draft.html {
+                    Some(html) => json!({ "text": draft.text, "html": html }),
+                    None => json!({ "text": draft.text }),
+                }
+                .to_string(),
+            );
             if tx.send(Ok(sse)).await.is_err() {
                 return;
             }

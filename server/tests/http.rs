@@ -202,6 +202,8 @@ struct SseReader {
     buffer: String,
     /// Draft pieces (`message.delta`), each with how many stored events came before it.
     drafts: Vec<(usize, String)>,
+    /// The rendered reply so far that pieces ending a line carry.
+    rendered: Vec<String>,
 }
 
 impl SseReader {
@@ -217,6 +219,7 @@ impl SseReader {
             response,
             buffer: String::new(),
             drafts: Vec::new(),
+            rendered: Vec::new(),
         }
     }
 
@@ -269,7 +272,12 @@ impl SseReader {
             if event.event == "message.delta" {
                 assert!(event.id.is_empty(), "drafts carry no id");
                 let text = event.data["text"].as_str().unwrap().to_owned();
+                let ends_line = text.contains('\n');
                 self.drafts.push((seen.len(), text));
+                match event.data["html"].as_str() {
+                    Some(html) => self.rendered.push(html.to_owned()),
+                    None => assert!(!ends_line, "a piece that ends a line carries html"),
+                }
                 continue;
             }
             let done = event.event == "run.updated" && event.data["status"] == "done";
@@ -370,6 +378,46 @@ async fn a_conversation_stream_starts_with_a_snapshot_then_follows_the_agent_liv
         streamed += usize::from(pieces.len() > 1);
     }
     assert_eq!(streamed, 1, "the answer streamed in pieces");
+    assert!(
+        stream.rendered.is_empty(),
+        "a one-line reply renders once stored"
+    );
+}
+
+#[tokio::test]
+async fn a_reply_streams_rendered_a_line_behind_its_text() {
+    let app = TestApp::spawn().await;
+    let id: String = app
+        .post_form("/api/fn/create_conversation", &[])
+        .await
+        .json()
+        .await
+        .unwrap();
+    let mut stream = SseReader::open(&app, &format!("/api/conversations/{id}/events"), None).await;
+    stream.next().await;
+    post_message(&app, &id, "read notes.txt").await;
+    let events = stream.until_run_done().await;
+    let reply = events
+        .iter()
+        .rfind(|e| e.event == "message.created" && e.data["role"] == "assistant")
+        .unwrap();
+    let content = reply.data["content"].as_str().unwrap();
+    assert!(
+        content.ends_with("- ship the approvals inbox\n"),
+        "{content}"
+    );
+    // Each line, once complete, arrives rendered, while the text after it
+    // streams as it is written; the last rendering is the stored reply's.
+    assert_eq!(stream.rendered[0], "<p>Here is notes.txt:</p>\n");
+    assert!(stream
+        .rendered
+        .iter()
+        .any(|html| html.contains("<li>budget review on Friday</li>")
+            && !html.contains("ship the approvals inbox")));
+    assert_eq!(
+        stream.rendered.last().unwrap(),
+        reply.data["html"].as_str().unwrap()
+    );
 }
 
 #[tokio::test]

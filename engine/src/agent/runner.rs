@@ -279,7 +279,11 @@ impl Agent {
             // The reply's text streams to open browsers as it is written.
             let events = self.engine.events().clone();
             let writing_in = run.conversation_id.clone();
-            let on_text = move |piece: &str| events.draft(&writing_in, piece);
+            let drafting = crate::markdown::Drafting::default();
+            let on_text = move |piece: &str| {
+                let html = drafting.add(piece);
+                events.draft(&writing_in, piece, html);
+            };
             let reply = match self.model.reply(&request, &on_text).await {
                 Ok(reply) => reply,
                 Err(e) => {

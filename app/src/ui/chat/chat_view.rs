@@ -21,7 +21,7 @@ pub fn ChatView(detail: ConversationDetail) -> impl IntoView {
         calls: RwSignal::new(detail.tool_calls),
         working: RwSignal::new(detail.working),
         reconnecting: RwSignal::new(false),
-        draft: RwSignal::new(String::new()),
+        draft: RwSignal::new(Default::default()),
     };
     let post = Post::<PostedMessage>::new();
     let title = RwSignal::new(detail.title.clone());

@@ -16,7 +16,36 @@ pub struct LiveChat {
     /// Whether the stream is reconnecting.
     pub reconnecting: RwSignal<bool>,
     /// The reply the agent is writing right now, until it is stored.
-    pub draft: RwSignal<String>,
+    pub draft: RwSignal<Draft>,
+}
+
+/// A reply being written: its complete lines as the server rendered them,
+/// and the text after them as it streams.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Draft {
+    /// The complete lines, rendered (safe HTML).
+    pub html: String,
+    /// What was written after them.
+    pub tail: String,
+}
+
+impl Draft {
+    /// Whether nothing is written yet.
+    pub fn is_empty(&self) -> bool {
+        self.html.is_empty() && self.tail.is_empty()
+    }
+
+    /// Adds a piece; `html` comes with a piece that ends a line and renders
+    /// the reply up to its last line break.
+    fn add(&mut self, text: &str, html: Option<&str>) {
+        match html {
+            Some(html) => {
+                self.html = html.to_owned();
+                self.tail = text.rsplit('\n').next().unwrap_or_default().to_owned();
+            }
+            None => self.tail.push_str(text),
+        }
+    }
 }
 
 /// The event kinds a conversation's stream carries.
@@ -57,7 +86,7 @@ impl LiveChat {
                     // A piece after the run ended belongs to a reply already shown.
                     match piece["text"].as_str() {
                         Some(text) if self.working.get_untracked() => {
-                            self.draft.update(|d| d.push_str(text))
+                            self.draft.update(|d| d.add(text, piece["html"].as_str()))
                         }
                         _ => {}
                     }
@@ -67,7 +96,7 @@ impl LiveChat {
                 if let Ok(m) = serde_json::from_str::<MessageItem>(data) {
                     // The stored reply replaces the draft it was written as.
                     if m.author == Author::Assistant {
-                        self.draft.set(String::new());
+                        self.draft.set(Draft::default());
                     }
                     self.add_message(m);
                 }
@@ -82,7 +111,7 @@ impl LiveChat {
                     let running = run["status"] == "running";
                     self.working.set(running);
                     if !running {
-                        self.draft.set(String::new());
+                        self.draft.set(Draft::default());
                     }
                 }
             }
@@ -101,7 +130,7 @@ mod tests {
             calls: RwSignal::new(Vec::new()),
             working: RwSignal::new(true),
             reconnecting: RwSignal::new(false),
-            draft: RwSignal::new(String::new()),
+            draft: RwSignal::new(Draft::default()),
         }
     }
 
@@ -123,12 +152,22 @@ mod tests {
         live.apply("message.created", &message("m1", 1, "user", "hi"));
         live.apply("message.delta", r#"{"text": "Hel"}"#);
         live.apply("message.delta", r#"{"text": "lo **you**"}"#);
-        assert_eq!(live.draft.get_untracked(), "Hello **you**");
+        assert_eq!(live.draft.get_untracked().tail, "Hello **you**");
+        // A piece that ends a line brings the reply so far rendered.
+        live.apply(
+            "message.delta",
+            r#"{"text": "!\n- a", "html": "<p>Hello <strong>you</strong>!</p>\n"}"#,
+        );
+        let draft = live.draft.get_untracked();
+        assert_eq!(draft.html, "<p>Hello <strong>you</strong>!</p>\n");
+        assert_eq!(draft.tail, "- a");
+        live.apply("message.delta", r#"{"text": "nd b"}"#);
+        assert_eq!(live.draft.get_untracked().tail, "- and b");
         live.apply(
             "message.created",
             &message("m2", 2, "assistant", "Hello **you**"),
         );
-        assert_eq!(live.draft.get_untracked(), "");
+        assert!(live.draft.get_untracked().is_empty());
         let seqs: Vec<i64> = live
             .messages
             .get_untracked()
@@ -144,7 +183,7 @@ mod tests {
         assert_eq!(live.messages.get_untracked().len(), 2);
         live.apply("message.delta", r#"{"text": "half a"}"#);
         live.apply("run.updated", r#"{"status": "failed"}"#);
-        assert_eq!(live.draft.get_untracked(), "");
+        assert!(live.draft.get_untracked().is_empty());
         assert!(!live.working.get_untracked());
     }
 }

@@ -105,9 +105,13 @@ pub fn Timeline(live: LiveChat) -> impl IntoView {
                 <Show when=move || !live.draft.read().is_empty()>
                     <li class="message from-agent streaming" aria-label="Agent is writing">
                         <span class="message-author">"Agent"</span>
-                        // Shown as written until it is complete: the stored
-                        // reply that replaces it arrives rendered.
-                        <div class="message-body">{move || live.draft.get()}</div>
+                        // Its complete lines arrive rendered by the server
+                        // (engine/src/markdown.rs); the line being written
+                        // shows as text until it ends.
+                        <div class="message-body markdown">
+                            <div class="draft-lines" inner_html=move || live.draft.read().html.clone()></div>
+                            <p class="draft-tail">{move || live.draft.read().tail.clone()}</p>
+                        </div>
                     </li>
                 </Show>
             </ol>
