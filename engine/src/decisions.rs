@@ -266,6 +266,19 @@ impl Engine {
         verdict: Verdict,
         reviewer: &Reviewer,
     ) -> Result<ToolCall, EngineError> {
+        self.decide_known(call_id, verdict, reviewer, None).await
+    }
+
+    /// Like [`decide`](Self::decide), for a caller that knows whether the
+    /// call is one of the agent's questions (`question`), as a review case
+    /// does by its type: then the call is not read first to find out.
+    pub(crate) async fn decide_known(
+        &self,
+        call_id: &ToolCallId,
+        verdict: Verdict,
+        reviewer: &Reviewer,
+        question: Option<bool>,
+    ) -> Result<ToolCall, EngineError> {
         let by = reviewer.checked_name()?;
         let now = self.inner.clock.now();
         let (kind, status, reason, arguments) = match verdict.clone() {
@@ -316,13 +329,18 @@ impl Engine {
             arguments,
             result: None,
         };
-        if call_is_question(&self.inner.store.tool_call(call_id).await?)
-            && !matches!(verdict, Verdict::Reject { .. } | Verdict::Cancel { .. })
-        {
-            return Err(EngineError::invalid(
-                "call",
-                "a question takes an answer, not an approval",
-            ));
+        // Only refusing or withdrawing fits a question.
+        if !matches!(verdict, Verdict::Reject { .. } | Verdict::Cancel { .. }) {
+            let question = match question {
+                Some(known) => known,
+                None => call_is_question(&self.inner.store.tool_call(call_id).await?),
+            };
+            if question {
+                return Err(EngineError::invalid(
+                    "call",
+                    "a question takes an answer, not an approval",
+                ));
+            }
         }
         match self.inner.store.decide(&change).await? {
             Decided::Applied(call, event) => {

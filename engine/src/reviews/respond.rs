@@ -224,7 +224,9 @@ impl Engine {
         let reviewer = reviewer_named(submission.responded_by.as_deref(), channel);
         match submission.response(case.case_type)? {
             Response::Decide(verdict) => {
-                self.decide(&case.tool_call_id, verdict, &reviewer).await?
+                let question = case.case_type == CaseType::Input;
+                self.decide_known(&case.tool_call_id, verdict, &reviewer, Some(question))
+                    .await?
             }
             Response::Answer(answer) => self.answer(&case.tool_call_id, &answer, &reviewer).await?,
         };

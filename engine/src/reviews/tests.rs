@@ -493,6 +493,29 @@ async fn the_agents_own_calls_and_questions_are_cases_with_links_on_demand() {
         .unwrap();
     assert_eq!(view.case.case_type, CaseType::Input);
     assert_eq!(view.case.prompt, "Answer the agent: Which folder?");
+    // A question takes an answer: approving it is refused, however the
+    // decision comes, and the call stays pending.
+    let chat = Reviewer {
+        name: "chat user".into(),
+        channel: Channel::Chat,
+    };
+    let refused = f.engine.decide(&calls[1].id, Verdict::Approve, &chat).await;
+    assert!(
+        matches!(refused, Err(EngineError::Invalid { .. })),
+        "{refused:?}"
+    );
+    let known = f
+        .engine
+        .decide_known(&calls[1].id, Verdict::Approve, &chat, Some(true))
+        .await;
+    assert!(
+        matches!(known, Err(EngineError::Invalid { .. })),
+        "{known:?}"
+    );
+    assert_eq!(
+        f.engine.review_status(&case_id, None).await.unwrap().status,
+        CaseStatus::Opened
+    );
     // Two links for one case both work.
     let (same, second) = f.engine.review_link(&calls[1].id).await.unwrap();
     assert_eq!(same, case_id);
