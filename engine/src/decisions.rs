@@ -14,7 +14,7 @@ use crate::calls::{CallStatus, Channel, Decision, DecisionKind, Grant, GrantScop
 use crate::engine::{Engine, EngineError};
 use crate::ids::{BatchId, ConversationId, GrantId, RunId, ToolCallId};
 use crate::policy::{CallFacts, Outcome, Verdict as PolicyVerdict};
-use crate::reviews::NewCase;
+use crate::reviews::{NewCase, ReviewCase};
 use crate::runs::{Run, RunStatus};
 use crate::store::{Decided, DecisionChange, StoreError};
 
@@ -266,19 +266,21 @@ impl Engine {
         verdict: Verdict,
         reviewer: &Reviewer,
     ) -> Result<ToolCall, EngineError> {
-        self.decide_known(call_id, verdict, reviewer, None).await
+        let (call, _closed) = self.decide_known(call_id, verdict, reviewer, None).await?;
+        Ok(call)
     }
 
     /// Like [`decide`](Self::decide), for a caller that knows whether the
     /// call is one of the agent's questions (`question`), as a review case
-    /// does by its type: then the call is not read first to find out.
+    /// does by its type: then the call is not read first to find out. Also
+    /// returns the review case the decision closed, as it was stored.
     pub(crate) async fn decide_known(
         &self,
         call_id: &ToolCallId,
         verdict: Verdict,
         reviewer: &Reviewer,
         question: Option<bool>,
-    ) -> Result<ToolCall, EngineError> {
+    ) -> Result<(ToolCall, Option<ReviewCase>), EngineError> {
         let by = reviewer.checked_name()?;
         let now = self.inner.clock.now();
         let (kind, status, reason, arguments) = match verdict.clone() {
@@ -343,7 +345,7 @@ impl Engine {
             }
         }
         match self.inner.store.decide(&change).await? {
-            Decided::Applied(call, event) => {
+            Decided::Applied(call, event, closed) => {
                 self.inner.events.publish([event]);
                 self.wake_runs([&call]).await?;
                 if let Verdict::AlwaysAllow { everywhere } = verdict {
@@ -362,7 +364,7 @@ impl Engine {
                     };
                     self.inner.store.insert_grant(&grant).await?;
                 }
-                Ok(call)
+                Ok((call, closed.map(|case| *case)))
             }
             Decided::AlreadyDecided(call) => Err(already_decided(call)),
             Decided::NotFound => Err(EngineError::NotFound("tool call")),
@@ -496,6 +498,18 @@ impl Engine {
         answer: &str,
         reviewer: &Reviewer,
     ) -> Result<ToolCall, EngineError> {
+        let (call, _closed) = self.answer_closing(call_id, answer, reviewer).await?;
+        Ok(call)
+    }
+
+    /// Like [`answer`](Self::answer); also returns the review case the
+    /// answer closed, as it was stored.
+    pub(crate) async fn answer_closing(
+        &self,
+        call_id: &ToolCallId,
+        answer: &str,
+        reviewer: &Reviewer,
+    ) -> Result<(ToolCall, Option<ReviewCase>), EngineError> {
         let by = reviewer.checked_name()?;
         let answer = answer.trim();
         if answer.is_empty() {
@@ -533,10 +547,10 @@ impl Engine {
             result: Some(serde_json::json!({ "answer": answer })),
         };
         match self.inner.store.decide(&change).await? {
-            Decided::Applied(call, event) => {
+            Decided::Applied(call, event, closed) => {
                 self.inner.events.publish([event]);
                 self.wake_runs([&call]).await?;
-                Ok(call)
+                Ok((call, closed.map(|case| *case)))
             }
             Decided::AlreadyDecided(call) => Err(already_decided(call)),
             Decided::NotFound => Err(EngineError::NotFound("tool call")),

@@ -85,8 +85,9 @@ pub struct DecisionChange {
 /// How a compare-and-set decision ended.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Decided {
-    /// This decision won; the call and the event it produced.
-    Applied(ToolCall, Event),
+    /// This decision won; the call, the event it produced, and the review
+    /// case it closed, if the call had one.
+    Applied(ToolCall, Event, Option<Box<ReviewCase>>),
     /// Another decision came first; the call as it stands.
     AlreadyDecided(ToolCall),
     /// No such call.

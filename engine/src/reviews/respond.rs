@@ -222,15 +222,18 @@ impl Engine {
     ) -> Result<ReviewCase, EngineError> {
         let case = self.still_open(id, presented).await?;
         let reviewer = reviewer_named(submission.responded_by.as_deref(), channel);
-        match submission.response(case.case_type)? {
+        let (_call, closed) = match submission.response(case.case_type)? {
             Response::Decide(verdict) => {
                 let question = case.case_type == CaseType::Input;
                 self.decide_known(&case.tool_call_id, verdict, &reviewer, Some(question))
                     .await?
             }
-            Response::Answer(answer) => self.answer(&case.tool_call_id, &answer, &reviewer).await?,
+            Response::Answer(answer) => {
+                self.answer_closing(&case.tool_call_id, &answer, &reviewer)
+                    .await?
+            }
         };
-        self.case_now(&case.id).await
+        self.closed_case(closed, &case.id).await
     }
 
     /// Withdraws a case through its link: the reviewer declines to decide
@@ -248,9 +251,15 @@ impl Engine {
     ) -> Result<ReviewCase, EngineError> {
         let case = self.still_open(id, presented).await?;
         let reviewer = reviewer_named(responded_by, channel);
-        self.decide(&case.tool_call_id, Verdict::Cancel { reason }, &reviewer)
+        let (_call, closed) = self
+            .decide_known(
+                &case.tool_call_id,
+                Verdict::Cancel { reason },
+                &reviewer,
+                None,
+            )
             .await?;
-        self.case_now(&case.id).await
+        self.closed_case(closed, &case.id).await
     }
 
     /// The case behind a link, if it still takes a response.
@@ -274,12 +283,22 @@ impl Engine {
         }
     }
 
-    async fn case_now(&self, id: &CaseId) -> Result<ReviewCase, EngineError> {
-        self.inner
-            .store
-            .review_case(id)
-            .await?
-            .ok_or(EngineError::NotFound("review case"))
+    /// The case a response closed, as the response's transaction stored it;
+    /// read again only if that did not close it.
+    async fn closed_case(
+        &self,
+        closed: Option<ReviewCase>,
+        id: &CaseId,
+    ) -> Result<ReviewCase, EngineError> {
+        match closed {
+            Some(case) if case.id == *id => Ok(case),
+            _ => self
+                .inner
+                .store
+                .review_case(id)
+                .await?
+                .ok_or(EngineError::NotFound("review case")),
+        }
     }
 
     /// A case as its agent polls it. A gateway case is visible only to the

@@ -79,14 +79,22 @@ impl Fixture {
         data: serde_json::Value,
         by: Option<&str>,
     ) -> Result<ReviewCase, EngineError> {
-        self.engine
+        let answered = self
+            .engine
             .respond_review(
                 &case.id,
                 token.as_str(),
                 submission(action, data, by),
                 channel,
             )
-            .await
+            .await?;
+        // What the response returns is what it stored.
+        let stored = self
+            .engine
+            .review_status(&case.id, case.requester.client.as_deref())
+            .await;
+        assert_eq!(answered, stored.unwrap());
+        Ok(answered)
     }
 
     async fn waiting(&self, callback: Option<&str>) -> (ReviewCase, ReviewToken) {
@@ -372,6 +380,10 @@ async fn withdrawing_a_review_cancels_the_case_and_its_call_once() {
         .await
         .unwrap();
     assert_eq!(cancelled.status, CaseStatus::Cancelled);
+    let stored = f
+        .engine
+        .review_status(&case.id, case.requester.client.as_deref());
+    assert_eq!(cancelled, stored.await.unwrap());
     // Stored to the millisecond.
     assert_eq!(
         cancelled.cancelled_at.map(|at| at.timestamp_millis()),
@@ -533,6 +545,7 @@ async fn the_agents_own_calls_and_questions_are_cases_with_links_on_demand() {
         done.result,
         Some(json!({"action": "submit", "data": {"answer": "docs"}}))
     );
+    assert_eq!(done, f.engine.review_status(&case_id, None).await.unwrap());
     assert!(f.engine.review_link(&calls[0].id).await.is_ok());
 }
 

@@ -279,7 +279,7 @@ pub(crate) async fn a_decision_is_a_compare_and_set(f: &Fixture) {
         arguments: Some(json!({"path": "only-this.txt"})),
         result: None,
     };
-    let Decided::Applied(call, event) = store.decide(&edit).await.unwrap() else {
+    let Decided::Applied(call, event, _) = store.decide(&edit).await.unwrap() else {
         panic!("first decision must win")
     };
     assert_eq!(call.status, CallStatus::Approved);

@@ -278,7 +278,7 @@ macro_rules! impl_store {
             status: CallStatus,
             arguments: Option<&Value>,
             result: Option<&Value>,
-        ) -> Result<Option<(ToolCall, Event)>, StoreError> {
+        ) -> Result<Option<(ToolCall, Event, Option<ReviewCase>)>, StoreError> {
             let row = db::query(
                 "update tool_calls set
                     status = $1, decision = $2, decided_by = $3, decided_at = $4,
@@ -303,9 +303,9 @@ macro_rules! impl_store {
             let Some(row) = row else { return Ok(None) };
             let call = row_call(&row)?;
             audit(tx, &call, decision.kind.as_str(), &decision.by, decision.channel.as_str(), decision.at).await?;
-            settle_case(tx, &call).await?;
+            let case = settle_case(tx, &call).await?;
             let event = append_event(tx, call_event(&call, EventKind::ToolCallUpdated), decision.at).await?;
-            Ok(Some((call, event)))
+            Ok(Some((call, event, case)))
         }
 
         #[async_trait]
@@ -528,9 +528,9 @@ macro_rules! impl_store {
                     )
                         .await?;
                 match applied {
-                    Some((call, event)) => {
+                    Some((call, event, case)) => {
                         tx.commit().await?;
-                        Ok(Decided::Applied(call, event))
+                        Ok(Decided::Applied(call, event, case.map(Box::new)))
                     }
                     None => {
                         tx.rollback().await?;
@@ -567,8 +567,8 @@ macro_rules! impl_store {
                     let id = ToolCallId::parse(&id).map_err(|e| corrupt("tool_calls", e))?;
                     // A concurrent single decision may have won meanwhile; the
                     // compare-and-set simply skips that call.
-                    if let Some(done) = decide_in(&mut tx, &id, decision, status, None, None).await? {
-                        changed.push(done);
+                    if let Some((call, event, _)) = decide_in(&mut tx, &id, decision, status, None, None).await? {
+                        changed.push((call, event));
                     }
                 }
                 tx.commit().await?;
@@ -622,8 +622,8 @@ macro_rules! impl_store {
                         reason: Some(reason.to_owned()),
                         channel: Channel::System,
                     };
-                    if let Some(done) = decide_in(&mut tx, &id, &decision, status, None, None).await? {
-                        changed.push(done);
+                    if let Some((call, event, _)) = decide_in(&mut tx, &id, &decision, status, None, None).await? {
+                        changed.push((call, event));
                     }
                 }
                 tx.commit().await?;

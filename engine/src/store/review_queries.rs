@@ -116,9 +116,9 @@ macro_rules! review_queries {
         }
 
         /// Closes the case of a call that was just decided, in the decision's
-        /// transaction, and queues its callback.
-        async fn settle_case(tx: &mut Tx<'_>, call: &ToolCall) -> Result<(), StoreError> {
-            let Some(closing) = crate::reviews::closing_of(call) else { return Ok(()) };
+        /// transaction, and queues its callback; the case as closed.
+        async fn settle_case(tx: &mut Tx<'_>, call: &ToolCall) -> Result<Option<ReviewCase>, StoreError> {
+            let Some(closing) = crate::reviews::closing_of(call) else { return Ok(None) };
             let row = db::query(
                 "update review_cases set status = $1, result = $2, responded_by = $3,
                     completed_at = case when $1 = 'completed' then $4 else completed_at end,
@@ -137,7 +137,7 @@ macro_rules! review_queries {
             .bind(&closing.reason)
             .fetch_optional(&mut **tx)
             .await?;
-            let Some(row) = row else { return Ok(()) };
+            let Some(row) = row else { return Ok(None) };
             let case = row_case(&row)?;
             let event = append_case_event(tx, &case, closing.at).await?;
             if let Some(url) = &case.requester.callback_url {
@@ -152,7 +152,7 @@ macro_rules! review_queries {
                 .execute(&mut **tx)
                 .await?;
             }
-            Ok(())
+            Ok(Some(case))
         }
 
         async fn review_case_q(pool: &Pool, id: &CaseId) -> Result<Option<ReviewCase>, StoreError> {
