@@ -253,6 +253,15 @@ impl SseReader {
     }
 }
 
+/// A new conversation's id.
+async fn create_conversation(app: &TestApp) -> String {
+    app.post_form("/api/fn/create_conversation", &[])
+        .await
+        .json()
+        .await
+        .unwrap()
+}
+
 async fn post_message(app: &TestApp, id: &str, content: &str) {
     let res = app
         .post_form(
@@ -316,12 +325,7 @@ fn assert_contiguous(events: &[Sse], first: i64) {
 #[tokio::test]
 async fn a_conversation_stream_starts_with_a_snapshot_then_follows_the_agent_live() {
     let app = TestApp::spawn().await;
-    let id: String = app
-        .post_form("/api/fn/create_conversation", &[])
-        .await
-        .json()
-        .await
-        .unwrap();
+    let id = create_conversation(&app).await;
     let mut stream = SseReader::open(&app, &format!("/api/conversations/{id}/events"), None).await;
     let snapshot = stream.next().await;
     assert_eq!(
@@ -387,12 +391,7 @@ async fn a_conversation_stream_starts_with_a_snapshot_then_follows_the_agent_liv
 #[tokio::test]
 async fn a_reply_streams_rendered_a_line_behind_its_text() {
     let app = TestApp::spawn().await;
-    let id: String = app
-        .post_form("/api/fn/create_conversation", &[])
-        .await
-        .json()
-        .await
-        .unwrap();
+    let id = create_conversation(&app).await;
     let mut stream = SseReader::open(&app, &format!("/api/conversations/{id}/events"), None).await;
     stream.next().await;
     post_message(&app, &id, "read notes.txt").await;
@@ -423,12 +422,7 @@ async fn a_reply_streams_rendered_a_line_behind_its_text() {
 #[tokio::test]
 async fn a_reconnect_with_last_event_id_receives_every_missed_event_in_order() {
     let app = TestApp::spawn().await;
-    let id: String = app
-        .post_form("/api/fn/create_conversation", &[])
-        .await
-        .json()
-        .await
-        .unwrap();
+    let id = create_conversation(&app).await;
     let path = format!("/api/conversations/{id}/events");
     let mut stream = SseReader::open(&app, &path, None).await;
     stream.next().await; // the snapshot
@@ -594,12 +588,7 @@ async fn configured_mcp_servers_are_offered_and_one_that_fails_is_left_out() {
 #[tokio::test]
 async fn pages_go_out_gzipped_and_small_answers_and_event_streams_never_do() {
     let app = TestApp::spawn().await;
-    let id: String = app
-        .post_form("/api/fn/create_conversation", &[])
-        .await
-        .json()
-        .await
-        .unwrap();
+    let id = create_conversation(&app).await;
     let get = |path: String| {
         app.client
             .get(format!("{}{path}", app.base))
