@@ -39,6 +39,7 @@ impl PollLimiter {
             by_case.retain(|_, (start, _)| now.duration_since(*start) < WINDOW);
             *kept = by_case.len();
         }
+        // A case seen before is found without copying its id.
         let entry = match by_case.get_mut(case) {
             Some(entry) => entry,
             None => by_case.entry(case.to_owned()).or_insert((now, 0)),
