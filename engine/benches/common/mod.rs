@@ -68,3 +68,41 @@ pub fn report_decisions(name: &str, title: &str, rows: &[DecisionRow]) {
         .collect();
     write_json(name, &serde_json::Value::Array(figures));
 }
+
+/// The machine's CPU time counters from `/proc/stat`, to tell how much of a
+/// measurement the hypervisor took away: on a shared virtual machine the
+/// same binary measures up to a third slower while its neighbours are busy.
+#[derive(Debug, Clone, Copy)]
+pub struct CpuTimes {
+    /// Ticks spent in any state.
+    total: u64,
+    /// Ticks the hypervisor ran something else while we wanted the CPU.
+    steal: u64,
+}
+
+impl CpuTimes {
+    /// Now; `None` where `/proc/stat` cannot be read (not Linux).
+    pub fn now() -> Option<Self> {
+        let stat = std::fs::read_to_string("/proc/stat").ok()?;
+        let line = stat.lines().find(|l| l.starts_with("cpu "))?;
+        // user nice system idle iowait irq softirq steal (guest time is
+        // already counted in user and nice).
+        let ticks: Vec<u64> = line
+            .split_whitespace()
+            .skip(1)
+            .take(8)
+            .map(|t| t.parse().ok())
+            .collect::<Option<_>>()?;
+        (ticks.len() == 8).then(|| Self {
+            total: ticks.iter().sum(),
+            steal: ticks[7],
+        })
+    }
+
+    /// The share of CPU time stolen between `earlier` and now, in percent.
+    pub fn steal_since(earlier: Option<Self>) -> Option<f64> {
+        let (earlier, now) = (earlier?, Self::now()?);
+        let total = now.total.checked_sub(earlier.total)?;
+        (total > 0).then(|| (now.steal - earlier.steal) as f64 * 100.0 / total as f64)
+    }
+}
