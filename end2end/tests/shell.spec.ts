@@ -66,6 +66,31 @@ test('messages are stored: a reload shows them in order', async ({ page }) => {
   await expect(items.nth(2)).toContainText('second');
 });
 
+test('Back and Forward show pages as they are now, not as first loaded', async ({ page }) => {
+  await page.goto('/');
+  await expect(page.getByRole('heading', { name: 'No conversations yet' })).toBeVisible();
+  await page.getByRole('button', { name: 'New conversation' }).click();
+  await expect(page).toHaveURL(/\/c\//);
+  await expect(page.getByRole('button', { name: 'Send' })).toBeDisabled();
+  await page.getByRole('textbox', { name: 'Message' }).fill('list files');
+  await page.getByRole('button', { name: 'Send' }).click();
+  const messages = page.getByRole('list', { name: 'Messages' });
+  await expect(messages).toContainText('The workspace has 3 file(s)');
+  await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Approvals' }).click();
+  await expect(page.getByRole('heading', { level: 1 })).toHaveText(/Approvals/);
+
+  // The chat was first loaded untitled and empty; going back shows it named.
+  await page.goBack();
+  await expect(page.getByRole('heading', { level: 1 })).toHaveText('list files');
+  await expect(messages).toContainText('The workspace has 3 file(s)');
+  // The home page was first loaded with no conversations.
+  await page.goBack();
+  const list = page.getByRole('list', { name: 'Conversations' });
+  await expect(list.getByRole('link', { name: /list files/ })).toBeVisible();
+  await page.goForward();
+  await expect(page.getByRole('heading', { level: 1 })).toHaveText('list files');
+});
+
 test('unknown addresses answer 404 with a page that leads home', async ({ page }) => {
   const response = await page.goto('/nope');
   expect(response?.status()).toBe(404);

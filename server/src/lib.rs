@@ -2,6 +2,7 @@
 //! not server functions. `launch` lets tests run the real server on port 0.
 
 pub mod fn_errors;
+pub mod freshness;
 pub mod health;
 pub mod hitl;
 pub mod openapi;
@@ -62,6 +63,7 @@ pub fn router(state: AppState) -> Router {
         })
         .fallback(leptos_axum::file_and_error_handler::<AppState, _>(shell))
         .layer(axum::middleware::from_fn(fn_errors::set_error_status))
+        .layer(axum::middleware::map_response(freshness::no_store_pages))
         // Pages, larger answers and the site's JS, WASM and CSS go out
         // gzipped to clients that accept it (the WASM shrinks to about a
         // third). Answers under 1 KB — most API replies — go out as they

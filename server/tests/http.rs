@@ -619,3 +619,22 @@ async fn pages_go_out_gzipped_and_small_answers_and_event_streams_never_do() {
         .unwrap();
     assert!(String::from_utf8_lossy(&first).contains("event: snapshot"));
 }
+
+#[tokio::test]
+async fn pages_are_never_stored_and_other_answers_keep_their_caching() {
+    let app = TestApp::spawn().await;
+    let id = create_conversation(&app).await;
+    for path in ["/".to_owned(), format!("/c/{id}"), "/approvals".to_owned()] {
+        let page = app.get(&path).await;
+        assert_eq!(page.status(), 200, "{path}");
+        assert_eq!(page.headers()["cache-control"], "no-store", "{path}");
+    }
+    // An unknown page is HTML too: a stored 404 would hide the page once it exists.
+    let missing = app.get("/c/conv_00000000000000000000000000000000").await;
+    assert_eq!(missing.headers()["cache-control"], "no-store");
+
+    let health = app.get("/healthz").await;
+    assert!(health.headers().get("cache-control").is_none());
+    let api = app.get("/api/openapi.json").await;
+    assert!(api.headers().get("cache-control").is_none());
+}
