@@ -91,6 +91,22 @@ test('Back and Forward show pages as they are now, not as first loaded', async (
   await expect(page.getByRole('heading', { level: 1 })).toHaveText('list files');
 });
 
+test('the first message names the conversation in every open tab', async ({ page, context }) => {
+  await page.goto('/');
+  await page.getByRole('button', { name: 'New conversation' }).click();
+  await expect(page).toHaveURL(/\/c\//);
+  await expect(page.getByRole('button', { name: 'Send' })).toBeDisabled();
+  const other = await context.newPage();
+  await other.goto(page.url());
+  await expect(other.getByRole('heading', { level: 1 })).toHaveText('New conversation');
+  await expect(other.getByRole('button', { name: 'Send' })).toBeDisabled();
+
+  await page.getByRole('textbox', { name: 'Message' }).fill('list files');
+  await page.getByRole('button', { name: 'Send' }).click();
+  await expect(other.getByRole('heading', { level: 1 })).toHaveText('list files');
+  await expect(other.getByRole('list', { name: 'Messages' })).toContainText('The workspace has 3 file(s)');
+});
+
 test('unknown addresses answer 404 with a page that leads home', async ({ page }) => {
   const response = await page.goto('/nope');
   expect(response?.status()).toBe(404);

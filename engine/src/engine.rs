@@ -319,13 +319,16 @@ impl Engine {
                 other => other.into(),
             })?;
         self.inner.events.publish([event]);
-        self.hand_to_agent(id, content).await?;
+        // Named before the agent starts, so the name comes first in the stream.
         if message.seq == 1 {
-            self.inner
+            let event = self
+                .inner
                 .store
-                .set_title(id, &title_from_message(content))
+                .set_title(id, &title_from_message(content), message.created_at)
                 .await?;
+            self.inner.events.publish([event]);
         }
+        self.hand_to_agent(id, content).await?;
         Ok(message)
     }
 }

@@ -27,15 +27,19 @@ pub enum EventKind {
     /// The agent's run started, paused, resumed or finished.
     #[serde(rename = "run.updated")]
     RunUpdated,
+    /// The conversation was renamed (its first message names it).
+    #[serde(rename = "conversation.updated")]
+    ConversationUpdated,
 }
 
 impl EventKind {
     /// Every kind.
-    pub const ALL: [EventKind; 4] = [
+    pub const ALL: [EventKind; 5] = [
         EventKind::MessageCreated,
         EventKind::ToolCallCreated,
         EventKind::ToolCallUpdated,
         EventKind::RunUpdated,
+        EventKind::ConversationUpdated,
     ];
 
     /// The SSE event name and stored kind.
@@ -45,6 +49,7 @@ impl EventKind {
             EventKind::ToolCallCreated => "tool_call.created",
             EventKind::ToolCallUpdated => "tool_call.updated",
             EventKind::RunUpdated => "run.updated",
+            EventKind::ConversationUpdated => "conversation.updated",
         }
     }
 

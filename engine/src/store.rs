@@ -129,8 +129,14 @@ pub trait Store: Send + Sync + std::fmt::Debug {
     /// Conversations, most recently active first, with their pending approvals counted.
     async fn list_conversations(&self, limit: i64) -> Result<Vec<ConversationSummary>, StoreError>;
 
-    /// Renames a conversation.
-    async fn set_title(&self, id: &ConversationId, title: &str) -> Result<(), StoreError>;
+    /// Renames a conversation, with a `conversation.updated` event that
+    /// carries `{title}`, so every open chat of it shows the new name.
+    async fn set_title(
+        &self,
+        id: &ConversationId,
+        title: &str,
+        at: DateTime<Utc>,
+    ) -> Result<Event, StoreError>;
 
     /// Appends a message at the end of its conversation and returns it with
     /// its position and its event. Fails with `NotFound` when the

@@ -105,7 +105,7 @@ pub struct Resume {
         ("Last-Event-ID" = Option<String>, Header, description = "Resume after this event position"),
     ),
     responses(
-        (status = 200, content_type = "text/event-stream", body = String, description = "`snapshot` ({conversation, messages, tool_calls}), then `message.created` (the agent's with `html`, its Markdown rendered), `message.delta` (`{text}`, and `html` on a piece that ends a line), `tool_call.created`, `tool_call.updated`, `run.updated`; ids are the conversation's event positions."),
+        (status = 200, content_type = "text/event-stream", body = String, description = "`snapshot` ({conversation, messages, tool_calls}), then `message.created` (the agent's with `html`, its Markdown rendered), `message.delta` (`{text}`, and `html` on a piece that ends a line), `tool_call.created`, `tool_call.updated`, `run.updated`, `conversation.updated` (`{title}`, when the first message names it); ids are the conversation's event positions."),
         (status = 400, description = "`after` is not an event position."),
         (status = 404, description = "No such conversation."),
     )

@@ -311,6 +311,7 @@ fn kinds(events: &[Sse]) -> Vec<String> {
                 )
             }
             "message.created" => format!("{} message", e.data["role"].as_str().unwrap()),
+            "conversation.updated" => format!("title {}", e.data["title"].as_str().unwrap()),
             other => other.to_owned(),
         })
         .collect()
@@ -341,6 +342,7 @@ async fn a_conversation_stream_starts_with_a_snapshot_then_follows_the_agent_liv
         kinds(&events),
         [
             "user message",
+            "title list files",
             "run running",
             "assistant message",
             "list_directory approved",
@@ -350,7 +352,7 @@ async fn a_conversation_stream_starts_with_a_snapshot_then_follows_the_agent_liv
             "run done",
         ]
     );
-    let reply = &events[6].data["content"];
+    let reply = &events[7].data["content"];
     assert_eq!(
         reply,
         "The workspace has 3 file(s): drafts/plan.md, notes.txt, todo.md."
@@ -358,7 +360,7 @@ async fn a_conversation_stream_starts_with_a_snapshot_then_follows_the_agent_liv
     // The agent's Markdown arrives rendered, live and in a later snapshot;
     // the person's words arrive as typed.
     let html = "<p>The workspace has 3 file(s): drafts/plan.md, notes.txt, todo.md.</p>\n";
-    assert_eq!(events[6].data["html"], html);
+    assert_eq!(events[7].data["html"], html);
     assert!(events[0].data.get("html").is_none(), "{}", events[0].data);
     let path = format!("/api/conversations/{id}/events");
     let snapshot = SseReader::open(&app, &path, None).await.next().await;

@@ -85,10 +85,20 @@ pub(crate) async fn conversations_round_trip(f: &Fixture) {
         got.created_at.timestamp_millis(),
         c.created_at.timestamp_millis()
     );
-    store.set_title(&c.id, "renamed").await.unwrap();
+    let renamed = store.set_title(&c.id, "renamed", Utc::now()).await.unwrap();
     assert_eq!(
         store.conversation(&c.id).await.unwrap().unwrap().title,
         "renamed"
+    );
+    // The rename reaches the conversation's stream, and not the inbox's.
+    assert_eq!(renamed.kind, EventKind::ConversationUpdated);
+    assert_eq!(renamed.data, json!({ "title": "renamed" }));
+    assert_eq!(renamed.inbox_seq, None);
+    let stream = store.events_after(&c.id, 0, 10).await.unwrap();
+    assert_eq!(stream.len(), 1);
+    assert_eq!(
+        (stream[0].seq, &stream[0].data),
+        (renamed.seq, &renamed.data)
     );
     assert!(store
         .conversation(&ConversationId::new())
@@ -96,7 +106,9 @@ pub(crate) async fn conversations_round_trip(f: &Fixture) {
         .unwrap()
         .is_none());
     assert!(matches!(
-        store.set_title(&ConversationId::new(), "x").await,
+        store
+            .set_title(&ConversationId::new(), "x", Utc::now())
+            .await,
         Err(StoreError::NotFound("conversation"))
     ));
 }

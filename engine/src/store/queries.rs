@@ -362,16 +362,25 @@ macro_rules! impl_store {
                     .collect()
             }
 
-            async fn set_title(&self, id: &ConversationId, title: &str) -> Result<(), StoreError> {
+            async fn set_title(&self, id: &ConversationId, title: &str, at: DateTime<Utc>) -> Result<Event, StoreError> {
+                let mut tx = self.writer().begin_with($begin).await?;
                 let done = db::query("update conversations set title = $1 where conversation_id = $2")
                     .bind(title)
                     .bind(id.as_str())
-                    .execute(self.writer())
+                    .execute(&mut *tx)
                     .await?;
                 if done.rows_affected() == 0 {
+                    tx.rollback().await?;
                     return Err(StoreError::NotFound("conversation"));
                 }
-                Ok(())
+                let event = NewEvent {
+                    conversation_id: id.clone(),
+                    kind: EventKind::ConversationUpdated,
+                    data: serde_json::json!({ "title": title }),
+                };
+                let event = append_event(&mut tx, event, at).await?;
+                tx.commit().await?;
+                Ok(event)
             }
 
             async fn append_message(&self, m: NewMessage) -> Result<(Message, Event), StoreError> {

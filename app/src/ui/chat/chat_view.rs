@@ -17,6 +17,7 @@ use crate::wire::{ConversationDetail, PostedMessage};
 #[island]
 pub fn ChatView(detail: ConversationDetail) -> impl IntoView {
     let live = LiveChat {
+        title: RwSignal::new(detail.title.clone()),
         messages: RwSignal::new(detail.messages),
         calls: RwSignal::new(detail.tool_calls),
         working: RwSignal::new(detail.working),
@@ -24,13 +25,14 @@ pub fn ChatView(detail: ConversationDetail) -> impl IntoView {
         draft: RwSignal::new(Default::default()),
     };
     let post = Post::<PostedMessage>::new();
-    let title = RwSignal::new(detail.title.clone());
     Effect::new(move |_| {
         if let Some(Ok(posted)) = post.value().get() {
             // Whether the agent works is told by the stream's run events,
             // which may arrive before this answer does.
+            // The title comes by the stream too, to every open chat; this
+            // one shows it without waiting for that.
             live.add_message(posted.message);
-            title.set(posted.conversation_title);
+            live.title.set(posted.conversation_title);
         }
     });
     let url = format!(
@@ -49,7 +51,7 @@ pub fn ChatView(detail: ConversationDetail) -> impl IntoView {
         <div class="chat">
             <div class="chat-head">
                 <a class="back-link" href="/">"← Conversations"</a>
-                <h1>{move || title.get()}</h1>
+                <h1>{move || live.title.get()}</h1>
                 <Show when=move || live.reconnecting.get()>
                     <span class="live-badge" role="status">"Reconnecting…"</span>
                 </Show>

@@ -7,6 +7,8 @@ use crate::wire::{Author, MessageItem, ToolCallItem};
 /// What a live conversation updates.
 #[derive(Debug, Clone, Copy)]
 pub struct LiveChat {
+    /// Its title.
+    pub title: RwSignal<String>,
     /// Its messages.
     pub messages: RwSignal<Vec<MessageItem>>,
     /// Its tool calls.
@@ -55,6 +57,7 @@ pub const CHAT_EVENTS: &[&str] = &[
     "tool_call.created",
     "tool_call.updated",
     "run.updated",
+    "conversation.updated",
 ];
 
 impl LiveChat {
@@ -115,6 +118,13 @@ impl LiveChat {
                     }
                 }
             }
+            "conversation.updated" => {
+                if let Ok(update) = serde_json::from_str::<serde_json::Value>(data) {
+                    if let Some(title) = update["title"].as_str() {
+                        self.title.set(title.to_owned());
+                    }
+                }
+            }
             _ => {}
         }
     }
@@ -126,6 +136,7 @@ mod tests {
 
     fn live() -> LiveChat {
         LiveChat {
+            title: RwSignal::new("New conversation".into()),
             messages: RwSignal::new(Vec::new()),
             calls: RwSignal::new(Vec::new()),
             working: RwSignal::new(true),
@@ -185,5 +196,18 @@ mod tests {
         live.apply("run.updated", r#"{"status": "failed"}"#);
         assert!(live.draft.get_untracked().is_empty());
         assert!(!live.working.get_untracked());
+    }
+
+    #[test]
+    fn a_rename_from_the_stream_names_the_chat() {
+        Owner::new_root(None).with(|| {
+            let live = live();
+            live.apply("conversation.updated", r#"{"title": "list files"}"#);
+            assert_eq!(live.title.get_untracked(), "list files");
+            // Something else under that name leaves the title alone.
+            live.apply("conversation.updated", r#"{"name": "x"}"#);
+            live.apply("conversation.updated", "not json");
+            assert_eq!(live.title.get_untracked(), "list files");
+        });
     }
 }
