@@ -42,3 +42,33 @@ test('the conversation list counts what waits for approval', async ({ page }) =>
   const link = page.getByRole('link', { name: /delete notes.txt and todo.md/ });
   await expect(link).toContainText('2 waiting for approval');
 });
+
+test("the inbox groups calls by conversation and approves a conversation's calls together", async ({ page, context }) => {
+  await newConversation(page);
+  await send(page, 'delete notes.txt and todo.md');
+  await expect(page.getByRole('article', { name: 'delete_file call' })).toHaveCount(2);
+  const chat = page.url();
+  await newConversation(page);
+  await send(page, 'write plan.md: ship friday');
+  await expect(page.getByRole('article', { name: 'write_file call' })).toHaveAttribute('data-status', 'pending_approval');
+
+  const inbox = await context.newPage();
+  await inbox.goto('/approvals');
+  const groups = inbox.getByRole('list', { name: 'Waiting approvals' }).getByRole('listitem');
+  await expect(groups).toHaveCount(2);
+  await expect(groups.nth(0).getByRole('article', { name: 'delete_file call' })).toHaveCount(2);
+  // One call alone needs no Approve all.
+  await expect(inbox.getByRole('region', { name: 'Pending approvals of write plan.md: ship friday' })).toBeHidden();
+  const bar = inbox.getByRole('region', { name: 'Pending approvals of delete notes.txt and todo.md' });
+  await expect(bar).toContainText('2 tool calls waiting for approval');
+  await bar.getByRole('button', { name: 'Approve all' }).click();
+
+  const deletes = groups.nth(0).getByRole('article', { name: 'delete_file call' });
+  await expect(deletes.nth(0)).toHaveAttribute('data-status', 'completed');
+  await expect(deletes.nth(1)).toHaveAttribute('data-status', 'completed');
+  await expect(bar).toBeHidden();
+  await expect(inbox.getByRole('status').filter({ hasText: 'waiting' })).toHaveText('1 waiting');
+  await expect(inbox.getByRole('article', { name: 'write_file call' })).toHaveAttribute('data-status', 'pending_approval');
+  await page.goto(chat);
+  await expect(page.getByRole('list', { name: 'Messages' })).toContainText('I deleted todo.md.');
+});

@@ -1,4 +1,4 @@
 //! The approvals inbox, kept live.
 
-pub mod inbox_entry;
+pub mod inbox_group;
 pub mod inbox_view;

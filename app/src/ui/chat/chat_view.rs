@@ -4,11 +4,11 @@ use leptos::prelude::*;
 
 use crate::ui::chat::composer::Composer;
 use crate::ui::chat::live::{LiveChat, CHAT_EVENTS};
-use crate::ui::chat::pending_bar::PendingBar;
+use crate::ui::chat::pending_bar::{approvable, PendingBar};
 use crate::ui::chat::timeline::Timeline;
 use crate::ui::common::event_stream::follow;
 use crate::ui::common::post_form::Post;
-use crate::wire::{ConversationDetail, PostedMessage};
+use crate::wire::{ConversationDetail, PostedMessage, ToolCallItem};
 
 /// The chat of a loaded conversation. It keeps the conversation in local
 /// signals, appends what the server confirms, and follows the live stream
@@ -35,6 +35,8 @@ pub fn ChatView(detail: ConversationDetail) -> impl IntoView {
             live.title.set(posted.conversation_title);
         }
     });
+    let waiting = Memo::new(move |_| approvable(&live.calls.read()));
+    let on_decided = Callback::new(move |call: ToolCallItem| live.put_call(call));
     let url = format!(
         "/api/conversations/{}/events?after={}",
         detail.id, detail.cursor
@@ -60,7 +62,7 @@ pub fn ChatView(detail: ConversationDetail) -> impl IntoView {
             <Show when=move || live.working.get()>
                 <p class="working" role="status">"Agent is working…"</p>
             </Show>
-            <PendingBar conversation_id=detail.id.clone() live/>
+            <PendingBar conversation_id=detail.id.clone() waiting on_decided label="Pending approvals"/>
             <Composer conversation_id=detail.id post working=live.working.read_only()/>
         </div>
     }

@@ -1,31 +1,39 @@
-//! The bar above the composer when several calls wait: "3 tool calls
-//! waiting for approval" with Approve all and Reject all (one optional reason).
+//! "3 tool calls waiting for approval" with Approve all and Reject all (one
+//! optional reason): above the chat's composer, and on each conversation's
+//! calls in the inbox.
 
 use leptos::prelude::*;
 
 use crate::server_fns::approvals::{ApproveAll, RejectAll};
-use crate::ui::chat::live::LiveChat;
 use crate::ui::common::post_form::{Post, PostForm};
 use crate::ui::common::reveal::Reveal;
 use crate::wire::ToolCallItem;
 
-/// Shown while two or more calls of the conversation wait for approval.
+/// How many of `calls` Approve all would decide: the agent's questions
+/// need an answer, not an approval.
+pub fn approvable(calls: &[ToolCallItem]) -> usize {
+    calls
+        .iter()
+        .filter(|c| c.can_decide() && !c.is_question())
+        .count()
+}
+
+/// Shown while two or more calls of the conversation wait for approval
+/// (`waiting`, counted once per change of the calls); each call it decides
+/// goes to `on_decided`. `label` names the region.
 #[component]
-pub fn PendingBar(conversation_id: String, live: LiveChat) -> impl IntoView {
+pub fn PendingBar(
+    conversation_id: String,
+    waiting: Memo<usize>,
+    on_decided: Callback<ToolCallItem>,
+    #[prop(into)] label: Signal<String>,
+) -> impl IntoView {
     // Both forms answer with the calls they decided.
     let decide = Post::<Vec<ToolCallItem>>::new();
     Effect::new(move |_| {
         if let Some(Ok(calls)) = decide.value().get() {
-            calls.into_iter().for_each(|c| live.put_call(c));
+            calls.into_iter().for_each(|c| on_decided.run(c));
         }
-    });
-    // Counted once per change of the calls, read by the count and by `hidden`.
-    let waiting = Memo::new(move |_| {
-        live.calls
-            .read()
-            .iter()
-            .filter(|c| c.can_decide() && !c.is_question())
-            .count()
     });
     let busy: Signal<bool> = decide.pending().into();
     let problem = move || match decide.value().get() {
@@ -35,7 +43,7 @@ pub fn PendingBar(conversation_id: String, live: LiveChat) -> impl IntoView {
     let reject_id = conversation_id.clone();
     // Hidden rather than unmounted, so its forms exist before hydration too.
     view! {
-            <section class="pending-bar" aria-label="Pending approvals" hidden=move || { waiting.get() < 2 }>
+            <section class="pending-bar" aria-label=label hidden=move || { waiting.get() < 2 }>
                 <p class="pending-count">{move || format!("{} tool calls waiting for approval", waiting.get())}</p>
                 <div class="pending-actions">
                     <PostForm to={decide.to::<ApproveAll>()}>

@@ -1,11 +1,12 @@
-//! Every waiting call across conversations, oldest first. New ones arrive
-//! over the inbox's event stream; decided ones stay in place, showing who
-//! decided, until the page is reloaded.
+//! Every waiting call across conversations, by conversation, the one
+//! waiting longest first. New ones arrive over the inbox's event stream;
+//! decided ones stay in place, showing who decided, until the page is
+//! reloaded.
 
 use leptos::prelude::*;
 
 use crate::ui::common::event_stream::follow;
-use crate::ui::inbox::inbox_entry::InboxEntry;
+use crate::ui::inbox::inbox_group::InboxGroup;
 use crate::wire::{Inbox, InboxItem, ToolCallItem};
 
 /// The event kinds of the inbox stream.
@@ -30,6 +31,17 @@ fn put(items: &mut Vec<InboxItem>, call: ToolCallItem) {
         }
         None => {}
     }
+}
+
+/// The conversations of `items`, in the order their first call is listed.
+fn conversations(items: &[InboxItem]) -> Vec<String> {
+    let mut seen: Vec<String> = Vec::new();
+    for item in items {
+        if !seen.contains(&item.call.conversation_id) {
+            seen.push(item.call.conversation_id.clone());
+        }
+    }
+    seen
 }
 
 /// Fills in the titles and ages of entries that arrived live (in the
@@ -84,6 +96,7 @@ pub fn InboxView(inbox: Inbox) -> impl IntoView {
         }
     });
     let waiting = move || items.read().iter().filter(|i| i.call.can_decide()).count();
+    let groups = Memo::new(move |_| conversations(&items.read()));
     view! {
         <div class="page-head">
             <h1>"Approvals"</h1>
@@ -108,12 +121,8 @@ pub fn InboxView(inbox: Inbox) -> impl IntoView {
             }
         >
             <ol class="inbox" aria-label="Waiting approvals">
-                <For
-                    each=move || items.get()
-                    key=|i| format!("{}:{}:{}:{}", i.call.id, i.call.status, i.call.decision.is_some(), i.conversation_title.is_empty())
-                    let:item
-                >
-                    <InboxEntry item on_decided/>
+                <For each=move || groups.get() key=|id| id.clone() let:conversation_id>
+                    <InboxGroup conversation_id items on_decided/>
                 </For>
             </ol>
         </Show>
@@ -163,5 +172,23 @@ mod tests {
                 ("c2", "pending_approval", "Tidy up")
             ]
         );
+    }
+
+    #[test]
+    fn calls_are_grouped_by_conversation_in_the_order_each_first_waited() {
+        let item = |id: &str, conversation: &str| InboxItem {
+            call: call(id, conversation, "pending_approval"),
+            conversation_title: String::new(),
+            age_label: String::new(),
+        };
+        let items = [
+            item("c1", "conv_b"),
+            item("c2", "conv_a"),
+            item("c3", "conv_b"),
+            item("c4", "conv_c"),
+            item("c5", "conv_a"),
+        ];
+        assert_eq!(conversations(&items), ["conv_b", "conv_a", "conv_c"]);
+        assert!(conversations(&[]).is_empty());
     }
 }
