@@ -73,13 +73,32 @@ test('a second reviewer sees the first decision instead of deciding again', asyn
   const second = await reviewer.newPage();
   await first.goto(link);
   await second.goto(link);
+  await expect(second.getByRole('button', { name: 'Approve', exact: true })).toBeVisible();
+  await second.getByRole('textbox', { name: 'Your name' }).fill('Grace');
   await first.getByRole('textbox', { name: 'Your name' }).fill('Ada');
   await first.getByRole('button', { name: 'Approve', exact: true }).click();
   await expect(first.getByRole('status')).toContainText('Approved by Ada');
-  await second.getByRole('button', { name: 'Approve', exact: true }).click();
-  await expect(second.getByRole('alert')).toContainText('Already decided by Ada');
+  // The second page, still open, closes its forms by itself.
   await expect(second.getByRole('status')).toContainText('Approved by Ada');
+  await expect(second.getByRole('button', { name: 'Approve', exact: true })).toHaveCount(0);
   await expect(card).toHaveAttribute('data-status', 'completed');
+  await reviewer.close();
+});
+
+test('a response that loses the race to another says who decided', async ({ page, browser }) => {
+  const card = await pendingDelete(page);
+  const link = await reviewLink(card);
+  const reviewer = await browser.newContext();
+  const review = await reviewer.newPage();
+  // The page hears of no decision, as when its stream is down.
+  await review.route('**/api/reviews/**/events**', (route) => route.abort());
+  await review.goto(link);
+  await review.getByRole('textbox', { name: 'Your name' }).fill('Grace');
+  await card.getByRole('button', { name: 'Approve', exact: true }).click();
+  await expect(card).toHaveAttribute('data-status', 'completed');
+  await review.getByRole('button', { name: 'Approve', exact: true }).click();
+  await expect(review.getByRole('alert')).toContainText('Already decided by chat user');
+  await expect(review.getByRole('status')).toContainText('Approved by chat user');
   await reviewer.close();
 });
 
@@ -124,5 +143,24 @@ test('a reviewer can withdraw instead of deciding: the call does not run and the
   // The same link shows the outcome after a reload too.
   await review.reload();
   await expect(review.getByRole('status')).toContainText('Withdrawn by Ada');
+  await reviewer.close();
+});
+
+test('an open review page follows a decision taken in the chat, then the call as it runs', async ({ page, browser }) => {
+  const card = await pendingDelete(page);
+  const link = await reviewLink(card);
+  const reviewer = await browser.newContext();
+  const review = await reviewer.newPage();
+  await review.goto(link);
+  const reviewCard = review.getByRole('article', { name: 'delete_file call' });
+  await expect(reviewCard.getByRole('button', { name: 'Approve', exact: true })).toBeVisible();
+  // Hydrated: typing into the page touches the case.
+  await review.getByRole('textbox', { name: 'Your name' }).fill('Ada');
+
+  await card.getByRole('button', { name: 'Approve', exact: true }).click();
+  await expect(review.getByRole('status')).toContainText('Approved by chat user');
+  await expect(review.getByRole('status')).toContainText('This review is closed.');
+  await expect(reviewCard.getByRole('button', { name: 'Approve', exact: true })).toHaveCount(0);
+  await expect(reviewCard).toHaveAttribute('data-status', 'completed');
   await reviewer.close();
 });

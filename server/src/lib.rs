@@ -6,6 +6,7 @@ pub mod freshness;
 pub mod health;
 pub mod hitl;
 pub mod openapi;
+pub mod review_stream;
 pub mod settings;
 pub mod streams;
 pub mod workers;
@@ -43,6 +44,7 @@ pub fn router(state: AppState) -> Router {
         .routes(utoipa_axum::routes!(health::healthz))
         .routes(utoipa_axum::routes!(streams::conversation_events))
         .routes(utoipa_axum::routes!(streams::inbox_events))
+        .routes(utoipa_axum::routes!(review_stream::review_events))
         .split_for_parts();
     let (hitl, hitl_api) = hitl::routes(hitl::Hitl {
         engine: state.engine.clone(),

@@ -674,6 +674,7 @@ async fn the_openapi_document_lists_every_rest_endpoint() {
         ("/.well-known/hitl.json", "get"),
         ("/api/conversations/{id}/events", "get"),
         ("/api/approvals/events", "get"),
+        ("/api/reviews/{case_id}/events", "get"),
         ("/healthz", "get"),
         ("/api/openapi.json", "get"),
     ] {
@@ -705,4 +706,90 @@ async fn the_openapi_document_lists_every_rest_endpoint() {
             "{field} is required"
         );
     }
+}
+
+/// The next named event of an SSE response that stays open: (event, data).
+async fn next_event(res: &mut reqwest::Response, buffer: &mut String) -> (String, Value) {
+    loop {
+        if let Some(end) = buffer.find("\n\n") {
+            let block: String = buffer.drain(..end + 2).collect();
+            let mut event = None;
+            let mut data = None;
+            for line in block.lines() {
+                if let Some(v) = line.strip_prefix("event:") {
+                    event = Some(v.trim().to_owned());
+                } else if let Some(v) = line.strip_prefix("data:") {
+                    data = serde_json::from_str(v.trim()).ok();
+                }
+            }
+            // Keep-alive comments have neither.
+            if let (Some(event), Some(data)) = (event, data) {
+                return (event, data);
+            }
+            continue;
+        }
+        let chunk = tokio::time::timeout(Duration::from_secs(10), res.chunk())
+            .await
+            .expect("an event within 10 s")
+            .unwrap()
+            .expect("the stream stays open");
+        buffer.push_str(&String::from_utf8_lossy(&chunk));
+    }
+}
+
+#[tokio::test]
+async fn an_open_review_page_follows_its_case_through_its_link_token() {
+    let dir = tempfile::tempdir().unwrap();
+    let s = Server::start(dir.path(), "24h").await;
+    let body = s.waiting(None).await;
+    let hitl = &body["hitl"];
+    let review_url = reqwest::Url::parse(hitl["review_url"].as_str().unwrap()).unwrap();
+    let case_id = hitl["case_id"].as_str().unwrap();
+    let token = review_url
+        .query_pairs()
+        .find(|(k, _)| k == "token")
+        .unwrap()
+        .1
+        .into_owned();
+    let open = |path: String| reqwest::Client::new().get(s.url(&path)).send();
+
+    // Without the link's token there is nothing to follow, and an unknown
+    // case answers as a wrong token does.
+    for path in [
+        format!("/api/reviews/{case_id}/events?token={token}x"),
+        format!("/api/reviews/{case_id}/events"),
+        format!("/api/reviews/review_nope/events?token={token}"),
+    ] {
+        let res = open(path.clone()).await.unwrap();
+        assert_eq!(res.status(), 403, "{path}");
+        assert_eq!(res.json::<Value>().await.unwrap()["code"], "forbidden");
+    }
+
+    let mut stream = open(format!("/api/reviews/{case_id}/events?token={token}"))
+        .await
+        .unwrap();
+    assert_eq!(stream.status(), 200);
+    assert_eq!(stream.headers()["content-type"], "text/event-stream");
+    let mut buffer = String::new();
+    let (event, first) = next_event(&mut stream, &mut buffer).await;
+    assert_eq!(event, "review");
+    assert_eq!(first["case_id"], case_id);
+    assert_eq!(first["status"], "pending");
+    assert_eq!(first["call"]["status"], "pending_approval");
+
+    // Decided elsewhere (here through the protocol): the open page hears it.
+    let res = s
+        .respond(
+            hitl,
+            hitl["review_url"].as_str().unwrap(),
+            json!({"action": "approve", "responded_by": "Grace"}),
+        )
+        .await;
+    assert_eq!(res.status(), 200);
+    let (event, decided) = next_event(&mut stream, &mut buffer).await;
+    assert_eq!(event, "review");
+    assert_eq!(decided["status"], "completed");
+    assert_eq!(decided["result_action"], "approve");
+    assert_eq!(decided["responded_by"], "Grace");
+    assert_eq!(decided["call"]["status"], "approved");
 }

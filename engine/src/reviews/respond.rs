@@ -180,6 +180,23 @@ impl Engine {
         if case.status == CaseStatus::Pending {
             case = self.advance(case, CaseStatus::Opened).await?;
         }
+        self.view_of(case).await
+    }
+
+    /// A review page as it stands now, for keeping an open page current:
+    /// checks the token like [`Engine::open_review`] but changes nothing.
+    pub async fn review_view(
+        &self,
+        id: &CaseId,
+        presented: &str,
+    ) -> Result<ReviewView, EngineError> {
+        let case = self.verified_case(id, presented).await?;
+        let case = self.current(case).await?;
+        self.view_of(case).await
+    }
+
+    /// The case with its call and what led to it.
+    async fn view_of(&self, case: ReviewCase) -> Result<ReviewView, EngineError> {
         let call = self
             .inner
             .store

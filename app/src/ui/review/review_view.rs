@@ -1,5 +1,7 @@
 //! A case as its reviewer sees it: the prompt, what led to it, the call's
-//! card, and either the response forms or the recorded outcome.
+//! card, and either the response forms or the recorded outcome. The page
+//! follows the case's stream, so a decision taken anywhere else closes its
+//! forms, and the card goes on to show the call run.
 
 use leptos::prelude::*;
 
@@ -8,8 +10,32 @@ use super::ReviewAccess;
 use crate::error::AppError;
 use crate::server_fns::reviews::RespondReview;
 use crate::ui::chat::tool_card::ToolCard;
+use crate::ui::common::event_stream::follow;
 use crate::ui::common::post_form::Post;
 use crate::wire::ReviewItem;
+
+/// The event kind of a review page's stream.
+const REVIEW_EVENTS: &[&str] = &["review"];
+
+/// Whether the page should show `now` instead of `shown`. While the case
+/// stays open nothing is redrawn, so a reviewer's half-typed reason or edit
+/// survives; once it closes, or its call moves on, the page follows.
+fn worth_showing(shown: &ReviewItem, now: &ReviewItem) -> bool {
+    now != shown && (!now.is_open() || now.call.status != shown.call.status)
+}
+
+/// `text` made safe as a URL query value. A real token is base64url and
+/// passes unchanged; whatever else was typed into the link is escaped.
+fn query_value(text: &str) -> String {
+    text.bytes()
+        .map(|b| match b {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' | b'~' => {
+                char::from(b).to_string()
+            }
+            _ => format!("%{b:02X}"),
+        })
+        .collect()
+}
 
 /// The review of one case; an expired case also answers with status 410.
 #[island]
@@ -35,6 +61,24 @@ pub fn ReviewView(item: ReviewItem, access: ReviewAccess) -> impl IntoView {
     let conflict = RwSignal::new(lost);
     let on_conflict = Callback::new(move |text: String| conflict.set(Some(text)));
     let on_decided = Callback::new(move |_| {});
+    let url = format!(
+        "/api/reviews/{}/events?token={}",
+        access.case_id,
+        query_value(&access.token)
+    );
+    let reconnecting = RwSignal::new(false);
+    Effect::new(move |started: Option<()>| {
+        if started.is_none() {
+            let on_event = Callback::new(move |(_, data): (&'static str, String)| {
+                if let Ok(now) = serde_json::from_str::<ReviewItem>(&data) {
+                    if worth_showing(&current.read_untracked(), &now) {
+                        current.set(now);
+                    }
+                }
+            });
+            follow(url.clone(), REVIEW_EVENTS, on_event, reconnecting);
+        }
+    });
     view! {
         <section class="review" aria-labelledby="review-title">
             <p class="review-kicker">"Review requested"</p>
@@ -76,5 +120,50 @@ pub fn ReviewView(item: ReviewItem, access: ReviewAccess) -> impl IntoView {
                 }
             }}
         </section>
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_token_goes_into_the_query_as_it_is_and_anything_else_escaped() {
+        assert_eq!(query_value("aZ09-_.~"), "aZ09-_.~");
+        assert_eq!(query_value("a&b=c #é"), "a%26b%3Dc%20%23%C3%A9");
+    }
+
+    fn item(status: &str, call_status: &str) -> ReviewItem {
+        serde_json::from_value(serde_json::json!({
+            "case_id": "review_x", "case_type": "approval", "status": status,
+            "prompt": "Approve delete_file from demo?", "expires_at": null,
+            "completed_at": null, "expired_at": null, "default_action": "reject",
+            "result_action": null, "responded_by": null, "user_message": null,
+            "assistant_text": null,
+            "call": {
+                "id": "call_x", "conversation_id": "conv_x", "batch_id": "b", "message_seq": 1,
+                "source": "demo", "tool": "delete_file", "arguments": {"path": "a"},
+                "original_arguments": null, "status": call_status, "policy_reason": "r",
+                "expires_at": null, "decision": null, "result": null, "error": null,
+                "created_at": "2026-11-23T10:00:00Z"
+            }
+        }))
+        .unwrap()
+    }
+
+    #[test]
+    fn an_open_page_is_redrawn_only_when_its_case_closes_or_its_call_moves_on() {
+        let opened = item("opened", "pending_approval");
+        // Someone started typing (in progress): the forms stay as they are.
+        assert!(!worth_showing(
+            &opened,
+            &item("in_progress", "pending_approval")
+        ));
+        assert!(!worth_showing(&opened, &opened.clone()));
+        // Decided elsewhere: the forms give way to the outcome.
+        let decided = item("completed", "approved");
+        assert!(worth_showing(&opened, &decided));
+        // Then the call runs.
+        assert!(worth_showing(&decided, &item("completed", "executing")));
     }
 }

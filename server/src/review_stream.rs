@@ -1,0 +1,152 @@
+//! `GET /api/reviews/{case_id}/events?token=…`: keeps an open review page
+//! current. The link's token admits it, as it admits the page.
+//!
+//! It sends `review` (the page's whole view of the case) at once, then again
+//! whenever the case's call changes: a decision taken in the chat, through
+//! another link or by expiry closes the page's forms and says who decided,
+//! and the call's card goes on to show it run. Decisions are stored with a
+//! call event in every store and on every replica, so following the call's
+//! events sees every change that matters to the page.
+
+use std::convert::Infallible;
+use std::time::Duration;
+
+use axum::extract::rejection::QueryRejection;
+use axum::extract::{Path, Query, State};
+use axum::http::StatusCode;
+use axum::response::sse::{Event as SseEvent, KeepAlive, Sse};
+use axum::response::{IntoResponse, Response};
+use axum::Json;
+use serde::Deserialize;
+use serde_json::json;
+use tokio::sync::{broadcast, mpsc};
+use tokio_stream::wrappers::ReceiverStream;
+
+use app::state::AppState;
+use app::wire::ReviewItem;
+use engine::events::{Event, EventKind};
+use engine::reviews::CaseId;
+use engine::{Engine, EngineError};
+
+/// The link's token, as in the review page's URL.
+#[derive(Debug, Deserialize)]
+pub struct Access {
+    token: Option<String>,
+}
+
+/// A review page's case as server-sent events.
+#[utoipa::path(
+    get,
+    path = "/api/reviews/{case_id}/events",
+    tag = "Streams",
+    params(
+        ("case_id" = String, Path, description = "The case, from the review link"),
+        ("token" = String, Query, description = "The review link's token"),
+    ),
+    responses(
+        (status = 200, content_type = "text/event-stream", body = String, description = "`review` (the case as its page shows it: status, outcome, the call), at once and after every change of the call."),
+        (status = 400, description = "The query is malformed."),
+        (status = 403, description = "No such case, or not its token: the two answer alike, so links cannot be probed."),
+    )
+)]
+pub async fn review_events(
+    State(state): State<AppState>,
+    Path(case_id): Path<String>,
+    access: Result<Query<Access>, QueryRejection>,
+) -> Response {
+    let Ok(Query(access)) = access else {
+        let body = json!({ "code": "invalid_query", "message": "the query is malformed" });
+        return (StatusCode::BAD_REQUEST, Json(body)).into_response();
+    };
+    let Ok(id) = CaseId::parse(&case_id) else {
+        return forbidden();
+    };
+    let token = access.token.unwrap_or_default();
+    // Subscribe before the first read, so no change falls between the two.
+    let live = state.engine.events().subscribe();
+    let first = match state.engine.review_view(&id, &token).await {
+        Ok(view) => ReviewItem::from_view(view),
+        Err(EngineError::Forbidden | EngineError::NotFound(_)) => return forbidden(),
+        Err(e) => {
+            tracing::warn!(error = %e, "cannot read a review for its stream");
+            let body = json!({ "code": "internal", "message": "the review cannot be read now" });
+            return (StatusCode::INTERNAL_SERVER_ERROR, Json(body)).into_response();
+        }
+    };
+    let (tx, rx) = mpsc::channel(8);
+    tokio::spawn(pump(state.engine, id, token, first, live, tx));
+    Sse::new(ReceiverStream::new(rx))
+        .keep_alive(KeepAlive::new().interval(Duration::from_secs(15)))
+        .into_response()
+}
+
+fn forbidden() -> Response {
+    let body = json!({
+        "code": "forbidden",
+        "message": "this review link is not valid",
+    });
+    (StatusCode::FORBIDDEN, Json(body)).into_response()
+}
+
+type Tx = mpsc::Sender<Result<SseEvent, Infallible>>;
+
+/// Whether `event` changed the call `call_id`.
+fn changes_call(event: &Event, call_id: &str) -> bool {
+    matches!(
+        event.kind,
+        EventKind::ToolCallCreated | EventKind::ToolCallUpdated
+    ) && event.data["id"] == call_id
+}
+
+/// Sends the case again after each change of its call, until the page goes
+/// away or the server shuts down.
+async fn pump(
+    engine: Engine,
+    id: CaseId,
+    token: String,
+    first: ReviewItem,
+    mut live: broadcast::Receiver<std::sync::Arc<Event>>,
+    tx: Tx,
+) {
+    let call_id = first.call.id.clone();
+    let mut closing = engine.events().closing();
+    let mut shown = first;
+    if send(&tx, &shown).await.is_none() {
+        return;
+    }
+    loop {
+        let changed = tokio::select! {
+            biased;
+            _ = closing.changed() => return,
+            _ = tx.closed() => return,
+            received = live.recv() => match received {
+                Ok(event) => changes_call(&event, &call_id),
+                // Missed events may have been this call's: read it again.
+                Err(broadcast::error::RecvError::Lagged(_)) => true,
+                Err(broadcast::error::RecvError::Closed) => return,
+            },
+        };
+        if !changed {
+            continue;
+        }
+        let now = match engine.review_view(&id, &token).await {
+            Ok(view) => ReviewItem::from_view(view),
+            Err(e) => {
+                tracing::warn!(error = %e, "cannot read a review again for its stream");
+                return;
+            }
+        };
+        if now != shown {
+            shown = now;
+            if send(&tx, &shown).await.is_none() {
+                return;
+            }
+        }
+    }
+}
+
+async fn send(tx: &Tx, item: &ReviewItem) -> Option<()> {
+    let data = serde_json::to_string(item).ok()?;
+    let event = SseEvent::default().event("review").data(data);
+    tx.send(Ok(event)).await.ok()
+}
