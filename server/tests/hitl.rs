@@ -353,20 +353,26 @@ async fn polls_follow_the_case_with_etags_and_one_response_only() {
     assert_eq!(call.status, engine::calls::CallStatus::Rejected);
 }
 
+/// The case and the token of a 202's review link.
+fn review_link(hitl: &Value) -> (String, String) {
+    let url = reqwest::Url::parse(hitl["review_url"].as_str().unwrap()).unwrap();
+    let token = url
+        .query_pairs()
+        .find(|(k, _)| k == "token")
+        .unwrap()
+        .1
+        .into_owned();
+    (hitl["case_id"].as_str().unwrap().to_owned(), token)
+}
+
 #[tokio::test]
 async fn a_review_withdrawn_on_its_page_polls_as_cancelled() {
     let dir = tempfile::tempdir().unwrap();
     let s = Server::start(dir.path(), "24h").await;
     let body = s.waiting(None).await;
     let hitl = &body["hitl"];
-    let review_url = reqwest::Url::parse(hitl["review_url"].as_str().unwrap()).unwrap();
-    let case_id = hitl["case_id"].as_str().unwrap();
-    let token = review_url
-        .query_pairs()
-        .find(|(k, _)| k == "token")
-        .unwrap()
-        .1
-        .into_owned();
+    let (case_id, token) = review_link(hitl);
+    let case_id = case_id.as_str();
     // The review page's form, posted as the page posts it.
     let withdraw = |token: String| {
         reqwest::Client::new()
@@ -743,14 +749,8 @@ async fn an_open_review_page_follows_its_case_through_its_link_token() {
     let s = Server::start(dir.path(), "24h").await;
     let body = s.waiting(None).await;
     let hitl = &body["hitl"];
-    let review_url = reqwest::Url::parse(hitl["review_url"].as_str().unwrap()).unwrap();
-    let case_id = hitl["case_id"].as_str().unwrap();
-    let token = review_url
-        .query_pairs()
-        .find(|(k, _)| k == "token")
-        .unwrap()
-        .1
-        .into_owned();
+    let (case_id, token) = review_link(hitl);
+    let case_id = case_id.as_str();
     let open = |path: String| reqwest::Client::new().get(s.url(&path)).send();
 
     // Without the link's token there is nothing to follow, and an unknown
