@@ -16,9 +16,7 @@ use axum::extract::{Path, Query, State};
 use axum::http::StatusCode;
 use axum::response::sse::{Event as SseEvent, KeepAlive, Sse};
 use axum::response::{IntoResponse, Response};
-use axum::Json;
 use serde::Deserialize;
-use serde_json::json;
 use tokio::sync::{broadcast, mpsc};
 use tokio_stream::wrappers::ReceiverStream;
 
@@ -27,6 +25,8 @@ use app::wire::ReviewItem;
 use engine::events::{Event, EventKind};
 use engine::reviews::CaseId;
 use engine::{Engine, EngineError};
+
+use crate::streams::refused;
 
 /// The link's token, as in the review page's URL.
 #[derive(Debug, Deserialize)]
@@ -55,8 +55,11 @@ pub async fn review_events(
     access: Result<Query<Access>, QueryRejection>,
 ) -> Response {
     let Ok(Query(access)) = access else {
-        let body = json!({ "code": "invalid_query", "message": "the query is malformed" });
-        return (StatusCode::BAD_REQUEST, Json(body)).into_response();
+        return refused(
+            StatusCode::BAD_REQUEST,
+            "invalid_query",
+            "the query is malformed",
+        );
     };
     let Ok(id) = CaseId::parse(&case_id) else {
         return forbidden();
@@ -69,8 +72,11 @@ pub async fn review_events(
         Err(EngineError::Forbidden | EngineError::NotFound(_)) => return forbidden(),
         Err(e) => {
             tracing::warn!(error = %e, "cannot read a review for its stream");
-            let body = json!({ "code": "internal", "message": "the review cannot be read now" });
-            return (StatusCode::INTERNAL_SERVER_ERROR, Json(body)).into_response();
+            return refused(
+                StatusCode::INTERNAL_SERVER_ERROR,
+                "internal",
+                "the review cannot be read now",
+            );
         }
     };
     let (tx, rx) = mpsc::channel(8);
@@ -81,11 +87,11 @@ pub async fn review_events(
 }
 
 fn forbidden() -> Response {
-    let body = json!({
-        "code": "forbidden",
-        "message": "this review link is not valid",
-    });
-    (StatusCode::FORBIDDEN, Json(body)).into_response()
+    refused(
+        StatusCode::FORBIDDEN,
+        "forbidden",
+        "this review link is not valid",
+    )
 }
 
 type Tx = mpsc::Sender<Result<SseEvent, Infallible>>;

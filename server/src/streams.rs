@@ -154,18 +154,27 @@ pub async fn inbox_events(
     stream(state.engine, Feed::Inbox, resume.after, &headers)
 }
 
+/// A stream that cannot start: `{code, message}` with `status`.
+pub(crate) fn refused(status: StatusCode, code: &str, message: impl Into<String>) -> Response {
+    let body = json!({ "code": code, "message": message.into() });
+    (status, Json(body)).into_response()
+}
+
 /// `?after=` that is not a position (not a number, or beyond 64 bits).
 fn bad_cursor() -> Response {
-    let body = json!({
-        "code": "invalid_cursor",
-        "message": "`after` must be a whole number (an event position)",
-    });
-    (StatusCode::BAD_REQUEST, Json(body)).into_response()
+    refused(
+        StatusCode::BAD_REQUEST,
+        "invalid_cursor",
+        "`after` must be a whole number (an event position)",
+    )
 }
 
 fn not_found(what: &str) -> Response {
-    let body = json!({ "code": "not_found", "message": format!("{what} not found") });
-    (StatusCode::NOT_FOUND, Json(body)).into_response()
+    refused(
+        StatusCode::NOT_FOUND,
+        "not_found",
+        format!("{what} not found"),
+    )
 }
 
 fn stream(engine: Engine, feed: Feed, after: Option<i64>, headers: &HeaderMap) -> Response {
