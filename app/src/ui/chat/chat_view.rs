@@ -35,7 +35,7 @@ pub fn ChatView(detail: ConversationDetail) -> impl IntoView {
             live.title.set(posted.conversation_title);
         }
     });
-    let waiting = Memo::new(move |_| approvable(&live.calls.read()));
+    let waiting = Memo::new(move |_| approvable(live.calls.read().iter()));
     let on_decided = Callback::new(move |call: ToolCallItem| live.put_call(call));
     let url = format!(
         "/api/conversations/{}/events?after={}",

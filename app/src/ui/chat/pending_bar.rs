@@ -11,9 +11,9 @@ use crate::wire::ToolCallItem;
 
 /// How many of `calls` Approve all would decide: the agent's questions
 /// need an answer, not an approval.
-pub fn approvable(calls: &[ToolCallItem]) -> usize {
+pub fn approvable<'a>(calls: impl IntoIterator<Item = &'a ToolCallItem>) -> usize {
     calls
-        .iter()
+        .into_iter()
         .filter(|c| c.can_decide() && !c.is_question())
         .count()
 }

@@ -24,15 +24,7 @@ pub fn InboxGroup(
             .cloned()
             .collect::<Vec<_>>()
     });
-    let waiting = Memo::new(move |_| {
-        approvable(
-            &mine
-                .read()
-                .iter()
-                .map(|i| i.call.clone())
-                .collect::<Vec<_>>(),
-        )
-    });
+    let waiting = Memo::new(move |_| approvable(mine.read().iter().map(|i| &i.call)));
     let title = Memo::new(move |_| {
         mine.read()
             .first()

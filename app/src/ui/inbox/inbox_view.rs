@@ -35,13 +35,14 @@ fn put(items: &mut Vec<InboxItem>, call: ToolCallItem) {
 
 /// The conversations of `items`, in the order their first call is listed.
 fn conversations(items: &[InboxItem]) -> Vec<String> {
-    let mut seen: Vec<String> = Vec::new();
-    for item in items {
-        if !seen.contains(&item.call.conversation_id) {
-            seen.push(item.call.conversation_id.clone());
-        }
-    }
-    seen
+    // Recounted at every live event, over up to a thousand calls.
+    let mut seen = std::collections::HashSet::new();
+    items
+        .iter()
+        .map(|i| &i.call.conversation_id)
+        .filter(|id| seen.insert(*id))
+        .cloned()
+        .collect()
 }
 
 /// Fills in the titles and ages of entries that arrived live (in the
