@@ -96,9 +96,16 @@ test('a response that loses the race to another says who decided', async ({ page
   await review.getByRole('textbox', { name: 'Your name' }).fill('Grace');
   await card.getByRole('button', { name: 'Approve', exact: true }).click();
   await expect(card).toHaveAttribute('data-status', 'completed');
+  const reconnecting = review.getByRole('status').filter({ hasText: 'Reconnecting…' });
+  await expect(reconnecting).toBeVisible();
   await review.getByRole('button', { name: 'Approve', exact: true }).click();
   await expect(review.getByRole('alert')).toContainText('Already decided by chat user');
-  await expect(review.getByRole('status')).toContainText('Approved by chat user');
+  await expect(review.getByRole('status').filter({ hasText: 'This review is closed.' })).toContainText(
+    'Approved by chat user',
+  );
+  // The stream comes back and the page stops warning that it may be stale.
+  await review.unroute('**/api/reviews/**/events**');
+  await expect(reconnecting).toBeHidden({ timeout: 15_000 });
   await reviewer.close();
 });
 

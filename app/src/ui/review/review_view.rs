@@ -1,7 +1,8 @@
 //! A case as its reviewer sees it: the prompt, what led to it, the call's
 //! card, and either the response forms or the recorded outcome. The page
 //! follows the case's stream, so a decision taken anywhere else closes its
-//! forms, and the card goes on to show the call run.
+//! forms, and the card goes on to show the call run. While the stream is
+//! down the page says so, as the chat does: what it shows may be stale.
 
 use leptos::prelude::*;
 
@@ -81,7 +82,12 @@ pub fn ReviewView(item: ReviewItem, access: ReviewAccess) -> impl IntoView {
     });
     view! {
         <section class="review" aria-labelledby="review-title">
-            <p class="review-kicker">"Review requested"</p>
+            <p class="review-kicker">
+                "Review requested"
+                <Show when=move || reconnecting.get()>
+                    <span class="live-badge" role="status">"Reconnecting…"</span>
+                </Show>
+            </p>
             <h1 id="review-title">{move || current.read().prompt.clone()}</h1>
             {move || {
                 let item = current.get();
