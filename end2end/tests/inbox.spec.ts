@@ -43,6 +43,22 @@ test('the conversation list counts what waits for approval', async ({ page }) =>
   await expect(link).toContainText('2 waiting for approval');
 });
 
+test('an open conversation list follows other tabs live', async ({ page, context }) => {
+  await page.goto('/');
+  await expect(page.getByRole('heading', { name: 'No conversations yet' })).toBeVisible();
+  const chat = await context.newPage();
+  await newConversation(chat);
+  await send(chat, 'delete notes.txt');
+  // The list learns of the conversation, its name and its waiting call.
+  const link = page.getByRole('link', { name: /delete notes.txt/ });
+  await expect(link).toContainText('1 waiting for approval');
+  await expect(page.getByRole('heading', { name: 'No conversations yet' })).toBeHidden();
+  // Decided in the chat: the count goes, the agent's reply counts.
+  await chat.getByRole('article', { name: 'delete_file call' }).getByRole('button', { name: 'Approve', exact: true }).click();
+  await expect(link).not.toContainText('waiting for approval');
+  await expect(link).toContainText('2 messages');
+});
+
 test("the inbox groups calls by conversation and approves a conversation's calls together", async ({ page, context }) => {
   await newConversation(page);
   await send(page, 'delete notes.txt and todo.md');

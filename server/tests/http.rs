@@ -541,6 +541,60 @@ async fn the_inbox_stream_follows_approvals_of_every_conversation() {
     );
 }
 
+/// Reads the list stream until its list has an entry for `id` that `wanted` accepts.
+async fn until_listed(
+    list: &mut SseReader,
+    id: &str,
+    wanted: impl Fn(&serde_json::Value) -> bool,
+) -> serde_json::Value {
+    loop {
+        let event = list.next().await;
+        assert_eq!(event.event, "conversations");
+        let items = event.data.as_array().unwrap();
+        if let Some(item) = items.iter().find(|i| i["id"] == id).filter(|i| wanted(i)) {
+            return item.clone();
+        }
+    }
+}
+
+#[tokio::test]
+async fn the_list_stream_follows_names_messages_and_waiting_calls() {
+    use engine::calls::Channel;
+    use engine::decisions::{Reviewer, Verdict};
+    let app = TestApp::spawn().await;
+    let a = create_conversation(&app).await;
+    let mut list = SseReader::open(&app, "/api/conversations/events", None).await;
+    let first = list.next().await;
+    assert_eq!(first.event, "conversations");
+    assert_eq!(first.data[0]["id"], a.as_str());
+    assert_eq!(first.data[0]["title"], "New conversation");
+    assert_eq!(first.data[0]["message_count"], 0);
+
+    // Its first message names it; the reply counts too.
+    post_message(&app, &a, "list files").await;
+    let named = until_listed(&mut list, &a, |i| i["message_count"] == 2).await;
+    assert_eq!(named["title"], "list files");
+    assert_eq!(named["pending_count"], 0);
+
+    // An external agent's call waits in another conversation, then is decided.
+    let b = app.engine.create_conversation().await.unwrap().id;
+    let calls = app
+        .engine
+        .propose_calls(&b, vec![delete("old.txt")])
+        .await
+        .unwrap();
+    until_listed(&mut list, b.as_str(), |i| i["pending_count"] == 1).await;
+    let reviewer = Reviewer {
+        name: "ana".into(),
+        channel: Channel::Chat,
+    };
+    app.engine
+        .decide(&calls[0].id, Verdict::Reject { reason: None }, &reviewer)
+        .await
+        .unwrap();
+    until_listed(&mut list, b.as_str(), |i| i["pending_count"] == 0).await;
+}
+
 #[tokio::test]
 async fn configured_mcp_servers_are_offered_and_one_that_fails_is_left_out() {
     let dir = tempfile::tempdir().unwrap();

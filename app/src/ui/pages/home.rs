@@ -1,6 +1,6 @@
 //! The home page: the list of conversations.
 
-use leptos::either::EitherOf3;
+use leptos::either::Either;
 use leptos::prelude::*;
 use leptos_meta::Title;
 
@@ -23,16 +23,8 @@ pub fn HomePage() -> impl IntoView {
         <Suspense fallback=|| view! { <p class="loading">"Loading conversations…"</p> }>
             {move || Suspend::new(async move {
                 match conversations.await {
-                    Ok(items) if items.is_empty() => EitherOf3::A(view! {
-                        <section class="empty-state">
-                            <h2>"No conversations yet"</h2>
-                            <p>
-                                "Start one and ask the agent to do something. Actions that need your approval wait for you as cards you can approve, edit or reject."
-                            </p>
-                        </section>
-                    }),
-                    Ok(items) => EitherOf3::B(view! { <ConversationList items/> }),
-                    Err(error) => EitherOf3::C(view! { <LoadError error/> }),
+                    Ok(items) => Either::Left(view! { <ConversationList items/> }),
+                    Err(error) => Either::Right(view! { <LoadError error/> }),
                 }
             })}
         </Suspense>
