@@ -1,7 +1,8 @@
 //! `GET /api/conversations/events`: keeps an open home page's list of
 //! conversations current.
 //!
-//! It sends `conversations` (the whole list, as the page shows it) at once,
+//! It sends `conversations` (the whole list, as data and as the page's
+//! HTML) at once,
 //! then again whenever something changed it: a new message, a new name, a
 //! call waiting for approval or decided. The list is short (the newest 200)
 //! and read whole, so events close together are gathered into one read.
@@ -14,10 +15,12 @@ use axum::extract::State;
 use axum::http::StatusCode;
 use axum::response::sse::{Event as SseEvent, KeepAlive, Sse};
 use axum::response::{IntoResponse, Response};
+use leptos::prelude::*;
 use tokio::sync::{broadcast, mpsc};
 use tokio_stream::wrappers::ReceiverStream;
 
 use app::state::AppState;
+use app::ui::conversations::conversation_list::ConversationList;
 use app::wire::ConversationItem;
 use engine::events::{Event, EventKind};
 use engine::{Engine, EngineError};
@@ -34,7 +37,7 @@ const GATHER: Duration = Duration::from_millis(150);
     path = "/api/conversations/events",
     tag = "Streams",
     responses(
-        (status = 200, content_type = "text/event-stream", body = String, description = "`conversations` (the list the home page shows, most recently active first: id, title, when last active, messages, calls waiting), at once and after every change to it."),
+        (status = 200, content_type = "text/event-stream", body = String, description = "`conversations`: `{conversations, html}`, the list the home page shows (most recently active first: id, title, when last active, messages, calls waiting) and the same rendered as the page shows it; at once and after every change to it."),
     )
 )]
 pub async fn list_events(State(state): State<AppState>) -> Response {
@@ -127,8 +130,15 @@ async fn pump(
     }
 }
 
+/// The event's data: the list, and the same rendered as the page shows it,
+/// which the page puts in place as it is.
+fn data(items: &[ConversationItem]) -> serde_json::Value {
+    let html = Owner::new().with(|| view! { <ConversationList items=items.to_vec()/> }.to_html());
+    serde_json::json!({ "conversations": items, "html": html })
+}
+
 async fn send(tx: &Tx, items: &[ConversationItem]) -> Option<()> {
-    let data = serde_json::to_string(items).ok()?;
+    let data = serde_json::to_string(&data(items)).ok()?;
     let event = SseEvent::default().event("conversations").data(data);
     tx.send(Ok(event)).await.ok()
 }

@@ -550,8 +550,11 @@ async fn until_listed(
     loop {
         let event = list.next().await;
         assert_eq!(event.event, "conversations");
-        let items = event.data.as_array().unwrap();
+        let items = event.data["conversations"].as_array().unwrap();
         if let Some(item) = items.iter().find(|i| i["id"] == id).filter(|i| wanted(i)) {
+            // The page's rendering of the same list comes with it.
+            let html = event.data["html"].as_str().unwrap();
+            assert!(html.contains(&format!("href=\"/c/{id}\"")), "{html}");
             return item.clone();
         }
     }
@@ -566,14 +569,22 @@ async fn the_list_stream_follows_names_messages_and_waiting_calls() {
     let mut list = SseReader::open(&app, "/api/conversations/events", None).await;
     let first = list.next().await;
     assert_eq!(first.event, "conversations");
-    assert_eq!(first.data[0]["id"], a.as_str());
-    assert_eq!(first.data[0]["title"], "New conversation");
-    assert_eq!(first.data[0]["message_count"], 0);
+    let listed = &first.data["conversations"][0];
+    assert_eq!(listed["id"], a.as_str());
+    assert_eq!(listed["title"], "New conversation");
+    assert_eq!(listed["message_count"], 0);
+    let html = first.data["html"].as_str().unwrap();
+    assert!(
+        html.starts_with("<ul aria-label=\"Conversations\""),
+        "{html}"
+    );
+    assert!(html.contains("New conversation"), "{html}");
 
     // Its first message names it; the reply counts too.
     post_message(&app, &a, "list files").await;
     let named = until_listed(&mut list, &a, |i| i["message_count"] == 2).await;
     assert_eq!(named["title"], "list files");
+    assert_eq!(named["updated_label"], "just now");
     assert_eq!(named["pending_count"], 0);
 
     // An external agent's call waits in another conversation, then is decided.

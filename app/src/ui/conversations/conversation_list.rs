@@ -1,14 +1,11 @@
-//! The list of conversations on the home page. It follows the list's
-//! stream, so a conversation that gets a message, a name or a call waiting
-//! for approval in another tab, or from an external agent, shows it here.
+//! The list of conversations on the home page. It is rendered on the server
+//! only, for the page and for the list's stream, so none of its code goes
+//! to the browser (see `live_list.rs`).
 
+use leptos::either::Either;
 use leptos::prelude::*;
 
-use crate::ui::common::event_stream::follow;
 use crate::wire::ConversationItem;
-
-/// The event kind of the list's stream.
-const LIST_EVENTS: &[&str] = &["conversations"];
 
 /// "1 message", "3 messages".
 fn messages_label(count: i64) -> String {
@@ -29,64 +26,41 @@ fn waiting_label(count: i64) -> Option<String> {
 
 /// One link per conversation with its title, age, size and how many of its
 /// calls wait for approval; with none yet, how to start.
-#[island]
+#[component]
 pub fn ConversationList(items: Vec<ConversationItem>) -> impl IntoView {
-    let items = RwSignal::new(items);
-    let reconnecting = RwSignal::new(false);
-    Effect::new(move |started: Option<()>| {
-        if started.is_none() {
-            let on_event = Callback::new(move |(_, data): (&'static str, String)| {
-                if let Ok(now) = serde_json::from_str::<Vec<ConversationItem>>(&data) {
-                    items.set(now);
-                }
-            });
-            follow(
-                "/api/conversations/events".to_owned(),
-                LIST_EVENTS,
-                on_event,
-                reconnecting,
-            );
-        }
-    });
-    view! {
-        <Show when=move || reconnecting.get()>
-            <span class="live-badge" role="status">"Reconnecting…"</span>
-        </Show>
-        <Show
-            when=move || !items.read().is_empty()
-            fallback=|| view! {
-                <section class="empty-state">
-                    <h2>"No conversations yet"</h2>
-                    <p>
-                        "Start one and ask the agent to do something. Actions that need your approval wait for you as cards you can approve, edit or reject."
-                    </p>
-                </section>
-            }
-        >
-            <ul class="conversation-list" aria-label="Conversations">
-                {move || items
-                    .get()
-                    .into_iter()
-                    .map(|item| {
-                        let waiting = waiting_label(item.pending_count)
-                            .map(|text| view! { <span class="pending-badge">{text}</span> });
-                        view! {
-                            <li>
-                                <a class="conversation-link" href=format!("/c/{}", item.id)>
-                                    <span class="conversation-title">{item.title} {waiting}</span>
-                                    <span class="conversation-meta">
-                                        <time datetime=item.updated_at>{item.updated_label}</time>
-                                        " · "
-                                        {messages_label(item.message_count)}
-                                    </span>
-                                </a>
-                            </li>
-                        }
-                    })
-                    .collect_view()}
-            </ul>
-        </Show>
+    if items.is_empty() {
+        return Either::Left(view! {
+            <section class="empty-state">
+                <h2>"No conversations yet"</h2>
+                <p>
+                    "Start one and ask the agent to do something. Actions that need your approval wait for you as cards you can approve, edit or reject."
+                </p>
+            </section>
+        });
     }
+    Either::Right(view! {
+        <ul class="conversation-list" aria-label="Conversations">
+            {items
+                .into_iter()
+                .map(|item| {
+                    let waiting = waiting_label(item.pending_count)
+                        .map(|text| view! { <span class="pending-badge">{text}</span> });
+                    view! {
+                        <li>
+                            <a class="conversation-link" href=format!("/c/{}", item.id)>
+                                <span class="conversation-title">{item.title} {waiting}</span>
+                                <span class="conversation-meta">
+                                    <time datetime=item.updated_at>{item.updated_label}</time>
+                                    " · "
+                                    {messages_label(item.message_count)}
+                                </span>
+                            </a>
+                        </li>
+                    }
+                })
+                .collect_view()}
+        </ul>
+    })
 }
 
 #[cfg(test)]

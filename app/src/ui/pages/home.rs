@@ -7,6 +7,7 @@ use leptos_meta::Title;
 use crate::server_fns::conversations::list_conversations;
 use crate::ui::common::load_error::LoadError;
 use crate::ui::conversations::conversation_list::ConversationList;
+use crate::ui::conversations::live_list::{LiveList, LIST_ID};
 use crate::ui::conversations::new_conversation_button::NewConversationButton;
 
 /// Lists conversations, newest activity first, with "New conversation".
@@ -23,7 +24,10 @@ pub fn HomePage() -> impl IntoView {
         <Suspense fallback=|| view! { <p class="loading">"Loading conversations…"</p> }>
             {move || Suspend::new(async move {
                 match conversations.await {
-                    Ok(items) => Either::Left(view! { <ConversationList items/> }),
+                    Ok(items) => Either::Left(view! {
+                        <LiveList/>
+                        <div id=LIST_ID><ConversationList items/></div>
+                    }),
                     Err(error) => Either::Right(view! { <LoadError error/> }),
                 }
             })}
