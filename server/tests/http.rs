@@ -604,6 +604,22 @@ async fn the_list_stream_follows_names_messages_and_waiting_calls() {
         .await
         .unwrap();
     until_listed(&mut list, b.as_str(), |i| i["pending_count"] == 0).await;
+
+    // The page puts the rendered list in place as it is: a name's markup is text.
+    let c = create_conversation(&app).await;
+    post_message(&app, &c, "<img src=x onerror=alert(1)> hi").await;
+    loop {
+        let event = list.next().await;
+        let html = event.data["html"].as_str().unwrap();
+        if html.contains(&c) && html.contains("onerror") {
+            assert!(
+                html.contains("&lt;img src=x onerror=alert(1)&gt; hi"),
+                "{html}"
+            );
+            assert!(!html.contains("<img"), "{html}");
+            break;
+        }
+    }
 }
 
 #[tokio::test]
