@@ -3,4 +3,5 @@
 
 pub mod approvals;
 pub mod conversations;
+pub mod grants;
 pub mod reviews;

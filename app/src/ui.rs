@@ -4,6 +4,7 @@ pub mod app;
 pub mod chat;
 pub mod common;
 pub mod conversations;
+pub mod grants;
 pub mod inbox;
 pub mod layout;
 pub mod pages;

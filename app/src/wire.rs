@@ -3,7 +3,9 @@
 
 use serde::{Deserialize, Serialize};
 
+mod grant;
 mod review;
+pub use grant::GrantItem;
 pub use review::ReviewItem;
 
 /// A conversation in the list on the home page.

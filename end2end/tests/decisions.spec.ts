@@ -60,6 +60,41 @@ test('always allow in this conversation lets the next same call run without aski
   await expect(page.getByRole('article', { name: 'delete_file call' })).toHaveAttribute('data-status', 'pending_approval');
 });
 
+test('a tool always allowed shows on the Allowed page until revoked, and then asks again', async ({ page }) => {
+  await newConversation(page);
+  const chat = new URL(page.url()).pathname;
+  await send(page, 'delete notes.txt');
+  const first = page.getByRole('article', { name: 'delete_file call' });
+  await first.getByRole('button', { name: 'Always allow' }).click();
+  await first.getByRole('button', { name: 'In this conversation' }).click();
+  await expect(first).toHaveAttribute('data-status', 'completed');
+
+  await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Allowed' }).click();
+  await expect(page.getByRole('heading', { level: 1, name: 'Always allowed' })).toBeVisible();
+  const active = page.getByRole('list', { name: 'Always allowed tools' }).getByRole('listitem');
+  await expect(active).toHaveCount(1);
+  await expect(active).toContainText('delete_file');
+  await expect(active).toContainText('In delete notes.txt');
+  await expect(active).toContainText('Allowed by chat user · just now');
+  await active.getByRole('button', { name: 'Revoke' }).click();
+
+  await expect(page).toHaveURL(/\/allowed$/);
+  await expect(page.getByRole('list', { name: 'Always allowed tools' })).toHaveCount(0);
+  await expect(page.getByText('Nothing is always allowed now.')).toBeVisible();
+  const revoked = page.getByRole('list', { name: 'Revoked' }).getByRole('listitem');
+  await expect(revoked).toContainText('delete_file');
+  await expect(revoked).toContainText('revoked just now');
+  await expect(revoked.getByRole('button')).toHaveCount(0);
+
+  // Back in the conversation, the tool waits for approval again.
+  await revoked.getByRole('link', { name: 'delete notes.txt' }).click();
+  await expect(page).toHaveURL(chat);
+  await expect(page.getByRole('button', { name: 'Send' })).toBeDisabled();
+  await send(page, 'delete todo.md');
+  const second = page.getByRole('article', { name: 'delete_file call' }).nth(1);
+  await expect(second).toHaveAttribute('data-status', 'pending_approval');
+});
+
 test('several waiting calls: decide one by one, then Approve all the rest', async ({ page }) => {
   await newConversation(page);
   await send(page, 'delete notes.txt, todo.md, drafts/plan.md and ghost.txt');

@@ -173,5 +173,7 @@ test('every page comes alive without an error or warning in the console', async 
 
   await inbox.goto('/');
   await expect(inbox.getByRole('link', { name: /delete notes.txt and todo.md/ })).toBeVisible();
+  await inbox.getByRole('link', { name: 'Allowed' }).click();
+  await expect(inbox.getByRole('heading', { level: 1, name: 'Always allowed' })).toBeVisible();
   expect(problems).toEqual([]);
 });

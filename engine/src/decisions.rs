@@ -617,25 +617,6 @@ impl Engine {
     pub async fn pending_approvals(&self, limit: i64) -> Result<Vec<ToolCall>, EngineError> {
         Ok(self.inner.store.pending_calls(limit).await?)
     }
-
-    /// Every grant, newest first.
-    pub async fn grants(&self) -> Result<Vec<Grant>, EngineError> {
-        Ok(self.inner.store.grants().await?)
-    }
-
-    /// Revokes a grant.
-    pub async fn revoke_grant(&self, id: &GrantId) -> Result<(), EngineError> {
-        if self
-            .inner
-            .store
-            .revoke_grant(id, self.inner.clock.now())
-            .await?
-        {
-            Ok(())
-        } else {
-            Err(EngineError::NotFound("grant"))
-        }
-    }
 }
 
 #[cfg(test)]

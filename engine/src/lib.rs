@@ -9,6 +9,7 @@ pub mod config;
 pub mod decisions;
 pub mod engine;
 pub mod events;
+pub mod grants;
 pub mod ids;
 pub mod intent;
 pub mod markdown;

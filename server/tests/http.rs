@@ -721,3 +721,77 @@ async fn pages_are_never_stored_and_other_answers_keep_their_caching() {
     let api = app.get("/api/openapi.json").await;
     assert!(api.headers().get("cache-control").is_none());
 }
+
+#[tokio::test]
+async fn grants_are_listed_with_their_conversation_and_revoked() {
+    use engine::calls::Channel;
+    use engine::decisions::{Reviewer, Verdict};
+    let app = TestApp::spawn().await;
+    let list = || async {
+        let res = app.get("/api/fn/list_grants").await;
+        assert_eq!(res.status(), 200);
+        res.json::<serde_json::Value>().await.unwrap()
+    };
+    assert_eq!(list().await, serde_json::json!([]));
+
+    let id = create_conversation(&app).await;
+    post_message(&app, &id, "tidy <b>up</b>").await;
+    let conversation = engine::ids::ConversationId::parse(&id).unwrap();
+    let call = app
+        .engine
+        .propose_calls(&conversation, vec![delete("old.txt")])
+        .await
+        .unwrap()
+        .remove(0);
+    let reviewer = Reviewer {
+        name: "ana".into(),
+        channel: Channel::Chat,
+    };
+    app.engine
+        .decide(
+            &call.id,
+            Verdict::AlwaysAllow { everywhere: false },
+            &reviewer,
+        )
+        .await
+        .unwrap();
+    let grants = list().await;
+    let grant = &grants[0];
+    assert_eq!(grant["tool"], "delete_file");
+    assert_eq!(grant["conversation_id"], id.as_str());
+    assert_eq!(grant["conversation_title"], "tidy <b>up</b>");
+    assert_eq!(grant["created_by"], "ana");
+    assert_eq!(grant["revoked_label"], serde_json::Value::Null);
+    let page = app.get("/allowed").await.text().await.unwrap();
+    assert!(page.contains("tidy &lt;b&gt;up&lt;/b&gt;"), "{page}");
+    assert!(page.contains(r#"aria-label="Always allowed tools""#));
+
+    // A mistyped id is a 400, an unknown one a 404; neither touches the grant.
+    for (grant_id, status, code) in [
+        ("nope", 400, "invalid"),
+        ("grant_0000000000000000000000000000dead", 404, "not_found"),
+    ] {
+        let res = app
+            .post_form("/api/fn/revoke_grant", &[("grant_id", grant_id)])
+            .await;
+        assert_eq!(res.status(), status, "for {grant_id}");
+        let body: serde_json::Value = res.json().await.unwrap();
+        assert_eq!(body["code"], code, "for {grant_id}: {body}");
+    }
+    let grant_id = grant["id"].as_str().unwrap();
+    // Revoking twice (two tabs, say) succeeds both times.
+    for _ in 0..2 {
+        let res = app
+            .post_form("/api/fn/revoke_grant", &[("grant_id", grant_id)])
+            .await;
+        assert_eq!(res.status(), 200);
+    }
+    assert_eq!(list().await[0]["revoked_label"], "just now");
+    let next = app
+        .engine
+        .propose_calls(&conversation, vec![delete("new.txt")])
+        .await
+        .unwrap()
+        .remove(0);
+    assert_eq!(next.status, engine::calls::CallStatus::PendingApproval);
+}

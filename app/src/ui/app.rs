@@ -7,8 +7,8 @@ use leptos_router::{path, SsrMode};
 
 use crate::ui::layout::header::AppHeader;
 use crate::ui::pages::{
-    approvals::ApprovalsPage, conversation::ConversationPage, home::HomePage, not_found::NotFound,
-    review::ReviewPage,
+    allowed::AllowedPage, approvals::ApprovalsPage, conversation::ConversationPage, home::HomePage,
+    not_found::NotFound, review::ReviewPage,
 };
 
 /// The HTML document every page is rendered into.
@@ -50,6 +50,7 @@ pub fn App() -> impl IntoView {
                     <Route path=path!("/") view=HomePage ssr=SsrMode::Async/>
                     <Route path=path!("/c/:id") view=ConversationPage ssr=SsrMode::Async/>
                     <Route path=path!("/approvals") view=ApprovalsPage ssr=SsrMode::Async/>
+                    <Route path=path!("/allowed") view=AllowedPage ssr=SsrMode::Async/>
                     <Route path=path!("/review/:case_id") view=ReviewPage ssr=SsrMode::Async/>
                 </Routes>
             </main>

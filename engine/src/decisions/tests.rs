@@ -273,6 +273,12 @@ async fn always_allow_grants_until_revoked() {
     assert_eq!(elsewhere.status, CallStatus::PendingApproval);
     let grants = f.engine.grants().await.unwrap();
     assert_eq!(grants.len(), 1);
+    let entries = f.engine.grant_entries().await.unwrap();
+    assert_eq!(entries[0].grant, grants[0]);
+    assert_eq!(
+        entries[0].conversation_title.as_deref(),
+        Some("New conversation")
+    );
     f.engine.revoke_grant(&grants[0].id).await.unwrap();
     assert!(matches!(
         f.engine.revoke_grant(&grants[0].id).await,

@@ -18,6 +18,7 @@ pub fn AppHeader() -> impl IntoView {
             <nav class="app-nav" aria-label="Main">
                 <A href="/" exact=true>"Conversations"</A>
                 <A href="/approvals">"Approvals"</A>
+                <A href="/allowed">"Allowed"</A>
             </nav>
         </header>
     }

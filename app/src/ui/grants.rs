@@ -1,0 +1,4 @@
+//! Components of the "Always allowed" page.
+
+pub mod grant_list;
+pub mod revoke_button;

@@ -1,0 +1,97 @@
+//! The grants on the "Always allowed" page: those in force, each with
+//! "Revoke", then those revoked, as a record.
+
+use leptos::prelude::*;
+
+use super::revoke_button::RevokeButton;
+use crate::wire::GrantItem;
+
+/// Where a grant applies: everywhere, or in a conversation (a link to it).
+#[component]
+fn Scope(item: GrantItem) -> impl IntoView {
+    match (item.conversation_id, item.conversation_title) {
+        (Some(id), Some(title)) => view! {
+            "In "<a href=format!("/c/{id}")>{title}</a>
+        }
+        .into_any(),
+        _ => view! { "Everywhere" }.into_any(),
+    }
+}
+
+/// The tool and its source.
+#[component]
+fn ToolName(item: GrantItem) -> impl IntoView {
+    view! {
+        <span class="grant-tool">
+            <code>{item.tool}</code>
+            " "
+            <span class="grant-source">{item.source}</span>
+        </span>
+    }
+}
+
+/// Grants in force, then revoked ones; with none at all, what grants are.
+#[component]
+pub fn GrantList(items: Vec<GrantItem>) -> impl IntoView {
+    if items.is_empty() {
+        return view! {
+            <section class="empty-state">
+                <h2>"Nothing is always allowed"</h2>
+                <p>
+                    "When you choose Always allow on a card, its tool runs without asking from then on, in that conversation or everywhere. Those choices show here, and you can revoke them."
+                </p>
+            </section>
+        }
+        .into_any();
+    }
+    let (revoked, active): (Vec<_>, Vec<_>) =
+        items.into_iter().partition(|g| g.revoked_label.is_some());
+    let active_list = if active.is_empty() {
+        view! { <p class="grant-none">"Nothing is always allowed now."</p> }.into_any()
+    } else {
+        view! {
+            <ul class="grant-list" aria-label="Always allowed tools">
+                {active
+                    .into_iter()
+                    .map(|item| view! {
+                        <li class="grant">
+                            <div class="grant-text">
+                                <ToolName item=item.clone()/>
+                                <span class="grant-scope"><Scope item=item.clone()/></span>
+                                <span class="grant-meta">
+                                    "Allowed by " {item.created_by} " · "
+                                    <time datetime=item.created_at>{item.created_label}</time>
+                                </span>
+                            </div>
+                            <RevokeButton grant_id=item.id/>
+                        </li>
+                    })
+                    .collect_view()}
+            </ul>
+        }
+        .into_any()
+    };
+    let revoked_list = (!revoked.is_empty()).then(|| {
+        view! {
+            <h2 class="grant-heading">"Revoked"</h2>
+            <ul class="grant-list revoked" aria-label="Revoked">
+                {revoked
+                    .into_iter()
+                    .map(|item| view! {
+                        <li class="grant">
+                            <div class="grant-text">
+                                <ToolName item=item.clone()/>
+                                <span class="grant-scope"><Scope item=item.clone()/></span>
+                                <span class="grant-meta">
+                                    "Allowed by " {item.created_by} " · revoked "
+                                    {item.revoked_label}
+                                </span>
+                            </div>
+                        </li>
+                    })
+                    .collect_view()}
+            </ul>
+        }
+    });
+    view! { {active_list} {revoked_list} }.into_any()
+}

@@ -1,0 +1,57 @@
+//! What the "Always allowed" page shows of a grant.
+
+use serde::{Deserialize, Serialize};
+
+/// An "always allow" grant, as people read it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct GrantItem {
+    /// Its id, posted to revoke it.
+    pub id: String,
+    /// The tool it allows.
+    pub tool: String,
+    /// The tool's source.
+    pub source: String,
+    /// The conversation it is limited to; `None` when it applies everywhere.
+    pub conversation_id: Option<String>,
+    /// That conversation's title.
+    pub conversation_title: Option<String>,
+    /// Who granted it.
+    pub created_by: String,
+    /// When, RFC 3339.
+    pub created_at: String,
+    /// The same, for people ("3 min ago").
+    pub created_label: String,
+    /// When it was revoked, for people; `None` while it applies.
+    pub revoked_label: Option<String>,
+}
+
+#[cfg(feature = "ssr")]
+impl GrantItem {
+    /// The page's entry for a grant, with ages relative to `now`.
+    pub fn from_entry(
+        entry: engine::grants::GrantEntry,
+        now: chrono::DateTime<chrono::Utc>,
+    ) -> Self {
+        use engine::calls::GrantScope;
+        let g = entry.grant;
+        let conversation_id = match g.scope {
+            GrantScope::Conversation(id) => Some(id.to_string()),
+            GrantScope::Global => None,
+        };
+        Self {
+            id: g.id.to_string(),
+            tool: g.tool,
+            source: g.source,
+            conversation_title: conversation_id.as_ref().map(|_| {
+                entry
+                    .conversation_title
+                    .unwrap_or_else(|| "a deleted conversation".to_owned())
+            }),
+            conversation_id,
+            created_by: g.created_by,
+            created_at: g.created_at.to_rfc3339(),
+            created_label: super::ago((now - g.created_at).num_seconds()),
+            revoked_label: g.revoked_at.map(|at| super::ago((now - at).num_seconds())),
+        }
+    }
+}

@@ -1,0 +1,66 @@
+//! "Always allow" grants as people manage them: every grant with where it
+//! applies, and revoking one, after which its tool asks again.
+
+use std::collections::HashMap;
+
+use crate::calls::{Grant, GrantScope};
+use crate::engine::{Engine, EngineError};
+use crate::ids::{ConversationId, GrantId};
+
+/// A grant, with the title of the conversation it is limited to.
+#[derive(Debug, Clone, PartialEq)]
+pub struct GrantEntry {
+    /// The grant.
+    pub grant: Grant,
+    /// The title of its conversation; `None` for a grant that applies
+    /// everywhere, or whose conversation is gone.
+    pub conversation_title: Option<String>,
+}
+
+impl Engine {
+    /// Every grant, newest first, revoked ones included.
+    pub async fn grants(&self) -> Result<Vec<Grant>, EngineError> {
+        Ok(self.inner.store.grants().await?)
+    }
+
+    /// Every grant, newest first, with its conversation's title.
+    pub async fn grant_entries(&self) -> Result<Vec<GrantEntry>, EngineError> {
+        let grants = self.grants().await?;
+        // People grant a handful of tools: one read per conversation is cheap.
+        let mut titles: HashMap<ConversationId, Option<String>> = HashMap::new();
+        let mut entries = Vec::with_capacity(grants.len());
+        for grant in grants {
+            let conversation_title = match &grant.scope {
+                GrantScope::Global => None,
+                GrantScope::Conversation(id) => match titles.get(id) {
+                    Some(title) => title.clone(),
+                    None => {
+                        let title = self.inner.store.conversation(id).await?.map(|c| c.title);
+                        titles.insert(id.clone(), title.clone());
+                        title
+                    }
+                },
+            };
+            entries.push(GrantEntry {
+                grant,
+                conversation_title,
+            });
+        }
+        Ok(entries)
+    }
+
+    /// Revokes a grant: its tool asks again from the next call on. An
+    /// unknown grant, or one already revoked, is `NotFound`.
+    pub async fn revoke_grant(&self, id: &GrantId) -> Result<(), EngineError> {
+        if self
+            .inner
+            .store
+            .revoke_grant(id, self.inner.clock.now())
+            .await?
+        {
+            Ok(())
+        } else {
+            Err(EngineError::NotFound("grant"))
+        }
+    }
+}
