@@ -2,10 +2,11 @@
 //! conversations current.
 //!
 //! It sends `conversations` (the whole list, as data and as the page's
-//! HTML) at once,
-//! then again whenever something changed it: a new message, a new name, a
-//! call waiting for approval or decided. The list is short (the newest 200)
-//! and read whole, so events close together are gathered into one read.
+//! HTML) at once, then again whenever something changed it: a new message,
+//! a new name, a call waiting for approval or decided; and when, with
+//! nothing new, an age it shows ("3 min ago") has moved on. The list is
+//! short (the newest 200) and read whole, so events close together are
+//! gathered into one read.
 
 use std::convert::Infallible;
 use std::sync::Arc;
@@ -30,6 +31,11 @@ use crate::streams::refused;
 /// How long a change waits for others before the list is read again: a
 /// turn of the agent stores several events within a few milliseconds.
 const GATHER: Duration = Duration::from_millis(150);
+
+/// How often the list is read again with nothing new. Ages are shown to
+/// the minute past the first one, so this keeps them at most half a
+/// minute behind; a list whose ages did not move is not sent.
+const AGES: Duration = Duration::from_secs(30);
 
 /// The list of conversations as server-sent events.
 #[utoipa::path(
@@ -92,11 +98,14 @@ async fn pump(
     if send(&tx, &shown).await.is_none() {
         return;
     }
+    let mut ages = tokio::time::interval_at(tokio::time::Instant::now() + AGES, AGES);
+    ages.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     loop {
         let changed = tokio::select! {
             biased;
             _ = closing.changed() => return,
             _ = tx.closed() => return,
+            _ = ages.tick() => true,
             received = live.recv() => match received {
                 Ok(event) => changes_list(&event),
                 // Missed events may have changed it: read it again.
