@@ -6,27 +6,35 @@ use leptos::prelude::*;
 use super::revoke_button::RevokeButton;
 use crate::wire::GrantItem;
 
-/// Where a grant applies: everywhere, or in a conversation (a link to it).
+/// What a grant is: the tool and its source, where it applies (everywhere,
+/// or in a conversation, linked), who granted it, and when, or when it was
+/// revoked.
 #[component]
-fn Scope(item: GrantItem) -> impl IntoView {
-    match (item.conversation_id, item.conversation_title) {
+fn GrantText(item: GrantItem) -> impl IntoView {
+    let scope = match (item.conversation_id, item.conversation_title) {
         (Some(id), Some(title)) => view! {
             "In "<a href=format!("/c/{id}")>{title}</a>
         }
         .into_any(),
         _ => view! { "Everywhere" }.into_any(),
-    }
-}
-
-/// The tool and its source.
-#[component]
-fn ToolName(item: GrantItem) -> impl IntoView {
+    };
+    let when = match item.revoked_label {
+        Some(revoked) => view! { "revoked " {revoked} }.into_any(),
+        None => view! {
+            <time datetime=item.created_at>{item.created_label}</time>
+        }
+        .into_any(),
+    };
     view! {
-        <span class="grant-tool">
-            <code>{item.tool}</code>
-            " "
-            <span class="grant-source">{item.source}</span>
-        </span>
+        <div class="grant-text">
+            <span class="grant-tool">
+                <code>{item.tool}</code>
+                " "
+                <span class="grant-source">{item.source}</span>
+            </span>
+            <span class="grant-scope">{scope}</span>
+            <span class="grant-meta">"Allowed by " {item.created_by} " · " {when}</span>
+        </div>
     }
 }
 
@@ -53,18 +61,14 @@ pub fn GrantList(items: Vec<GrantItem>) -> impl IntoView {
             <ul class="grant-list" aria-label="Always allowed tools">
                 {active
                     .into_iter()
-                    .map(|item| view! {
-                        <li class="grant">
-                            <div class="grant-text">
-                                <ToolName item=item.clone()/>
-                                <span class="grant-scope"><Scope item=item.clone()/></span>
-                                <span class="grant-meta">
-                                    "Allowed by " {item.created_by} " · "
-                                    <time datetime=item.created_at>{item.created_label}</time>
-                                </span>
-                            </div>
-                            <RevokeButton grant_id=item.id/>
-                        </li>
+                    .map(|item| {
+                        let grant_id = item.id.clone();
+                        view! {
+                            <li class="grant">
+                                <GrantText item/>
+                                <RevokeButton grant_id/>
+                            </li>
+                        }
                     })
                     .collect_view()}
             </ul>
@@ -77,18 +81,7 @@ pub fn GrantList(items: Vec<GrantItem>) -> impl IntoView {
             <ul class="grant-list revoked" aria-label="Revoked">
                 {revoked
                     .into_iter()
-                    .map(|item| view! {
-                        <li class="grant">
-                            <div class="grant-text">
-                                <ToolName item=item.clone()/>
-                                <span class="grant-scope"><Scope item=item.clone()/></span>
-                                <span class="grant-meta">
-                                    "Allowed by " {item.created_by} " · revoked "
-                                    {item.revoked_label}
-                                </span>
-                            </div>
-                        </li>
-                    })
+                    .map(|item| view! { <li class="grant"><GrantText item/></li> })
                     .collect_view()}
             </ul>
         }
