@@ -778,6 +778,25 @@ async fn grants_are_listed_with_their_conversation_and_revoked() {
         let body: serde_json::Value = res.json().await.unwrap();
         assert_eq!(body["code"], code, "for {grant_id}: {body}");
     }
+    // A plain form's post that fails comes back to the page, which says why.
+    let res = app
+        .client
+        .post(format!("{}/api/fn/revoke_grant", app.base))
+        .header("accept", "text/html")
+        .header("referer", format!("{}/allowed", app.base))
+        .form(&[("grant_id", "grant_0000000000000000000000000000dead")])
+        .send()
+        .await
+        .unwrap();
+    assert!(res.status().is_redirection(), "got {}", res.status());
+    let back = res.headers()["location"].to_str().unwrap().to_owned();
+    let back = back.strip_prefix(&app.base).unwrap_or(&back).to_owned();
+    assert!(back.starts_with("/allowed?"), "sent back to {back}");
+    let page = app.get(&back).await.text().await.unwrap();
+    assert!(
+        page.contains(r#"<p role="alert" class="form-error">grant not found<"#),
+        "{page}"
+    );
     let grant_id = grant["id"].as_str().unwrap();
     // Revoking twice (two tabs, say) succeeds both times.
     for _ in 0..2 {
