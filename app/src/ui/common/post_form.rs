@@ -58,9 +58,7 @@ impl<T: DeserializeOwned + Send + Sync + 'static> Post<T> {
     where
         S: ServerFn<Output = T, Error = AppError>,
     {
-        let failed = use_context::<ServerActionError>().filter(|e| e.path() == S::PATH);
-        if let Some(failed) = failed {
-            let error = ServerFnUrlError::<AppError>::decode_err(failed.err());
+        if let Some(error) = failed_post::<S>() {
             self.value.set(Some(Err(error)));
         }
         PostTarget {
@@ -85,6 +83,17 @@ impl<T: DeserializeOwned + Send + Sync + 'static> Default for Post<T> {
     fn default() -> Self {
         Self::new()
     }
+}
+
+/// The error of a plain post to `S` that failed: the server sends the
+/// browser back to the page with the error in its address.
+pub fn failed_post<S>() -> Option<AppError>
+where
+    S: ServerFn<Error = AppError>,
+{
+    use_context::<ServerActionError>()
+        .filter(|e| e.path() == S::PATH)
+        .map(|e| ServerFnUrlError::<AppError>::decode_err(e.err()))
 }
 
 /// A server function's address and the [`Post`] that takes its answers.

@@ -3,14 +3,11 @@
 
 use leptos::either::Either;
 use leptos::prelude::*;
-use leptos::server::ServerActionError;
-use leptos::server_fn::error::ServerFnUrlError;
-use leptos::server_fn::ServerFn;
 use leptos_meta::Title;
 
-use crate::error::AppError;
 use crate::server_fns::grants::{list_grants, RevokeGrant};
 use crate::ui::common::load_error::LoadError;
+use crate::ui::common::post_form::failed_post;
 use crate::ui::grants::grant_list::GrantList;
 
 /// Lists grants, newest first, each in force with "Revoke".
@@ -19,9 +16,7 @@ pub fn AllowedPage() -> impl IntoView {
     let grants = Resource::new(|| (), |_| list_grants());
     // A revoke that failed comes back as this page with the error in its
     // address (the button is a plain form).
-    let failed = use_context::<ServerActionError>()
-        .filter(|e| e.path() == RevokeGrant::PATH)
-        .map(|e| ServerFnUrlError::<AppError>::decode_err(e.err()).to_string());
+    let failed = failed_post::<RevokeGrant>().map(|e| e.to_string());
     view! {
         <Title text="Always allowed"/>
         <div class="page-head">
