@@ -3,6 +3,8 @@
 
 use std::collections::HashMap;
 
+use chrono::{DateTime, Utc};
+
 use crate::calls::{Grant, GrantScope};
 use crate::engine::{Engine, EngineError};
 use crate::ids::{ConversationId, GrantId};
@@ -49,18 +51,15 @@ impl Engine {
         Ok(entries)
     }
 
-    /// Revokes a grant: its tool asks again from the next call on. An
-    /// unknown grant, or one already revoked, is `NotFound`.
-    pub async fn revoke_grant(&self, id: &GrantId) -> Result<(), EngineError> {
-        if self
-            .inner
+    /// Revokes a grant: its tool asks again from the next call on. Returns
+    /// when it was revoked. Revoking one already revoked (in another tab,
+    /// say) is what the person wants, so it succeeds and keeps the first
+    /// time; an unknown grant is `NotFound`.
+    pub async fn revoke_grant(&self, id: &GrantId) -> Result<DateTime<Utc>, EngineError> {
+        self.inner
             .store
             .revoke_grant(id, self.inner.clock.now())
             .await?
-        {
-            Ok(())
-        } else {
-            Err(EngineError::NotFound("grant"))
-        }
+            .ok_or(EngineError::NotFound("grant"))
     }
 }

@@ -200,8 +200,13 @@ pub trait Store: Send + Sync + std::fmt::Debug {
     /// Stores a grant.
     async fn insert_grant(&self, grant: &Grant) -> Result<(), StoreError>;
 
-    /// Revokes a grant; false when it was unknown or already revoked.
-    async fn revoke_grant(&self, id: &GrantId, at: DateTime<Utc>) -> Result<bool, StoreError>;
+    /// Revokes a grant at `at`, unless it was revoked before: when it was
+    /// revoked, either way; `None` when there is no such grant.
+    async fn revoke_grant(
+        &self,
+        id: &GrantId,
+        at: DateTime<Utc>,
+    ) -> Result<Option<DateTime<Utc>>, StoreError>;
 
     /// Every grant, newest first, revoked ones included.
     async fn grants(&self) -> Result<Vec<Grant>, StoreError>;

@@ -279,9 +279,10 @@ async fn always_allow_grants_until_revoked() {
         entries[0].conversation_title.as_deref(),
         Some("New conversation")
     );
-    f.engine.revoke_grant(&grants[0].id).await.unwrap();
+    let revoked = f.engine.revoke_grant(&grants[0].id).await.unwrap();
+    assert_eq!(f.engine.revoke_grant(&grants[0].id).await.unwrap(), revoked);
     assert!(matches!(
-        f.engine.revoke_grant(&grants[0].id).await,
+        f.engine.revoke_grant(&GrantId::new()).await,
         Err(EngineError::NotFound("grant"))
     ));
     let after = f

@@ -8,7 +8,7 @@ use chrono::{Duration, Utc};
 
 use serde_json::json;
 
-use super::{Decided, DecisionChange, NewMessage, Store, StoreError};
+use super::{to_millis, Decided, DecisionChange, NewMessage, Store, StoreError};
 use crate::calls::{CallStatus, Channel, Decision, DecisionKind, Grant, GrantScope, ToolCall};
 use crate::config::ExpiryAction;
 use crate::events::EventKind;
@@ -501,8 +501,17 @@ pub(crate) async fn grants_are_scoped_and_revocable(f: &Fixture) {
         .has_grant("demo", "delete_file", &there.id)
         .await
         .unwrap());
-    assert!(store.revoke_grant(&global.id, Utc::now()).await.unwrap());
-    assert!(!store.revoke_grant(&global.id, Utc::now()).await.unwrap());
+    let first = Utc::now();
+    let revoked = store.revoke_grant(&global.id, first).await.unwrap();
+    assert_eq!(revoked.map(to_millis), Some(to_millis(first)));
+    // A second revoke keeps the first one's time.
+    let again = first + chrono::Duration::minutes(5);
+    let revoked_again = store.revoke_grant(&global.id, again).await.unwrap();
+    assert_eq!(revoked_again.map(to_millis), Some(to_millis(first)));
+    assert_eq!(
+        store.revoke_grant(&GrantId::new(), again).await.unwrap(),
+        None
+    );
     assert!(!store
         .has_grant("demo", "delete_file", &there.id)
         .await

@@ -659,13 +659,15 @@ macro_rules! impl_store {
                 Ok(())
             }
 
-            async fn revoke_grant(&self, id: &GrantId, at: DateTime<Utc>) -> Result<bool, StoreError> {
-                let done = db::query("update grants set revoked_at = $1 where grant_id = $2 and revoked_at is null")
-                    .bind(to_millis(at))
-                    .bind(id.as_str())
-                    .execute(self.writer())
-                    .await?;
-                Ok(done.rows_affected() == 1)
+            async fn revoke_grant(&self, id: &GrantId, at: DateTime<Utc>) -> Result<Option<DateTime<Utc>>, StoreError> {
+                let revoked: Option<i64> = db::query_scalar(
+                    "update grants set revoked_at = coalesce(revoked_at, $1) where grant_id = $2 returning revoked_at",
+                )
+                .bind(to_millis(at))
+                .bind(id.as_str())
+                .fetch_optional(self.writer())
+                .await?;
+                revoked.map(|ms| from_millis("grants", ms)).transpose()
             }
 
             async fn grants(&self) -> Result<Vec<Grant>, StoreError> {
