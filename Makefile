@@ -37,6 +37,8 @@ tools: rust-tools node-tools
 # 7.5 minutes instead of 18, which was a third of a first `make test`. It
 # only drives cargo, wasm-bindgen and wasm-opt, so its own speed does not
 # show: builds take as long, and the release site comes out byte-identical.
+# wasm-bindgen stays optimised: unoptimised it would install in 1.5 minutes
+# instead of 3.5, but then take 6 s instead of 0.8 s on every debug build.
 rust-tools:
 	@rustup target list --installed | grep -qx wasm32-unknown-unknown \
 		|| rustup target add wasm32-unknown-unknown
