@@ -3,6 +3,7 @@
 
 use leptos::prelude::{FromServerFnError, ServerFnErrorErr};
 use leptos::server_fn::codec::JsonEncoding;
+use leptos::server_fn::{Bytes, ContentType, Decodes, Encodes, Format, FormatType};
 use serde::{Deserialize, Deserializer, Serialize};
 
 /// An error as the browser sees it.
@@ -124,8 +125,41 @@ impl<'de> Deserialize<'de> for AppError {
     }
 }
 
+/// [`JsonEncoding`], but decoding from text. JSON decoded from bytes
+/// (`serde_json::from_slice`) compiles a second copy of the whole JSON
+/// reader into the browser bundle, for this one type; everything else there
+/// decodes from text. Reading the bytes as text first keeps one copy: 4 KB
+/// less to download.
+pub struct ErrorEncoding;
+
+impl ContentType for ErrorEncoding {
+    const CONTENT_TYPE: &'static str = JsonEncoding::CONTENT_TYPE;
+}
+
+impl FormatType for ErrorEncoding {
+    const FORMAT_TYPE: Format = Format::Text;
+}
+
+impl Encodes<AppError> for ErrorEncoding {
+    type Error = serde_json::Error;
+
+    fn encode(error: &AppError) -> Result<Bytes, Self::Error> {
+        <JsonEncoding as Encodes<AppError>>::encode(error)
+    }
+}
+
+impl Decodes<AppError> for ErrorEncoding {
+    type Error = serde_json::Error;
+
+    fn decode(bytes: Bytes) -> Result<AppError, Self::Error> {
+        let text = std::str::from_utf8(&bytes)
+            .map_err(|_| serde::de::Error::custom("the error is not UTF-8 text"))?;
+        serde_json::from_str(text)
+    }
+}
+
 impl FromServerFnError for AppError {
-    type Encoder = JsonEncoding;
+    type Encoder = ErrorEncoding;
 
     fn from_server_fn_error(value: ServerFnErrorErr) -> Self {
         match value {
@@ -248,6 +282,21 @@ mod tests {
         }
         let unknown = serde_json::json!({"code": "teapot"});
         assert!(serde_json::from_value::<AppError>(unknown).is_err());
+    }
+
+    #[test]
+    fn errors_go_through_their_encoding_and_back() {
+        let e = AppError::AlreadyDecided {
+            by: "Ada “the reviewer”".into(),
+            at: "2026-01-01T00:00:00Z".into(),
+            status: "approved".into(),
+        };
+        let bytes = e.ser();
+        assert_eq!(serde_json::from_slice::<AppError>(&bytes).unwrap(), e);
+        assert_eq!(AppError::de(bytes), e);
+        // Bytes that are not text come back as an error to show, not a panic.
+        let garbled = AppError::de(Bytes::from_static(b"{\"code\":\"\xff\"}"));
+        assert_eq!(garbled.code(), "transport");
     }
 
     #[test]
