@@ -71,6 +71,24 @@ impl TestApp {
             .await
             .unwrap()
     }
+
+    /// Posts `form` to `path` as a browser without JavaScript does from
+    /// `page`: a plain form that wants HTML back.
+    async fn post_from_page(
+        &self,
+        page: &str,
+        path: &str,
+        form: &[(&str, &str)],
+    ) -> reqwest::Response {
+        self.client
+            .post(format!("{}{path}", self.base))
+            .header("accept", "text/html")
+            .header("referer", format!("{}{page}", self.base))
+            .form(form)
+            .send()
+            .await
+            .unwrap()
+    }
 }
 
 #[tokio::test]
@@ -117,14 +135,8 @@ async fn a_conversation_is_created_and_messaged_over_http() {
 async fn a_plain_form_post_is_redirected_back() {
     let app = TestApp::spawn().await;
     let res = app
-        .client
-        .post(format!("{}/api/fn/create_conversation", app.base))
-        .header("accept", "text/html")
-        .header("referer", format!("{}/", app.base))
-        .form(&[("", "")])
-        .send()
-        .await
-        .unwrap();
+        .post_from_page("/", "/api/fn/create_conversation", &[("", "")])
+        .await;
     assert!(res.status().is_redirection(), "got {}", res.status());
     let location = res.headers()["location"].to_str().unwrap();
     assert!(location.starts_with("/c/conv_"), "redirected to {location}");
@@ -780,14 +792,12 @@ async fn grants_are_listed_with_their_conversation_and_revoked() {
     }
     // A plain form's post that fails comes back to the page, which says why.
     let res = app
-        .client
-        .post(format!("{}/api/fn/revoke_grant", app.base))
-        .header("accept", "text/html")
-        .header("referer", format!("{}/allowed", app.base))
-        .form(&[("grant_id", "grant_0000000000000000000000000000dead")])
-        .send()
-        .await
-        .unwrap();
+        .post_from_page(
+            "/allowed",
+            "/api/fn/revoke_grant",
+            &[("grant_id", "grant_0000000000000000000000000000dead")],
+        )
+        .await;
     assert!(res.status().is_redirection(), "got {}", res.status());
     let back = res.headers()["location"].to_str().unwrap().to_owned();
     let back = back.strip_prefix(&app.base).unwrap_or(&back).to_owned();
