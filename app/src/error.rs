@@ -90,14 +90,9 @@ const CODES: &[&str] = &[
 impl<'de> Deserialize<'de> for AppError {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         let record = serde_json::Value::deserialize(deserializer)?;
-        let text = |key: &str| {
-            record
-                .get(key)
-                .and_then(serde_json::Value::as_str)
-                .unwrap_or_default()
-                .to_owned()
-        };
-        let Some(code) = record.get("code").and_then(serde_json::Value::as_str) else {
+        let field = |key: &str| record.get(key).and_then(serde_json::Value::as_str);
+        let text = |key: &str| field(key).unwrap_or_default().to_owned();
+        let Some(code) = field("code") else {
             return Err(serde::de::Error::missing_field("code"));
         };
         Ok(match code {
