@@ -7,7 +7,9 @@
 //! keep-alive connection (see `client/mod.rs`). At 16 clients it measures
 //! several rounds, since on a shared virtual machine one round can differ
 //! from the next by a third; each row says how much CPU time the hypervisor
-//! took away meanwhile (steal). Prints a table and writes
+//! took away meanwhile (steal), how much the cores sat idle, and the CPU time
+//! this process (server and load generator) spent per cycle, which varies
+//! far less than the rate does. Prints a table and writes
 //! `target/bench/gateway.json`. `make bench` runs it in release
 //! mode; the load generator shares the machine (and the process) with the
 //! server, as the targets assume.
@@ -99,7 +101,9 @@ async fn cycle(client: &mut Client, n: usize) -> Duration {
     started.elapsed()
 }
 
-async fn run(base: &str, clients: usize) -> (f64, Duration, Duration) {
+/// Runs `clients` clients: cycles per second and p50 and p99 of the measured
+/// cycles, and how many cycles ran in all (with the warm-up ones).
+async fn run(base: &str, clients: usize) -> (f64, Duration, Duration, usize) {
     let per_client = CYCLES / clients;
     let warm = WARMUP / clients + 1;
     // Every client warms up, then all start measuring together.
@@ -135,6 +139,7 @@ async fn run(base: &str, clients: usize) -> (f64, Duration, Duration) {
         per_second,
         quantile(&latencies, 0.50),
         quantile(&latencies, 0.99),
+        latencies.len() + clients * warm,
     )
 }
 
@@ -150,34 +155,39 @@ fn main() {
             let server = start(dir.path()).await;
             for round in 1..=rounds {
                 let before = CpuTimes::now();
-                let (per_second, p50, p99) = run(&server.base, clients).await;
-                let steal = CpuTimes::steal_since(before);
+                let (per_second, p50, p99, cycles) = run(&server.base, clients).await;
+                let used = CpuTimes::use_since(before);
+                let round1 = |x: f64| (x * 10.0).round() / 10.0;
                 rows.push(json!({
                     "clients": clients,
                     "round": round,
                     "cycles_per_second": per_second.round(),
                     "p50_ms": (ms(p50) * 100.0).round() / 100.0,
                     "p99_ms": (ms(p99) * 100.0).round() / 100.0,
-                    "steal_percent": steal.map(|s| (s * 10.0).round() / 10.0),
+                    "steal_percent": used.map(|u| round1(u.steal_percent)),
+                    "idle_percent": used.map(|u| round1(u.idle_percent)),
+                    "cpu_us_per_cycle": used.map(|u| (u.process_seconds * 1e6 / cycles as f64).round()),
                 }));
             }
         }
         println!("gateway cycles (202 → respond → poll completed), SQLite on disk");
         println!(
-            "{:>8} {:>6} {:>12} {:>9} {:>9} {:>8}",
-            "clients", "round", "cycles/s", "p50 ms", "p99 ms", "steal %"
+            "{:>8} {:>6} {:>12} {:>9} {:>9} {:>8} {:>7} {:>11}",
+            "clients", "round", "cycles/s", "p50 ms", "p99 ms", "steal %", "idle %", "CPU µs/cyc"
         );
         for r in &rows {
             // A JSON value prints without padding; its text does not.
             let cell = |key: &str| r[key].to_string();
             println!(
-                "{:>8} {:>6} {:>12} {:>9} {:>9} {:>8}",
+                "{:>8} {:>6} {:>12} {:>9} {:>9} {:>8} {:>7} {:>11}",
                 cell("clients"),
                 cell("round"),
                 cell("cycles_per_second"),
                 cell("p50_ms"),
                 cell("p99_ms"),
-                cell("steal_percent")
+                cell("steal_percent"),
+                cell("idle_percent"),
+                cell("cpu_us_per_cycle")
             );
         }
         write_json(

@@ -69,19 +69,39 @@ pub fn report_decisions(name: &str, title: &str, rows: &[DecisionRow]) {
     write_json(name, &serde_json::Value::Array(figures));
 }
 
-/// The machine's CPU time counters from `/proc/stat`, to tell how much of a
-/// measurement the hypervisor took away: on a shared virtual machine the
-/// same binary measures up to a third slower while its neighbours are busy.
+/// CPU time counters: the machine's from `/proc/stat`, to tell how much of
+/// a measurement the hypervisor took away (on a shared virtual machine the
+/// same binary measures up to a third slower while its neighbours are busy)
+/// and how much the cores sat idle; and this process's, from
+/// `/proc/self/stat`, to tell what the work cost whatever the machine did.
 #[derive(Debug, Clone, Copy)]
 pub struct CpuTimes {
     /// Ticks spent in any state.
     total: u64,
     /// Ticks the hypervisor ran something else while we wanted the CPU.
     steal: u64,
+    /// Ticks no core had anything to run (idle and iowait).
+    idle: u64,
+    /// Ticks this process ran, in user and kernel mode.
+    process: u64,
 }
 
+/// What the machine did between two [`CpuTimes`].
+#[derive(Debug, Clone, Copy)]
+pub struct CpuUse {
+    /// The share of CPU time stolen, in percent.
+    pub steal_percent: f64,
+    /// The share of CPU time no core used, in percent.
+    pub idle_percent: f64,
+    /// This process's CPU time, in seconds.
+    pub process_seconds: f64,
+}
+
+/// Clock ticks per second in `/proc`'s counters (`USER_HZ`, 100 on Linux).
+const TICKS_PER_SECOND: f64 = 100.0;
+
 impl CpuTimes {
-    /// Now; `None` where `/proc/stat` cannot be read (not Linux).
+    /// Now; `None` where `/proc` cannot be read (not Linux).
     pub fn now() -> Option<Self> {
         let stat = std::fs::read_to_string("/proc/stat").ok()?;
         let line = stat.lines().find(|l| l.starts_with("cpu "))?;
@@ -93,16 +113,33 @@ impl CpuTimes {
             .take(8)
             .map(|t| t.parse().ok())
             .collect::<Option<_>>()?;
+        // The process's name, in parentheses, may hold spaces: its fields
+        // after it start with the state (field 3); utime and stime are 14 and 15.
+        let own = std::fs::read_to_string("/proc/self/stat").ok()?;
+        let fields: Vec<&str> = own[own.rfind(')')? + 1..].split_whitespace().collect();
+        let process = fields.get(11)?.parse::<u64>().ok()? + fields.get(12)?.parse::<u64>().ok()?;
         (ticks.len() == 8).then(|| Self {
             total: ticks.iter().sum(),
             steal: ticks[7],
+            idle: ticks[3] + ticks[4],
+            process,
         })
     }
 
     /// The share of CPU time stolen between `earlier` and now, in percent.
     pub fn steal_since(earlier: Option<Self>) -> Option<f64> {
+        Self::use_since(earlier).map(|u| u.steal_percent)
+    }
+
+    /// What the machine did between `earlier` and now.
+    pub fn use_since(earlier: Option<Self>) -> Option<CpuUse> {
         let (earlier, now) = (earlier?, Self::now()?);
         let total = now.total.checked_sub(earlier.total)?;
-        (total > 0).then(|| (now.steal - earlier.steal) as f64 * 100.0 / total as f64)
+        let percent = |ticks: u64| ticks as f64 * 100.0 / total as f64;
+        (total > 0).then(|| CpuUse {
+            steal_percent: percent(now.steal - earlier.steal),
+            idle_percent: percent(now.idle - earlier.idle),
+            process_seconds: (now.process - earlier.process) as f64 / TICKS_PER_SECOND,
+        })
     }
 }
