@@ -168,8 +168,8 @@ macro_rules! impl_store {
             })
         }
 
-        /// Appends an event inside `tx`. Bumping the conversation's counter
-        /// hands out the position and serialises writers of one conversation.
+        /// Appends an event inside `tx`, at the next position of its
+        /// conversation's stream (and of the inbox's, for call events).
         async fn append_event(tx: &mut Tx<'_>, event: NewEvent, at: DateTime<Utc>) -> Result<Event, StoreError> {
             let (id, seq, inbox_seq): (i64, i64, Option<i64>) = if $placed_later {
                 // Numbered in the inbox after it commits (`place_events`,
@@ -192,40 +192,29 @@ macro_rules! impl_store {
                 .ok_or(StoreError::NotFound("conversation"))?;
                 (row.try_get("event_id")?, row.try_get("seq")?, None)
             } else {
-                let seq: Option<i64> = db::query_scalar(
-                    "update conversations set event_seq = event_seq + 1 where conversation_id = $1 returning event_seq",
-                )
-                .bind(event.conversation_id.as_str())
-                .fetch_optional(&mut **tx)
-                .await?;
-                let seq = seq.ok_or(StoreError::NotFound("conversation"))?;
-                // Bumping the inbox counter locks its row until commit, so
-                // inbox positions commit in order (see migration 0004). With
-                // several writers (PostgreSQL) that lock made them go one at
-                // a time, so there a sequencer numbers events after they
-                // commit (the branch above).
-                let inbox_seq: Option<i64> = if event.kind.concerns_inbox() {
-                    Some(
-                        db::query_scalar("update inbox_counter set seq = seq + 1 where id = 1 returning seq")
-                            .fetch_one(&mut **tx)
-                            .await?,
-                    )
-                } else {
-                    None
-                };
-                let id: i64 = db::query_scalar(
+                // One writer (SQLite): the next positions are one past the
+                // largest stored, read inside the writing transaction, so
+                // they are gapless and commit in order (see migration 0009),
+                // and the append is one statement that changes only the
+                // events table.
+                let row = db::query(
                     "insert into events (conversation_id, seq, inbox_seq, kind, data, created_at)
-                     values ($1, $2, $3, $4, $5, $6) returning event_id",
+                     select conversation_id,
+                            coalesce((select max(seq) from events where conversation_id = $1), 0) + 1,
+                            case when $2 then coalesce((select max(inbox_seq) from events), 0) + 1 end,
+                            $3, $4, $5
+                     from conversations where conversation_id = $1
+                     returning event_id, seq, inbox_seq",
                 )
                 .bind(event.conversation_id.as_str())
-                .bind(seq)
-                .bind(inbox_seq)
+                .bind(event.kind.concerns_inbox())
                 .bind(event.kind.as_str())
                 .bind(event.data.to_string())
                 .bind(to_millis(at))
-                .fetch_one(&mut **tx)
-                .await?;
-                (id, seq, inbox_seq)
+                .fetch_optional(&mut **tx)
+                .await?
+                .ok_or(StoreError::NotFound("conversation"))?;
+                (row.try_get("event_id")?, row.try_get("seq")?, row.try_get("inbox_seq")?)
             };
             Ok(Event {
                 id,
@@ -902,7 +891,14 @@ macro_rules! impl_store {
             }
 
             async fn event_cursor(&self, id: &ConversationId) -> Result<i64, StoreError> {
-                let seq: Option<i64> = db::query_scalar("select event_seq from conversations where conversation_id = $1")
+                let sql = if $placed_later {
+                    "select event_seq from conversations where conversation_id = $1"
+                } else {
+                    // Positions are derived from the events themselves (see `append_event`).
+                    "select coalesce((select max(seq) from events where conversation_id = $1), 0)
+                     from conversations where conversation_id = $1"
+                };
+                let seq: Option<i64> = db::query_scalar(sql)
                     .bind(id.as_str())
                     .fetch_optional(self.reader())
                     .await?;
@@ -910,7 +906,12 @@ macro_rules! impl_store {
             }
 
             async fn inbox_cursor(&self) -> Result<i64, StoreError> {
-                Ok(db::query_scalar("select seq from inbox_counter where id = 1")
+                let sql = if $placed_later {
+                    "select seq from inbox_counter where id = 1"
+                } else {
+                    "select coalesce(max(inbox_seq), 0) from events"
+                };
+                Ok(db::query_scalar(sql)
                     .fetch_one(self.reader())
                     .await?)
             }

@@ -54,6 +54,11 @@ const MIGRATIONS: &[Migration] = &[
         description: "fewer trees",
         sql: include_str!("../../migrations/sqlite/0008_fewer_trees.sql"),
     },
+    Migration {
+        version: 9,
+        description: "derived positions",
+        sql: include_str!("../../migrations/sqlite/0009_derived_positions.sql"),
+    },
 ];
 
 /// How many read-only connections serve reads: one per core. Statements run
@@ -264,6 +269,59 @@ mod tests {
             [],
         );
         assert!(orphan.is_err(), "the foreign key survived the rebuild");
+    }
+
+    #[tokio::test]
+    async fn derived_positions_carry_on_from_the_stored_events() {
+        use crate::ids::ConversationId;
+        use crate::store::Store;
+
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("old.db");
+        let conversation = ConversationId::new();
+        {
+            let conn = Connection::open(&path).unwrap();
+            migrate(&conn, &MIGRATIONS[..8]).unwrap();
+            conn.execute_batch(&format!(
+                "insert into conversations (conversation_id, title, created_at, updated_at, event_seq)
+                     values ('{id}', 't', 0, 0, 2);
+                 insert into events (conversation_id, seq, inbox_seq, kind, data, created_at)
+                     values ('{id}', 1, null, 'message.created', '{{}}', 1),
+                            ('{id}', 2, 7, 'tool_call.created', '{{}}', 2);
+                 update inbox_counter set seq = 7;",
+                id = conversation.as_str()
+            ))
+            .unwrap();
+        }
+        let store = SqliteStore::open(path.to_str().unwrap()).await.unwrap();
+        assert_eq!(store.event_cursor(&conversation).await.unwrap(), 2);
+        assert_eq!(store.inbox_cursor().await.unwrap(), 7);
+
+        let event = store
+            .set_title(&conversation, "renamed", chrono::Utc::now())
+            .await
+            .unwrap();
+        assert_eq!(event.seq, 3, "one past the largest stored");
+        assert_eq!(event.inbox_seq, None, "a title is not an inbox event");
+        assert_eq!(store.event_cursor(&conversation).await.unwrap(), 3);
+        assert_eq!(store.inbox_cursor().await.unwrap(), 7);
+        assert!(matches!(
+            store.event_cursor(&ConversationId::new()).await,
+            Err(StoreError::NotFound("conversation"))
+        ));
+
+        let conn = Connection::open(&path).unwrap();
+        // Both come from an index's last entry, not a scan of the events.
+        for sql in [
+            "select max(seq) from events where conversation_id = 'c'",
+            "select max(inbox_seq) from events",
+        ] {
+            let found = plan(&conn, sql);
+            assert!(
+                found.starts_with("SEARCH events USING COVERING INDEX"),
+                "{sql}\n{found}"
+            );
+        }
     }
 
     /// How SQLite plans `sql`, one line per step.
