@@ -11,7 +11,7 @@
 //! gets the error. A transaction that rolls back undoes only its savepoint.
 //! With nobody queued, each transaction commits on its own at once.
 
-use std::collections::VecDeque;
+use std::collections::{HashMap, VecDeque};
 use std::ops::{Deref, DerefMut};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
@@ -76,15 +76,55 @@ impl Group {
 pub struct Conn {
     raw: rusqlite::Connection,
     group: Group,
+    /// The shapes of the statements run so far, by their text.
+    shapes: HashMap<String, Shape>,
+}
+
+/// What running a statement needs to know beyond its prepared form, worked
+/// out on its first run rather than on every one: which argument each of
+/// its parameters takes, and its columns' names, which every row shares.
+#[derive(Debug, Clone)]
+struct Shape {
+    /// For each parameter in SQLite's order, the index of its argument.
+    args: Arc<[usize]>,
+    columns: Arc<[String]>,
+}
+
+/// Statements whose shapes are kept, as many as prepared statements are.
+const STATEMENTS_KEPT: usize = 256;
+
+impl Shape {
+    fn of(statement: &rusqlite::Statement<'_>) -> Result<Self, Error> {
+        let args = (1..=statement.parameter_count())
+            .map(|index| match statement.parameter_name(index) {
+                // SQLite numbers `$n` parameters by first appearance, not
+                // by n, so each one's argument is found by its name.
+                Some(name) => name
+                    .trim_start_matches(['$', '?'])
+                    .parse::<usize>()
+                    .ok()
+                    .and_then(|n| n.checked_sub(1))
+                    .ok_or_else(|| Error::Unbound(name.to_owned())),
+                None => Ok(index - 1),
+            })
+            .collect::<Result<_, _>>()?;
+        let columns = statement
+            .column_names()
+            .into_iter()
+            .map(str::to_owned)
+            .collect();
+        Ok(Self { args, columns })
+    }
 }
 
 impl Conn {
     /// Wraps `connection`, keeping enough prepared statements for every query.
     pub fn new(connection: rusqlite::Connection) -> Self {
-        connection.set_prepared_statement_cache_capacity(256);
+        connection.set_prepared_statement_cache_capacity(STATEMENTS_KEPT);
         Self {
             raw: connection,
             group: Group::default(),
+            shapes: HashMap::new(),
         }
     }
 
@@ -103,26 +143,26 @@ impl Conn {
 
     fn run_timed(&mut self, sql: &str, args: &[Value]) -> Result<Rows, Error> {
         let mut statement = self.raw.prepare_cached(sql)?;
-        for index in 1..=statement.parameter_count() {
-            // SQLite numbers `$n` parameters by first appearance, not by n,
-            // so look each one's value up by its name.
-            let n = match statement.parameter_name(index) {
-                Some(name) => name
-                    .trim_start_matches(['$', '?'])
-                    .parse::<usize>()
-                    .map_err(|_| Error::Unbound(name.to_owned()))?,
-                None => index,
-            };
+        let shape = match self.shapes.get(sql) {
+            // A schema change can change what `*` stands for.
+            Some(shape) if shape.columns.len() == statement.column_count() => shape.clone(),
+            _ => {
+                let shape = Shape::of(&statement)?;
+                if self.shapes.len() >= STATEMENTS_KEPT {
+                    // Only statements built at run time could fill it.
+                    self.shapes.clear();
+                }
+                self.shapes.insert(sql.to_owned(), shape.clone());
+                shape
+            }
+        };
+        for (index, &arg) in shape.args.iter().enumerate() {
             let value = args
-                .get(n.wrapping_sub(1))
-                .ok_or_else(|| Error::Unbound(format!("${n}")))?;
-            statement.raw_bind_parameter(index, value)?;
+                .get(arg)
+                .ok_or_else(|| Error::Unbound(format!("${}", arg + 1)))?;
+            statement.raw_bind_parameter(index + 1, value)?;
         }
-        let columns: Arc<[String]> = statement
-            .column_names()
-            .into_iter()
-            .map(str::to_owned)
-            .collect();
+        let columns = shape.columns;
         let width = columns.len();
         let mut rows = Vec::new();
         let mut cursor = statement.raw_query();
