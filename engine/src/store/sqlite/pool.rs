@@ -3,9 +3,9 @@
 //! Committing costs more than the statements before it: SQLite appends every
 //! page the transaction changed to the write-ahead log, and concurrent
 //! decisions change mostly the same pages (the tail of the events table and
-//! its indexes, the inbox counter, the audit log). So transactions that queue
-//! for the writer share one SQLite transaction: each runs inside a savepoint
-//! of it, and the last of the queue commits it for all. A transaction's
+//! its indexes, the audit log, the newest calls and cases). So transactions
+//! that queue for the writer share one SQLite transaction: each runs inside a
+//! savepoint of it, and the last of the queue commits it for all. A transaction's
 //! `commit` returns only once that commit is done, so nothing is reported
 //! stored before it is; if the commit fails, every transaction in the group
 //! gets the error. A transaction that rolls back undoes only its savepoint.
