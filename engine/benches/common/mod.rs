@@ -1,5 +1,6 @@
 //! What every benchmark here shares: quantiles, milliseconds, the rows of
-//! the decision benchmarks, and writing figures to `target/bench/<name>.json`.
+//! the decision benchmarks, CPU time counters, and writing figures to
+//! `target/bench/<name>.json`.
 
 #![allow(dead_code)] // each benchmark uses its own part
 
@@ -124,11 +125,6 @@ impl CpuTimes {
             idle: ticks[3] + ticks[4],
             process,
         })
-    }
-
-    /// The share of CPU time stolen between `earlier` and now, in percent.
-    pub fn steal_since(earlier: Option<Self>) -> Option<f64> {
-        Self::use_since(earlier).map(|u| u.steal_percent)
     }
 
     /// What the machine did between `earlier` and now.

@@ -5,10 +5,10 @@
 //! decisions change mostly the same pages (the tail of the events table and
 //! its indexes, the audit log, the newest calls and cases). So transactions
 //! that queue for the writer share one SQLite transaction: each runs inside a
-//! savepoint of it, and the last of the queue commits it for all. A transaction's
-//! `commit` returns only once that commit is done, so nothing is reported
-//! stored before it is; if the commit fails, every transaction in the group
-//! gets the error. A transaction that rolls back undoes only its savepoint.
+//! savepoint of it, and the last of the queue commits it for all. A
+//! transaction's `commit` returns only once that commit is done, so nothing
+//! is reported stored before it is; if the commit fails, every transaction in
+//! the group gets the error. A transaction that rolls back undoes only its savepoint.
 //! With nobody queued, each transaction commits on its own at once.
 
 use std::collections::{HashMap, VecDeque};
