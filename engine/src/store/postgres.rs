@@ -66,6 +66,11 @@ const MIGRATIONS: &[Migration] = &[
         description: "shared feed",
         sql: include_str!("../../migrations/postgres/0007_shared_feed.sql"),
     },
+    Migration {
+        version: 8,
+        description: "runs by conversation",
+        sql: include_str!("../../migrations/postgres/0008_runs_by_conversation.sql"),
+    },
 ];
 
 /// Arbitrary key of the advisory lock that serialises migrations across replicas.

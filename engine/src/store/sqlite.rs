@@ -59,6 +59,11 @@ const MIGRATIONS: &[Migration] = &[
         description: "derived positions",
         sql: include_str!("../../migrations/sqlite/0009_derived_positions.sql"),
     },
+    Migration {
+        version: 10,
+        description: "runs by conversation",
+        sql: include_str!("../../migrations/sqlite/0010_runs_by_conversation.sql"),
+    },
 ];
 
 /// How many read-only connections serve reads: one per core. Statements run
@@ -403,5 +408,19 @@ mod tests {
         );
         let by_case = plan(&conn, "select * from review_tokens where case_id = 'case'");
         assert!(by_case.contains("PRIMARY KEY"), "{by_case}");
+    }
+
+    #[test]
+    fn a_conversations_active_run_is_found_through_an_index() {
+        let conn = Connection::open_in_memory().unwrap();
+        migrate(&conn, MIGRATIONS).unwrap();
+        let sql = "select * from runs where conversation_id = 'c' and status in ('running', 'waiting')
+                   order by created_at desc limit 1";
+        let found = plan(&conn, sql);
+        assert!(
+            found.starts_with("SEARCH runs USING INDEX runs_by_conversation"),
+            "{sql}\n{found}"
+        );
+        assert!(!found.contains("TEMP B-TREE"), "sorted by the index: {found}");
     }
 }
