@@ -590,16 +590,13 @@ impl Engine {
         runs.sort();
         runs.dedup();
         for run in runs {
-            let open = self.inner.store.open_calls(run).await?;
-            if !open.iter().any(|c| c.status == CallStatus::PendingApproval) {
-                if let Some(event) = self
-                    .inner
-                    .store
-                    .wake_run(run, self.inner.clock.now())
-                    .await?
-                {
-                    self.inner.events.publish([event]);
-                }
+            if let Some(event) = self
+                .inner
+                .store
+                .wake_run(run, self.inner.clock.now())
+                .await?
+            {
+                self.inner.events.publish([event]);
             }
         }
         Ok(())

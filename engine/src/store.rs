@@ -263,7 +263,9 @@ pub trait Store: Send + Sync + std::fmt::Debug {
         now: DateTime<Utc>,
     ) -> Result<Event, StoreError>;
 
-    /// Marks a run running again (after a decision) with a `run.updated` event; `None` if it is over.
+    /// Marks a waiting run running again with a `run.updated` event, once
+    /// none of its calls waits for a person; `None` if one still does, or if
+    /// the run is not waiting.
     async fn wake_run(&self, id: &RunId, now: DateTime<Utc>) -> Result<Option<Event>, StoreError>;
 
     /// Runs that should be stepped and that no live process holds.

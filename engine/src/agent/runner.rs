@@ -249,12 +249,15 @@ impl Agent {
         let clock = self.engine.clock();
         let lease = |now| now + Duration::seconds(LEASE_SECONDS);
         for _ in 0..MAX_TURNS {
-            for call in store.open_calls(run_id).await? {
-                if call.status == CallStatus::Approved {
-                    self.execute(&call).await?;
+            let mut open = store.open_calls(run_id).await?;
+            if open.iter().any(|c| c.status == CallStatus::Approved) {
+                for call in &open {
+                    if call.status == CallStatus::Approved {
+                        self.execute(call).await?;
+                    }
                 }
+                open = store.open_calls(run_id).await?;
             }
-            let open = store.open_calls(run_id).await?;
             if open.iter().any(|c| c.status == CallStatus::PendingApproval) {
                 self.release(run_id, RunStatus::Waiting, None).await?;
                 return Ok(StepOutcome::Waiting);

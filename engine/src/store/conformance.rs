@@ -865,8 +865,77 @@ pub(crate) async fn leases_hold_until_released_or_ended(f: &Fixture) {
     );
 }
 
+/// A waiting run wakes once no call of its waits for a person, and once only.
+pub(crate) async fn a_run_wakes_when_its_last_waiting_call_is_decided(f: &Fixture) {
+    let c = new_conversation(&f.store).await;
+    let now = Utc::now();
+    let run = crate::runs::Run {
+        id: crate::ids::RunId::new(),
+        conversation_id: c.id.clone(),
+        status: crate::runs::RunStatus::Running,
+        error: None,
+        created_at: now,
+        updated_at: now,
+    };
+    f.store.insert_run(&run).await.unwrap();
+    let batch = BatchId::new();
+    let calls: Vec<ToolCall> = (0..2)
+        .map(|i| ToolCall {
+            run_id: Some(run.id.clone()),
+            ..call_in(&c, &batch, i, CallStatus::PendingApproval)
+        })
+        .collect();
+    f.store.insert_calls(&calls, &[]).await.unwrap();
+    assert!(
+        f.store.wake_run(&run.id, now).await.unwrap().is_none(),
+        "a running run is not woken"
+    );
+    f.store
+        .acquire_run(&run.id, "a", now, now + Duration::seconds(30))
+        .await
+        .unwrap()
+        .unwrap();
+    f.store
+        .release_run(&run.id, "a", crate::runs::RunStatus::Waiting, None, now)
+        .await
+        .unwrap();
+    let approve = |call: &ToolCall| DecisionChange {
+        call_id: call.id.clone(),
+        decision: decision(DecisionKind::Approve, "ana"),
+        status: CallStatus::Approved,
+        arguments: None,
+        result: None,
+    };
+    assert!(matches!(
+        f.store.decide(&approve(&calls[0])).await.unwrap(),
+        Decided::Applied(..)
+    ));
+    assert!(
+        f.store.wake_run(&run.id, now).await.unwrap().is_none(),
+        "the other call still waits"
+    );
+    assert_eq!(
+        f.store.run(&run.id).await.unwrap().unwrap().status,
+        crate::runs::RunStatus::Waiting
+    );
+    assert!(matches!(
+        f.store.decide(&approve(&calls[1])).await.unwrap(),
+        Decided::Applied(..)
+    ));
+    let woken = f.store.wake_run(&run.id, now).await.unwrap().unwrap();
+    assert_eq!(
+        (woken.kind, woken.data["status"].as_str()),
+        (EventKind::RunUpdated, Some("running"))
+    );
+    assert!(
+        f.store.wake_run(&run.id, now).await.unwrap().is_none(),
+        "woken once"
+    );
+}
+
 conformance!(
     leases_hold_until_released_or_ended,
+    a_run_wakes_when_its_last_waiting_call_is_decided,
     conversations_round_trip,
     conversations_list_by_latest_activity,
     messages_append_in_order,

@@ -771,8 +771,15 @@ macro_rules! impl_store {
 
             async fn wake_run(&self, id: &RunId, now: DateTime<Utc>) -> Result<Option<Event>, StoreError> {
                 let mut tx = self.writer().begin_with($begin).await?;
+                // The check for calls still waiting is part of the update: of
+                // two decisions on one run's calls committed at once, the wake-up
+                // that comes last sees both, and exactly one wakes the run.
                 let row = db::query(
-                    "update runs set status = 'running', updated_at = $1 where run_id = $2 and status = 'waiting' returning *",
+                    "update runs set status = 'running', updated_at = $1
+                     where run_id = $2 and status = 'waiting'
+                       and not exists (select 1 from tool_calls t
+                                       where t.run_id = $2 and t.status = 'pending_approval')
+                     returning *",
                 )
                 .bind(to_millis(now))
                 .bind(id.as_str())

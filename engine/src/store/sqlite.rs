@@ -395,6 +395,8 @@ mod tests {
             "select * from tool_calls where run_id = 'r' and status in ('requested', 'approved')",
             "select run_id from runs r where status = 'waiting' and not exists (
                  select 1 from tool_calls t where t.run_id = r.run_id and t.status = 'pending_approval')",
+            "update runs set status = 'running' where run_id = 'r' and status = 'waiting' and not exists (
+                 select 1 from tool_calls t where t.run_id = 'r' and t.status = 'pending_approval')",
         ] {
             let by_run = plan(&conn, sql);
             assert!(by_run.contains("tool_calls_by_run"), "{sql}\n{by_run}");
@@ -414,13 +416,17 @@ mod tests {
     fn a_conversations_active_run_is_found_through_an_index() {
         let conn = Connection::open_in_memory().unwrap();
         migrate(&conn, MIGRATIONS).unwrap();
-        let sql = "select * from runs where conversation_id = 'c' and status in ('running', 'waiting')
+        let sql =
+            "select * from runs where conversation_id = 'c' and status in ('running', 'waiting')
                    order by created_at desc limit 1";
         let found = plan(&conn, sql);
         assert!(
             found.starts_with("SEARCH runs USING INDEX runs_by_conversation"),
             "{sql}\n{found}"
         );
-        assert!(!found.contains("TEMP B-TREE"), "sorted by the index: {found}");
+        assert!(
+            !found.contains("TEMP B-TREE"),
+            "sorted by the index: {found}"
+        );
     }
 }
