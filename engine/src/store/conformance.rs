@@ -809,11 +809,12 @@ macro_rules! conformance {
     };
 }
 
-/// A lease keeps other processes off a run until it runs out, is released,
-/// or every lease is ended (a restart of the only process).
-pub(crate) async fn leases_hold_until_released_or_ended(f: &Fixture) {
-    let c = new_conversation(&f.store).await;
-    let now = Utc::now();
+/// A new run of `c`, stored `running`.
+async fn running_run(
+    f: &Fixture,
+    c: &Conversation,
+    now: chrono::DateTime<Utc>,
+) -> crate::runs::Run {
     let run = crate::runs::Run {
         id: crate::ids::RunId::new(),
         conversation_id: c.id.clone(),
@@ -823,6 +824,15 @@ pub(crate) async fn leases_hold_until_released_or_ended(f: &Fixture) {
         updated_at: now,
     };
     f.store.insert_run(&run).await.unwrap();
+    run
+}
+
+/// A lease keeps other processes off a run until it runs out, is released,
+/// or every lease is ended (a restart of the only process).
+pub(crate) async fn leases_hold_until_released_or_ended(f: &Fixture) {
+    let c = new_conversation(&f.store).await;
+    let now = Utc::now();
+    let run = running_run(f, &c, now).await;
     let until = now + Duration::seconds(30);
     let take = |owner: &'static str| {
         let store = f.store.clone();
@@ -869,15 +879,7 @@ pub(crate) async fn leases_hold_until_released_or_ended(f: &Fixture) {
 pub(crate) async fn a_run_wakes_when_its_last_waiting_call_is_decided(f: &Fixture) {
     let c = new_conversation(&f.store).await;
     let now = Utc::now();
-    let run = crate::runs::Run {
-        id: crate::ids::RunId::new(),
-        conversation_id: c.id.clone(),
-        status: crate::runs::RunStatus::Running,
-        error: None,
-        created_at: now,
-        updated_at: now,
-    };
-    f.store.insert_run(&run).await.unwrap();
+    let run = running_run(f, &c, now).await;
     let batch = BatchId::new();
     let calls: Vec<ToolCall> = (0..2)
         .map(|i| ToolCall {
