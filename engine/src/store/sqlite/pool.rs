@@ -8,8 +8,8 @@
 //! savepoint of it, and the last of the queue commits it for all. A
 //! transaction's `commit` returns only once that commit is done, so nothing
 //! is reported stored before it is; if the commit fails, every transaction in
-//! the group gets the error. A transaction that rolls back undoes only its savepoint.
-//! With nobody queued, each transaction commits on its own at once.
+//! the group gets the error. A transaction that rolls back undoes only its
+//! savepoint. With nobody queued, each transaction commits on its own at once.
 
 use std::collections::{HashMap, VecDeque};
 use std::ops::{Deref, DerefMut};
