@@ -17,7 +17,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
 use rusqlite::types::Value;
-use tokio::sync::{Mutex, MutexGuard};
+use tokio::sync::{watch, Mutex, MutexGuard};
 
 use super::db::{Error, Row, Rows};
 
@@ -32,8 +32,29 @@ const SLOW_STATEMENT: std::time::Duration = std::time::Duration::from_millis(20)
 /// How many failed groups are remembered for members yet to hear of it.
 const FAILURES_KEPT: usize = 64;
 
-/// The transactions sharing the writer's open SQLite transaction.
+/// How the writer's groups ended: the newest that committed, and recent ones
+/// that failed. Members waiting for their group read it without taking the
+/// writer, which would keep everyone behind them waiting meanwhile.
 #[derive(Debug, Default)]
+struct Settled {
+    /// The newest group that committed.
+    committed: u64,
+    /// Recent groups whose commit failed, and why.
+    failed: VecDeque<(u64, String)>,
+}
+
+impl Settled {
+    /// How group `id` ended, if it has: committed or failed.
+    fn outcome(&self, id: u64) -> Option<Result<(), Error>> {
+        if let Some((_, why)) = self.failed.iter().find(|(failed, _)| *failed == id) {
+            return Some(Err(Error::GroupFailed(why.clone())));
+        }
+        (self.committed >= id).then_some(Ok(()))
+    }
+}
+
+/// The transactions sharing the writer's open SQLite transaction.
+#[derive(Debug)]
 struct Group {
     /// Whether a SQLite transaction is open on the connection.
     open: bool,
@@ -41,28 +62,41 @@ struct Group {
     id: u64,
     /// Transactions in the open group that have not rolled back.
     members: usize,
-    /// The newest group that committed.
-    committed: u64,
-    /// Recent groups whose commit failed, and why.
-    failed: VecDeque<(u64, String)>,
+    /// How groups ended, for members waiting to hear it.
+    settled: watch::Sender<Settled>,
+}
+
+impl Default for Group {
+    fn default() -> Self {
+        Self {
+            open: false,
+            id: 0,
+            members: 0,
+            settled: watch::Sender::new(Settled::default()),
+        }
+    }
 }
 
 impl Group {
     fn fail(&mut self, id: u64, why: String) {
         self.open = false;
-        if self.failed.len() == FAILURES_KEPT {
-            self.failed.pop_front();
-        }
-        self.failed.push_back((id, why));
+        self.settled.send_modify(|settled| {
+            if settled.failed.len() == FAILURES_KEPT {
+                settled.failed.pop_front();
+            }
+            settled.failed.push_back((id, why));
+        });
+    }
+
+    fn commit(&mut self, id: u64) {
+        self.open = false;
+        self.settled.send_modify(|settled| settled.committed = id);
     }
 
     /// How group `id` ended, or `None` while it is open.
     fn outcome(&self, id: u64) -> Option<Result<(), Error>> {
-        if let Some((_, why)) = self.failed.iter().find(|(failed, _)| *failed == id) {
-            return Some(Err(Error::GroupFailed(why.clone())));
-        }
-        if self.committed >= id {
-            return Some(Ok(()));
+        if let Some(outcome) = self.settled.borrow().outcome(id) {
+            return Some(outcome);
         }
         if self.open && self.id == id {
             return None;
@@ -248,8 +282,7 @@ impl Conn {
         let id = self.group.id;
         match self.run("commit", &[]) {
             Ok(_) => {
-                self.group.open = false;
-                self.group.committed = id;
+                self.group.commit(id);
                 Ok(())
             }
             Err(e) => {
@@ -390,25 +423,47 @@ impl Pool {
     ///
     /// With writers queued behind, the holder lets them join the group and
     /// queues once more; whoever comes back to a still open group commits it.
+    /// A member whose group someone else committed meanwhile hears it at
+    /// once, and gives up its place in the queue.
     async fn settle<'p>(&'p self, mut conn: MutexGuard<'p, Conn>, id: u64) -> Result<(), Error> {
-        let mut queued_again = false;
-        loop {
-            if let Some(outcome) = conn.group.outcome(id) {
-                return outcome;
+        if let Some(outcome) = conn.group.outcome(id) {
+            return outcome;
+        }
+        let nobody_queued = self.waiting.load(Ordering::Acquire) == 0;
+        if nobody_queued || conn.group.members >= MAX_GROUP {
+            return conn.commit_group();
+        }
+        let mut settled = conn.group.settled.subscribe();
+        drop(conn);
+        let mut back = Rejoin {
+            pool: self,
+            id,
+            back: false,
+        };
+        let heard = async {
+            loop {
+                if let Some(outcome) = settled.borrow_and_update().outcome(id) {
+                    return Some(outcome);
+                }
+                // Only a writer that went away ends the channel; the queue
+                // then tells what became of the group.
+                if settled.changed().await.is_err() {
+                    return None;
+                }
             }
-            let nobody_queued = self.waiting.load(Ordering::Acquire) == 0;
-            if queued_again || nobody_queued || conn.group.members >= MAX_GROUP {
-                return conn.commit_group();
+        };
+        tokio::select! {
+            Some(outcome) = heard => {
+                back.back = true;
+                outcome
             }
-            drop(conn);
-            let mut back = Rejoin {
-                pool: self,
-                id,
-                back: false,
-            };
-            conn = self.lock().await;
-            back.back = true;
-            queued_again = true;
+            mut conn = self.lock() => {
+                back.back = true;
+                match conn.group.outcome(id) {
+                    Some(outcome) => outcome,
+                    None => conn.commit_group(),
+                }
+            }
         }
     }
 }
@@ -585,6 +640,63 @@ mod tests {
         }
         assert_eq!(groups(&pool), 1, "one commit for all ten");
         assert_eq!(ids(&pool).await, (2..12).collect::<Vec<_>>());
+    }
+
+    #[tokio::test]
+    async fn a_member_hears_its_group_commit_without_taking_the_writer_again() {
+        let pool = writer();
+        let first = pool.begin_with("begin immediate").await.unwrap();
+        // The second member waits for the test's word before its insert.
+        let (go, gate) = tokio::sync::oneshot::channel::<()>();
+        let second = {
+            let pool = pool.clone();
+            tokio::spawn(async move {
+                let mut tx = pool.begin_with("begin immediate").await?;
+                gate.await.unwrap();
+                query("insert into parent (id) values (2)")
+                    .execute(&mut *tx)
+                    .await?;
+                tx.commit().await
+            })
+        };
+        until_queued(&pool, 1).await;
+        // The first member hands the writer to the second and queues to
+        // come back.
+        let commit = first.commit();
+        tokio::pin!(commit);
+        tokio::select! {
+            biased;
+            _ = &mut commit => panic!("the group committed with a member queued"),
+            _ = std::future::ready(()) => {}
+        }
+        // Only the first's return is queued once the second holds the writer.
+        while pool.waiting.load(Ordering::Acquire) > 1 {
+            tokio::task::yield_now().await;
+        }
+        // Something then takes the writer for as long as it likes, queued
+        // behind the first member's return.
+        let (release, released) = tokio::sync::oneshot::channel::<()>();
+        let holder = {
+            let pool = pool.clone();
+            tokio::spawn(async move {
+                let _writer = pool.lock().await;
+                let _ = released.await;
+            })
+        };
+        until_queued(&pool, 2).await;
+        // The second member inserts and queues again, behind the holder; the
+        // first comes back and commits for both.
+        go.send(()).unwrap();
+        commit.await.unwrap();
+        tokio::time::timeout(std::time::Duration::from_secs(5), second)
+            .await
+            .expect("the second member heard of the commit while the writer was held")
+            .unwrap()
+            .unwrap();
+        release.send(()).unwrap();
+        holder.await.unwrap();
+        assert_eq!(groups(&pool), 1);
+        assert_eq!(ids(&pool).await, [2]);
     }
 
     #[tokio::test]
