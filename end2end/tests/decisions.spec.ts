@@ -95,6 +95,33 @@ test('a tool always allowed shows on the Allowed page until revoked, and then as
   await expect(second).toHaveAttribute('data-status', 'pending_approval');
 });
 
+test('the Allowed page shows grants made and revoked in other tabs as they happen', async ({ page, context }) => {
+  await page.goto('/allowed');
+  await expect(page.getByRole('heading', { name: 'Nothing is always allowed' })).toBeVisible();
+
+  const chat = await context.newPage();
+  await newConversation(chat);
+  await send(chat, 'delete notes.txt');
+  const card = chat.getByRole('article', { name: 'delete_file call' });
+  await card.getByRole('button', { name: 'Always allow' }).click();
+  await card.getByRole('button', { name: 'Everywhere' }).click();
+  await expect(card).toHaveAttribute('data-status', 'completed');
+  const active = page.getByRole('list', { name: 'Always allowed tools' }).getByRole('listitem');
+  await expect(active).toHaveCount(1);
+  await expect(active).toContainText('delete_file');
+  await expect(active).toContainText('Everywhere');
+
+  // Revoked from another Allowed tab, it moves to Revoked here too.
+  const other = await context.newPage();
+  await other.goto('/allowed');
+  await other.getByRole('list', { name: 'Always allowed tools' }).getByRole('button', { name: 'Revoke' }).click();
+  await expect(other.getByText('Nothing is always allowed now.')).toBeVisible();
+  await expect(page.getByText('Nothing is always allowed now.')).toBeVisible();
+  await expect(page.getByRole('list', { name: 'Revoked' }).getByRole('listitem')).toContainText('revoked just now');
+  // The stream's list keeps working forms: revoked entries have none.
+  await expect(page.getByRole('list', { name: 'Revoked' }).getByRole('button')).toHaveCount(0);
+});
+
 test('several waiting calls: decide one by one, then Approve all the rest', async ({ page }) => {
   await newConversation(page);
   await send(page, 'delete notes.txt, todo.md, drafts/plan.md and ghost.txt');

@@ -135,6 +135,9 @@ pub struct Events {
     sender: broadcast::Sender<Arc<Event>>,
     drafts: broadcast::Sender<Arc<Draft>>,
     cases: broadcast::Sender<Arc<str>>,
+    /// Marked changed whenever this process grants or revokes an "always
+    /// allow"; grants are not events of a conversation.
+    grants: Arc<tokio::sync::watch::Sender<()>>,
     closing: Arc<tokio::sync::watch::Sender<bool>>,
     /// How many events have been published; sending and counting happen
     /// under this lock so the count matches every receiver's queue.
@@ -157,10 +160,12 @@ impl Events {
         let (drafts, _) = broadcast::channel(DRAFT_BUFFER);
         let (cases, _) = broadcast::channel(LIVE_BUFFER);
         let (closing, _) = tokio::sync::watch::channel(false);
+        let (grants, _) = tokio::sync::watch::channel(());
         Self {
             sender,
             drafts,
             cases,
+            grants: Arc::new(grants),
             closing: Arc::new(closing),
             published: Arc::default(),
             stored: Arc::default(),
@@ -218,6 +223,16 @@ impl Events {
     /// read what changed from the store.
     pub fn case_changed(&self, id: &str) {
         let _ = self.cases.send(Arc::from(id));
+    }
+
+    /// Tells the streams of the grants list that a grant was made or revoked.
+    pub fn grants_changed(&self) {
+        self.grants.send_replace(());
+    }
+
+    /// Changes whenever [`grants_changed`](Self::grants_changed) is called.
+    pub fn subscribe_grants(&self) -> tokio::sync::watch::Receiver<()> {
+        self.grants.subscribe()
     }
 
     /// A receiver of the ids of review cases, and of calls, that changed.

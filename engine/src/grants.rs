@@ -56,10 +56,13 @@ impl Engine {
     /// say) is what the person wants, so it succeeds and keeps the first
     /// time; an unknown grant is `NotFound`.
     pub async fn revoke_grant(&self, id: &GrantId) -> Result<DateTime<Utc>, EngineError> {
-        self.inner
+        let revoked = self
+            .inner
             .store
             .revoke_grant(id, self.inner.clock.now())
             .await?
-            .ok_or(EngineError::NotFound("grant"))
+            .ok_or(EngineError::NotFound("grant"))?;
+        self.inner.events.grants_changed();
+        Ok(revoked)
     }
 }

@@ -3,9 +3,11 @@
 
 pub mod fn_errors;
 pub mod freshness;
+pub mod grant_stream;
 pub mod health;
 pub mod hitl;
 pub mod list_stream;
+pub mod listing;
 pub mod openapi;
 pub mod review_stream;
 pub mod settings;
@@ -44,6 +46,7 @@ pub fn router(state: AppState) -> Router {
     let (own, own_api) = utoipa_axum::router::OpenApiRouter::<AppState>::new()
         .routes(utoipa_axum::routes!(health::healthz))
         .routes(utoipa_axum::routes!(list_stream::list_events))
+        .routes(utoipa_axum::routes!(grant_stream::grant_events))
         .routes(utoipa_axum::routes!(streams::conversation_events))
         .routes(utoipa_axum::routes!(streams::inbox_events))
         .routes(utoipa_axum::routes!(review_stream::review_events))

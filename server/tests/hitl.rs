@@ -679,6 +679,7 @@ async fn the_openapi_document_lists_every_rest_endpoint() {
         ("/api/v1/reviews/{case_id}/events", "get"),
         ("/.well-known/hitl.json", "get"),
         ("/api/conversations/events", "get"),
+        ("/api/grants/events", "get"),
         ("/api/conversations/{id}/events", "get"),
         ("/api/approvals/events", "get"),
         ("/api/reviews/{case_id}/events", "get"),

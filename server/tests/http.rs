@@ -634,6 +634,69 @@ async fn the_list_stream_follows_names_messages_and_waiting_calls() {
     }
 }
 
+/// Reads the grants stream until `wanted` accepts its list; the event's data.
+async fn until_grants(
+    stream: &mut SseReader,
+    wanted: impl Fn(&[serde_json::Value]) -> bool,
+) -> serde_json::Value {
+    loop {
+        let event = stream.next().await;
+        assert_eq!(event.event, "grants");
+        if wanted(event.data["grants"].as_array().unwrap()) {
+            return event.data;
+        }
+    }
+}
+
+#[tokio::test]
+async fn the_grants_stream_follows_grants_made_and_revoked() {
+    use engine::calls::Channel;
+    use engine::decisions::{Reviewer, Verdict};
+    let app = TestApp::spawn().await;
+    let mut stream = SseReader::open(&app, "/api/grants/events", None).await;
+    let first = stream.next().await;
+    assert_eq!(first.event, "grants");
+    assert_eq!(first.data["grants"], serde_json::json!([]));
+    let html = first.data["html"].as_str().unwrap();
+    assert!(html.contains("Nothing is always allowed"), "{html}");
+
+    let c = app.engine.create_conversation().await.unwrap().id;
+    let calls = app
+        .engine
+        .propose_calls(&c, vec![delete("old.txt")])
+        .await
+        .unwrap();
+    let reviewer = Reviewer {
+        name: "ana".into(),
+        channel: Channel::Chat,
+    };
+    app.engine
+        .decide(
+            &calls[0].id,
+            Verdict::AlwaysAllow { everywhere: true },
+            &reviewer,
+        )
+        .await
+        .unwrap();
+    let made = until_grants(&mut stream, |items| items.len() == 1).await;
+    let grant = &made["grants"][0];
+    assert_eq!(grant["tool"], "delete_file");
+    assert_eq!(grant["created_by"], "ana");
+    assert_eq!(grant["revoked_label"], serde_json::Value::Null);
+    let html = made["html"].as_str().unwrap();
+    assert!(
+        html.contains("aria-label=\"Always allowed tools\""),
+        "{html}"
+    );
+
+    let id = engine::ids::GrantId::parse(grant["id"].as_str().unwrap()).unwrap();
+    app.engine.revoke_grant(&id).await.unwrap();
+    let revoked = until_grants(&mut stream, |items| items[0]["revoked_label"].is_string()).await;
+    assert_eq!(revoked["grants"][0]["revoked_label"], "just now");
+    let html = revoked["html"].as_str().unwrap();
+    assert!(html.contains("Nothing is always allowed now."), "{html}");
+}
+
 #[tokio::test]
 async fn configured_mcp_servers_are_offered_and_one_that_fails_is_left_out() {
     let dir = tempfile::tempdir().unwrap();

@@ -1,5 +1,4 @@
 //! Components of the conversation list.
 
 pub mod conversation_list;
-pub mod live_list;
 pub mod new_conversation_button;

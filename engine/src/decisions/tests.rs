@@ -249,6 +249,7 @@ async fn always_allow_grants_until_revoked() {
         .propose(&here, &[("delete_file", json!({"path": "a"}))])
         .await
         .remove(0);
+    let mut grants_list = f.engine.events().subscribe_grants();
     f.engine
         .decide(
             &first.id,
@@ -257,6 +258,11 @@ async fn always_allow_grants_until_revoked() {
         )
         .await
         .unwrap();
+    assert!(
+        grants_list.has_changed().unwrap(),
+        "a grant is news to its list"
+    );
+    grants_list.mark_unchanged();
     let next = f
         .propose(&here, &[("delete_file", json!({"path": "b"}))])
         .await
@@ -280,11 +286,18 @@ async fn always_allow_grants_until_revoked() {
         Some("New conversation")
     );
     let revoked = f.engine.revoke_grant(&grants[0].id).await.unwrap();
+    assert!(grants_list.has_changed().unwrap(), "so is a revocation");
+    grants_list.mark_unchanged();
     assert_eq!(f.engine.revoke_grant(&grants[0].id).await.unwrap(), revoked);
+    grants_list.mark_unchanged();
     assert!(matches!(
         f.engine.revoke_grant(&GrantId::new()).await,
         Err(EngineError::NotFound("grant"))
     ));
+    assert!(
+        !grants_list.has_changed().unwrap(),
+        "an unknown grant changes nothing"
+    );
     let after = f
         .propose(&here, &[("delete_file", json!({"path": "d"}))])
         .await

@@ -6,11 +6,13 @@ use leptos::prelude::*;
 use leptos_meta::Title;
 
 use crate::server_fns::grants::{list_grants, RevokeGrant};
+use crate::ui::common::live_list::{List, LiveList};
 use crate::ui::common::load_error::LoadError;
 use crate::ui::common::post_form::failed_post;
 use crate::ui::grants::grant_list::GrantList;
 
-/// Lists grants, newest first, each in force with "Revoke".
+/// Lists grants, newest first, each in force with "Revoke"; the list
+/// follows grants made and revoked elsewhere as they happen.
 #[component]
 pub fn AllowedPage() -> impl IntoView {
     let grants = Resource::new(|| (), |_| list_grants());
@@ -29,7 +31,10 @@ pub fn AllowedPage() -> impl IntoView {
         <Suspense fallback=|| view! { <p class="loading">"Loading…"</p> }>
             {move || Suspend::new(async move {
                 match grants.await {
-                    Ok(items) => Either::Left(view! { <GrantList items/> }),
+                    Ok(items) => Either::Left(view! {
+                        <LiveList list=List::Grants/>
+                        <div id=List::Grants.element_id()><GrantList items/></div>
+                    }),
                     Err(error) => Either::Right(view! { <LoadError error/> }),
                 }
             })}

@@ -5,9 +5,9 @@ use leptos::prelude::*;
 use leptos_meta::Title;
 
 use crate::server_fns::conversations::list_conversations;
+use crate::ui::common::live_list::{List, LiveList};
 use crate::ui::common::load_error::LoadError;
 use crate::ui::conversations::conversation_list::ConversationList;
-use crate::ui::conversations::live_list::{LiveList, LIST_ID};
 use crate::ui::conversations::new_conversation_button::NewConversationButton;
 
 /// Lists conversations, newest activity first, with "New conversation".
@@ -25,8 +25,8 @@ pub fn HomePage() -> impl IntoView {
             {move || Suspend::new(async move {
                 match conversations.await {
                     Ok(items) => Either::Left(view! {
-                        <LiveList/>
-                        <div id=LIST_ID><ConversationList items/></div>
+                        <LiveList list=List::Conversations/>
+                        <div id=List::Conversations.element_id()><ConversationList items/></div>
                     }),
                     Err(error) => Either::Right(view! { <LoadError error/> }),
                 }

@@ -1,0 +1,66 @@
+//! `GET /api/grants/events`: keeps an open "Always allowed" page current
+//! (see `listing.rs`).
+//!
+//! It sends `grants` (every grant, as data and as the page's HTML) at once,
+//! then again when one is made or revoked: at once for those made or
+//! revoked through this process; for those of another replica, an "always
+//! allow" decision arrives as that call's event, and a revocation within
+//! half a minute (revoking stores no event a replica could relay).
+
+use axum::extract::State;
+use axum::response::Response;
+use leptos::prelude::*;
+use tokio::sync::watch;
+
+use app::state::AppState;
+use app::ui::grants::grant_list::GrantList;
+use app::wire::GrantItem;
+use engine::events::{Event, EventKind};
+use engine::{Engine, EngineError};
+
+use crate::listing::{stream, Listing};
+
+/// The "Always allowed" page's list: every grant, newest first.
+struct Grants;
+
+impl Listing for Grants {
+    type Item = GrantItem;
+    const NAME: &'static str = "grants";
+
+    async fn read(engine: &Engine) -> Result<Vec<GrantItem>, EngineError> {
+        let now = chrono::Utc::now();
+        Ok(engine
+            .grant_entries()
+            .await?
+            .into_iter()
+            .map(|entry| GrantItem::from_entry(entry, now))
+            .collect())
+    }
+
+    /// A decided call may have been always allowed (on another replica,
+    /// whose grant this process hears of only through the call).
+    fn changed_by(event: &Event) -> bool {
+        event.kind == EventKind::ToolCallUpdated
+    }
+
+    fn nudges(engine: &Engine) -> Option<watch::Receiver<()>> {
+        Some(engine.events().subscribe_grants())
+    }
+
+    fn html(items: &[GrantItem]) -> String {
+        Owner::new().with(|| view! { <GrantList items=items.to_vec()/> }.to_html())
+    }
+}
+
+/// The "always allow" grants as server-sent events.
+#[utoipa::path(
+    get,
+    path = "/api/grants/events",
+    tag = "Streams",
+    responses(
+        (status = 200, content_type = "text/event-stream", body = String, description = "`grants`: `{grants, html}`, every \"always allow\" grant as the Always allowed page lists it (newest first: id, tool, source, conversation, who allowed it and when, when revoked) and the same rendered as the page shows it; at once and after every change to it."),
+    )
+)]
+pub async fn grant_events(State(state): State<AppState>) -> Response {
+    stream::<Grants>(state.engine).await
+}
