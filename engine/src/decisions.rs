@@ -363,7 +363,7 @@ impl Engine {
                         revoked_at: None,
                     };
                     self.inner.store.insert_grant(&grant).await?;
-                    self.inner.events.grants_changed();
+                    self.grants_changed().await;
                 }
                 Ok((call, closed.map(|case| *case)))
             }

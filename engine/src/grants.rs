@@ -62,7 +62,18 @@ impl Engine {
             .revoke_grant(id, self.inner.clock.now())
             .await?
             .ok_or(EngineError::NotFound("grant"))?;
-        self.inner.events.grants_changed();
+        self.grants_changed().await;
         Ok(revoked)
+    }
+
+    /// Tells the grants list's streams here, and through the database those
+    /// of other replicas, that a grant was made or revoked. The grant is
+    /// stored by then: an announcement that fails is only logged, and other
+    /// replicas' pages catch up on their next periodic read.
+    pub(crate) async fn grants_changed(&self) {
+        self.inner.events.grants_changed();
+        if let Err(e) = self.inner.store.announce_grants().await {
+            tracing::warn!(error = %e, "could not announce a change of grants to other replicas");
+        }
     }
 }

@@ -11,7 +11,7 @@ use std::time::Duration;
 use tokio::sync::watch;
 
 use crate::engine::{Engine, EngineError};
-use crate::store::FeedBatch;
+use crate::store::{Announcement, FeedBatch};
 
 /// Events placed, and read back, per query.
 const FEED_PAGE: i64 = 500;
@@ -37,10 +37,11 @@ impl Engine {
             tokio::select! {
                 _ = stored.notified() => cursor = self.place(cursor).await,
                 _ = tick.tick() => cursor = self.place(cursor).await,
-                through = announced.recv() => {
-                    let Some(through) = through else { return Ok(()) };
-                    cursor = self.follow(cursor, through).await;
-                }
+                announcement = announced.recv() => match announcement {
+                    Some(Announcement::Placed(through)) => cursor = self.follow(cursor, through).await,
+                    Some(Announcement::Grants) => self.inner.events.grants_changed(),
+                    None => return Ok(()),
+                },
                 _ = stop.changed() => return Ok(()),
             }
         }
@@ -177,5 +178,71 @@ mod tests {
         assert!(extra.is_err(), "{extra:?}");
         let again = heard.try_recv();
         assert!(again.is_err(), "replica b hears it once: {again:?}");
+    }
+
+    #[tokio::test]
+    async fn a_replica_hears_of_grants_another_makes_and_revokes() {
+        use crate::calls::{CallStatus, Channel};
+        use crate::decisions::{Reviewer, Verdict};
+        let Some(fixture) = crate::store::conformance::postgres().await else {
+            eprintln!("AIRLOCK_TEST_DATABASE_URL is not set: replica check skipped");
+            return;
+        };
+        let a = Engine::new(
+            fixture.store.clone(),
+            Arc::new(SystemClock),
+            Config::default(),
+        );
+        let b = Engine::new(
+            fixture.reopen().await,
+            Arc::new(SystemClock),
+            Config::default(),
+        );
+        let mut grants_list = b.events().subscribe_grants();
+        let (_stop, stop) = tokio::sync::watch::channel(false);
+        for replica in [a.clone(), b.clone()] {
+            let stop = stop.clone();
+            tokio::spawn(async move { replica.follow_feed(stop).await });
+        }
+        // Give the listener a moment to attach before anything is announced.
+        tokio::time::sleep(Duration::from_millis(200)).await;
+
+        let conversation = a.create_conversation().await.unwrap();
+        let call = a
+            .propose_calls(
+                &conversation.id,
+                vec![ProposedCall {
+                    source: "demo".into(),
+                    tool: "delete_file".into(),
+                    arguments: json!({"path": "a.txt"}),
+                    read_only_hint: false,
+                }],
+            )
+            .await
+            .unwrap()
+            .remove(0);
+        assert_eq!(call.status, CallStatus::PendingApproval);
+        let reviewer = Reviewer {
+            name: "ana".into(),
+            channel: Channel::Chat,
+        };
+        a.decide(
+            &call.id,
+            Verdict::AlwaysAllow { everywhere: true },
+            &reviewer,
+        )
+        .await
+        .unwrap();
+        tokio::time::timeout(Duration::from_secs(5), grants_list.changed())
+            .await
+            .expect("replica b hears of replica a's grant")
+            .unwrap();
+        grants_list.mark_unchanged();
+        let grant = b.grants().await.unwrap().remove(0);
+        a.revoke_grant(&grant.id).await.unwrap();
+        tokio::time::timeout(Duration::from_secs(5), grants_list.changed())
+            .await
+            .expect("replica b hears of replica a's revocation")
+            .unwrap();
     }
 }

@@ -111,6 +111,15 @@ impl FeedBatch {
     }
 }
 
+/// What a process on a shared database announces to the others.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Announcement {
+    /// Events are placed in the feed through this position.
+    Placed(i64),
+    /// An "always allow" grant was made or revoked.
+    Grants,
+}
+
 /// Durable storage for everything Airlock knows.
 ///
 /// Every method that changes state appends the matching events in the same
@@ -317,12 +326,19 @@ pub trait Store: Send + Sync + std::fmt::Debug {
         limit: i64,
     ) -> Result<Vec<Event>, StoreError>;
 
-    /// The feed positions through which events have been placed, as any
-    /// process on the same database announces them; `None` when no other
-    /// process can write (SQLite).
+    /// What any process on the same database announces: the feed positions
+    /// through which events have been placed, and changes to grants; `None`
+    /// when no other process can write (SQLite).
     async fn feed_announcements(
         &self,
-    ) -> Result<Option<tokio::sync::mpsc::Receiver<i64>>, StoreError>;
+    ) -> Result<Option<tokio::sync::mpsc::Receiver<Announcement>>, StoreError>;
+
+    /// Tells the other processes on the same database that a grant was made
+    /// or revoked (grants are not events of a conversation, so the feed
+    /// does not carry them). Nobody else writes to a SQLite file.
+    async fn announce_grants(&self) -> Result<(), StoreError> {
+        Ok(())
+    }
 
     /// Places events that committed without a feed position (stored by any
     /// process) at the next positions, at most `limit` of them, gives the

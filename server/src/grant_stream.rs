@@ -2,10 +2,8 @@
 //! (see `listing.rs`).
 //!
 //! It sends `grants` (every grant, as data and as the page's HTML) at once,
-//! then again when one is made or revoked: at once for those made or
-//! revoked through this process; for those of another replica, an "always
-//! allow" decision arrives as that call's event, and a revocation within
-//! half a minute (revoking stores no event a replica could relay).
+//! then again when one is made or revoked, through this process or another
+//! replica (`Engine::grants_changed`).
 
 use axum::extract::State;
 use axum::response::Response;
@@ -15,7 +13,7 @@ use tokio::sync::watch;
 use app::state::AppState;
 use app::ui::grants::grant_list::GrantList;
 use app::wire::GrantItem;
-use engine::events::{Event, EventKind};
+use engine::events::Event;
 use engine::{Engine, EngineError};
 
 use crate::listing::{stream, Listing};
@@ -37,10 +35,9 @@ impl Listing for Grants {
             .collect())
     }
 
-    /// A decided call may have been always allowed (on another replica,
-    /// whose grant this process hears of only through the call).
-    fn changed_by(event: &Event) -> bool {
-        event.kind == EventKind::ToolCallUpdated
+    /// Grants are announced on their own (see `nudges`).
+    fn changed_by(_event: &Event) -> bool {
+        false
     }
 
     fn nudges(engine: &Engine) -> Option<watch::Receiver<()>> {

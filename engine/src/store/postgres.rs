@@ -6,7 +6,7 @@ use sqlx::postgres::{PgConnectOptions, PgPoolOptions};
 use sqlx::PgPool;
 
 use super::migrate::{statements, Migration};
-use super::StoreError;
+use super::{Announcement, StoreError};
 
 /// Creates `schema` in the database at `url` and returns a URL whose
 /// connections use it, so several deployments (or test runs) share one
@@ -79,6 +79,10 @@ const MIGRATION_LOCK: i64 = 0x0061_6972_6c6f_636b;
 /// The channel replicas announce committed events on.
 const EVENTS_CHANNEL: &str = "airlock_events";
 
+/// What follows the schema in an announcement that grants changed; other
+/// announcements carry a feed position there.
+const GRANTS: &str = "grants";
+
 /// A store in a PostgreSQL database.
 ///
 /// Several Airlock processes (replicas) may share one database. Events are
@@ -118,7 +122,9 @@ impl PgStore {
     /// are announced. A dropped listener connection is re-established;
     /// announcements sent while it was down are missed, and the next one
     /// covers them (a follower reads from where it left off).
-    async fn listen(&self) -> Result<Option<tokio::sync::mpsc::Receiver<i64>>, StoreError> {
+    async fn listen(
+        &self,
+    ) -> Result<Option<tokio::sync::mpsc::Receiver<Announcement>>, StoreError> {
         // Channels are database-wide: deployments in other schemas of the
         // same database announce there too, and their positions mean nothing here.
         let schema: String = sqlx::query_scalar("select current_schema()")
@@ -131,17 +137,22 @@ impl PgStore {
             loop {
                 match listener.recv().await {
                     Ok(note) => {
-                        // schema:feed position
-                        let Some((in_schema, through)) = note.payload().split_once(':') else {
+                        // schema:feed position, or schema:grants
+                        let Some((in_schema, what)) = note.payload().split_once(':') else {
                             continue;
                         };
                         if in_schema != schema {
                             continue;
                         }
-                        if let Ok(through) = through.parse() {
-                            if tx.send(through).await.is_err() {
-                                return;
-                            }
+                        let announced = match what {
+                            GRANTS => Announcement::Grants,
+                            through => match through.parse() {
+                                Ok(through) => Announcement::Placed(through),
+                                Err(_) => continue,
+                            },
+                        };
+                        if tx.send(announced).await.is_err() {
+                            return;
                         }
                     }
                     Err(e) => {
@@ -330,6 +341,15 @@ mod queries {
                         .map(|(_, event, elsewhere)| (event, elsewhere))
                         .collect(),
                 })
+            }
+
+            async fn announce_grants(&self) -> Result<(), StoreError> {
+                db::query("select pg_notify($1, current_schema() || ':' || $2)")
+                    .bind(super::EVENTS_CHANNEL)
+                    .bind(super::GRANTS)
+                    .execute(self.writer())
+                    .await?;
+                Ok(())
             }
 
             async fn feed_after(&self, after: i64, limit: i64) -> Result<FeedBatch, StoreError> {

@@ -946,7 +946,7 @@ macro_rules! impl_store {
                 found.iter().map(row_event).collect()
             }
 
-            async fn feed_announcements(&self) -> Result<Option<tokio::sync::mpsc::Receiver<i64>>, StoreError> {
+            async fn feed_announcements(&self) -> Result<Option<tokio::sync::mpsc::Receiver<$crate::store::Announcement>>, StoreError> {
                 self.listen().await
             }
 

@@ -147,7 +147,9 @@ impl SqliteStore {
     }
 
     /// One process owns a SQLite file's live events: there is nobody else to hear.
-    async fn listen(&self) -> Result<Option<tokio::sync::mpsc::Receiver<i64>>, StoreError> {
+    async fn listen(
+        &self,
+    ) -> Result<Option<tokio::sync::mpsc::Receiver<super::Announcement>>, StoreError> {
         Ok(None)
     }
 
