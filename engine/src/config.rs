@@ -13,7 +13,7 @@
 //!       sha256: 9f86d08…      # SHA-256 (hex) of the key: printf %s "$KEY" | sha256sum
 //! sources:
 //!   filesystem:
-//!     command: npx            # connection keys: command/args/env, or url/path/transport_type
+//!     command: npx            # connection keys: command/args/env, or url/path/transport_type/ca_cert
 //!     args: ["-y", "@modelcontextprotocol/server-filesystem", "/data"]
 //!     tool_blacklist: ["*_delete*"]
 //!     auto_approved_tools: ["read_*", "list_*"]
@@ -92,6 +92,10 @@ pub enum Connection {
     Http {
         /// The server's URL, with `path` appended when given.
         url: String,
+        /// A PEM file of certificate authorities that an HTTPS server's
+        /// certificate may also chain to (a private CA), besides those the
+        /// system trusts.
+        ca_cert: Option<std::path::PathBuf>,
     },
 }
 
@@ -228,10 +232,20 @@ struct RawConnection {
     path: Option<String>,
     #[serde(default)]
     transport_type: Option<String>,
+    #[serde(default)]
+    ca_cert: Option<String>,
 }
 
 /// Keys of a source block that describe the connection; the rest are policy.
-const CONNECTION_KEYS: &[&str] = &["command", "args", "env", "url", "path", "transport_type"];
+const CONNECTION_KEYS: &[&str] = &[
+    "command",
+    "args",
+    "env",
+    "url",
+    "path",
+    "transport_type",
+    "ca_cert",
+];
 
 impl Config {
     /// Parses and compiles a configuration; `file` names it in errors.
@@ -298,6 +312,12 @@ impl Config {
                     ));
                 }
             }
+            if connection.ca_cert.is_some() && connection.url.is_none() {
+                return Err(err(
+                    &format!("{key}.ca_cert"),
+                    "ca_cert is for a server reached by url".into(),
+                ));
+            }
             let connection = match (connection.command, connection.url) {
                 (Some(_), Some(_)) => {
                     return Err(err(&key, "give either command or url, not both".into()))
@@ -316,7 +336,10 @@ impl Config {
                         ),
                         None => url,
                     };
-                    Connection::Http { url }
+                    Connection::Http {
+                        url,
+                        ca_cert: connection.ca_cert.map(Into::into),
+                    }
                 }
                 (None, None) => Connection::BuiltIn,
             };

@@ -222,7 +222,8 @@ fn the_seed_002_example_classifies_tools_as_designed() {
     assert_eq!(
         source.connection,
         Connection::Http {
-            url: "https://mcp.example.internal/mcp".into()
+            url: "https://mcp.example.internal/mcp".into(),
+            ca_cert: None,
         }
     );
     let expected = [
@@ -300,6 +301,29 @@ fn stdio_sources_keep_their_command() {
         config.approvals.expires_after.map(|d| d.as_secs()),
         Some(86_400)
     );
+}
+
+#[test]
+fn an_http_source_may_name_a_ca_of_its_own_and_a_stdio_source_may_not() {
+    let config = Config::parse(
+        "a.yaml",
+        "sources:\n  tools:\n    url: https://mcp.internal/mcp\n    ca_cert: /etc/airlock/ca.pem\n",
+    )
+    .unwrap();
+    assert_eq!(
+        config.sources["tools"].connection,
+        Connection::Http {
+            url: "https://mcp.internal/mcp".into(),
+            ca_cert: Some("/etc/airlock/ca.pem".into()),
+        }
+    );
+    let e = Config::parse(
+        "a.yaml",
+        "sources:\n  fs:\n    command: npx\n    ca_cert: /etc/airlock/ca.pem\n",
+    )
+    .unwrap_err();
+    assert_eq!(e.key, "sources.fs.ca_cert");
+    assert!(e.problem.contains("url"), "{}", e.problem);
 }
 
 #[test]

@@ -5,11 +5,13 @@
 //! We pin the protocol version we offer: rmcp's newest one has no
 //! `initialize` handshake, which servers of today do not know yet.
 
+use std::path::Path;
 use std::time::Duration;
 
 use async_trait::async_trait;
 use rmcp::model::{CallToolRequestParams, ClientConfig, ProtocolVersion};
 use rmcp::service::RunningService;
+use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
 use rmcp::transport::{StreamableHttpClientTransport, TokioChildProcess};
 use rmcp::{RoleClient, ServiceExt};
 use serde_json::{json, Value};
@@ -48,6 +50,68 @@ pub enum McpError {
         /// What went wrong.
         reason: String,
     },
+}
+
+/// Why an HTTP server's handshake failed, with what actually went wrong
+/// ("invalid peer certificate: UnknownIssuer", "Connection refused"): rmcp
+/// keeps the HTTP client's error but not the errors that caused it.
+fn handshake_failure(error: &rmcp::service::ClientInitializeError) -> String {
+    use rmcp::service::ClientInitializeError;
+    use rmcp::transport::streamable_http_client::StreamableHttpError;
+    let mut text = error.to_string();
+    let ClientInitializeError::TransportError { error, .. } = error else {
+        return text;
+    };
+    let Some(StreamableHttpError::Client(sent)) = error
+        .error
+        .downcast_ref::<StreamableHttpError<mcp_reqwest::Error>>()
+    else {
+        return text;
+    };
+    let mut cause = std::error::Error::source(sent);
+    while let Some(e) = cause {
+        let said = e.to_string();
+        if !text.contains(&said) {
+            text = format!("{text}: {said}");
+        }
+        cause = e.source();
+    }
+    text
+}
+
+/// The transport to a server reached over streamable HTTP, trusting the
+/// certificate authorities in `ca_cert` as well as the system's.
+fn http_transport(
+    url: &str,
+    ca_cert: Option<&Path>,
+) -> Result<StreamableHttpClientTransport<mcp_reqwest::Client>, String> {
+    // rmcp's HTTP client is built without a crypto provider of its own and
+    // takes the process's: ring, the one the LLM client's reqwest uses.
+    // Installing it once more changes nothing.
+    let _ = rustls::crypto::ring::default_provider().install_default();
+    let Some(path) = ca_cert else {
+        return Ok(StreamableHttpClientTransport::from_uri(url));
+    };
+    let shown = path.display();
+    let pem = std::fs::read(path).map_err(|e| format!("cannot read ca_cert {shown}: {e}"))?;
+    let certs = mcp_reqwest::Certificate::from_pem_bundle(&pem)
+        .ok()
+        .filter(|certs| !certs.is_empty())
+        .ok_or_else(|| format!("ca_cert {shown} holds no PEM certificate"))?;
+    let client = mcp_reqwest::Client::builder()
+        .tls_certs_merge(certs)
+        // As rmcp's own client: an idle connection kept for reuse can stall
+        // the next request on a delayed ACK.
+        .pool_max_idle_per_host(0)
+        // rmcp's own client follows same-origin 307s and 308s only; this one
+        // follows none, and rmcp reports the redirect as the server's answer.
+        .redirect(mcp_reqwest::redirect::Policy::none())
+        .build()
+        .map_err(|e| format!("cannot use ca_cert {shown}: {e}"))?;
+    Ok(StreamableHttpClientTransport::with_client(
+        client,
+        StreamableHttpClientTransportConfig::with_uri(url),
+    ))
 }
 
 /// A connected MCP server.
@@ -93,14 +157,14 @@ impl McpSource {
                             reason: e.to_string(),
                         })
                 }
-                Connection::Http { url } => {
-                    let transport = StreamableHttpClientTransport::from_uri(url.as_str());
+                Connection::Http { url, ca_cert } => {
+                    let transport = http_transport(url, ca_cert.as_deref()).map_err(start)?;
                     config
                         .serve(transport)
                         .await
                         .map_err(|e| McpError::Handshake {
                             name: name.to_owned(),
-                            reason: format!("{url}: {e}"),
+                            reason: format!("{url}: {}", handshake_failure(&e)),
                         })
                 }
             }
