@@ -118,11 +118,20 @@ mod tests {
     use crate::events::EventKind;
     use crate::{Engine, SystemClock};
 
-    #[tokio::test]
-    async fn a_replica_hears_what_another_commits() {
+    /// Two replicas on one fresh PostgreSQL schema, each following the feed
+    /// while this is kept.
+    struct Replicas {
+        a: Engine,
+        b: Engine,
+        _fixture: crate::store::conformance::Fixture,
+        _stop: tokio::sync::watch::Sender<bool>,
+    }
+
+    /// `None`, with a note, when no test database is configured.
+    async fn replicas() -> Option<Replicas> {
         let Some(fixture) = crate::store::conformance::postgres().await else {
             eprintln!("AIRLOCK_TEST_DATABASE_URL is not set: replica check skipped");
-            return;
+            return None;
         };
         let a = Engine::new(
             fixture.store.clone(),
@@ -134,35 +143,53 @@ mod tests {
             Arc::new(SystemClock),
             Config::default(),
         );
-        let mut heard = b.events().subscribe();
-        let mut own = a.events().subscribe();
-        let (_stop, stop) = tokio::sync::watch::channel(false);
+        let (stop_tx, stop) = tokio::sync::watch::channel(false);
         for replica in [a.clone(), b.clone()] {
             let stop = stop.clone();
             tokio::spawn(async move { replica.follow_feed(stop).await });
         }
-        // Give the listener a moment to attach before anything is announced.
+        // Give the listeners a moment to attach before anything is announced.
         tokio::time::sleep(Duration::from_millis(200)).await;
+        Some(Replicas {
+            a,
+            b,
+            _fixture: fixture,
+            _stop: stop_tx,
+        })
+    }
 
+    /// A call `a` proposes in a new conversation, which waits for a person.
+    async fn delete_waiting(a: &Engine) -> crate::calls::ToolCall {
         let conversation = a.create_conversation().await.unwrap();
-        let calls = a
-            .propose_calls(
-                &conversation.id,
-                vec![ProposedCall {
-                    source: "demo".into(),
-                    tool: "delete_file".into(),
-                    arguments: json!({"path": "a.txt"}),
-                    read_only_hint: false,
-                }],
-            )
-            .await
-            .unwrap();
+        a.propose_calls(
+            &conversation.id,
+            vec![ProposedCall {
+                source: "demo".into(),
+                tool: "delete_file".into(),
+                arguments: json!({"path": "a.txt"}),
+                read_only_hint: false,
+            }],
+        )
+        .await
+        .unwrap()
+        .remove(0)
+    }
+
+    #[tokio::test]
+    async fn a_replica_hears_what_another_commits() {
+        let Some(replicas) = replicas().await else {
+            return;
+        };
+        let (a, b) = (&replicas.a, &replicas.b);
+        let mut heard = b.events().subscribe();
+        let mut own = a.events().subscribe();
+        let call = delete_waiting(a).await;
         let event = tokio::time::timeout(Duration::from_secs(5), heard.recv())
             .await
             .expect("replica b hears replica a's event")
             .unwrap();
         assert_eq!(event.kind, EventKind::ToolCallCreated);
-        assert_eq!(event.data["id"], calls[0].id.as_str());
+        assert_eq!(event.data["id"], call.id.as_str());
         assert_eq!(event.inbox_seq, Some(1), "placed before it is relayed");
         // Replica a publishes its own event at once, before it has an inbox
         // position, and once more when it has one; its relay skips it then.
@@ -184,43 +211,12 @@ mod tests {
     async fn a_replica_hears_of_grants_another_makes_and_revokes() {
         use crate::calls::{CallStatus, Channel};
         use crate::decisions::{Reviewer, Verdict};
-        let Some(fixture) = crate::store::conformance::postgres().await else {
-            eprintln!("AIRLOCK_TEST_DATABASE_URL is not set: replica check skipped");
+        let Some(replicas) = replicas().await else {
             return;
         };
-        let a = Engine::new(
-            fixture.store.clone(),
-            Arc::new(SystemClock),
-            Config::default(),
-        );
-        let b = Engine::new(
-            fixture.reopen().await,
-            Arc::new(SystemClock),
-            Config::default(),
-        );
+        let (a, b) = (&replicas.a, &replicas.b);
         let mut grants_list = b.events().subscribe_grants();
-        let (_stop, stop) = tokio::sync::watch::channel(false);
-        for replica in [a.clone(), b.clone()] {
-            let stop = stop.clone();
-            tokio::spawn(async move { replica.follow_feed(stop).await });
-        }
-        // Give the listener a moment to attach before anything is announced.
-        tokio::time::sleep(Duration::from_millis(200)).await;
-
-        let conversation = a.create_conversation().await.unwrap();
-        let call = a
-            .propose_calls(
-                &conversation.id,
-                vec![ProposedCall {
-                    source: "demo".into(),
-                    tool: "delete_file".into(),
-                    arguments: json!({"path": "a.txt"}),
-                    read_only_hint: false,
-                }],
-            )
-            .await
-            .unwrap()
-            .remove(0);
+        let call = delete_waiting(a).await;
         assert_eq!(call.status, CallStatus::PendingApproval);
         let reviewer = Reviewer {
             name: "ana".into(),
