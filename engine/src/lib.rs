@@ -15,6 +15,8 @@ pub mod intent;
 pub mod markdown;
 pub mod model;
 pub mod policy;
+#[cfg(test)]
+mod private_ca;
 pub mod relay;
 pub mod reviews;
 pub mod runs;

@@ -202,3 +202,55 @@ async fn an_unreachable_provider_is_reported_after_retries() {
         other => panic!("expected unavailable, got {other:?}"),
     }
 }
+
+/// Where `the_system_trust_store_vouches_for_an_https_endpoint` tells the
+/// copy of this test binary it runs to reach the model.
+const TRUSTED_URL: &str = "AIRLOCK_TEST_TRUSTED_MODEL_URL";
+
+#[tokio::test]
+async fn the_system_trust_store_vouches_for_an_https_endpoint() {
+    let mock = Aimock::start(
+        json!([{ "match": { "userMessage": "hello" }, "response": { "content": "Hello over TLS." } }]),
+        &[],
+    )
+    .await;
+    let root = mock.config().base_url.trim_end_matches("/v1").to_owned();
+    let https = crate::private_ca::Https::proxy(&root).await;
+    let url = format!("{}/v1", https.root);
+
+    // Nothing vouches for the private CA: refused.
+    let mut config = mock.config();
+    config.base_url = url.clone();
+    config.max_retries = 0;
+    let (refused, _) = reply(&OpenAiModel::new(config).unwrap(), "hello").await;
+    assert!(refused.is_err(), "{refused:?}");
+
+    // With the CA in SSL_CERT_FILE, as an operator adds one, trusted. The
+    // variable is read when a client is built, so a copy of this test
+    // binary runs the request with it set.
+    let run = std::process::Command::new(std::env::current_exe().unwrap())
+        .args([
+            "--exact",
+            "agent::openai::tests::a_model_behind_a_ca_in_ssl_cert_file_answers",
+            "--ignored",
+        ])
+        .env("SSL_CERT_FILE", https.ca_pem())
+        .env(TRUSTED_URL, &url)
+        .output()
+        .unwrap();
+    let said = String::from_utf8_lossy(&run.stdout);
+    assert!(run.status.success(), "{said}");
+    assert!(said.contains("1 passed"), "{said}");
+}
+
+/// Run by `the_system_trust_store_vouches_for_an_https_endpoint`, with
+/// `SSL_CERT_FILE` and the endpoint set.
+#[tokio::test]
+#[ignore = "run by the_system_trust_store_vouches_for_an_https_endpoint"]
+async fn a_model_behind_a_ca_in_ssl_cert_file_answers() {
+    let url = std::env::var(TRUSTED_URL).expect("run with the endpoint to reach");
+    let mut config = OpenAiConfig::new(url, "gpt-test");
+    config.max_retries = 0;
+    let (result, _) = reply(&OpenAiModel::new(config).unwrap(), "hello").await;
+    assert_eq!(result.unwrap().text, "Hello over TLS.");
+}

@@ -146,75 +146,12 @@ async fn an_http_server_runs_calls_and_its_exit_fails_later_calls_clearly() {
     );
 }
 
-/// Terminates TLS with `cert` and `key` (PEM files) on a free port and
-/// passes each request on to `upstream`, streams included: a stand-in for
-/// the proxy in front of a remote MCP server.
-const TLS_PROXY: &str = r#"
-const [key, cert, upstream] = process.argv.slice(1);
-const fs = require('fs'), http = require('http'), https = require('https');
-const target = new URL(upstream);
-https.createServer({ key: fs.readFileSync(key), cert: fs.readFileSync(cert) }, (req, res) => {
-  const headers = { ...req.headers, host: target.host };
-  const up = http.request({ host: target.hostname, port: target.port, path: req.url, method: req.method, headers }, (r) => {
-    res.writeHead(r.statusCode, r.headers);
-    r.pipe(res);
-  });
-  up.on('error', (e) => { res.writeHead(502); res.end(String(e)); });
-  req.pipe(up);
-}).listen(0, '127.0.0.1', function () { console.log('listening on ' + this.address().port); });
-"#;
-
-/// A certificate authority of its own in `dir` (`ca.pem`), and a server
-/// certificate for 127.0.0.1 it signed (`server.pem`, `server.key`).
-fn private_ca(dir: &std::path::Path) {
-    let ca_key = rcgen::KeyPair::generate().unwrap();
-    let mut ca = rcgen::CertificateParams::new(Vec::<String>::new()).unwrap();
-    ca.is_ca = rcgen::IsCa::Ca(rcgen::BasicConstraints::Unconstrained);
-    ca.distinguished_name
-        .push(rcgen::DnType::CommonName, "Airlock test CA");
-    let ca = ca.self_signed(&ca_key).unwrap();
-    let key = rcgen::KeyPair::generate().unwrap();
-    let server = rcgen::CertificateParams::new(vec!["127.0.0.1".to_owned()])
-        .unwrap()
-        .signed_by(&key, &ca, &ca_key)
-        .unwrap();
-    std::fs::write(dir.join("ca.pem"), ca.pem()).unwrap();
-    std::fs::write(dir.join("server.pem"), server.pem()).unwrap();
-    std::fs::write(dir.join("server.key"), key.serialize_pem()).unwrap();
-}
-
-/// `server-everything` behind HTTPS with a certificate of `private_ca`:
-/// both processes, and the HTTPS URL.
-async fn everything_over_https(
-    dir: &std::path::Path,
-) -> (tokio::process::Child, tokio::process::Child, String) {
-    private_ca(dir);
-    let (server, upstream) = everything_over_http().await;
-    let mut proxy = tokio::process::Command::new("node")
-        .arg("-e")
-        .arg(TLS_PROXY)
-        .arg(dir.join("server.key"))
-        .arg(dir.join("server.pem"))
-        .arg(&upstream)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::inherit())
-        .kill_on_drop(true)
-        .spawn()
-        .unwrap();
-    let mut lines = BufReader::new(proxy.stdout.take().unwrap()).lines();
-    let line = tokio::time::timeout(Duration::from_secs(20), lines.next_line())
-        .await
-        .expect("the TLS proxy starts within 20 s")
-        .unwrap()
-        .expect("the TLS proxy says where it listens");
-    let port = line.trim_start_matches("listening on ");
-    (server, proxy, format!("https://127.0.0.1:{port}/mcp"))
-}
-
 #[tokio::test]
 async fn an_https_server_is_trusted_through_the_ca_its_source_names_and_not_without() {
+    let (_server, http) = everything_over_http().await;
+    let https = crate::private_ca::Https::proxy(http.trim_end_matches("/mcp")).await;
+    let url = format!("{}/mcp", https.root);
     let dir = tempfile::tempdir().unwrap();
-    let (_server, _proxy, url) = everything_over_https(dir.path()).await;
 
     let unknown_ca = Connection::Http {
         url: url.clone(),
@@ -230,7 +167,7 @@ async fn an_https_server_is_trusted_through_the_ca_its_source_names_and_not_with
 
     let trusted = Connection::Http {
         url,
-        ca_cert: Some(dir.path().join("ca.pem")),
+        ca_cert: Some(https.ca_pem()),
     };
     let source = McpSource::connect("private", &trusted).await.unwrap();
     let echoed = source
