@@ -248,7 +248,8 @@ const CONNECTION_KEYS: &[&str] = &[
 ];
 
 impl Config {
-    /// Parses and compiles a configuration; `file` names it in errors.
+    /// Parses and compiles a configuration; `file` names it in errors, and
+    /// relative paths in it (`ca_cert`) are read from `file`'s directory.
     pub fn parse(file: &str, text: &str) -> Result<Self, PolicyError> {
         let err = |key: &str, problem: String| PolicyError {
             file: file.to_owned(),
@@ -336,10 +337,14 @@ impl Config {
                         ),
                         None => url,
                     };
-                    Connection::Http {
-                        url,
-                        ca_cert: connection.ca_cert.map(Into::into),
-                    }
+                    // Next to the configuration, when relative (`join` keeps an
+                    // absolute path as it is).
+                    let beside = std::path::Path::new(file).parent();
+                    let ca_cert = connection.ca_cert.map(|path| match beside {
+                        Some(dir) => dir.join(path),
+                        None => path.into(),
+                    });
+                    Connection::Http { url, ca_cert }
                 }
                 (None, None) => Connection::BuiltIn,
             };

@@ -317,6 +317,16 @@ fn an_http_source_may_name_a_ca_of_its_own_and_a_stdio_source_may_not() {
             ca_cert: Some("/etc/airlock/ca.pem".into()),
         }
     );
+    // A relative path is read next to the configuration.
+    let config = Config::parse(
+        "/etc/airlock/airlock.yaml",
+        "sources:\n  tools:\n    url: https://mcp.internal/mcp\n    ca_cert: certs/ca.pem\n",
+    )
+    .unwrap();
+    assert!(matches!(
+        &config.sources["tools"].connection,
+        Connection::Http { ca_cert: Some(path), .. } if path == std::path::Path::new("/etc/airlock/certs/ca.pem")
+    ));
     let e = Config::parse(
         "a.yaml",
         "sources:\n  fs:\n    command: npx\n    ca_cert: /etc/airlock/ca.pem\n",
