@@ -8,15 +8,13 @@
 use axum::extract::State;
 use axum::response::Response;
 use leptos::prelude::*;
-use tokio::sync::watch;
 
 use app::state::AppState;
 use app::ui::grants::grant_list::GrantList;
 use app::wire::GrantItem;
-use engine::events::Event;
 use engine::{Engine, EngineError};
 
-use crate::listing::{stream, Listing};
+use crate::listing::{stream, Changes, Listing};
 
 /// The "Always allowed" page's list: every grant, newest first.
 struct Grants;
@@ -35,13 +33,10 @@ impl Listing for Grants {
             .collect())
     }
 
-    /// Grants are announced on their own (see `nudges`).
-    fn changed_by(_event: &Event) -> bool {
-        false
-    }
-
-    fn nudges(engine: &Engine) -> Option<watch::Receiver<()>> {
-        Some(engine.events().subscribe_grants())
+    /// Grants made or revoked, here or on another replica
+    /// (`Engine::grants_changed`).
+    fn changes(engine: &Engine) -> Changes {
+        Changes::Signal(engine.events().subscribe_grants())
     }
 
     fn html(items: &[GrantItem]) -> String {

@@ -16,7 +16,7 @@ use app::wire::ConversationItem;
 use engine::events::{Event, EventKind};
 use engine::{Engine, EngineError};
 
-use crate::listing::{stream, Listing};
+use crate::listing::{stream, Changes, Listing};
 
 /// The home page's list: the newest 200 conversations.
 struct Conversations;
@@ -35,10 +35,12 @@ impl Listing for Conversations {
             .collect())
     }
 
-    /// A run's progress alone does not change the list: its messages and
-    /// calls come as events of their own.
-    fn changed_by(event: &Event) -> bool {
-        event.kind != EventKind::RunUpdated
+    /// Every event but a run's progress, which alone does not change the
+    /// list: its messages and calls come as events of their own.
+    fn changes(engine: &Engine) -> Changes {
+        Changes::Events(engine.events().subscribe(), |event: &Event| {
+            event.kind != EventKind::RunUpdated
+        })
     }
 
     fn html(items: &[ConversationItem]) -> String {

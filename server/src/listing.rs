@@ -45,24 +45,54 @@ pub trait Listing: Send + 'static {
     /// The list as it stands.
     fn read(engine: &Engine) -> impl Future<Output = Result<Vec<Self::Item>, EngineError>> + Send;
 
-    /// Whether `event` may have changed the list.
-    fn changed_by(event: &Event) -> bool;
-
-    /// Changes that are not events of a conversation, if the list has any.
-    fn nudges(_engine: &Engine) -> Option<watch::Receiver<()>> {
-        None
-    }
+    /// What tells the stream the list may have changed, subscribed to
+    /// before the list is first read, so no change falls between the two.
+    fn changes(engine: &Engine) -> Changes;
 
     /// The list rendered as the page shows it.
     fn html(items: &[Self::Item]) -> String;
 }
 
+/// What may change a list.
+pub enum Changes {
+    /// Events of conversations that the function accepts.
+    Events(broadcast::Receiver<Arc<Event>>, fn(&Event) -> bool),
+    /// A signal of its own (grants are not events of a conversation).
+    Signal(watch::Receiver<()>),
+}
+
+impl Changes {
+    /// Waits for a change; `None` once nothing can change the list any more
+    /// (the server is going away).
+    async fn next(&mut self) -> Option<()> {
+        match self {
+            Changes::Events(live, concerns) => loop {
+                match live.recv().await {
+                    Ok(event) if concerns(&event) => return Some(()),
+                    Ok(_) => {}
+                    // Missed events may have changed it: read it again.
+                    Err(broadcast::error::RecvError::Lagged(_)) => return Some(()),
+                    Err(broadcast::error::RecvError::Closed) => return None,
+                }
+            },
+            Changes::Signal(signal) => signal.changed().await.ok(),
+        }
+    }
+
+    /// Forgets what came while the list was being read again: the read
+    /// covers it.
+    fn covered(&mut self) {
+        match self {
+            Changes::Events(live, _) => *live = live.resubscribe(),
+            Changes::Signal(signal) => signal.mark_unchanged(),
+        }
+    }
+}
+
 /// The list `L` as server-sent events, until the page goes away or the
 /// server shuts down.
 pub async fn stream<L: Listing>(engine: Engine) -> Response {
-    // Subscribe before the first read, so no change falls between the two.
-    let live = engine.events().subscribe();
-    let nudges = L::nudges(&engine);
+    let changes = L::changes(&engine);
     let first = match L::read(&engine).await {
         Ok(items) => items,
         Err(e) => {
@@ -75,7 +105,7 @@ pub async fn stream<L: Listing>(engine: Engine) -> Response {
         }
     };
     let (tx, rx) = mpsc::channel(8);
-    tokio::spawn(pump::<L>(engine, first, live, nudges, tx));
+    tokio::spawn(pump::<L>(engine, first, changes, tx));
     Sse::new(ReceiverStream::new(rx))
         .keep_alive(KeepAlive::new().interval(Duration::from_secs(15)))
         .into_response()
@@ -83,24 +113,8 @@ pub async fn stream<L: Listing>(engine: Engine) -> Response {
 
 type Tx = mpsc::Sender<Result<SseEvent, Infallible>>;
 
-/// Returns when `nudges` changes; never without any, or once its sender is gone.
-async fn nudged(nudges: &mut Option<watch::Receiver<()>>) {
-    let Some(rx) = nudges else {
-        return std::future::pending().await;
-    };
-    if rx.changed().await.is_err() {
-        std::future::pending::<()>().await;
-    }
-}
-
 /// Sends the list again after each change.
-async fn pump<L: Listing>(
-    engine: Engine,
-    first: Vec<L::Item>,
-    mut live: broadcast::Receiver<Arc<Event>>,
-    mut nudges: Option<watch::Receiver<()>>,
-    tx: Tx,
-) {
+async fn pump<L: Listing>(engine: Engine, first: Vec<L::Item>, mut changes: Changes, tx: Tx) {
     let mut closing = engine.events().closing();
     let mut shown = first;
     if send::<L>(&tx, &shown).await.is_none() {
@@ -109,32 +123,21 @@ async fn pump<L: Listing>(
     let mut ages = tokio::time::interval_at(tokio::time::Instant::now() + AGES, AGES);
     ages.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     loop {
-        let changed = tokio::select! {
+        tokio::select! {
             biased;
             _ = closing.changed() => return,
             _ = tx.closed() => return,
-            _ = ages.tick() => true,
-            _ = nudged(&mut nudges) => true,
-            received = live.recv() => match received {
-                Ok(event) => L::changed_by(&event),
-                // Missed events may have changed it: read it again.
-                Err(broadcast::error::RecvError::Lagged(_)) => true,
-                Err(broadcast::error::RecvError::Closed) => return,
+            _ = ages.tick() => {}
+            changed = changes.next() => if changed.is_none() {
+                return;
             },
-        };
-        if !changed {
-            continue;
         }
         tokio::select! {
             biased;
             _ = closing.changed() => return,
             _ = tokio::time::sleep(GATHER) => {}
         }
-        // What came meanwhile is covered by the read below.
-        live = live.resubscribe();
-        if let Some(rx) = &mut nudges {
-            rx.mark_unchanged();
-        }
+        changes.covered();
         let now = match L::read(&engine).await {
             Ok(items) => items,
             Err(e) => {
