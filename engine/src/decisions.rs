@@ -345,9 +345,10 @@ impl Engine {
             }
         }
         match self.inner.store.decide(&change).await? {
-            Decided::Applied(call, event, closed) => {
-                self.inner.events.publish([event]);
-                self.wake_runs([&call]).await?;
+            Decided::Applied(call, event, closed, woken) => {
+                self.inner
+                    .events
+                    .publish(std::iter::once(event).chain(woken.map(|e| *e)));
                 if let Verdict::AlwaysAllow { everywhere } = verdict {
                     let grant = Grant {
                         id: GrantId::new(),
@@ -427,14 +428,13 @@ impl Engine {
             reason,
             channel: reviewer.channel,
         };
-        let changed = self
+        let (changed, woken) = self
             .inner
             .store
             .decide_batch(batch_id, &decision, status)
             .await?;
         let (calls, events): (Vec<_>, Vec<_>) = changed.into_iter().unzip();
-        self.inner.events.publish(events);
-        self.wake_runs(&calls).await?;
+        self.inner.events.publish(events.into_iter().chain(woken));
         Ok(calls)
     }
 
@@ -548,9 +548,10 @@ impl Engine {
             result: Some(serde_json::json!({ "answer": answer })),
         };
         match self.inner.store.decide(&change).await? {
-            Decided::Applied(call, event, closed) => {
-                self.inner.events.publish([event]);
-                self.wake_runs([&call]).await?;
+            Decided::Applied(call, event, closed, woken) => {
+                self.inner
+                    .events
+                    .publish(std::iter::once(event).chain(woken.map(|e| *e)));
                 Ok((call, closed.map(|case| *case)))
             }
             Decided::AlreadyDecided(call) => Err(already_decided(call)),
@@ -579,7 +580,9 @@ impl Engine {
         Ok(run)
     }
 
-    /// Resumes the runs of decided calls once none of their calls waits for a person.
+    /// Resumes the runs of calls the expiry decided once none of their calls
+    /// waits for a person. (A person's decision wakes its run in its own
+    /// commit; the expiry's locks come in an order that cannot.)
     async fn wake_runs<'a>(
         &self,
         calls: impl IntoIterator<Item = &'a ToolCall>,

@@ -85,9 +85,10 @@ pub struct DecisionChange {
 /// How a compare-and-set decision ended.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Decided {
-    /// This decision won; the call, the event it produced, and the review
-    /// case it closed, if the call had one.
-    Applied(ToolCall, Event, Option<Box<ReviewCase>>),
+    /// This decision won; the call, the event it produced, the review case
+    /// it closed, if the call had one, and the `run.updated` event of the
+    /// call's run when the decision woke it (see [`Store::wake_run`]).
+    Applied(ToolCall, Event, Option<Box<ReviewCase>>, Option<Box<Event>>),
     /// Another decision came first; the call as it stands.
     AlreadyDecided(ToolCall),
     /// No such call.
@@ -187,17 +188,21 @@ pub trait Store: Send + Sync + std::fmt::Debug {
     /// Calls waiting for a person, oldest first.
     async fn pending_calls(&self, limit: i64) -> Result<Vec<ToolCall>, StoreError>;
 
-    /// Applies a decision if, and only if, the call is still pending.
+    /// Applies a decision if, and only if, the call is still pending. When
+    /// no call of its run waits for a person any more, the same commit wakes
+    /// the run, as [`Store::wake_run`] would.
     async fn decide(&self, change: &DecisionChange) -> Result<Decided, StoreError>;
 
-    /// Applies one decision to every still-pending call of a batch, atomically.
-    /// Returns the calls it changed with their events.
+    /// Applies one decision to every still-pending call of a batch, atomically,
+    /// and wakes the batch's run in the same commit when nothing of it waits
+    /// any more. Returns the calls it changed with their events, and the
+    /// run's event when it woke.
     async fn decide_batch(
         &self,
         batch_id: &BatchId,
         decision: &Decision,
         status: CallStatus,
-    ) -> Result<Vec<(ToolCall, Event)>, StoreError>;
+    ) -> Result<(Vec<(ToolCall, Event)>, Option<Event>), StoreError>;
 
     /// Applies each lapsed approval's default action, exactly once.
     async fn expire_due(

@@ -11,7 +11,7 @@ use serde_json::json;
 use super::{to_millis, Decided, DecisionChange, NewMessage, Store, StoreError};
 use crate::calls::{CallStatus, Channel, Decision, DecisionKind, Grant, GrantScope, ToolCall};
 use crate::config::ExpiryAction;
-use crate::events::EventKind;
+use crate::events::{Event, EventKind};
 use crate::ids::{BatchId, ConversationId, GrantId, MessageId, ToolCallId};
 use crate::model::{Conversation, Role};
 
@@ -291,7 +291,7 @@ pub(crate) async fn a_decision_is_a_compare_and_set(f: &Fixture) {
         arguments: Some(json!({"path": "only-this.txt"})),
         result: None,
     };
-    let Decided::Applied(call, event, _) = store.decide(&edit).await.unwrap() else {
+    let Decided::Applied(call, event, _, woken) = store.decide(&edit).await.unwrap() else {
         panic!("first decision must win")
     };
     assert_eq!(call.status, CallStatus::Approved);
@@ -304,6 +304,7 @@ pub(crate) async fn a_decision_is_a_compare_and_set(f: &Fixture) {
     );
     assert_eq!((event.kind, event.seq), (EventKind::ToolCallUpdated, 2));
     assert_eq!(event.data["status"], "approved");
+    assert!(woken.is_none(), "a call of no run wakes nothing");
     let reject = DecisionChange {
         decision: decision(DecisionKind::Reject, "bo"),
         status: CallStatus::Rejected,
@@ -383,7 +384,7 @@ pub(crate) async fn a_batch_is_decided_at_once(f: &Fixture) {
         store.decide(&single).await.unwrap(),
         Decided::Applied(..)
     ));
-    let changed = store
+    let (changed, woken) = store
         .decide_batch(
             &batch,
             &decision(DecisionKind::Approve, "bo"),
@@ -391,11 +392,12 @@ pub(crate) async fn a_batch_is_decided_at_once(f: &Fixture) {
         )
         .await
         .unwrap();
+    assert!(woken.is_none(), "a batch of no run wakes nothing");
     assert_eq!(
         changed.iter().map(|(c, _)| c.position).collect::<Vec<_>>(),
         [1, 2]
     );
-    let again = store
+    let (again, _) = store
         .decide_batch(
             &batch,
             &decision(DecisionKind::Approve, "cy"),
@@ -875,16 +877,15 @@ pub(crate) async fn leases_hold_until_released_or_ended(f: &Fixture) {
     );
 }
 
-/// A waiting run wakes once no call of its waits for a person, and once only.
-pub(crate) async fn a_run_wakes_when_its_last_waiting_call_is_decided(f: &Fixture) {
-    let c = new_conversation(&f.store).await;
+/// A waiting run of `c` with `n` calls of one batch waiting for a person.
+async fn waiting_run(f: &Fixture, c: &Conversation, n: i64) -> (crate::runs::Run, Vec<ToolCall>) {
     let now = Utc::now();
-    let run = running_run(f, &c, now).await;
+    let run = running_run(f, c, now).await;
     let batch = BatchId::new();
-    let calls: Vec<ToolCall> = (0..2)
+    let calls: Vec<ToolCall> = (0..n)
         .map(|i| ToolCall {
             run_id: Some(run.id.clone()),
-            ..call_in(&c, &batch, i, CallStatus::PendingApproval)
+            ..call_in(c, &batch, i, CallStatus::PendingApproval)
         })
         .collect();
     f.store.insert_calls(&calls, &[]).await.unwrap();
@@ -901,43 +902,176 @@ pub(crate) async fn a_run_wakes_when_its_last_waiting_call_is_decided(f: &Fixtur
         .release_run(&run.id, "a", crate::runs::RunStatus::Waiting, None, now)
         .await
         .unwrap();
-    let approve = |call: &ToolCall| DecisionChange {
+    (run, calls)
+}
+
+fn approve(call: &ToolCall) -> DecisionChange {
+    DecisionChange {
         call_id: call.id.clone(),
         decision: decision(DecisionKind::Approve, "ana"),
         status: CallStatus::Approved,
         arguments: None,
         result: None,
-    };
-    assert!(matches!(
-        f.store.decide(&approve(&calls[0])).await.unwrap(),
-        Decided::Applied(..)
-    ));
+    }
+}
+
+fn woke(decided: Decided) -> Option<Event> {
+    match decided {
+        Decided::Applied(_, _, _, woken) => woken.map(|e| *e),
+        other => panic!("expected the decision to apply, got {other:?}"),
+    }
+}
+
+/// A waiting run wakes once no call of its waits for a person, and once
+/// only: in the commit of the decision on its last waiting call.
+pub(crate) async fn a_run_wakes_when_its_last_waiting_call_is_decided(f: &Fixture) {
+    let c = new_conversation(&f.store).await;
+    let now = Utc::now();
+    let (run, calls) = waiting_run(f, &c, 2).await;
     assert!(
-        f.store.wake_run(&run.id, now).await.unwrap().is_none(),
+        woke(f.store.decide(&approve(&calls[0])).await.unwrap()).is_none(),
         "the other call still waits"
     );
+    assert!(f.store.wake_run(&run.id, now).await.unwrap().is_none());
     assert_eq!(
         f.store.run(&run.id).await.unwrap().unwrap().status,
         crate::runs::RunStatus::Waiting
     );
-    assert!(matches!(
-        f.store.decide(&approve(&calls[1])).await.unwrap(),
-        Decided::Applied(..)
-    ));
-    let woken = f.store.wake_run(&run.id, now).await.unwrap().unwrap();
+    let woken = woke(f.store.decide(&approve(&calls[1])).await.unwrap()).unwrap();
     assert_eq!(
         (woken.kind, woken.data["status"].as_str()),
         (EventKind::RunUpdated, Some("running"))
+    );
+    assert_eq!(
+        f.store.run(&run.id).await.unwrap().unwrap().status,
+        crate::runs::RunStatus::Running
     );
     assert!(
         f.store.wake_run(&run.id, now).await.unwrap().is_none(),
         "woken once"
     );
+    // The run's event follows the call's in the conversation.
+    let events = f.store.events_after(&c.id, 0, 100).await.unwrap();
+    let last: Vec<_> = events.iter().rev().take(2).map(|e| e.kind).collect();
+    assert_eq!(last, [EventKind::RunUpdated, EventKind::ToolCallUpdated]);
+
+    // A batch decision wakes its run in its own commit too.
+    let (run, _) = waiting_run(f, &c, 3).await;
+    let batch = f
+        .store
+        .tool_calls(&c.id)
+        .await
+        .unwrap()
+        .last()
+        .unwrap()
+        .batch_id
+        .clone();
+    let (changed, woken) = f
+        .store
+        .decide_batch(
+            &batch,
+            &decision(DecisionKind::Approve, "bo"),
+            CallStatus::Approved,
+        )
+        .await
+        .unwrap();
+    assert_eq!(changed.len(), 3);
+    assert_eq!(woken.unwrap().data["id"], run.id.as_str());
+    assert!(f.store.wake_run(&run.id, now).await.unwrap().is_none());
+}
+
+/// Decisions on the last two waiting calls of a run, taken at the same
+/// moment, wake it exactly once: neither misses the other's decision.
+pub(crate) async fn concurrent_last_decisions_wake_their_run_once(f: &Fixture) {
+    let c = new_conversation(&f.store).await;
+    let mut runs = Vec::new();
+    for _ in 0..30 {
+        runs.push(waiting_run(f, &c, 2).await);
+    }
+    let decisions = runs.iter().flat_map(|(_, calls)| calls.iter()).map(|call| {
+        let store = f.store.clone();
+        let change = approve(call);
+        tokio::spawn(async move { woke(store.decide(&change).await.unwrap()) })
+    });
+    let woken: Vec<Event> = futures::future::join_all(decisions)
+        .await
+        .into_iter()
+        .filter_map(Result::unwrap)
+        .collect();
+    for (run, _) in &runs {
+        let times = woken
+            .iter()
+            .filter(|e| e.data["id"] == run.id.as_str())
+            .count();
+        assert_eq!(times, 1, "run {} woken {times} times", run.id);
+    }
+}
+
+/// A decision on a run's last waiting call while the worker releases that
+/// run to wait: the decision waits for the run's lock before its event takes
+/// the conversation's, the order the release takes them in. So it wakes the
+/// run once the release commits, instead of leaving it waiting for the next
+/// sweep, and the two do not deadlock (as they would when the run is waiting
+/// already and a sweep's step releases it again).
+#[tokio::test]
+async fn a_decision_and_its_runs_release_do_not_deadlock() {
+    let Some(f) = postgres().await else {
+        eprintln!("AIRLOCK_TEST_DATABASE_URL is not set: lock order check skipped");
+        return;
+    };
+    let pool = sqlx::PgPool::connect(&f.url).await.unwrap();
+    for before in ["waiting", "running"] {
+        let c = new_conversation(&f.store).await;
+        let run = running_run(&f, &c, Utc::now()).await;
+        let pending = ToolCall {
+            run_id: Some(run.id.clone()),
+            ..call(&c, 0, CallStatus::PendingApproval)
+        };
+        f.store
+            .insert_calls(std::slice::from_ref(&pending), &[])
+            .await
+            .unwrap();
+        sqlx::query("update runs set status = $1 where run_id = $2")
+            .bind(before)
+            .bind(run.id.as_str())
+            .execute(&pool)
+            .await
+            .unwrap();
+        // The release takes the run's row first...
+        let mut release = pool.begin().await.unwrap();
+        sqlx::query("update runs set status = 'waiting' where run_id = $1")
+            .bind(run.id.as_str())
+            .execute(&mut *release)
+            .await
+            .unwrap();
+        // ...while a person approves the call...
+        let decision = tokio::spawn({
+            let (store, change) = (f.store.clone(), approve(&pending));
+            async move { store.decide(&change).await }
+        });
+        tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+        // ...then the conversation's, for the run's event.
+        sqlx::query(
+            "update conversations set event_seq = event_seq + 1 where conversation_id = $1",
+        )
+        .bind(c.id.as_str())
+        .execute(&mut *release)
+        .await
+        .unwrap();
+        release.commit().await.unwrap();
+        let woken = woke(decision.await.unwrap().unwrap());
+        assert_eq!(
+            woken.map(|e| e.data["status"].clone()),
+            Some(json!("running")),
+            "a run {before} before its release"
+        );
+    }
 }
 
 conformance!(
     leases_hold_until_released_or_ended,
     a_run_wakes_when_its_last_waiting_call_is_decided,
+    concurrent_last_decisions_wake_their_run_once,
     conversations_round_trip,
     conversations_list_by_latest_activity,
     messages_append_in_order,

@@ -259,7 +259,48 @@ macro_rules! impl_store {
             }
         }
 
-        /// Compare-and-set of one pending call inside `tx`.
+        /// Takes the lock on run `id` that a wake-up needs ([`wake_in`]).
+        ///
+        /// Writers take rows in one order: calls, then their run, then the
+        /// conversation (every event bumps its counter), so a decision that
+        /// wakes a run cannot deadlock with the worker releasing it (run,
+        /// then conversation). SQLite's one writer holds every row already.
+        async fn lock_run(tx: &mut Tx<'_>, id: &RunId) -> Result<(), StoreError> {
+            if !$for_update.is_empty() {
+                db::query(concat!("select 1 from runs where run_id = $1", $for_update))
+                    .bind(id.as_str())
+                    .fetch_optional(&mut **tx)
+                    .await?;
+            }
+            Ok(())
+        }
+
+        /// Marks run `id` running again inside `tx`, with its event, when it
+        /// waits and none of its calls waits for a person any more. The
+        /// caller holds the run's lock ([`lock_run`]): of two decisions on one
+        /// run's last two waiting calls, the second to take the lock reads
+        /// the first's committed decision here, so exactly one wakes the run.
+        async fn wake_in(tx: &mut Tx<'_>, id: &RunId, now: DateTime<Utc>) -> Result<Option<Event>, StoreError> {
+            let row = db::query(
+                "update runs set status = 'running', updated_at = $1
+                 where run_id = $2 and status = 'waiting'
+                   and not exists (select 1 from tool_calls t
+                                   where t.run_id = $2 and t.status = 'pending_approval')
+                 returning *",
+            )
+            .bind(to_millis(now))
+            .bind(id.as_str())
+            .fetch_optional(&mut **tx)
+            .await?;
+            let Some(row) = row else { return Ok(None) };
+            let run = row_run(&row)?;
+            Ok(Some(append_event(tx, run_event(&run), now).await?))
+        }
+
+        /// Compare-and-set of one pending call inside `tx`. With `lock_run`,
+        /// also takes the lock of the call's run for a wake-up ([`wake_in`])
+        /// later in `tx`, before any event locks the conversation.
+        #[allow(clippy::too_many_arguments)]
         async fn decide_in(
             tx: &mut Tx<'_>,
             call_id: &ToolCallId,
@@ -267,6 +308,7 @@ macro_rules! impl_store {
             status: CallStatus,
             arguments: Option<&Value>,
             result: Option<&Value>,
+            lock_its_run: bool,
         ) -> Result<Option<(ToolCall, Event, Option<ReviewCase>)>, StoreError> {
             let row = db::query(
                 "update tool_calls set
@@ -291,6 +333,9 @@ macro_rules! impl_store {
             .await?;
             let Some(row) = row else { return Ok(None) };
             let call = row_call(&row)?;
+            if let (true, Some(run)) = (lock_its_run, &call.run_id) {
+                lock_run(tx, run).await?;
+            }
             audit(tx, &call, decision.kind.as_str(), &decision.by, decision.channel.as_str(), decision.at).await?;
             let case = settle_case(tx, &call).await?;
             let event = append_event(tx, call_event(&call, EventKind::ToolCallUpdated), decision.at).await?;
@@ -523,12 +568,19 @@ macro_rules! impl_store {
                         change.status,
                         change.arguments.as_ref(),
                         change.result.as_ref(),
+                        true,
                     )
                         .await?;
                 match applied {
                     Some((call, event, case)) => {
+                        // Waking the run here saves a commit on the way from
+                        // the decision to the call running.
+                        let woken = match &call.run_id {
+                            Some(run) => wake_in(&mut tx, run, change.decision.at).await?,
+                            None => None,
+                        };
                         tx.commit().await?;
-                        Ok(Decided::Applied(call, event, case.map(Box::new)))
+                        Ok(Decided::Applied(call, event, case.map(Box::new), woken.map(Box::new)))
                     }
                     None => {
                         tx.rollback().await?;
@@ -545,7 +597,7 @@ macro_rules! impl_store {
                 batch_id: &BatchId,
                 decision: &Decision,
                 status: CallStatus,
-            ) -> Result<Vec<(ToolCall, Event)>, StoreError> {
+            ) -> Result<(Vec<(ToolCall, Event)>, Option<Event>), StoreError> {
                 let mut tx = self.writer().begin_with($begin).await?;
                 // Approving never covers the agent's questions: they need an answer.
                 // The batch's calls are locked first, always in the batch's
@@ -560,17 +612,23 @@ macro_rules! impl_store {
                 .bind(status.as_str())
                 .fetch_all(&mut *tx)
                 .await?;
-                let mut changed = Vec::with_capacity(ids.len());
+                let mut changed: Vec<(ToolCall, Event)> = Vec::with_capacity(ids.len());
                 for id in ids {
                     let id = ToolCallId::parse(&id).map_err(|e| corrupt("tool_calls", e))?;
                     // A concurrent single decision may have won meanwhile; the
-                    // compare-and-set simply skips that call.
-                    if let Some((call, event, _)) = decide_in(&mut tx, &id, decision, status, None, None).await? {
+                    // compare-and-set simply skips that call. The first call
+                    // decided locks the batch's run (one model turn, one run).
+                    let lock_its_run = changed.is_empty();
+                    if let Some((call, event, _)) = decide_in(&mut tx, &id, decision, status, None, None, lock_its_run).await? {
                         changed.push((call, event));
                     }
                 }
+                let woken = match changed.first().and_then(|(call, _)| call.run_id.as_ref()) {
+                    Some(run) => wake_in(&mut tx, run, decision.at).await?,
+                    None => None,
+                };
                 tx.commit().await?;
-                Ok(changed)
+                Ok((changed, woken))
             }
 
             async fn expire_due(&self, now: DateTime<Utc>, limit: i64) -> Result<Vec<(ToolCall, Event)>, StoreError> {
@@ -620,7 +678,10 @@ macro_rules! impl_store {
                         reason: Some(reason.to_owned()),
                         channel: Channel::System,
                     };
-                    if let Some((call, event, _)) = decide_in(&mut tx, &id, &decision, status, None, None).await? {
+                    // The engine wakes the runs after this commits: the
+                    // conversations are locked already, so their runs'
+                    // locks would come out of order here.
+                    if let Some((call, event, _)) = decide_in(&mut tx, &id, &decision, status, None, None, false).await? {
                         changed.push((call, event));
                     }
                 }
@@ -771,28 +832,13 @@ macro_rules! impl_store {
 
             async fn wake_run(&self, id: &RunId, now: DateTime<Utc>) -> Result<Option<Event>, StoreError> {
                 let mut tx = self.writer().begin_with($begin).await?;
-                // The check for calls still waiting is part of the update: of
-                // two decisions on one run's calls committed at once, the wake-up
-                // that comes last sees both, and exactly one wakes the run.
-                let row = db::query(
-                    "update runs set status = 'running', updated_at = $1
-                     where run_id = $2 and status = 'waiting'
-                       and not exists (select 1 from tool_calls t
-                                       where t.run_id = $2 and t.status = 'pending_approval')
-                     returning *",
-                )
-                .bind(to_millis(now))
-                .bind(id.as_str())
-                .fetch_optional(&mut *tx)
-                .await?;
-                let Some(row) = row else {
-                    tx.rollback().await?;
-                    return Ok(None);
-                };
-                let run = row_run(&row)?;
-                let event = append_event(&mut tx, run_event(&run), now).await?;
+                // Locked first, as a decision that wakes the run in its own
+                // commit locks it: whichever of the two comes second sees
+                // the other's decision.
+                lock_run(&mut tx, id).await?;
+                let woken = wake_in(&mut tx, id, now).await?;
                 tx.commit().await?;
-                Ok(Some(event))
+                Ok(woken)
             }
 
             async fn runs_to_step(&self, now: DateTime<Utc>, limit: i64) -> Result<Vec<RunId>, StoreError> {
