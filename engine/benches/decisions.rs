@@ -128,6 +128,7 @@ async fn measure(backend: &'static str, deciders: usize, paced: bool) -> Decisio
         per_second: DECISIONS as f64 / elapsed.as_secs_f64(),
         p50: at(0.50),
         p99: at(0.99),
+        shown: None,
     }
 }
 

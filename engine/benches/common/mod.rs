@@ -31,27 +31,46 @@ pub struct DecisionRow {
     pub load: &'static str,
     pub deciders: usize,
     pub per_second: f64,
+    /// Latency quantiles of the decision taking effect (the tool running).
     pub p50: Duration,
     pub p99: Duration,
+    /// p50 and p99 until a browser is shown the effect, where measured.
+    pub shown: Option<(Duration, Duration)>,
 }
 
 /// Prints `rows` as a table under `title` and writes them to
 /// `target/bench/<name>.json`.
 pub fn report_decisions(name: &str, title: &str, rows: &[DecisionRow]) {
     println!("\n{title}");
+    let shown = rows.iter().any(|r| r.shown.is_some());
+    let extra = |r: &DecisionRow| match (shown, r.shown) {
+        (true, Some((p50, p99))) => format!(" {:>13.2} {:>13.2}", ms(p50), ms(p99)),
+        _ => String::new(),
+    };
     println!(
-        "{:<10} {:<10} {:>9} {:>13} {:>10} {:>10}",
-        "backend", "load", "deciders", "decisions/s", "p50 ms", "p99 ms"
+        "{:<10} {:<10} {:>9} {:>13} {:>10} {:>10}{}",
+        "backend",
+        "load",
+        "deciders",
+        "decisions/s",
+        "p50 ms",
+        "p99 ms",
+        if shown {
+            "  shown p50 ms  shown p99 ms"
+        } else {
+            ""
+        }
     );
     for r in rows {
         println!(
-            "{:<10} {:<10} {:>9} {:>13.0} {:>10.2} {:>10.2}",
+            "{:<10} {:<10} {:>9} {:>13.0} {:>10.2} {:>10.2}{}",
             r.backend,
             r.load,
             r.deciders,
             r.per_second,
             ms(r.p50),
-            ms(r.p99)
+            ms(r.p99),
+            extra(r)
         );
     }
     let figures = rows
@@ -64,6 +83,8 @@ pub fn report_decisions(name: &str, title: &str, rows: &[DecisionRow]) {
                 "decisions_per_second": r.per_second,
                 "p50_ms": ms(r.p50),
                 "p99_ms": ms(r.p99),
+                "shown_p50_ms": r.shown.map(|(p50, _)| ms(p50)),
+                "shown_p99_ms": r.shown.map(|(_, p99)| ms(p99)),
             })
         })
         .collect();

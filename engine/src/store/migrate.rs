@@ -15,18 +15,26 @@ pub(crate) struct Migration {
 
 /// Splits a migration into statements, dropping comment lines first (they
 /// may contain `;`). Our migrations never put `;` inside a literal, so a
-/// split at statement ends is enough.
+/// split at statement ends is enough, except inside the `$$`-quoted body of
+/// a function, whose statements end in `;` too: that stays whole.
 pub(crate) fn statements(sql: &str) -> Vec<String> {
-    let code: String = sql
-        .lines()
-        .filter(|l| !l.trim_start().starts_with("--"))
-        .map(|l| format!("{l}\n"))
-        .collect();
-    code.split(";\n")
-        .map(str::trim)
-        .filter(|s| !s.is_empty())
-        .map(str::to_owned)
-        .collect()
+    let mut found = Vec::new();
+    let mut current = String::new();
+    let mut in_body = false;
+    for line in sql.lines().filter(|l| !l.trim_start().starts_with("--")) {
+        current.push_str(line);
+        current.push('\n');
+        if line.matches("$$").count() % 2 == 1 {
+            in_body = !in_body;
+        }
+        if !in_body && line.trim_end().ends_with(';') {
+            found.push(current.trim().trim_end_matches(';').trim().to_owned());
+            current.clear();
+        }
+    }
+    found.push(current.trim().to_owned());
+    found.retain(|s| !s.is_empty());
+    found
 }
 
 #[cfg(test)]
@@ -39,6 +47,18 @@ mod tests {
         assert_eq!(
             statements(sql),
             ["create table a (x int)", "create table b (\n  y int\n)"]
+        );
+    }
+
+    #[test]
+    fn a_function_body_stays_one_statement() {
+        let sql = "create function f() returns void language plpgsql as $$\nbegin\n    perform 1;\n    perform 2;\nend\n$$;\ncreate table c (z int);\n";
+        assert_eq!(
+            statements(sql),
+            [
+                "create function f() returns void language plpgsql as $$\nbegin\n    perform 1;\n    perform 2;\nend\n$$",
+                "create table c (z int)"
+            ]
         );
     }
 }

@@ -71,6 +71,11 @@ const MIGRATIONS: &[Migration] = &[
         description: "runs by conversation",
         sql: include_str!("../../migrations/postgres/0008_runs_by_conversation.sql"),
     },
+    Migration {
+        version: 9,
+        description: "place events in one round trip",
+        sql: include_str!("../../migrations/postgres/0009_place_in_one_round_trip.sql"),
+    },
 ];
 
 /// Arbitrary key of the advisory lock that serialises migrations across replicas.
@@ -269,73 +274,33 @@ mod queries {
         " for update skip locked",
         {
             async fn place_events(&self, limit: i64) -> Result<FeedBatch, StoreError> {
-                // Most calls find nothing to do: look before taking the lock.
-                let waiting: bool =
-                    db::query_scalar("select exists (select 1 from events where feed_seq is null)")
-                        .fetch_one(self.reader())
-                        .await?;
-                if !waiting {
-                    return Ok(FeedBatch::default());
-                }
-                let mut tx = self.writer().begin().await?;
-                // Sequencers take turns here. Each later statement reads a
-                // fresh snapshot, which has what the one before placed.
-                let counters = db::query(
-                    "select f.seq as feed, i.seq as inbox from feed_counter f cross join inbox_counter i
-                     where f.id = 1 and i.id = 1 for update of f, i",
-                )
-                .fetch_one(&mut *tx)
-                .await?;
-                let after: i64 = counters.try_get("feed")?;
-                let inbox: i64 = counters.try_get("inbox")?;
+                // One statement, its own transaction: the database looks for
+                // events without a place, and if there are any takes the
+                // sequencers' lock, numbers a page of them after the feed's
+                // head (and the inbox's events after the inbox's), moves both
+                // counters and announces the batch when it commits
+                // (migration 0009). Sequencers take turns at the lock, and
+                // each batch commits whole, after the one before.
                 let inbox_kinds: Vec<&str> = EventKind::ALL
                     .into_iter()
                     .filter(|kind| kind.concerns_inbox())
                     .map(EventKind::as_str)
                     .collect();
                 let rows = db::query(&format!(
-                    "update events e set feed_seq = $1 + b.n,
-                            inbox_seq = case when b.inbox then $2 + b.m end
-                     from (select event_id,
-                                  row_number() over w as n,
-                                  count(*) filter (where kind = any($3)) over w as m,
-                                  kind = any($3) as inbox
-                           from events where feed_seq is null
-                           window w as (order by event_id)
-                           order by event_id limit $4) as b
-                     where e.event_id = b.event_id
-                     returning e.*, e.{STORED_ELSEWHERE}"
+                    "select p.*, p.{STORED_ELSEWHERE} from place_events($1, $2, $3) as p"
                 ))
-                .bind(after)
-                .bind(inbox)
-                .bind(&inbox_kinds)
                 .bind(limit)
-                .fetch_all(&mut *tx)
+                .bind(&inbox_kinds)
+                .bind(super::EVENTS_CHANNEL)
+                .fetch_all(self.writer())
                 .await?;
                 let mut placed = rows.iter().map(row_placed).collect::<Result<Vec<_>, _>>()?;
                 placed.sort_by_key(|(position, _, _)| *position);
-                if !placed.is_empty() {
-                    let through = after + placed.len() as i64;
-                    let inbox_placed = placed
-                        .iter()
-                        .filter(|(_, e, _)| e.inbox_seq.is_some())
-                        .count() as i64;
-                    // The counters, and one announcement per batch, heard
-                    // when it commits: one round trip.
-                    db::query(
-                        "with feed as (update feed_counter set seq = $1 where id = 1),
-                              inbox as (update inbox_counter set seq = $2 where id = 1)
-                         select pg_notify($3, current_schema() || ':' || $1::text)",
-                    )
-                    .bind(through)
-                    .bind(inbox + inbox_placed)
-                    .bind(super::EVENTS_CHANNEL)
-                    .execute(&mut *tx)
-                    .await?;
-                }
-                tx.commit().await?;
+                let Some((first, _, _)) = placed.first() else {
+                    return Ok(FeedBatch::default());
+                };
                 Ok(FeedBatch {
-                    after,
+                    after: first - 1,
                     events: placed
                         .into_iter()
                         .map(|(_, event, elsewhere)| (event, elsewhere))
