@@ -109,9 +109,8 @@ fn checked_reason(reason: Option<String>) -> Result<Option<String>, EngineError>
     Ok(reason)
 }
 
-fn call_is_question(call: &Option<ToolCall>) -> bool {
-    call.as_ref()
-        .is_some_and(|c| c.tool == QUESTION_TOOL && c.source == AGENT_SOURCE)
+fn not_for_questions() -> EngineError {
+    EngineError::invalid("call", "a question takes an answer, not an approval")
 }
 
 pub(crate) fn already_decided(call: ToolCall) -> EngineError {
@@ -318,6 +317,13 @@ impl Engine {
         if let Some(edited) = &arguments {
             self.check_edit(call_id, edited).await?;
         }
+        // Only refusing or withdrawing fits a question. When the caller does
+        // not know whether the call is one, the store's compare-and-set
+        // leaves a question alone, so finding out costs no extra read.
+        let refuse_questions = !matches!(verdict, Verdict::Reject { .. } | Verdict::Cancel { .. });
+        if refuse_questions && question == Some(true) {
+            return Err(not_for_questions());
+        }
         let change = DecisionChange {
             call_id: call_id.clone(),
             decision: Decision {
@@ -330,20 +336,8 @@ impl Engine {
             status,
             arguments,
             result: None,
+            refuse_questions: refuse_questions && question.is_none(),
         };
-        // Only refusing or withdrawing fits a question.
-        if !matches!(verdict, Verdict::Reject { .. } | Verdict::Cancel { .. }) {
-            let question = match question {
-                Some(known) => known,
-                None => call_is_question(&self.inner.store.tool_call(call_id).await?),
-            };
-            if question {
-                return Err(EngineError::invalid(
-                    "call",
-                    "a question takes an answer, not an approval",
-                ));
-            }
-        }
         match self.inner.store.decide(&change).await? {
             Decided::Applied(call, event, closed, woken) => {
                 self.inner
@@ -367,6 +361,10 @@ impl Engine {
                     self.grants_changed().await;
                 }
                 Ok((call, closed.map(|case| *case)))
+            }
+            // Still pending: the compare-and-set left a question alone.
+            Decided::AlreadyDecided(call) if call.status == CallStatus::PendingApproval => {
+                Err(not_for_questions())
             }
             Decided::AlreadyDecided(call) => Err(already_decided(call)),
             Decided::NotFound => Err(EngineError::NotFound("tool call")),
@@ -546,6 +544,7 @@ impl Engine {
             status: CallStatus::Completed,
             arguments: None,
             result: Some(serde_json::json!({ "answer": answer })),
+            refuse_questions: false,
         };
         match self.inner.store.decide(&change).await? {
             Decided::Applied(call, event, closed, woken) => {

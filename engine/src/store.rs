@@ -80,6 +80,10 @@ pub struct DecisionChange {
     pub arguments: Option<serde_json::Value>,
     /// The result, for a decision that completes the call (an answer to a question).
     pub result: Option<serde_json::Value>,
+    /// Leave the call pending if it is one of the agent's questions, which
+    /// take an answer, not an approval: the decision then reports it as
+    /// [`Decided::AlreadyDecided`] with the call still pending.
+    pub refuse_questions: bool,
 }
 
 /// How a compare-and-set decision ended.

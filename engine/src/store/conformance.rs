@@ -290,6 +290,7 @@ pub(crate) async fn a_decision_is_a_compare_and_set(f: &Fixture) {
         status: CallStatus::Approved,
         arguments: Some(json!({"path": "only-this.txt"})),
         result: None,
+        refuse_questions: false,
     };
     let Decided::Applied(call, event, _, woken) = store.decide(&edit).await.unwrap() else {
         panic!("first decision must win")
@@ -322,6 +323,39 @@ pub(crate) async fn a_decision_is_a_compare_and_set(f: &Fixture) {
     assert_eq!(store.decide(&unknown).await.unwrap(), Decided::NotFound);
 }
 
+/// A decision that refuses questions leaves the agent's question pending,
+/// and says so; the same decision applies to any other call.
+pub(crate) async fn a_decision_can_leave_questions_alone(f: &Fixture) {
+    let store = f.store.clone();
+    let c = new_conversation(&store).await;
+    let question = ToolCall {
+        source: crate::agent::AGENT_SOURCE.into(),
+        tool: crate::agent::QUESTION_TOOL.into(),
+        ..call(&c, 0, CallStatus::PendingApproval)
+    };
+    let other = call(&c, 1, CallStatus::PendingApproval);
+    store
+        .insert_calls(&[question.clone(), other.clone()], &[])
+        .await
+        .unwrap();
+    let approve = |id: &ToolCallId| DecisionChange {
+        call_id: id.clone(),
+        decision: decision(DecisionKind::Approve, "ana"),
+        status: CallStatus::Approved,
+        arguments: None,
+        result: None,
+        refuse_questions: true,
+    };
+    match store.decide(&approve(&question.id)).await.unwrap() {
+        Decided::AlreadyDecided(left) => assert_eq!(left.status, CallStatus::PendingApproval),
+        other => panic!("expected the question left alone, got {other:?}"),
+    }
+    assert!(matches!(
+        store.decide(&approve(&other.id)).await.unwrap(),
+        Decided::Applied(..)
+    ));
+}
+
 pub(crate) async fn concurrent_decisions_have_one_winner(f: &Fixture) {
     let store = f.store.clone();
     let c = new_conversation(&store).await;
@@ -343,6 +377,7 @@ pub(crate) async fn concurrent_decisions_have_one_winner(f: &Fixture) {
             status,
             arguments: None,
             result: None,
+            refuse_questions: false,
         };
         tokio::spawn(async move { store.decide(&change).await.unwrap() })
     });
@@ -379,6 +414,7 @@ pub(crate) async fn a_batch_is_decided_at_once(f: &Fixture) {
         status: CallStatus::Rejected,
         arguments: None,
         result: None,
+        refuse_questions: false,
     };
     assert!(matches!(
         store.decide(&single).await.unwrap(),
@@ -546,6 +582,7 @@ pub(crate) async fn events_replay_in_order(f: &Fixture) {
         status: CallStatus::Approved,
         arguments: None,
         result: None,
+        refuse_questions: false,
     };
     store.decide(&change).await.unwrap();
     // On a shared database the inbox numbers events once they are placed.
@@ -717,6 +754,7 @@ pub(crate) async fn review_cases_follow_their_calls(f: &Fixture) {
         status: CallStatus::Rejected,
         arguments: None,
         result: None,
+        refuse_questions: false,
     };
     assert!(matches!(
         store.decide(&change).await.unwrap(),
@@ -912,6 +950,7 @@ fn approve(call: &ToolCall) -> DecisionChange {
         status: CallStatus::Approved,
         arguments: None,
         result: None,
+        refuse_questions: false,
     }
 }
 
@@ -1077,6 +1116,7 @@ conformance!(
     messages_append_in_order,
     calls_are_stored_with_events,
     a_decision_is_a_compare_and_set,
+    a_decision_can_leave_questions_alone,
     concurrent_decisions_have_one_winner,
     a_batch_is_decided_at_once,
     expiry_applies_once_across_a_restart,

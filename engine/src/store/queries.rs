@@ -297,9 +297,11 @@ macro_rules! impl_store {
             Ok(Some(append_event(tx, run_event(&run), now).await?))
         }
 
-        /// Compare-and-set of one pending call inside `tx`. With `lock_run`,
-        /// also takes the lock of the call's run for a wake-up ([`wake_in`])
-        /// later in `tx`, before any event locks the conversation.
+        /// Compare-and-set of one pending call inside `tx`; with
+        /// `refuse_questions`, one that is not the agent's question. With
+        /// `lock_its_run`, also takes the lock of the call's run for a
+        /// wake-up ([`wake_in`]) later in `tx`, before any event locks the
+        /// conversation.
         #[allow(clippy::too_many_arguments)]
         async fn decide_in(
             tx: &mut Tx<'_>,
@@ -308,7 +310,7 @@ macro_rules! impl_store {
             status: CallStatus,
             arguments: Option<&Value>,
             result: Option<&Value>,
-            lock_its_run: bool,
+            (refuse_questions, lock_its_run): (bool, bool),
         ) -> Result<Option<(ToolCall, Event, Option<ReviewCase>)>, StoreError> {
             let row = db::query(
                 "update tool_calls set
@@ -318,6 +320,7 @@ macro_rules! impl_store {
                     arguments = coalesce($7, arguments),
                     result = coalesce($9, result)
                  where tool_call_id = $8 and status = 'pending_approval'
+                   and not ($10 and source = $11 and tool = $12)
                  returning *",
             )
             .bind(status.as_str())
@@ -329,6 +332,9 @@ macro_rules! impl_store {
             .bind(arguments.map(|a| a.to_string()))
             .bind(call_id.as_str())
             .bind(result.map(|r| r.to_string()))
+            .bind(refuse_questions)
+            .bind(crate::agent::AGENT_SOURCE)
+            .bind(crate::agent::QUESTION_TOOL)
             .fetch_optional(&mut **tx)
             .await?;
             let Some(row) = row else { return Ok(None) };
@@ -568,7 +574,7 @@ macro_rules! impl_store {
                         change.status,
                         change.arguments.as_ref(),
                         change.result.as_ref(),
-                        true,
+                        (change.refuse_questions, true),
                     )
                         .await?;
                 match applied {
@@ -619,7 +625,7 @@ macro_rules! impl_store {
                     // compare-and-set simply skips that call. The first call
                     // decided locks the batch's run (one model turn, one run).
                     let lock_its_run = changed.is_empty();
-                    if let Some((call, event, _)) = decide_in(&mut tx, &id, decision, status, None, None, lock_its_run).await? {
+                    if let Some((call, event, _)) = decide_in(&mut tx, &id, decision, status, None, None, (false, lock_its_run)).await? {
                         changed.push((call, event));
                     }
                 }
@@ -681,7 +687,7 @@ macro_rules! impl_store {
                     // The engine wakes the runs after this commits: the
                     // conversations are locked already, so their runs'
                     // locks would come out of order here.
-                    if let Some((call, event, _)) = decide_in(&mut tx, &id, &decision, status, None, None, false).await? {
+                    if let Some((call, event, _)) = decide_in(&mut tx, &id, &decision, status, None, None, (false, false)).await? {
                         changed.push((call, event));
                     }
                 }
