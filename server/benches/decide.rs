@@ -2,10 +2,12 @@
 //! as its own process (agent worker and all), on a SQLite file and, when
 //! `AIRLOCK_BENCH_DATABASE_URL` is set, on PostgreSQL. Each call waits in a
 //! conversation of its own (the demo agent's `send_email`); deciders approve
-//! calls over HTTP (`POST /api/fn/approve_call`, as the chat's button does)
-//! and a browser's inbox stream reports when each call starts executing.
-//! Latency is from sending the decision to the `executing` event; throughput
-//! is decisions answered per second.
+//! calls over HTTP (`POST /api/fn/approve_call`, as the chat's button does).
+//! Two latencies from sending the decision: to the tool running (the e-mail
+//! reaching the demo outbox, a file the benchmark follows), and to a browser
+//! seeing the call `executing` on the inbox stream (on PostgreSQL, inbox
+//! events are first numbered in the shared feed). Throughput is decisions
+//! answered per second.
 //!
 //! Loads: 1, 10 and 100 deciders deciding again as soon as their last
 //! decision returns (saturated), and 100 deciders offering 500/s in total
@@ -30,8 +32,16 @@ use common::{ms, quantile, report_decisions, DecisionRow};
 /// Decisions measured per configuration.
 const CALLS: usize = 1_000;
 
-/// Total decisions per second the paced load offers.
-const PACED_RATE: f64 = 500.0;
+/// Total decisions per second the paced load offers, unless
+/// `AIRLOCK_BENCH_PACED_RATE` says otherwise (a low rate shows the latency
+/// of a decision on an otherwise idle server).
+fn paced_rate() -> f64 {
+    std::env::var("AIRLOCK_BENCH_PACED_RATE")
+        .ok()
+        .and_then(|rate| rate.parse().ok())
+        .filter(|rate: &f64| *rate > 0.0)
+        .unwrap_or(500.0)
+}
 
 fn start(dir: &std::path::Path, database_url: Option<&str>) -> support::Spawned {
     let env: Vec<(&str, &str)> = database_url
@@ -41,12 +51,19 @@ fn start(dir: &std::path::Path, database_url: Option<&str>) -> support::Spawned 
     support::spawn(env!("CARGO_BIN_EXE_server"), dir, &env)
 }
 
-/// `n` calls waiting for approval, one per conversation.
-async fn waiting_calls(client: &reqwest::Client, base: &str, n: usize) -> Vec<String> {
+/// `n` calls waiting for approval, one per conversation: each call's id and
+/// the e-mail address it writes to (unique across `round`s).
+async fn waiting_calls(
+    client: &reqwest::Client,
+    base: &str,
+    round: usize,
+    n: usize,
+) -> Vec<(String, String)> {
     futures::stream::iter(0..n)
         .map(|i| async move {
             let id = support::create_conversation(client, base).await;
-            let text = format!("email d{i}@bench.test: decision {i}");
+            let to = format!("r{round}d{i}@bench.test");
+            let text = format!("email {to}: decision {i}");
             let res = client
                 .post(format!("{base}/api/fn/post_message"))
                 .header("accept", "application/json")
@@ -71,7 +88,7 @@ async fn waiting_calls(client: &reqwest::Client, base: &str, n: usize) -> Vec<St
                     .flatten()
                     .find(|c| c["status"] == "pending_approval");
                 if let Some(call) = pending {
-                    return call["id"].as_str().unwrap().to_owned();
+                    return (call["id"].as_str().unwrap().to_owned(), to);
                 }
                 tokio::time::sleep(Duration::from_millis(5)).await;
             }
@@ -79,6 +96,44 @@ async fn waiting_calls(client: &reqwest::Client, base: &str, n: usize) -> Vec<St
         .buffer_unordered(16)
         .collect()
         .await
+}
+
+/// Follows the demo outbox (`outbox.jsonl` in the server's data directory)
+/// and notes when each address's e-mail is written: when its call's tool
+/// ran. Polls every 100 µs, so a time is at most that late.
+fn follow_outbox(dir: &std::path::Path) -> Arc<Mutex<HashMap<String, Instant>>> {
+    let ran: Arc<Mutex<HashMap<String, Instant>>> = Arc::default();
+    let noted = ran.clone();
+    let path = dir.join("outbox.jsonl");
+    std::thread::spawn(move || {
+        use std::io::BufRead;
+        let file = loop {
+            match std::fs::File::open(&path) {
+                Ok(file) => break file,
+                Err(_) => std::thread::sleep(Duration::from_millis(1)),
+            }
+        };
+        let mut lines = std::io::BufReader::new(file);
+        let mut line = String::new();
+        loop {
+            // A line is written whole (one write), but it may be read
+            // before its end arrives: keep it until it ends.
+            match lines.read_line(&mut line) {
+                Ok(_) if line.ends_with('\n') => {
+                    let at = Instant::now();
+                    if let Ok(mail) = serde_json::from_str::<Value>(&line) {
+                        if let Some(to) = mail["to"].as_str() {
+                            noted.lock().unwrap().entry(to.to_owned()).or_insert(at);
+                        }
+                    }
+                    line.clear();
+                }
+                Ok(_) => std::thread::sleep(Duration::from_micros(100)),
+                Err(_) => return,
+            }
+        }
+    });
+    ran
 }
 
 /// Follows the inbox stream and notes when each call starts executing.
@@ -111,19 +166,27 @@ fn follow_starts(base: &str) -> Arc<Mutex<HashMap<String, Instant>>> {
     started
 }
 
+/// When each call was seen executing on the inbox stream (by call id), and
+/// when each e-mail was written (by address).
+struct Watched {
+    started: Arc<Mutex<HashMap<String, Instant>>>,
+    ran: Arc<Mutex<HashMap<String, Instant>>>,
+}
+
 async fn measure(
     server: &support::Spawned,
     backend: &'static str,
-    deciders: usize,
-    paced: bool,
-    started: &Arc<Mutex<HashMap<String, Instant>>>,
+    (round, deciders, paced): (usize, usize, bool),
+    watched: &Watched,
 ) -> DecisionRow {
     let client = reqwest::Client::new();
-    let calls = Arc::new(waiting_calls(&client, &server.base, CALLS).await);
+    let waiting = waiting_calls(&client, &server.base, round, CALLS).await;
+    let addresses: HashMap<String, String> = waiting.iter().cloned().collect();
+    let calls = Arc::new(waiting.into_iter().map(|(id, _)| id).collect::<Vec<_>>());
     let sent: Arc<Mutex<HashMap<String, Instant>>> = Arc::default();
     let next = Arc::new(AtomicUsize::new(0));
     let begin = Instant::now();
-    let period = Duration::from_secs_f64(deciders as f64 / PACED_RATE);
+    let period = Duration::from_secs_f64(deciders as f64 / paced_rate());
     let tasks: Vec<_> = (0..deciders)
         .map(|d| {
             let (client, calls, sent, next) =
@@ -155,35 +218,48 @@ async fn measure(
         task.await.unwrap();
     }
     let elapsed = begin.elapsed();
-    // Every approved call starts; wait for the stream to say so.
+    // Every approved call runs and is shown running; wait for both.
     let deadline = Instant::now() + Duration::from_secs(60);
-    let mut latencies = loop {
-        let measured: Vec<Duration> = {
-            let (starts, sent) = (started.lock().unwrap(), sent.lock().unwrap());
-            calls
-                .iter()
-                .filter_map(|c| Some(starts.get(c)?.saturating_duration_since(sent[c])))
-                .collect()
+    let (mut shown, mut ran) = loop {
+        let (shown, ran): (Vec<Duration>, Vec<Duration>) = {
+            let sent = sent.lock().unwrap();
+            let started = watched.started.lock().unwrap();
+            let written = watched.ran.lock().unwrap();
+            let after =
+                |at: Option<&Instant>, c: &String| Some(at?.saturating_duration_since(sent[c]));
+            (
+                calls
+                    .iter()
+                    .filter_map(|c| after(started.get(c), c))
+                    .collect(),
+                calls
+                    .iter()
+                    .filter_map(|c| after(written.get(&addresses[c]), c))
+                    .collect(),
+            )
         };
-        if measured.len() == calls.len() {
-            break measured;
+        if shown.len() == calls.len() && ran.len() == calls.len() {
+            break (shown, ran);
         }
         assert!(
             Instant::now() < deadline,
-            "{} of {} calls started",
-            measured.len(),
-            calls.len()
+            "{} of {} calls shown running, {} ran",
+            shown.len(),
+            calls.len(),
+            ran.len()
         );
         tokio::time::sleep(Duration::from_millis(20)).await;
     };
-    latencies.sort();
+    shown.sort();
+    ran.sort();
     DecisionRow {
         backend,
         load: if paced { "paced" } else { "saturated" },
         deciders,
         per_second: CALLS as f64 / elapsed.as_secs_f64(),
-        p50: quantile(&latencies, 0.5),
-        p99: quantile(&latencies, 0.99),
+        p50: quantile(&ran, 0.5),
+        p99: quantile(&ran, 0.99),
+        shown: Some((quantile(&shown, 0.5), quantile(&shown, 0.99))),
     }
 }
 
@@ -197,22 +273,32 @@ async fn main() {
     for (backend, url) in backends {
         let dir = tempfile::tempdir().unwrap();
         let server = start(dir.path(), url.as_deref());
-        let started = follow_starts(&server.base);
-        for (deciders, paced) in [(1, false), (10, false), (100, false), (100, true)] {
-            let row = measure(&server, backend, deciders, paced, &started).await;
+        let watched = Watched {
+            started: follow_starts(&server.base),
+            ran: follow_outbox(dir.path()),
+        };
+        let loads = [(1, false), (10, false), (100, false), (100, true)];
+        for (round, (deciders, paced)) in loads.into_iter().enumerate() {
+            let row = measure(&server, backend, (round, deciders, paced), &watched).await;
+            let (shown_p50, shown_p99) = row.shown.unwrap();
             eprintln!(
-                "{backend} {} {deciders}: {:.0}/s p50 {:.2} ms p99 {:.2} ms",
+                "{backend} {} {deciders}: {:.0}/s ran p50 {:.2} ms p99 {:.2} ms, shown p50 {:.2} ms p99 {:.2} ms",
                 row.load,
                 row.per_second,
                 ms(row.p50),
-                ms(row.p99)
+                ms(row.p99),
+                ms(shown_p50),
+                ms(shown_p99)
             );
             rows.push(row);
         }
     }
     report_decisions(
         "decide",
-        &format!("decision → tool start over HTTP, {CALLS} decisions per run; paced = {PACED_RATE}/s offered"),
+        &format!(
+            "decision → tool start over HTTP, {CALLS} decisions per run; paced = {}/s offered",
+            paced_rate()
+        ),
         &rows,
     );
 }
