@@ -109,6 +109,10 @@ fn checked_reason(reason: Option<String>) -> Result<Option<String>, EngineError>
     Ok(reason)
 }
 
+fn is_question(call: &ToolCall) -> bool {
+    call.tool == QUESTION_TOOL && call.source == AGENT_SOURCE
+}
+
 fn not_for_questions() -> EngineError {
     EngineError::invalid("call", "a question takes an answer, not an approval")
 }
@@ -362,8 +366,8 @@ impl Engine {
                 }
                 Ok((call, closed.map(|case| *case)))
             }
-            // Still pending: the compare-and-set left a question alone.
-            Decided::AlreadyDecided(call) if call.status == CallStatus::PendingApproval => {
+            // The compare-and-set left a question alone.
+            Decided::AlreadyDecided(call) if change.refuse_questions && is_question(&call) => {
                 Err(not_for_questions())
             }
             Decided::AlreadyDecided(call) => Err(already_decided(call)),

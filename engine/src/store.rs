@@ -80,9 +80,9 @@ pub struct DecisionChange {
     pub arguments: Option<serde_json::Value>,
     /// The result, for a decision that completes the call (an answer to a question).
     pub result: Option<serde_json::Value>,
-    /// Leave the call pending if it is one of the agent's questions, which
+    /// Leave the call alone if it is one of the agent's questions, which
     /// take an answer, not an approval: the decision then reports it as
-    /// [`Decided::AlreadyDecided`] with the call still pending.
+    /// [`Decided::AlreadyDecided`].
     pub refuse_questions: bool,
 }
 
