@@ -41,3 +41,34 @@ test('a reply being written shows its finished lines formatted', async ({ page }
   await expect(writing).toContainText('- ship the');
   await expect(writing).not.toContainText('**');
 });
+
+// Each later line sends only what follows the part of the rendering the
+// browser has (`keep` bytes of it), not the whole reply again.
+const kept = '<p>Here is <strong>notes.txt</strong>:</p>\n<ul>\n<li>budget review on Friday</li>\n';
+const later =
+  midway +
+  [
+    'event: message.delta',
+    'data: ' +
+      JSON.stringify({
+        text: 'approvals inbox\n',
+        html: '<li>ship the approvals inbox</li>\n</ul>\n',
+        keep: kept.length,
+      }),
+    '',
+    '',
+  ].join('\n');
+
+test('a reply being written extends what it shows line by line', async ({ page }) => {
+  await page.route('**/api/conversations/*/events*', (route) =>
+    route.fulfill({ status: 200, contentType: 'text/event-stream', body: later }),
+  );
+  await newConversation(page);
+  const writing = page.getByRole('listitem', { name: 'Agent is writing' });
+  await expect(writing.getByRole('listitem')).toHaveText([
+    'budget review on Friday',
+    'ship the approvals inbox',
+  ]);
+  await expect(writing.locator('strong')).toHaveText('notes.txt');
+  await expect(writing).not.toContainText('- ship the');
+});

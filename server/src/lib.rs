@@ -1,6 +1,7 @@
 //! Airlock's server: startup in a fixed order, and the HTTP routes that are
 //! not server functions. `launch` lets tests run the real server on port 0.
 
+mod draft_delta;
 pub mod fn_errors;
 pub mod freshness;
 pub mod grant_stream;

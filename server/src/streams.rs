@@ -105,7 +105,7 @@ pub struct Resume {
         ("Last-Event-ID" = Option<String>, Header, description = "Resume after this event position"),
     ),
     responses(
-        (status = 200, content_type = "text/event-stream", body = String, description = "`snapshot` ({conversation, messages, tool_calls}), then `message.created` (the agent's with `html`, its Markdown rendered), `message.delta` (`{text}`, and `html` on a piece that ends a line), `tool_call.created`, `tool_call.updated`, `run.updated`, `conversation.updated` (`{title}`, when the first message names it); ids are the conversation's event positions."),
+        (status = 200, content_type = "text/event-stream", body = String, description = "`snapshot` ({conversation, messages, tool_calls}), then `message.created` (the agent's with `html`, its Markdown rendered), `message.delta` (`{text}`, and on a piece that ends a line `html` and `keep`: the rendering so far is the first `keep` bytes of the one sent before, then `html`), `tool_call.created`, `tool_call.updated`, `run.updated`, `conversation.updated` (`{title}`, when the first message names it); ids are the conversation's event positions."),
         (status = 400, description = "`after` is not an event position."),
         (status = 404, description = "No such conversation."),
     )
@@ -201,6 +201,7 @@ async fn pump(engine: Engine, feed: Feed, resume: Option<i64>, tx: Tx) {
     let (mut heard, mut live) = engine.events().subscribe_counted();
     // Drafts that arrived before the events published ahead of them.
     let mut held: std::collections::VecDeque<Arc<Draft>> = std::collections::VecDeque::new();
+    let mut shown = crate::draft_delta::ShownDraft::default();
     // Only conversation feeds show drafts; an inbox subscriber does not take them in.
     let mut drafts = feed
         .follows_drafts()
@@ -276,13 +277,9 @@ async fn pump(engine: Engine, feed: Feed, resume: Option<i64>, tx: Tx) {
         // Pieces go out once every event published before them has.
         while held.front().is_some_and(|draft| draft.after <= heard) {
             let Some(draft) = held.pop_front() else { break };
-            let sse = SseEvent::default().event("message.delta").data(
-                match &draft.html {
-                    Some(html) => json!({ "text": draft.text, "html": html }),
-                    None => json!({ "text": draft.text }),
-                }
-                .to_string(),
-            );
+            let sse = SseEvent::default()
+                .event("message.delta")
+                .data(shown.delta(&draft, cursor).to_string());
             if tx.send(Ok(sse)).await.is_err() {
                 return;
             }

@@ -214,8 +214,10 @@ struct SseReader {
     buffer: String,
     /// Draft pieces (`message.delta`), each with how many stored events came before it.
     drafts: Vec<(usize, String)>,
-    /// The rendered reply so far that pieces ending a line carry.
+    /// The rendered reply so far, as pieces ending a line rebuild it.
     rendered: Vec<String>,
+    /// The bytes of HTML those pieces carried.
+    html_sent: usize,
 }
 
 impl SseReader {
@@ -232,6 +234,7 @@ impl SseReader {
             buffer: String::new(),
             drafts: Vec::new(),
             rendered: Vec::new(),
+            html_sent: 0,
         }
     }
 
@@ -296,7 +299,13 @@ impl SseReader {
                 let ends_line = text.contains('\n');
                 self.drafts.push((seen.len(), text));
                 match event.data["html"].as_str() {
-                    Some(html) => self.rendered.push(html.to_owned()),
+                    Some(html) => {
+                        // What follows the part of the last rendering it keeps.
+                        let keep = event.data["keep"].as_u64().unwrap() as usize;
+                        let last = self.rendered.last().map_or("", String::as_str);
+                        self.rendered.push(format!("{}{html}", &last[..keep]));
+                        self.html_sent += html.len();
+                    }
                     None => assert!(!ends_line, "a piece that ends a line carries html"),
                 }
                 continue;
@@ -430,6 +439,17 @@ async fn a_reply_streams_rendered_a_line_behind_its_text() {
     assert_eq!(
         stream.rendered.last().unwrap(),
         reply.data["html"].as_str().unwrap()
+    );
+    // Each line sends only what changed: the reply's HTML crosses about
+    // once, not once per line.
+    let whole: usize = stream.rendered.iter().map(String::len).sum();
+    assert!(stream.rendered.len() > 3, "{:?}", stream.rendered);
+    assert!(
+        stream.html_sent < 2 * stream.rendered.last().unwrap().len()
+            && stream.html_sent < whole / 2,
+        "{} bytes of HTML sent for {} rendered",
+        stream.html_sent,
+        whole
     );
 }
 

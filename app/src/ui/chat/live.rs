@@ -37,12 +37,21 @@ impl Draft {
         self.html.is_empty() && self.tail.is_empty()
     }
 
-    /// Adds a piece; `html` comes with a piece that ends a line and renders
-    /// the reply up to its last line break.
-    fn add(&mut self, text: &str, html: Option<&str>) {
+    /// Adds a piece; `html` comes with a piece that ends a line: the reply
+    /// rendered up to its last line break, or, with `keep`, what follows the
+    /// first `keep` bytes of the rendering shown so far.
+    fn add(&mut self, text: &str, html: Option<&str>, keep: Option<usize>) {
         match html {
             Some(html) => {
-                self.html = html.to_owned();
+                match keep {
+                    // The server tracks what it sent, so the kept part is
+                    // always there; were it not, the piece stands alone.
+                    Some(keep) if self.html.is_char_boundary(keep) => {
+                        self.html.truncate(keep);
+                        self.html.push_str(html);
+                    }
+                    _ => self.html = html.to_owned(),
+                }
                 self.tail = text.rsplit('\n').next().unwrap_or_default().to_owned();
             }
             None => self.tail.push_str(text),
@@ -88,9 +97,10 @@ impl LiveChat {
                 if let Ok(piece) = serde_json::from_str::<serde_json::Value>(data) {
                     // A piece after the run ended belongs to a reply already shown.
                     match piece["text"].as_str() {
-                        Some(text) if self.working.get_untracked() => {
-                            self.draft.update(|d| d.add(text, piece["html"].as_str()))
-                        }
+                        Some(text) if self.working.get_untracked() => self.draft.update(|d| {
+                            let keep = piece["keep"].as_u64().map(|k| k as usize);
+                            d.add(text, piece["html"].as_str(), keep)
+                        }),
                         _ => {}
                     }
                 }
@@ -174,6 +184,16 @@ mod tests {
         assert_eq!(draft.tail, "- a");
         live.apply("message.delta", r#"{"text": "nd b"}"#);
         assert_eq!(live.draft.get_untracked().tail, "- and b");
+        // Later lines send what follows the part of the rendering they keep.
+        live.apply(
+            "message.delta",
+            r#"{"text": "\n", "html": "<ul>\n<li>and b</li>\n</ul>\n", "keep": 35}"#,
+        );
+        assert_eq!(
+            live.draft.get_untracked().html,
+            "<p>Hello <strong>you</strong>!</p>\n<ul>\n<li>and b</li>\n</ul>\n"
+        );
+        assert_eq!(live.draft.get_untracked().tail, "");
         live.apply(
             "message.created",
             &message("m2", 2, "assistant", "Hello **you**"),
