@@ -400,6 +400,22 @@ pub(crate) async fn concurrent_decisions_have_one_winner(f: &Fixture) {
     assert_eq!(events.len(), 2);
 }
 
+/// Approves every still-pending call of `batch` as `by`.
+async fn approve_batch(
+    store: &Arc<dyn Store>,
+    batch: &BatchId,
+    by: &str,
+) -> (Vec<(ToolCall, Event)>, Option<Event>) {
+    store
+        .decide_batch(
+            batch,
+            &decision(DecisionKind::Approve, by),
+            CallStatus::Approved,
+        )
+        .await
+        .unwrap()
+}
+
 pub(crate) async fn a_batch_is_decided_at_once(f: &Fixture) {
     let store = f.store.clone();
     let c = new_conversation(&store).await;
@@ -420,27 +436,13 @@ pub(crate) async fn a_batch_is_decided_at_once(f: &Fixture) {
         store.decide(&single).await.unwrap(),
         Decided::Applied(..)
     ));
-    let (changed, woken) = store
-        .decide_batch(
-            &batch,
-            &decision(DecisionKind::Approve, "bo"),
-            CallStatus::Approved,
-        )
-        .await
-        .unwrap();
+    let (changed, woken) = approve_batch(&store, &batch, "bo").await;
     assert!(woken.is_none(), "a batch of no run wakes nothing");
     assert_eq!(
         changed.iter().map(|(c, _)| c.position).collect::<Vec<_>>(),
         [1, 2]
     );
-    let (again, _) = store
-        .decide_batch(
-            &batch,
-            &decision(DecisionKind::Approve, "cy"),
-            CallStatus::Approved,
-        )
-        .await
-        .unwrap();
+    let (again, _) = approve_batch(&store, &batch, "cy").await;
     assert!(again.is_empty());
     let stored = store.tool_calls(&c.id).await.unwrap();
     let statuses: Vec<_> = stored.iter().map(|t| t.status).collect();
@@ -995,25 +997,8 @@ pub(crate) async fn a_run_wakes_when_its_last_waiting_call_is_decided(f: &Fixtur
     assert_eq!(last, [EventKind::RunUpdated, EventKind::ToolCallUpdated]);
 
     // A batch decision wakes its run in its own commit too.
-    let (run, _) = waiting_run(f, &c, 3).await;
-    let batch = f
-        .store
-        .tool_calls(&c.id)
-        .await
-        .unwrap()
-        .last()
-        .unwrap()
-        .batch_id
-        .clone();
-    let (changed, woken) = f
-        .store
-        .decide_batch(
-            &batch,
-            &decision(DecisionKind::Approve, "bo"),
-            CallStatus::Approved,
-        )
-        .await
-        .unwrap();
+    let (run, calls) = waiting_run(f, &c, 3).await;
+    let (changed, woken) = approve_batch(&f.store, &calls[0].batch_id, "bo").await;
     assert_eq!(changed.len(), 3);
     assert_eq!(woken.unwrap().data["id"], run.id.as_str());
     assert!(f.store.wake_run(&run.id, now).await.unwrap().is_none());
