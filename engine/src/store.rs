@@ -281,6 +281,19 @@ pub trait Store: Send + Sync + std::fmt::Debug {
         now: DateTime<Utc>,
     ) -> Result<Event, StoreError>;
 
+    /// Appends a run's last message and releases the run (`run`: its id and
+    /// the lease's owner) with `status`, in one commit: the message's event,
+    /// then the run's. A crash between the two
+    /// would leave the answer stored and the run still running, and the
+    /// run would be stepped again and answer twice.
+    async fn conclude_run(
+        &self,
+        run: (&RunId, &str),
+        message: NewMessage,
+        status: RunStatus,
+        error: Option<&str>,
+    ) -> Result<(Message, Event, Event), StoreError>;
+
     /// Marks a waiting run running again with a `run.updated` event, once
     /// none of its calls waits for a person; `None` if one still does, or if
     /// the run is not waiting.

@@ -291,17 +291,18 @@ impl Agent {
                 Ok(reply) => reply,
                 Err(e) => {
                     let text = format!("I could not reach the model: {e}");
-                    self.say(&run.conversation_id, &text).await?;
-                    self.release(run_id, RunStatus::Failed, Some(&e.to_string()))
+                    let error = e.to_string();
+                    self.conclude(&run, &text, RunStatus::Failed, Some(&error))
                         .await?;
-                    return Ok(StepOutcome::Failed(e.to_string()));
+                    return Ok(StepOutcome::Failed(error));
                 }
             };
-            let message = self.say(&run.conversation_id, &reply.text).await?;
             if reply.calls.is_empty() {
-                self.release(run_id, RunStatus::Done, None).await?;
+                self.conclude(&run, &reply.text, RunStatus::Done, None)
+                    .await?;
                 return Ok(StepOutcome::Done);
             }
+            let message = self.say(&run.conversation_id, &reply.text).await?;
             let proposals = reply
                 .calls
                 .into_iter()
@@ -336,9 +337,8 @@ impl Agent {
             }
         }
         let error = format!("the agent stopped after {MAX_TURNS} turns without finishing");
-        self.say(&run.conversation_id, &format!("I stopped: {error}."))
-            .await?;
-        self.release(run_id, RunStatus::Failed, Some(&error))
+        let text = format!("I stopped: {error}.");
+        self.conclude(&run, &text, RunStatus::Failed, Some(&error))
             .await?;
         Ok(StepOutcome::Failed(error))
     }
@@ -382,6 +382,35 @@ impl Agent {
             .await?;
         self.engine.events().publish([event]);
         Ok(message)
+    }
+
+    /// Says the run's last message and releases the run with `status`, in
+    /// one commit.
+    async fn conclude(
+        &self,
+        run: &Run,
+        text: &str,
+        status: RunStatus,
+        error: Option<&str>,
+    ) -> Result<(), AgentError> {
+        let (_, said, released) = self
+            .engine
+            .store()
+            .conclude_run(
+                (&run.id, &self.owner),
+                NewMessage {
+                    id: crate::ids::MessageId::new(),
+                    conversation_id: run.conversation_id.clone(),
+                    role: Role::Assistant,
+                    content: text.to_owned(),
+                    created_at: self.engine.clock().now(),
+                },
+                status,
+                error,
+            )
+            .await?;
+        self.engine.events().publish([said, released]);
+        Ok(())
     }
 
     async fn release(

@@ -917,6 +917,51 @@ pub(crate) async fn leases_hold_until_released_or_ended(f: &Fixture) {
     );
 }
 
+/// A run's last message and its release commit together, message first;
+/// a process that does not hold the run stores neither.
+pub(crate) async fn a_run_concludes_with_its_last_message_in_one_commit(f: &Fixture) {
+    let c = new_conversation(&f.store).await;
+    let now = Utc::now();
+    let run = running_run(f, &c, now).await;
+    f.store
+        .acquire_run(&run.id, "a", now, now + Duration::seconds(30))
+        .await
+        .unwrap()
+        .unwrap();
+    let last = || message(&c, Role::Assistant, "All done.");
+    let refused = f
+        .store
+        .conclude_run((&run.id, "b"), last(), crate::runs::RunStatus::Done, None)
+        .await;
+    assert!(
+        matches!(refused, Err(StoreError::NotFound(_))),
+        "{refused:?}"
+    );
+    assert!(f.store.messages(&c.id).await.unwrap().is_empty());
+    let (said, message_event, run_event) = f
+        .store
+        .conclude_run((&run.id, "a"), last(), crate::runs::RunStatus::Done, None)
+        .await
+        .unwrap();
+    let stored: Vec<_> = f
+        .store
+        .messages(&c.id)
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|m| (m.id, m.seq))
+        .collect();
+    assert_eq!(stored, [(said.id, 1)]);
+    assert_eq!(
+        (message_event.kind, run_event.kind),
+        (EventKind::MessageCreated, EventKind::RunUpdated)
+    );
+    assert_eq!(run_event.seq, message_event.seq + 1);
+    let stored = f.store.run(&run.id).await.unwrap().unwrap();
+    assert_eq!(stored.status, crate::runs::RunStatus::Done);
+    assert!(f.store.runs_to_step(now, 10).await.unwrap().is_empty());
+}
+
 /// A waiting run of `c` with `n` calls of one batch waiting for a person.
 async fn waiting_run(f: &Fixture, c: &Conversation, n: i64) -> (crate::runs::Run, Vec<ToolCall>) {
     let now = Utc::now();
@@ -1096,6 +1141,7 @@ conformance!(
     leases_hold_until_released_or_ended,
     a_run_wakes_when_its_last_waiting_call_is_decided,
     concurrent_last_decisions_wake_their_run_once,
+    a_run_concludes_with_its_last_message_in_one_commit,
     conversations_round_trip,
     conversations_list_by_latest_activity,
     messages_append_in_order,

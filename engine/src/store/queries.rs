@@ -259,6 +259,70 @@ macro_rules! impl_store {
             }
         }
 
+        /// Appends message `m` at the end of its conversation inside `tx`, with its event.
+        async fn append_message_in(tx: &mut Tx<'_>, m: NewMessage) -> Result<(Message, Event), StoreError> {
+            let seq: Option<i64> = db::query_scalar(
+                "update conversations set message_seq = message_seq + 1, updated_at = $1
+                 where conversation_id = $2 returning message_seq",
+            )
+            .bind(to_millis(m.created_at))
+            .bind(m.conversation_id.as_str())
+            .fetch_optional(&mut **tx)
+            .await?;
+            let seq = seq.ok_or(StoreError::NotFound("conversation"))?;
+            db::query(
+                "insert into messages (message_id, conversation_id, seq, role, content, created_at)
+                 values ($1, $2, $3, $4, $5, $6)",
+            )
+            .bind(m.id.as_str())
+            .bind(m.conversation_id.as_str())
+            .bind(seq)
+            .bind(m.role.as_str())
+            .bind(&m.content)
+            .bind(to_millis(m.created_at))
+            .execute(&mut **tx)
+            .await?;
+            let message = Message {
+                id: m.id,
+                conversation_id: m.conversation_id,
+                seq,
+                role: m.role,
+                content: m.content,
+                created_at: m.created_at,
+            };
+            let event = NewEvent {
+                conversation_id: message.conversation_id.clone(),
+                kind: EventKind::MessageCreated,
+                data: message.to_json(),
+            };
+            let event = append_event(tx, event, message.created_at).await?;
+            Ok((message, event))
+        }
+
+        /// Sets run `id`'s status and gives up `owner`'s lease inside `tx`;
+        /// the run as stored. Its event is the caller's to append.
+        async fn release_in(
+            tx: &mut Tx<'_>,
+            (id, owner): (&RunId, &str),
+            status: RunStatus,
+            error: Option<&str>,
+            now: DateTime<Utc>,
+        ) -> Result<Run, StoreError> {
+            let row = db::query(
+                "update runs set status = $1, error = $2, updated_at = $3, lease_owner = null, lease_until = null
+                 where run_id = $4 and lease_owner = $5 returning *",
+            )
+            .bind(status.as_str())
+            .bind(error)
+            .bind(to_millis(now))
+            .bind(id.as_str())
+            .bind(owner)
+            .fetch_optional(&mut **tx)
+            .await?
+            .ok_or(StoreError::NotFound("leased run"))?;
+            row_run(&row)
+        }
+
         /// Takes the lock on run `id` that a wake-up needs ([`wake_in`]).
         ///
         /// Writers take rows in one order: calls, then their run, then the
@@ -425,43 +489,9 @@ macro_rules! impl_store {
 
             async fn append_message(&self, m: NewMessage) -> Result<(Message, Event), StoreError> {
                 let mut tx = self.writer().begin_with($begin).await?;
-                let seq: Option<i64> = db::query_scalar(
-                    "update conversations set message_seq = message_seq + 1, updated_at = $1
-                     where conversation_id = $2 returning message_seq",
-                )
-                .bind(to_millis(m.created_at))
-                .bind(m.conversation_id.as_str())
-                .fetch_optional(&mut *tx)
-                .await?;
-                let seq = seq.ok_or(StoreError::NotFound("conversation"))?;
-                db::query(
-                    "insert into messages (message_id, conversation_id, seq, role, content, created_at)
-                     values ($1, $2, $3, $4, $5, $6)",
-                )
-                .bind(m.id.as_str())
-                .bind(m.conversation_id.as_str())
-                .bind(seq)
-                .bind(m.role.as_str())
-                .bind(&m.content)
-                .bind(to_millis(m.created_at))
-                .execute(&mut *tx)
-                .await?;
-                let message = Message {
-                    id: m.id,
-                    conversation_id: m.conversation_id,
-                    seq,
-                    role: m.role,
-                    content: m.content,
-                    created_at: m.created_at,
-                };
-                let event = NewEvent {
-                    conversation_id: message.conversation_id.clone(),
-                    kind: EventKind::MessageCreated,
-                    data: message.to_json(),
-                };
-                let event = append_event(&mut tx, event, message.created_at).await?;
+                let appended = append_message_in(&mut tx, m).await?;
                 tx.commit().await?;
-                Ok((message, event))
+                Ok(appended)
             }
 
             async fn messages(&self, id: &ConversationId) -> Result<Vec<Message>, StoreError> {
@@ -818,22 +848,27 @@ macro_rules! impl_store {
 
             async fn release_run(&self, id: &RunId, owner: &str, status: RunStatus, error: Option<&str>, now: DateTime<Utc>) -> Result<Event, StoreError> {
                 let mut tx = self.writer().begin_with($begin).await?;
-                let row = db::query(
-                    "update runs set status = $1, error = $2, updated_at = $3, lease_owner = null, lease_until = null
-                     where run_id = $4 and lease_owner = $5 returning *",
-                )
-                .bind(status.as_str())
-                .bind(error)
-                .bind(to_millis(now))
-                .bind(id.as_str())
-                .bind(owner)
-                .fetch_optional(&mut *tx)
-                .await?
-                .ok_or(StoreError::NotFound("leased run"))?;
-                let run = row_run(&row)?;
+                let run = release_in(&mut tx, (id, owner), status, error, now).await?;
                 let event = append_event(&mut tx, run_event(&run), now).await?;
                 tx.commit().await?;
                 Ok(event)
+            }
+
+            async fn conclude_run(
+                &self,
+                (id, owner): (&RunId, &str),
+                m: NewMessage,
+                status: RunStatus,
+                error: Option<&str>,
+            ) -> Result<(Message, Event, Event), StoreError> {
+                let at = m.created_at;
+                let mut tx = self.writer().begin_with($begin).await?;
+                // The run's row before the conversation's, as every writer takes them.
+                let run = release_in(&mut tx, (id, owner), status, error, at).await?;
+                let (message, said) = append_message_in(&mut tx, m).await?;
+                let released = append_event(&mut tx, run_event(&run), at).await?;
+                tx.commit().await?;
+                Ok((message, said, released))
             }
 
             async fn wake_run(&self, id: &RunId, now: DateTime<Utc>) -> Result<Option<Event>, StoreError> {
