@@ -259,8 +259,20 @@ impl Agent {
                 open = store.open_calls(run_id).await?;
             }
             if open.iter().any(|c| c.status == CallStatus::PendingApproval) {
-                self.release(run_id, RunStatus::Waiting, None).await?;
-                return Ok(StepOutcome::Waiting);
+                if self.release(run_id, RunStatus::Waiting, None).await? == RunStatus::Waiting {
+                    return Ok(StepOutcome::Waiting);
+                }
+                // Its last waiting call was decided since the look above:
+                // take the run back and go on.
+                let now = clock.now();
+                if store
+                    .acquire_run(run_id, &self.owner, now, lease(now))
+                    .await?
+                    .is_none()
+                {
+                    return Ok(StepOutcome::Busy);
+                }
+                continue;
             }
             if !open.is_empty() {
                 // Calls still executing elsewhere (a lease that ran out while a
@@ -413,12 +425,14 @@ impl Agent {
         Ok(())
     }
 
+    /// Gives the run up with `status`; the status it was stored with (a run
+    /// sent to wait whose calls were all decided meanwhile stays running).
     async fn release(
         &self,
         run_id: &RunId,
         status: RunStatus,
         error: Option<&str>,
-    ) -> Result<(), AgentError> {
+    ) -> Result<RunStatus, AgentError> {
         let event = self
             .engine
             .store()
@@ -430,8 +444,12 @@ impl Agent {
                 self.engine.clock().now(),
             )
             .await?;
+        let stored = event.data["status"]
+            .as_str()
+            .and_then(RunStatus::parse)
+            .unwrap_or(status);
         self.engine.events().publish([event]);
-        Ok(())
+        Ok(stored)
     }
 }
 

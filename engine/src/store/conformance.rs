@@ -917,6 +917,45 @@ pub(crate) async fn leases_hold_until_released_or_ended(f: &Fixture) {
     );
 }
 
+/// A run sent to wait after its last waiting call was decided (the
+/// decision found it running, so woke nothing) stays running, to be stepped
+/// on; one with a call still waiting waits.
+pub(crate) async fn a_run_sent_to_wait_with_nothing_waiting_stays_running(f: &Fixture) {
+    let c = new_conversation(&f.store).await;
+    let now = Utc::now();
+    for decided in [true, false] {
+        let run = running_run(f, &c, now).await;
+        f.store
+            .acquire_run(&run.id, "a", now, now + Duration::seconds(30))
+            .await
+            .unwrap()
+            .unwrap();
+        let pending = ToolCall {
+            run_id: Some(run.id.clone()),
+            ..call(&c, 0, CallStatus::PendingApproval)
+        };
+        f.store
+            .insert_calls(std::slice::from_ref(&pending), &[])
+            .await
+            .unwrap();
+        if decided {
+            let woken = woke(f.store.decide(&approve(&pending)).await.unwrap());
+            assert!(woken.is_none(), "a running run is not woken");
+        }
+        let released = f
+            .store
+            .release_run(&run.id, "a", crate::runs::RunStatus::Waiting, None, now)
+            .await
+            .unwrap();
+        let expected = if decided { "running" } else { "waiting" };
+        assert_eq!(released.data["status"], expected);
+        assert_eq!(
+            f.store.run(&run.id).await.unwrap().unwrap().status.as_str(),
+            expected
+        );
+    }
+}
+
 /// A run's last message and its release commit together, message first;
 /// a process that does not hold the run stores neither.
 pub(crate) async fn a_run_concludes_with_its_last_message_in_one_commit(f: &Fixture) {
@@ -1142,6 +1181,7 @@ conformance!(
     a_run_wakes_when_its_last_waiting_call_is_decided,
     concurrent_last_decisions_wake_their_run_once,
     a_run_concludes_with_its_last_message_in_one_commit,
+    a_run_sent_to_wait_with_nothing_waiting_stays_running,
     conversations_round_trip,
     conversations_list_by_latest_activity,
     messages_append_in_order,

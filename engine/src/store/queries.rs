@@ -308,8 +308,15 @@ macro_rules! impl_store {
             error: Option<&str>,
             now: DateTime<Utc>,
         ) -> Result<Run, StoreError> {
+            // A run sent to wait whose last waiting call was decided a moment
+            // ago (that decision found it running and woke nothing) stays running.
             let row = db::query(
-                "update runs set status = $1, error = $2, updated_at = $3, lease_owner = null, lease_until = null
+                "update runs set
+                    status = case when $1 = 'waiting' and not exists (
+                                        select 1 from tool_calls t
+                                         where t.run_id = $4 and t.status = 'pending_approval')
+                                  then 'running' else $1 end,
+                    error = $2, updated_at = $3, lease_owner = null, lease_until = null
                  where run_id = $4 and lease_owner = $5 returning *",
             )
             .bind(status.as_str())
@@ -848,6 +855,11 @@ macro_rules! impl_store {
 
             async fn release_run(&self, id: &RunId, owner: &str, status: RunStatus, error: Option<&str>, now: DateTime<Utc>) -> Result<Event, StoreError> {
                 let mut tx = self.writer().begin_with($begin).await?;
+                if status == RunStatus::Waiting {
+                    // Locked before its check for waiting calls reads them, so
+                    // that read sees a decision that held the lock first.
+                    lock_run(&mut tx, id).await?;
+                }
                 let run = release_in(&mut tx, (id, owner), status, error, now).await?;
                 let event = append_event(&mut tx, run_event(&run), now).await?;
                 tx.commit().await?;
