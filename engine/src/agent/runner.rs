@@ -246,8 +246,6 @@ impl Agent {
     /// [`Agent::step`] once the lease is held.
     async fn step_leased(&self, run_id: &RunId, run: Run) -> Result<StepOutcome, AgentError> {
         let store = self.engine.store().clone();
-        let clock = self.engine.clock();
-        let lease = |now| now + Duration::seconds(LEASE_SECONDS);
         for _ in 0..MAX_TURNS {
             let mut open = store.open_calls(run_id).await?;
             if open.iter().any(|c| c.status == CallStatus::Approved) {
@@ -264,12 +262,7 @@ impl Agent {
                 }
                 // Its last waiting call was decided since the look above:
                 // take the run back and go on.
-                let now = clock.now();
-                if store
-                    .acquire_run(run_id, &self.owner, now, lease(now))
-                    .await?
-                    .is_none()
-                {
+                if !self.retake(run_id).await? {
                     return Ok(StepOutcome::Busy);
                 }
                 continue;
@@ -339,12 +332,7 @@ impl Agent {
             self.engine
                 .propose_in_run(&run.conversation_id, Some((run_id, message.seq)), proposals)
                 .await?;
-            let now = clock.now();
-            if store
-                .acquire_run(run_id, &self.owner, now, lease(now))
-                .await?
-                .is_none()
-            {
+            if !self.retake(run_id).await? {
                 return Ok(StepOutcome::Busy);
             }
         }
@@ -353,6 +341,18 @@ impl Agent {
         self.conclude(&run, &text, RunStatus::Failed, Some(&error))
             .await?;
         Ok(StepOutcome::Failed(error))
+    }
+
+    /// Takes the run's lease (again); false when another process holds it.
+    async fn retake(&self, run_id: &RunId) -> Result<bool, AgentError> {
+        let now = self.engine.clock().now();
+        let until = now + Duration::seconds(LEASE_SECONDS);
+        let run = self
+            .engine
+            .store()
+            .acquire_run(run_id, &self.owner, now, until)
+            .await?;
+        Ok(run.is_some())
     }
 
     /// Runs one approved call, at most once.

@@ -917,6 +917,34 @@ pub(crate) async fn leases_hold_until_released_or_ended(f: &Fixture) {
     );
 }
 
+/// A new running run of `c` whose lease process "a" holds.
+async fn leased_run(f: &Fixture, c: &Conversation, now: chrono::DateTime<Utc>) -> crate::runs::Run {
+    let run = running_run(f, c, now).await;
+    f.store
+        .acquire_run(&run.id, "a", now, now + Duration::seconds(30))
+        .await
+        .unwrap()
+        .unwrap();
+    run
+}
+
+/// A call of `run` in `c` that waits for a person, stored.
+async fn waiting_call_of(
+    store: &Arc<dyn Store>,
+    c: &Conversation,
+    run: &crate::runs::Run,
+) -> ToolCall {
+    let pending = ToolCall {
+        run_id: Some(run.id.clone()),
+        ..call(c, 0, CallStatus::PendingApproval)
+    };
+    store
+        .insert_calls(std::slice::from_ref(&pending), &[])
+        .await
+        .unwrap();
+    pending
+}
+
 /// A run sent to wait after its last waiting call was decided (the
 /// decision found it running, so woke nothing) stays running, to be stepped
 /// on; one with a call still waiting waits.
@@ -924,20 +952,8 @@ pub(crate) async fn a_run_sent_to_wait_with_nothing_waiting_stays_running(f: &Fi
     let c = new_conversation(&f.store).await;
     let now = Utc::now();
     for decided in [true, false] {
-        let run = running_run(f, &c, now).await;
-        f.store
-            .acquire_run(&run.id, "a", now, now + Duration::seconds(30))
-            .await
-            .unwrap()
-            .unwrap();
-        let pending = ToolCall {
-            run_id: Some(run.id.clone()),
-            ..call(&c, 0, CallStatus::PendingApproval)
-        };
-        f.store
-            .insert_calls(std::slice::from_ref(&pending), &[])
-            .await
-            .unwrap();
+        let run = leased_run(f, &c, now).await;
+        let pending = waiting_call_of(&f.store, &c, &run).await;
         if decided {
             let woken = woke(f.store.decide(&approve(&pending)).await.unwrap());
             assert!(woken.is_none(), "a running run is not woken");
@@ -961,12 +977,7 @@ pub(crate) async fn a_run_sent_to_wait_with_nothing_waiting_stays_running(f: &Fi
 pub(crate) async fn a_run_concludes_with_its_last_message_in_one_commit(f: &Fixture) {
     let c = new_conversation(&f.store).await;
     let now = Utc::now();
-    let run = running_run(f, &c, now).await;
-    f.store
-        .acquire_run(&run.id, "a", now, now + Duration::seconds(30))
-        .await
-        .unwrap()
-        .unwrap();
+    let run = leased_run(f, &c, now).await;
     let last = || message(&c, Role::Assistant, "All done.");
     let refused = f
         .store
@@ -1131,14 +1142,7 @@ async fn a_decision_and_its_runs_release_do_not_deadlock() {
     for before in ["waiting", "running"] {
         let c = new_conversation(&f.store).await;
         let run = running_run(&f, &c, Utc::now()).await;
-        let pending = ToolCall {
-            run_id: Some(run.id.clone()),
-            ..call(&c, 0, CallStatus::PendingApproval)
-        };
-        f.store
-            .insert_calls(std::slice::from_ref(&pending), &[])
-            .await
-            .unwrap();
+        let pending = waiting_call_of(&f.store, &c, &run).await;
         sqlx::query("update runs set status = $1 where run_id = $2")
             .bind(before)
             .bind(run.id.as_str())
