@@ -218,6 +218,14 @@ pub struct ToolCall {
     pub updated_at: DateTime<Utc>,
 }
 
+impl ToolCall {
+    /// Whether this is the agent asking a person a question, which takes an
+    /// answer rather than an approval.
+    pub fn is_question(&self) -> bool {
+        self.source == crate::agent::AGENT_SOURCE && self.tool == crate::agent::QUESTION_TOOL
+    }
+}
+
 /// Where an "always allow" grant applies.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case", tag = "scope", content = "conversation_id")]

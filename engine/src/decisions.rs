@@ -109,10 +109,6 @@ fn checked_reason(reason: Option<String>) -> Result<Option<String>, EngineError>
     Ok(reason)
 }
 
-fn is_question(call: &ToolCall) -> bool {
-    call.tool == QUESTION_TOOL && call.source == AGENT_SOURCE
-}
-
 fn not_for_questions() -> EngineError {
     EngineError::invalid("call", "a question takes an answer, not an approval")
 }
@@ -367,7 +363,7 @@ impl Engine {
                 Ok((call, closed.map(|case| *case)))
             }
             // The compare-and-set left a question alone.
-            Decided::AlreadyDecided(call) if change.refuse_questions && is_question(&call) => {
+            Decided::AlreadyDecided(call) if change.refuse_questions && call.is_question() => {
                 Err(not_for_questions())
             }
             Decided::AlreadyDecided(call) => Err(already_decided(call)),

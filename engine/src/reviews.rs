@@ -10,7 +10,6 @@ use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
-use crate::agent::{AGENT_SOURCE, QUESTION_TOOL};
 use crate::calls::{CallStatus, Channel, DecisionKind, ToolCall};
 use crate::config::ExpiryAction;
 use crate::ids::{ConversationId, ToolCallId};
@@ -302,8 +301,7 @@ pub fn closing_of(call: &ToolCall) -> Option<Closing> {
             at: decision.at,
         });
     }
-    let is_question = call.source == AGENT_SOURCE && call.tool == QUESTION_TOOL;
-    let result = if is_question {
+    let result = if call.is_question() {
         let answer = call
             .result
             .as_ref()
@@ -379,7 +377,7 @@ pub fn event_data(case: &ReviewCase) -> (&'static str, Value) {
 
 /// The prompt a call's case shows: what would run, in a sentence.
 pub fn prompt_for(call: &ToolCall) -> String {
-    let text = if call.source == AGENT_SOURCE && call.tool == QUESTION_TOOL {
+    let text = if call.is_question() {
         let question = call
             .arguments
             .get("question")
@@ -394,12 +392,11 @@ pub fn prompt_for(call: &ToolCall) -> String {
 
 /// The case a waiting call becomes.
 pub fn case_for(call: &ToolCall, requester: Requester) -> ReviewCase {
-    let is_question = call.source == AGENT_SOURCE && call.tool == QUESTION_TOOL;
     ReviewCase {
         id: CaseId::new(),
         tool_call_id: call.id.clone(),
         conversation_id: call.conversation_id.clone(),
-        case_type: if is_question {
+        case_type: if call.is_question() {
             CaseType::Input
         } else {
             CaseType::Approval

@@ -376,6 +376,17 @@ impl Agent {
         Ok(())
     }
 
+    /// The agent's message `text` in `conversation`, written now.
+    fn reply(&self, conversation: &crate::ids::ConversationId, text: &str) -> NewMessage {
+        NewMessage {
+            id: crate::ids::MessageId::new(),
+            conversation_id: conversation.clone(),
+            role: Role::Assistant,
+            content: text.to_owned(),
+            created_at: self.engine.clock().now(),
+        }
+    }
+
     async fn say(
         &self,
         conversation: &crate::ids::ConversationId,
@@ -384,13 +395,7 @@ impl Agent {
         let (message, event) = self
             .engine
             .store()
-            .append_message(NewMessage {
-                id: crate::ids::MessageId::new(),
-                conversation_id: conversation.clone(),
-                role: Role::Assistant,
-                content: text.to_owned(),
-                created_at: self.engine.clock().now(),
-            })
+            .append_message(self.reply(conversation, text))
             .await?;
         self.engine.events().publish([event]);
         Ok(message)
@@ -410,13 +415,7 @@ impl Agent {
             .store()
             .conclude_run(
                 (&run.id, &self.owner),
-                NewMessage {
-                    id: crate::ids::MessageId::new(),
-                    conversation_id: run.conversation_id.clone(),
-                    role: Role::Assistant,
-                    content: text.to_owned(),
-                    created_at: self.engine.clock().now(),
-                },
+                self.reply(&run.conversation_id, text),
                 status,
                 error,
             )
