@@ -271,8 +271,8 @@ pub trait Store: Send + Sync + std::fmt::Debug {
     /// its runs and interrupted calls for the whole lease.
     async fn end_leases(&self) -> Result<u64, StoreError>;
 
-    /// Sets a run's status and gives up the lease, with a `run.updated` event.
-    /// A run sent to wait (`Waiting`) none of whose calls waits for a person
+    /// Sets a run's status and gives up the lease, with a `run.updated`
+    /// event; the run as stored, and the event. A run sent to wait (`Waiting`) none of whose calls waits for a person
     /// any more (a decision on its last one committed just before, found the
     /// run still running and left it) is stored `running` instead, as the
     /// event says: its holder should go on stepping it.
@@ -283,7 +283,7 @@ pub trait Store: Send + Sync + std::fmt::Debug {
         status: RunStatus,
         error: Option<&str>,
         now: DateTime<Utc>,
-    ) -> Result<Event, StoreError>;
+    ) -> Result<(Run, Event), StoreError>;
 
     /// Appends a run's last message and releases the run (`run`: its id and
     /// the lease's owner) with `status`, in one commit: the message's event,

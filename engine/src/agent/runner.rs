@@ -432,7 +432,7 @@ impl Agent {
         status: RunStatus,
         error: Option<&str>,
     ) -> Result<RunStatus, AgentError> {
-        let event = self
+        let (run, event) = self
             .engine
             .store()
             .release_run(
@@ -443,12 +443,8 @@ impl Agent {
                 self.engine.clock().now(),
             )
             .await?;
-        let stored = event.data["status"]
-            .as_str()
-            .and_then(RunStatus::parse)
-            .unwrap_or(status);
         self.engine.events().publish([event]);
-        Ok(stored)
+        Ok(run.status)
     }
 }
 

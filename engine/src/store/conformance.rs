@@ -958,13 +958,14 @@ pub(crate) async fn a_run_sent_to_wait_with_nothing_waiting_stays_running(f: &Fi
             let woken = woke(f.store.decide(&approve(&pending)).await.unwrap());
             assert!(woken.is_none(), "a running run is not woken");
         }
-        let released = f
+        let (released, event) = f
             .store
             .release_run(&run.id, "a", crate::runs::RunStatus::Waiting, None, now)
             .await
             .unwrap();
         let expected = if decided { "running" } else { "waiting" };
-        assert_eq!(released.data["status"], expected);
+        assert_eq!(released.status.as_str(), expected);
+        assert_eq!(event.data["status"], expected);
         assert_eq!(
             f.store.run(&run.id).await.unwrap().unwrap().status.as_str(),
             expected

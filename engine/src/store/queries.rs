@@ -853,7 +853,7 @@ macro_rules! impl_store {
                 Ok(done.rows_affected())
             }
 
-            async fn release_run(&self, id: &RunId, owner: &str, status: RunStatus, error: Option<&str>, now: DateTime<Utc>) -> Result<Event, StoreError> {
+            async fn release_run(&self, id: &RunId, owner: &str, status: RunStatus, error: Option<&str>, now: DateTime<Utc>) -> Result<(Run, Event), StoreError> {
                 let mut tx = self.writer().begin_with($begin).await?;
                 if status == RunStatus::Waiting {
                     // Locked before its check for waiting calls reads them, so
@@ -863,7 +863,7 @@ macro_rules! impl_store {
                 let run = release_in(&mut tx, (id, owner), status, error, now).await?;
                 let event = append_event(&mut tx, run_event(&run), now).await?;
                 tx.commit().await?;
-                Ok(event)
+                Ok((run, event))
             }
 
             async fn conclude_run(
