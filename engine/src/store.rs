@@ -309,18 +309,19 @@ pub trait Store: Send + Sync + std::fmt::Debug {
     /// The run's calls that are not final yet.
     async fn open_calls(&self, run: &RunId) -> Result<Vec<ToolCall>, StoreError>;
 
-    /// Moves an approved call to `executing`; `None` when it was not approved
-    /// (someone else claimed it first).
+    /// Moves an approved call, as `call` read it, to `executing`; `None`
+    /// when it is no longer approved (someone else claimed it first).
     async fn claim_call(
         &self,
-        id: &ToolCallId,
+        call: &ToolCall,
         now: DateTime<Utc>,
     ) -> Result<Option<(ToolCall, Event)>, StoreError>;
 
-    /// Records an executing call's result or error.
+    /// Records the result or error of an executing call, as `call` read it
+    /// (its claim returned it); `None` when it is no longer executing.
     async fn finish_call(
         &self,
-        id: &ToolCallId,
+        call: &ToolCall,
         outcome: Result<serde_json::Value, String>,
         now: DateTime<Utc>,
     ) -> Result<Option<(ToolCall, Event)>, StoreError>;

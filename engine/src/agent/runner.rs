@@ -359,7 +359,7 @@ impl Agent {
     async fn execute(&self, call: &ToolCall) -> Result<(), AgentError> {
         let store = self.engine.store().clone();
         let clock = self.engine.clock();
-        let Some((claimed, event)) = store.claim_call(&call.id, clock.now()).await? else {
+        let Some((claimed, event)) = store.claim_call(call, clock.now()).await? else {
             return Ok(()); // someone else runs it
         };
         self.engine.events().publish([event]);
@@ -370,7 +370,7 @@ impl Agent {
                 .map_err(|e| e.to_string()),
             None => Err(format!("there is no tool named {}", claimed.tool)),
         };
-        if let Some((_, event)) = store.finish_call(&claimed.id, outcome, clock.now()).await? {
+        if let Some((_, event)) = store.finish_call(&claimed, outcome, clock.now()).await? {
             self.engine.events().publish([event]);
         }
         Ok(())

@@ -825,6 +825,75 @@ pub(crate) async fn review_cases_follow_their_calls(f: &Fixture) {
         .is_empty());
 }
 
+pub(crate) async fn a_call_is_claimed_and_finished_once(f: &Fixture) {
+    let store = f.store.clone();
+    let c = new_conversation(&store).await;
+    let pending = call(&c, 0, CallStatus::PendingApproval);
+    store
+        .insert_calls(std::slice::from_ref(&pending), &[])
+        .await
+        .unwrap();
+    let Decided::Applied(approved, ..) = store.decide(&approve(&pending)).await.unwrap() else {
+        panic!("the approval applies")
+    };
+    let soon = Utc::now() + Duration::milliseconds(5);
+    assert!(
+        store.claim_call(&pending, soon).await.unwrap().is_none(),
+        "a call read before its approval is not claimed"
+    );
+    let (claimed, event) = store.claim_call(&approved, soon).await.unwrap().unwrap();
+    assert_eq!(claimed.status, CallStatus::Executing);
+    assert_eq!(
+        claimed.updated_at.timestamp_millis(),
+        soon.timestamp_millis()
+    );
+    assert_eq!(
+        store.tool_call(&pending.id).await.unwrap(),
+        Some(claimed.clone())
+    );
+    assert!(
+        store.claim_call(&approved, soon).await.unwrap().is_none(),
+        "a call runs at most once"
+    );
+    let later = soon + Duration::milliseconds(5);
+    assert!(store
+        .finish_call(&approved, Ok(json!({"deleted": true})), later)
+        .await
+        .unwrap()
+        .is_none());
+    let (finished, done) = store
+        .finish_call(&claimed, Ok(json!({"deleted": true})), later)
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(finished.status, CallStatus::Completed);
+    assert_eq!(finished.result, Some(json!({"deleted": true})));
+    assert_eq!(
+        store.tool_call(&pending.id).await.unwrap(),
+        Some(finished.clone())
+    );
+    assert!(store
+        .finish_call(&claimed, Err("again".into()), later)
+        .await
+        .unwrap()
+        .is_none());
+    // Each step's event is the call as stored, next in the conversation's stream.
+    let stream = store.events_after(&c.id, 0, 10).await.unwrap();
+    assert_eq!(
+        stream.iter().map(|e| e.seq).collect::<Vec<_>>(),
+        [1, 2, 3, 4]
+    );
+    for (sent, stored) in [event, done].iter().zip(&stream[2..]) {
+        assert_eq!(
+            (sent.id, sent.seq, sent.kind),
+            (stored.id, stored.seq, EventKind::ToolCallUpdated)
+        );
+        assert_eq!(sent.data, stored.data);
+    }
+    assert_eq!(stream[2].data, serde_json::to_value(&claimed).unwrap());
+    assert_eq!(stream[3].data, serde_json::to_value(&finished).unwrap());
+}
+
 /// Declares each conformance check as a test on both backends.
 macro_rules! conformance {
     ($($check:ident),* $(,)?) => {
@@ -1193,6 +1262,7 @@ conformance!(
     calls_are_stored_with_events,
     a_decision_is_a_compare_and_set,
     a_decision_can_leave_questions_alone,
+    a_call_is_claimed_and_finished_once,
     concurrent_decisions_have_one_winner,
     a_batch_is_decided_at_once,
     expiry_applies_once_across_a_restart,

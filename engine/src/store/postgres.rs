@@ -270,6 +270,8 @@ mod queries {
         "begin",
         // Events are numbered after they commit, by `place_events`.
         true,
+        // Data-modifying `with`: a change spanning tables in one round trip.
+        true,
         " for update",
         " for update skip locked",
         {

@@ -8,7 +8,7 @@
 //! API over rusqlite for SQLite (see `sqlite/db.rs` for why).
 
 macro_rules! impl_store {
-    ($store:ty, $backend:literal, $begin:expr, $placed_later:literal, $for_update:literal, $skip_locked:literal, { $($extra:tt)* }) => {
+    ($store:ty, $backend:literal, $begin:expr, $placed_later:literal, $writes_in_with:literal, $for_update:literal, $skip_locked:literal, { $($extra:tt)* }) => {
         use async_trait::async_trait;
         use chrono::{DateTime, Utc};
         use serde_json::Value;
@@ -227,14 +227,19 @@ macro_rules! impl_store {
             })
         }
 
-        /// Records a change of a call in the audit log.
-        async fn audit(tx: &mut Tx<'_>, call: &ToolCall, action: &str, actor: &str, channel: &str, at: DateTime<Utc>) -> Result<(), StoreError> {
-            let detail = serde_json::json!({
+        /// What the audit log keeps of a call as it now is.
+        fn audit_detail(call: &ToolCall) -> String {
+            serde_json::json!({
                 "arguments": call.arguments,
                 "original_arguments": call.original_arguments,
                 "reason": call.decision.as_ref().and_then(|d| d.reason.clone()),
                 "status": call.status.as_str(),
-            });
+            })
+            .to_string()
+        }
+
+        /// Records a change of a call in the audit log.
+        async fn audit(tx: &mut Tx<'_>, call: &ToolCall, action: &str, actor: &str, channel: &str, at: DateTime<Utc>) -> Result<(), StoreError> {
             db::query(
                 "insert into audit_log (tool_call_id, conversation_id, action, actor, channel, detail, created_at)
                  values ($1, $2, $3, $4, $5, $6, $7)",
@@ -244,7 +249,7 @@ macro_rules! impl_store {
             .bind(action)
             .bind(actor)
             .bind(channel)
-            .bind(detail.to_string())
+            .bind(audit_detail(call))
             .bind(to_millis(at))
             .execute(&mut **tx)
             .await?;
@@ -257,6 +262,87 @@ macro_rules! impl_store {
                 kind,
                 data: serde_json::to_value(call).expect("a tool call serialises"),
             }
+        }
+
+        /// Stores `after`, call `before` moved on by the process running it
+        /// (a new status, and its result or error), with its audit entry
+        /// (`action`) and event, if the call is still as `before` was read;
+        /// `None` when someone else moved it first. A call's status only
+        /// moves forward and every change moves it, so a call still in
+        /// `before`'s status is `before`: `after` is the row as stored, and
+        /// the event's data needs nothing read back.
+        async fn advance_call(writer: &db::Pool, before: &ToolCall, after: ToolCall, action: &str) -> Result<Option<(ToolCall, Event)>, StoreError> {
+            let at = to_millis(after.updated_at);
+            let after = ToolCall { updated_at: from_millis("tool_calls", at)?, ..after };
+            let result = after.result.as_ref().map(Value::to_string);
+            if $writes_in_with {
+                // One round trip, one transaction: the compare-and-set, the
+                // audit entry, and the event (as `append_event` appends it).
+                // Rows are locked call first, then conversation, as every writer takes them.
+                let data = serde_json::to_value(&after).expect("a tool call serialises");
+                let row = db::query(
+                    "with changed as (
+                         update tool_calls set status = $1, result = $2, error = $3, updated_at = $4
+                         where tool_call_id = $5 and status = $6 and updated_at = $7
+                         returning conversation_id),
+                     audited as (
+                         insert into audit_log (tool_call_id, conversation_id, action, actor, channel, detail, created_at)
+                         select $5, conversation_id, $8, 'agent', 'system', $9, $4 from changed),
+                     bumped as (
+                         update conversations set event_seq = event_seq + 1
+                         where conversation_id in (select conversation_id from changed)
+                         returning conversation_id, event_seq)
+                     insert into events (conversation_id, seq, kind, data, created_at)
+                     select conversation_id, event_seq, $10, $11, $4 from bumped
+                     returning event_id, seq",
+                )
+                .bind(after.status.as_str())
+                .bind(result)
+                .bind(&after.error)
+                .bind(at)
+                .bind(before.id.as_str())
+                .bind(before.status.as_str())
+                .bind(to_millis(before.updated_at))
+                .bind(action)
+                .bind(audit_detail(&after))
+                .bind(EventKind::ToolCallUpdated.as_str())
+                .bind(data.to_string())
+                .fetch_optional(writer)
+                .await?;
+                let Some(row) = row else { return Ok(None) };
+                let event = Event {
+                    id: row.try_get("event_id")?,
+                    conversation_id: after.conversation_id.clone(),
+                    seq: row.try_get("seq")?,
+                    inbox_seq: None,
+                    kind: EventKind::ToolCallUpdated,
+                    data,
+                    created_at: after.updated_at,
+                };
+                return Ok(Some((after, event)));
+            }
+            let mut tx = writer.begin_with($begin).await?;
+            let changed = db::query(
+                "update tool_calls set status = $1, result = $2, error = $3, updated_at = $4
+                 where tool_call_id = $5 and status = $6 and updated_at = $7",
+            )
+            .bind(after.status.as_str())
+            .bind(result)
+            .bind(&after.error)
+            .bind(at)
+            .bind(before.id.as_str())
+            .bind(before.status.as_str())
+            .bind(to_millis(before.updated_at))
+            .execute(&mut *tx)
+            .await?;
+            if changed.rows_affected() == 0 {
+                tx.rollback().await?;
+                return Ok(None);
+            }
+            audit(&mut tx, &after, action, "agent", "system", after.updated_at).await?;
+            let event = append_event(&mut tx, call_event(&after, EventKind::ToolCallUpdated), after.updated_at).await?;
+            tx.commit().await?;
+            Ok(Some((after, event)))
         }
 
         /// Appends message `m` at the end of its conversation inside `tx`, with its event.
@@ -925,71 +1011,37 @@ macro_rules! impl_store {
                 found.iter().map(row_call).collect()
             }
 
-            async fn claim_call(&self, id: &ToolCallId, now: DateTime<Utc>) -> Result<Option<(ToolCall, Event)>, StoreError> {
-                let mut tx = self.writer().begin_with($begin).await?;
-                let row = db::query(
-                    "update tool_calls set status = 'executing', updated_at = $1
-                     where tool_call_id = $2 and status = 'approved' returning *",
-                )
-                .bind(to_millis(now))
-                .bind(id.as_str())
-                .fetch_optional(&mut *tx)
-                .await?;
-                let Some(row) = row else {
-                    tx.rollback().await?;
-                    return Ok(None);
-                };
-                let call = row_call(&row)?;
-                audit(&mut tx, &call, "execute", "agent", "system", now).await?;
-                let event = append_event(&mut tx, call_event(&call, EventKind::ToolCallUpdated), now).await?;
-                tx.commit().await?;
-                Ok(Some((call, event)))
+            async fn claim_call(&self, call: &ToolCall, now: DateTime<Utc>) -> Result<Option<(ToolCall, Event)>, StoreError> {
+                let claimed = ToolCall { status: CallStatus::Executing, updated_at: now, ..call.clone() };
+                advance_call(self.writer(), call, claimed, "execute").await
             }
 
-            async fn finish_call(&self, id: &ToolCallId, outcome: Result<Value, String>, now: DateTime<Utc>) -> Result<Option<(ToolCall, Event)>, StoreError> {
+            async fn finish_call(&self, call: &ToolCall, outcome: Result<Value, String>, now: DateTime<Utc>) -> Result<Option<(ToolCall, Event)>, StoreError> {
                 let (status, result, error) = match outcome {
-                    Ok(result) => (CallStatus::Completed, Some(result.to_string()), None),
+                    Ok(result) => (CallStatus::Completed, Some(result), None),
                     Err(error) => (CallStatus::Failed, None, Some(error)),
                 };
-                let mut tx = self.writer().begin_with($begin).await?;
-                let row = db::query(
-                    "update tool_calls set status = $1, result = $2, error = $3, updated_at = $4
-                     where tool_call_id = $5 and status = 'executing' returning *",
-                )
-                .bind(status.as_str())
-                .bind(result)
-                .bind(error)
-                .bind(to_millis(now))
-                .bind(id.as_str())
-                .fetch_optional(&mut *tx)
-                .await?;
-                let Some(row) = row else {
-                    tx.rollback().await?;
-                    return Ok(None);
-                };
-                let call = row_call(&row)?;
-                audit(&mut tx, &call, call.status.as_str(), "agent", "system", now).await?;
-                let event = append_event(&mut tx, call_event(&call, EventKind::ToolCallUpdated), now).await?;
-                tx.commit().await?;
-                Ok(Some((call, event)))
+                let finished = ToolCall { status, result, error, updated_at: now, ..call.clone() };
+                let action = finished.status.as_str();
+                advance_call(self.writer(), call, finished, action).await
             }
 
             async fn fail_interrupted(&self, now: DateTime<Utc>) -> Result<Vec<(ToolCall, Event)>, StoreError> {
                 // Only calls whose run no live process holds: another replica
                 // may be running the rest right now.
-                let ids: Vec<String> = db::query_scalar(
-                    "select tool_call_id from tool_calls t where status = 'executing'
+                let rows = db::query(
+                    "select * from tool_calls t where status = 'executing'
                        and not exists (select 1 from runs r where r.run_id = t.run_id
                                          and r.lease_until is not null and r.lease_until >= $1)",
                 )
                 .bind(to_millis(now))
                 .fetch_all(self.reader())
                 .await?;
-                let mut failed = Vec::with_capacity(ids.len());
-                for id in ids {
-                    let id = ToolCallId::parse(&id).map_err(|e| corrupt("tool_calls", e))?;
+                let mut failed = Vec::with_capacity(rows.len());
+                for row in &rows {
+                    let call = row_call(row)?;
                     let error = "interrupted: Airlock stopped while this call ran, so it was not run again".to_owned();
-                    if let Some(done) = self.finish_call(&id, Err(error), now).await? {
+                    if let Some(done) = self.finish_call(&call, Err(error), now).await? {
                         failed.push(done);
                     }
                 }

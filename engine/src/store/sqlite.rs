@@ -215,6 +215,8 @@ mod queries {
         super::BEGIN,
         // One writer numbers its events as it stores them.
         false,
+        // No `update` inside `with`, and no round trips to save.
+        false,
         // Row locks: the write lock `begin immediate` takes covers every row.
         "",
         "",

@@ -326,14 +326,14 @@ async fn an_interrupted_call_is_failed_not_rerun() {
     f.say(&c, "delete notes.txt").await;
     let call = f.calls(&c).await.remove(0);
     let engine = f.agent.engine();
-    engine
+    let approved = engine
         .decide(&call.id, Verdict::Approve, &you())
         .await
         .unwrap();
     // The process claims the call, then dies before finishing it.
     engine
         .store()
-        .claim_call(&call.id, chrono::Utc::now())
+        .claim_call(&approved, chrono::Utc::now())
         .await
         .unwrap()
         .unwrap();
