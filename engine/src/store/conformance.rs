@@ -1148,18 +1148,20 @@ pub(crate) async fn a_run_wakes_when_its_last_waiting_call_is_decided(f: &Fixtur
         (woken.kind, woken.data["status"].as_str()),
         (EventKind::RunUpdated, Some("running"))
     );
-    assert_eq!(
-        f.store.run(&run.id).await.unwrap().unwrap().status,
-        crate::runs::RunStatus::Running
-    );
+    let stored = f.store.run(&run.id).await.unwrap().unwrap();
+    assert_eq!(stored.status, crate::runs::RunStatus::Running);
+    assert_eq!(woken.data, serde_json::to_value(&stored).unwrap());
     assert!(
         f.store.wake_run(&run.id, now).await.unwrap().is_none(),
         "woken once"
     );
-    // The run's event follows the call's in the conversation.
+    // The run's event follows the call's in the conversation, as it was sent.
     let events = f.store.events_after(&c.id, 0, 100).await.unwrap();
     let last: Vec<_> = events.iter().rev().take(2).map(|e| e.kind).collect();
     assert_eq!(last, [EventKind::RunUpdated, EventKind::ToolCallUpdated]);
+    let stored_event = events.last().unwrap();
+    assert_eq!((stored_event.id, stored_event.seq), (woken.id, woken.seq));
+    assert_eq!(stored_event.data, woken.data);
 
     // A batch decision wakes its run in its own commit too.
     let (run, calls) = waiting_run(f, &c, 3).await;

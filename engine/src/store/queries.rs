@@ -111,17 +111,23 @@ macro_rules! impl_store {
         }
 
         fn row_run(row: &DbRow) -> Result<Run, StoreError> {
+            row_run_named(row, "")
+        }
+
+        /// A run from columns named with `prefix` (`run_id` as `{prefix}run_id`, …).
+        fn row_run_named(row: &DbRow, prefix: &str) -> Result<Run, StoreError> {
             const T: &str = "runs";
-            let id: String = row.try_get("run_id")?;
-            let conversation: String = row.try_get("conversation_id")?;
-            let status: String = row.try_get("status")?;
+            let column = |name: &str| format!("{prefix}{name}");
+            let id: String = row.try_get(column("run_id").as_str())?;
+            let conversation: String = row.try_get(column("conversation_id").as_str())?;
+            let status: String = row.try_get(column("status").as_str())?;
             Ok(Run {
                 id: RunId::parse(&id).map_err(|e| corrupt(T, e))?,
                 conversation_id: ConversationId::parse(&conversation).map_err(|e| corrupt(T, e))?,
                 status: RunStatus::parse(&status).ok_or_else(|| corrupt(T, format!("status {status}")))?,
-                error: row.try_get("error")?,
-                created_at: from_millis(T, row.try_get("created_at")?)?,
-                updated_at: from_millis(T, row.try_get("updated_at")?)?,
+                error: row.try_get(column("error").as_str())?,
+                created_at: from_millis(T, row.try_get(column("created_at").as_str())?)?,
+                updated_at: from_millis(T, row.try_get(column("updated_at").as_str())?)?,
             })
         }
 
@@ -165,6 +171,20 @@ macro_rules! impl_store {
                 kind: EventKind::parse(&kind).ok_or_else(|| corrupt(T, format!("kind {kind}")))?,
                 data: json(T, &data)?,
                 created_at: from_millis(T, row.try_get("created_at")?)?,
+            })
+        }
+
+        /// Event `event`, stored at `at` in the row `row` returned (its
+        /// `event_id` and `seq`), to be placed in the inbox later (PostgreSQL).
+        fn appended(row: &DbRow, event: NewEvent, at: DateTime<Utc>) -> Result<Event, StoreError> {
+            Ok(Event {
+                id: row.try_get("event_id")?,
+                conversation_id: event.conversation_id,
+                seq: row.try_get("seq")?,
+                inbox_seq: None,
+                kind: event.kind,
+                data: event.data,
+                created_at: from_millis("events", to_millis(at))?,
             })
         }
 
@@ -454,11 +474,41 @@ macro_rules! impl_store {
             Ok(Some(append_event(tx, run_event(&run), now).await?))
         }
 
-        /// Compare-and-set of one pending call inside `tx`; with
-        /// `refuse_questions`, one that is not the agent's question. With
-        /// `lock_its_run`, also takes the lock of the call's run for a
-        /// wake-up ([`wake_in`]) later in `tx`, before any event locks the
-        /// conversation.
+        /// What a decision does to its call's run, in the decision's transaction.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+        enum ItsRun {
+            Leave,
+            /// Takes the run's lock, before any event locks the
+            /// conversation, for a wake-up ([`wake_in`]) later in the transaction.
+            Lock,
+            /// Takes the run's lock and wakes the run when this was its last waiting call.
+            Wake,
+        }
+
+        /// A decision applied inside a transaction.
+        struct AppliedIn {
+            call: ToolCall,
+            event: Event,
+            case: Option<ReviewCase>,
+            /// The run's event, when the decision woke it.
+            woken: Option<Event>,
+        }
+
+        /// The compare-and-set of a decision: one pending call (with
+        /// `$10`, one that is not the agent's question).
+        const DECIDE_CALL: &str = "update tool_calls set
+                status = $1, decision = $2, decided_by = $3, decided_at = $4,
+                decision_reason = $5, decision_channel = $6, updated_at = $4,
+                original_arguments = case when $7 is null then original_arguments else arguments end,
+                arguments = coalesce($7, arguments),
+                result = coalesce($9, result)
+             where tool_call_id = $8 and status = 'pending_approval'
+               and not ($10 and source = $11 and tool = $12)
+             returning *";
+
+        /// Decides one pending call inside `tx` (with `refuse_questions`, one
+        /// that is not the agent's question): the compare-and-set, its audit
+        /// entry, its review case closed, its event, and what `its_run` says.
         #[allow(clippy::too_many_arguments)]
         async fn decide_in(
             tx: &mut Tx<'_>,
@@ -467,42 +517,129 @@ macro_rules! impl_store {
             status: CallStatus,
             arguments: Option<&Value>,
             result: Option<&Value>,
-            (refuse_questions, lock_its_run): (bool, bool),
-        ) -> Result<Option<(ToolCall, Event, Option<ReviewCase>)>, StoreError> {
-            let row = db::query(
-                "update tool_calls set
-                    status = $1, decision = $2, decided_by = $3, decided_at = $4,
-                    decision_reason = $5, decision_channel = $6, updated_at = $4,
-                    original_arguments = case when $7 is null then original_arguments else arguments end,
-                    arguments = coalesce($7, arguments),
-                    result = coalesce($9, result)
-                 where tool_call_id = $8 and status = 'pending_approval'
-                   and not ($10 and source = $11 and tool = $12)
-                 returning *",
-            )
-            .bind(status.as_str())
-            .bind(decision.kind.as_str())
-            .bind(&decision.by)
-            .bind(to_millis(decision.at))
-            .bind(&decision.reason)
-            .bind(decision.channel.as_str())
-            .bind(arguments.map(|a| a.to_string()))
-            .bind(call_id.as_str())
-            .bind(result.map(|r| r.to_string()))
-            .bind(refuse_questions)
-            .bind(crate::agent::AGENT_SOURCE)
-            .bind(crate::agent::QUESTION_TOOL)
-            .fetch_optional(&mut **tx)
-            .await?;
-            let Some(row) = row else { return Ok(None) };
-            let call = row_call(&row)?;
-            if let (true, Some(run)) = (lock_its_run, &call.run_id) {
-                lock_run(tx, run).await?;
+            (refuse_questions, its_run): (bool, ItsRun),
+        ) -> Result<Option<AppliedIn>, StoreError> {
+            // With `with`, the run's row is locked in the same round trip, and
+            // read: while the lock is held, the run changes only here.
+            let sql = if $writes_in_with {
+                format!(
+                    "with changed as ({DECIDE_CALL}),
+                     its_run as (select * from runs
+                                 where $13 and run_id in (select run_id from changed) for update)
+                     select changed.*, its_run.run_id as its_run_id,
+                            its_run.conversation_id as its_conversation_id, its_run.status as its_status,
+                            its_run.error as its_error, its_run.created_at as its_created_at,
+                            its_run.updated_at as its_updated_at
+                     from changed left join its_run on true"
+                )
+            } else {
+                DECIDE_CALL.to_owned()
+            };
+            let mut query = db::query(&sql)
+                .bind(status.as_str())
+                .bind(decision.kind.as_str())
+                .bind(&decision.by)
+                .bind(to_millis(decision.at))
+                .bind(&decision.reason)
+                .bind(decision.channel.as_str())
+                .bind(arguments.map(|a| a.to_string()))
+                .bind(call_id.as_str())
+                .bind(result.map(|r| r.to_string()))
+                .bind(refuse_questions)
+                .bind(crate::agent::AGENT_SOURCE)
+                .bind(crate::agent::QUESTION_TOOL);
+            if $writes_in_with {
+                query = query.bind(its_run != ItsRun::Leave);
             }
-            audit(tx, &call, decision.kind.as_str(), &decision.by, decision.channel.as_str(), decision.at).await?;
-            let case = settle_case(tx, &call).await?;
-            let event = append_event(tx, call_event(&call, EventKind::ToolCallUpdated), decision.at).await?;
-            Ok(Some((call, event, case)))
+            let Some(row) = query.fetch_optional(&mut **tx).await? else { return Ok(None) };
+            let call = row_call(&row)?;
+            let closed = close_case(tx, &call).await?;
+            let action = decision.kind.as_str();
+            if !$writes_in_with {
+                // SQLite's one writer holds every row already: nothing to lock.
+                audit(tx, &call, action, &decision.by, decision.channel.as_str(), decision.at).await?;
+                if let Some((case, event)) = &closed {
+                    record_closed_case(tx, case, event).await?;
+                }
+                let event = append_event(tx, call_event(&call, EventKind::ToolCallUpdated), decision.at).await?;
+                let woken = match (its_run, &call.run_id) {
+                    (ItsRun::Wake, Some(run)) => wake_in(tx, run, decision.at).await?,
+                    _ => None,
+                };
+                return Ok(Some(AppliedIn { call, event, case: closed.map(|(case, _)| case), woken }));
+            }
+            // The rest in one more round trip: the audit entry, the case's
+            // event and callback, the run woken when this was its last
+            // waiting call (read in this statement, after the lock above:
+            // of two decisions on a run's last two waiting calls, the second
+            // sees the first), and the events, as `append_event` appends them.
+            let waiting = match row.try_get::<Option<String>, _>("its_run_id")? {
+                Some(_) => Some(row_run_named(&row, "its_")?).filter(|run| run.status == RunStatus::Waiting),
+                None => None,
+            };
+            let woken_run = waiting.map(|run| Run { status: RunStatus::Running, updated_at: call.updated_at, ..run });
+            let call_data = serde_json::to_value(&call).expect("a tool call serialises");
+            let run_data = woken_run.as_ref().map(|run| serde_json::to_value(run).expect("a run serialises"));
+            let case_event = closed.as_ref().map(|(_, event)| event);
+            let callback = closed.as_ref().and_then(|(case, event)| callback_of(case, event));
+            let rows = db::query(
+                "with audited as (
+                     insert into audit_log (tool_call_id, conversation_id, action, actor, channel, detail, created_at)
+                     values ($1, $2, $3, $4, $5, $6, $7)),
+                 case_event as (
+                     insert into review_events (case_id, seq, kind, data, created_at)
+                     select $8, $9, $10, $11, $12 where $8::text is not null),
+                 callback as (
+                     insert into callback_outbox (case_id, url, body, next_attempt_at)
+                     select $8, $13, $14, $12 where $13::text is not null),
+                 woken as (
+                     update runs set status = 'running', updated_at = $7
+                     where run_id = $15 and status = 'waiting'
+                       and not exists (select 1 from tool_calls t
+                                       where t.run_id = $15 and t.status = 'pending_approval')
+                     returning run_id),
+                 bumped as (
+                     update conversations set event_seq = event_seq + 1 + (select count(*) from woken)
+                     where conversation_id = $2 returning event_seq)
+                 insert into events (conversation_id, seq, kind, data, created_at)
+                 select $2, event_seq - (select count(*) from woken), $16, $17, $7 from bumped
+                 union all
+                 select $2, event_seq, $18, $19, $7 from bumped where exists (select 1 from woken)
+                 returning event_id, seq, kind",
+            )
+            .bind(call.id.as_str())
+            .bind(call.conversation_id.as_str())
+            .bind(action)
+            .bind(&decision.by)
+            .bind(decision.channel.as_str())
+            .bind(audit_detail(&call))
+            .bind(to_millis(decision.at))
+            .bind(case_event.map(|e| e.case_id.as_str()))
+            .bind(case_event.map(|e| e.seq))
+            .bind(case_event.map(|e| e.kind.as_str()))
+            .bind(case_event.map(|e| e.data.to_string()))
+            .bind(case_event.map(|e| to_millis(e.created_at)))
+            .bind(callback.as_ref().map(|(url, _)| url.as_str()))
+            .bind(callback.as_ref().map(|(_, body)| body.as_str()))
+            .bind(woken_run.as_ref().filter(|_| its_run == ItsRun::Wake).map(|run| run.id.as_str()))
+            .bind(EventKind::ToolCallUpdated.as_str())
+            .bind(call_data.to_string())
+            .bind(EventKind::RunUpdated.as_str())
+            .bind(run_data.as_ref().map(Value::to_string))
+            .fetch_all(&mut **tx)
+            .await?;
+            let (mut event, mut woken) = (None, None);
+            for row in &rows {
+                let kind: String = row.try_get("kind")?;
+                if kind == EventKind::RunUpdated.as_str() {
+                    let run = woken_run.as_ref().ok_or_else(|| corrupt("events", "a run woken that was not waiting"))?;
+                    woken = Some(appended(row, run_event(run), decision.at)?);
+                } else {
+                    event = Some(appended(row, call_event(&call, EventKind::ToolCallUpdated), decision.at)?);
+                }
+            }
+            let event = event.ok_or(StoreError::NotFound("conversation"))?;
+            Ok(Some(AppliedIn { call, event, case: closed.map(|(case, _)| case), woken }))
         }
 
         #[async_trait]
@@ -697,17 +834,13 @@ macro_rules! impl_store {
                         change.status,
                         change.arguments.as_ref(),
                         change.result.as_ref(),
-                        (change.refuse_questions, true),
+                        // Waking the run in the decision's commit saves a
+                        // commit on the way from the decision to the call running.
+                        (change.refuse_questions, ItsRun::Wake),
                     )
                         .await?;
                 match applied {
-                    Some((call, event, case)) => {
-                        // Waking the run here saves a commit on the way from
-                        // the decision to the call running.
-                        let woken = match &call.run_id {
-                            Some(run) => wake_in(&mut tx, run, change.decision.at).await?,
-                            None => None,
-                        };
+                    Some(AppliedIn { call, event, case, woken }) => {
                         tx.commit().await?;
                         Ok(Decided::Applied(call, event, case.map(Box::new), woken.map(Box::new)))
                     }
@@ -747,9 +880,9 @@ macro_rules! impl_store {
                     // A concurrent single decision may have won meanwhile; the
                     // compare-and-set simply skips that call. The first call
                     // decided locks the batch's run (one model turn, one run).
-                    let lock_its_run = changed.is_empty();
-                    if let Some((call, event, _)) = decide_in(&mut tx, &id, decision, status, None, None, (false, lock_its_run)).await? {
-                        changed.push((call, event));
+                    let its_run = if changed.is_empty() { ItsRun::Lock } else { ItsRun::Leave };
+                    if let Some(applied) = decide_in(&mut tx, &id, decision, status, None, None, (false, its_run)).await? {
+                        changed.push((applied.call, applied.event));
                     }
                 }
                 let woken = match changed.first().and_then(|(call, _)| call.run_id.as_ref()) {
@@ -810,8 +943,8 @@ macro_rules! impl_store {
                     // The engine wakes the runs after this commits: the
                     // conversations are locked already, so their runs'
                     // locks would come out of order here.
-                    if let Some((call, event, _)) = decide_in(&mut tx, &id, &decision, status, None, None, (false, false)).await? {
-                        changed.push((call, event));
+                    if let Some(applied) = decide_in(&mut tx, &id, &decision, status, None, None, (false, ItsRun::Leave)).await? {
+                        changed.push((applied.call, applied.event));
                     }
                 }
                 tx.commit().await?;

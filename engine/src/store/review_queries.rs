@@ -95,17 +95,9 @@ macro_rules! review_queries {
             Ok(())
         }
 
-        /// Appends the event for the case's current state at position `version`.
-        async fn append_case_event(tx: &mut Tx<'_>, case: &ReviewCase, at: DateTime<Utc>) -> Result<CaseEvent, StoreError> {
+        /// The event for the case's current state, at position `version`.
+        fn case_event(case: &ReviewCase, at: DateTime<Utc>) -> Result<CaseEvent, StoreError> {
             let (kind, data) = crate::reviews::event_data(case);
-            db::query("insert into review_events (case_id, seq, kind, data, created_at) values ($1, $2, $3, $4, $5)")
-                .bind(case.id.as_str())
-                .bind(case.version)
-                .bind(kind)
-                .bind(data.to_string())
-                .bind(to_millis(at))
-                .execute(&mut **tx)
-                .await?;
             Ok(CaseEvent {
                 case_id: case.id.clone(),
                 seq: case.version,
@@ -115,9 +107,29 @@ macro_rules! review_queries {
             })
         }
 
+        /// Appends the event for the case's current state at position `version`.
+        async fn append_case_event(tx: &mut Tx<'_>, case: &ReviewCase, at: DateTime<Utc>) -> Result<CaseEvent, StoreError> {
+            let event = case_event(case, at)?;
+            insert_case_event(tx, &event).await?;
+            Ok(event)
+        }
+
+        async fn insert_case_event(tx: &mut Tx<'_>, event: &CaseEvent) -> Result<(), StoreError> {
+            db::query("insert into review_events (case_id, seq, kind, data, created_at) values ($1, $2, $3, $4, $5)")
+                .bind(event.case_id.as_str())
+                .bind(event.seq)
+                .bind(&event.kind)
+                .bind(event.data.to_string())
+                .bind(to_millis(event.created_at))
+                .execute(&mut **tx)
+                .await?;
+            Ok(())
+        }
+
         /// Closes the case of a call that was just decided, in the decision's
-        /// transaction, and queues its callback; the case as closed.
-        async fn settle_case(tx: &mut Tx<'_>, call: &ToolCall) -> Result<Option<ReviewCase>, StoreError> {
+        /// transaction: the case as closed, and its event to store with
+        /// [`record_closed_case`].
+        async fn close_case(tx: &mut Tx<'_>, call: &ToolCall) -> Result<Option<(ReviewCase, CaseEvent)>, StoreError> {
             let Some(closing) = crate::reviews::closing_of(call) else { return Ok(None) };
             let row = db::query(
                 "update review_cases set status = $1, result = $2, responded_by = $3,
@@ -139,20 +151,32 @@ macro_rules! review_queries {
             .await?;
             let Some(row) = row else { return Ok(None) };
             let case = row_case(&row)?;
-            let event = append_case_event(tx, &case, closing.at).await?;
-            if let Some(url) = &case.requester.callback_url {
-                let body = crate::reviews::callbacks::body(&event);
+            let event = case_event(&case, closing.at)?;
+            Ok(Some((case, event)))
+        }
+
+        /// Where a closed case's callback goes and what it carries, when its
+        /// requester asked for one.
+        fn callback_of(case: &ReviewCase, event: &CaseEvent) -> Option<(String, String)> {
+            let url = case.requester.callback_url.clone()?;
+            Some((url, crate::reviews::callbacks::body(event)))
+        }
+
+        /// Stores a closed case's event and queues its callback.
+        async fn record_closed_case(tx: &mut Tx<'_>, case: &ReviewCase, event: &CaseEvent) -> Result<(), StoreError> {
+            insert_case_event(tx, event).await?;
+            if let Some((url, body)) = callback_of(case, event) {
                 db::query(
                     "insert into callback_outbox (case_id, url, body, next_attempt_at) values ($1, $2, $3, $4)",
                 )
                 .bind(case.id.as_str())
                 .bind(url)
                 .bind(body)
-                .bind(to_millis(closing.at))
+                .bind(to_millis(event.created_at))
                 .execute(&mut **tx)
                 .await?;
             }
-            Ok(Some(case))
+            Ok(())
         }
 
         async fn review_case_q(pool: &Pool, id: &CaseId) -> Result<Option<ReviewCase>, StoreError> {
