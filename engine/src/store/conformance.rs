@@ -1286,3 +1286,43 @@ impl ToolCall {
         self
     }
 }
+
+/// Connections the database ended while they sat in the pool (a restart, an
+/// administrator) are found out and replaced before use, once they have sat
+/// there a second; only connections used within that second go untested.
+#[tokio::test]
+async fn connections_the_database_ended_are_replaced() {
+    let Some(f) = postgres().await else {
+        eprintln!("AIRLOCK_TEST_DATABASE_URL is not set: PostgreSQL check skipped");
+        return;
+    };
+    let store = super::postgres::PgStore::connect(&f.url).await.unwrap();
+    let c = conversation(0);
+    store.insert_conversation(&c).await.unwrap();
+    // Every connection the pool holds, at once, so each is a different one.
+    let mut held = Vec::new();
+    for _ in 0..store.pool().size() {
+        held.push(store.pool().acquire().await.unwrap());
+    }
+    let mut pids = Vec::new();
+    for conn in &mut held {
+        let pid: i32 = sqlx::query_scalar("select pg_backend_pid()")
+            .fetch_one(&mut **conn)
+            .await
+            .unwrap();
+        pids.push(pid);
+    }
+    drop(held);
+    let admin = sqlx::PgPool::connect(&f.url).await.unwrap();
+    // Returned to the pool (and tested there) before they are ended.
+    tokio::time::sleep(std::time::Duration::from_millis(200)).await;
+    sqlx::query("select pg_terminate_backend(pid) from unnest($1::int[]) as pid")
+        .bind(&pids)
+        .execute(&admin)
+        .await
+        .unwrap();
+    tokio::time::sleep(std::time::Duration::from_millis(1100)).await;
+    for _ in 0..=pids.len() {
+        assert_eq!(store.conversation(&c.id).await.unwrap().unwrap().id, c.id);
+    }
+}

@@ -103,6 +103,26 @@ pub struct PgStore {
     lax: PgPool,
 }
 
+/// A pool of at most `max` connections that tests a connection before
+/// handing it out only when it sat idle for a while. sqlx tests every
+/// connection as it comes back to the pool, so one used a moment ago is
+/// known to work; testing it again costs a round trip on every statement
+/// and transaction (the first of six in a decision). A connection that
+/// breaks between the two gives one error, and is then replaced.
+fn pool_options(max: u32) -> PgPoolOptions {
+    PgPoolOptions::new()
+        .max_connections(max)
+        .test_before_acquire(false)
+        .before_acquire(|conn, meta| {
+            Box::pin(async move {
+                if meta.idle_for >= std::time::Duration::from_secs(1) {
+                    sqlx::Connection::ping(conn).await?;
+                }
+                Ok(true)
+            })
+        })
+}
+
 impl PgStore {
     /// Connects to the database at `url` and migrates it.
     pub async fn connect(url: &str) -> Result<Self, StoreError> {
@@ -110,12 +130,8 @@ impl PgStore {
         let origin = uuid::Uuid::new_v4().simple().to_string();
         let options =
             PgConnectOptions::from_str(url)?.options([("airlock.origin", origin.as_str())]);
-        let pool = PgPoolOptions::new()
-            .max_connections(16)
-            .connect_with(options.clone())
-            .await?;
-        let lax = PgPoolOptions::new()
-            .max_connections(4)
+        let pool = pool_options(16).connect_with(options.clone()).await?;
+        let lax = pool_options(4)
             .connect_with(options.options([("synchronous_commit", "off")]))
             .await?;
         let store = Self { pool, lax };
