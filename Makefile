@@ -144,7 +144,8 @@ fuzz:
 
 # The full fault runs; `make test` runs short versions of the same tests.
 faults:
-	AIRLOCK_RACE_PAIRS=1000 cargo test -p server --test races -- --nocapture
+	AIRLOCK_RACE_PAIRS=1000 AIRLOCK_TEST_DATABASE_URL=$$(.ci/postgres) \
+		cargo test -p server --test races -- --nocapture
 	AIRLOCK_CRASH_KILLS=50 AIRLOCK_TEST_DATABASE_URL=$$(.ci/postgres) \
 		cargo test -p server --test crashes -- --nocapture --test-threads 1
 	cargo leptos build

@@ -1,7 +1,8 @@
 //! Conflicting decisions at once: for each waiting call, one client approves
 //! in the chat (a server function) while another rejects, through the review
 //! link (the HITL respond endpoint) or a second chat. Exactly one wins each pair, the other
-//! gets 409, and the store agrees with the winner.
+//! gets 409, and the store agrees with the winner. On SQLite, and on
+//! PostgreSQL when `AIRLOCK_TEST_DATABASE_URL` is set.
 //!
 //! `AIRLOCK_RACE_PAIRS` sets the number of pairs (default 50; `make faults`
 //! runs 1,000).
@@ -14,15 +15,32 @@ const KEY: &str = "race-key";
 
 #[tokio::test]
 async fn each_pair_of_conflicting_decisions_has_exactly_one_winner() {
+    race(None).await;
+}
+
+#[tokio::test]
+async fn each_pair_has_exactly_one_winner_on_postgres() {
+    match support::fresh_schema().await {
+        Some(url) => race(Some(&url)).await,
+        None => eprintln!("AIRLOCK_TEST_DATABASE_URL is not set: PostgreSQL races skipped"),
+    }
+}
+
+/// The races against a server on `database` (SQLite when `None`).
+async fn race(database: Option<&str>) {
     let pairs: usize = std::env::var("AIRLOCK_RACE_PAIRS")
         .ok()
         .and_then(|n| n.parse().ok())
         .unwrap_or(50);
     let dir = tempfile::tempdir().unwrap();
+    let env: Vec<(&str, &str)> = database
+        .map(|url| ("AIRLOCK_DATABASE_URL", url))
+        .into_iter()
+        .collect();
     let server = support::start(
         dir.path(),
         &support::gateway_config("racer", KEY),
-        &[],
+        &env,
         support::Workers::default(),
     )
     .await;
@@ -141,5 +159,6 @@ async fn each_pair_of_conflicting_decisions_has_exactly_one_winner() {
             rejections += 1;
         }
     }
-    eprintln!("{pairs} races: {approvals} won by approve, {rejections} by reject");
+    let backend = engine.store().backend();
+    eprintln!("{pairs} races on {backend}: {approvals} won by approve, {rejections} by reject");
 }
