@@ -14,6 +14,8 @@ pub mod ids;
 pub mod intent;
 pub mod markdown;
 pub mod model;
+#[cfg(test)]
+mod node_process;
 pub mod policy;
 #[cfg(test)]
 mod private_ca;

@@ -4,9 +4,7 @@
 
 use std::path::PathBuf;
 use std::process::Stdio;
-use std::time::Duration;
 
-use tokio::io::{AsyncBufReadExt, BufReader};
 use tokio::process::{Child, Command};
 
 /// Terminates TLS with a key and certificate (PEM files) on a free port and
@@ -70,13 +68,12 @@ impl Https {
             .kill_on_drop(true)
             .spawn()
             .expect("node runs the TLS proxy");
-        let mut lines = BufReader::new(proxy.stdout.take().unwrap()).lines();
-        let line = tokio::time::timeout(Duration::from_secs(20), lines.next_line())
-            .await
-            .expect("the TLS proxy starts within 20 s")
-            .unwrap()
-            .expect("the TLS proxy says where it listens");
-        let port = line.trim_start_matches("listening on ").to_owned();
+        let port = crate::node_process::listening(
+            proxy.stdout.take().unwrap(),
+            "listening on ",
+            "the TLS proxy",
+        )
+        .await;
         Self {
             root: format!("https://127.0.0.1:{port}"),
             dir,

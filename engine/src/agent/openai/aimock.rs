@@ -6,7 +6,6 @@ use std::process::Stdio;
 use std::time::Duration;
 
 use serde_json::{json, Value};
-use tokio::io::{AsyncBufReadExt, BufReader};
 use tokio::process::{Child, Command};
 
 use super::OpenAiConfig;
@@ -39,19 +38,9 @@ impl Aimock {
             .kill_on_drop(true)
             .spawn()
             .expect("node runs aimock");
-        let mut lines = BufReader::new(child.stdout.take().unwrap()).lines();
-        let root = tokio::time::timeout(Duration::from_secs(20), async {
-            while let Some(line) = lines.next_line().await.unwrap() {
-                if let Some(at) = line.find("listening on ") {
-                    return line[at + "listening on ".len()..].trim().to_owned();
-                }
-            }
-            panic!("aimock exited before listening");
-        })
-        .await
-        .expect("aimock starts within 20 s");
-        // Keep reading its output so it never blocks on a full pipe.
-        tokio::spawn(async move { while let Ok(Some(_)) = lines.next_line().await {} });
+        let root =
+            crate::node_process::listening(child.stdout.take().unwrap(), "listening on ", "aimock")
+                .await;
         Self {
             _child: child,
             root,

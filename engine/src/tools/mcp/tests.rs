@@ -8,7 +8,6 @@ use std::process::Stdio;
 use std::time::Duration;
 
 use serde_json::json;
-use tokio::io::{AsyncBufReadExt, BufReader};
 
 use super::*;
 
@@ -104,18 +103,12 @@ async fn everything_over_http() -> (tokio::process::Child, String) {
         .kill_on_drop(true)
         .spawn()
         .unwrap();
-    let mut lines = BufReader::new(child.stderr.take().unwrap()).lines();
-    tokio::time::timeout(Duration::from_secs(20), async {
-        while let Some(line) = lines.next_line().await.unwrap() {
-            if line.contains("listening on port") {
-                return;
-            }
-        }
-        panic!("server-everything exited before listening");
-    })
-    .await
-    .expect("server-everything starts within 20 s");
-    tokio::spawn(async move { while let Ok(Some(_)) = lines.next_line().await {} });
+    crate::node_process::listening(
+        child.stderr.take().unwrap(),
+        "listening on port",
+        "server-everything",
+    )
+    .await;
     (child, format!("http://127.0.0.1:{port}/mcp"))
 }
 
