@@ -299,7 +299,7 @@ macro_rules! impl_store {
                 // One round trip, one transaction: the compare-and-set, the
                 // audit entry, and the event (as `append_event` appends it).
                 // Rows are locked call first, then conversation, as every writer takes them.
-                let data = serde_json::to_value(&after).expect("a tool call serialises");
+                let event = call_event(&after, EventKind::ToolCallUpdated);
                 let row = db::query(
                     "with changed as (
                          update tool_calls set status = $1, result = $2, error = $3, updated_at = $4
@@ -325,20 +325,12 @@ macro_rules! impl_store {
                 .bind(to_millis(before.updated_at))
                 .bind(action)
                 .bind(audit_detail(&after))
-                .bind(EventKind::ToolCallUpdated.as_str())
-                .bind(data.to_string())
+                .bind(event.kind.as_str())
+                .bind(event.data.to_string())
                 .fetch_optional(writer)
                 .await?;
                 let Some(row) = row else { return Ok(None) };
-                let event = Event {
-                    id: row.try_get("event_id")?,
-                    conversation_id: after.conversation_id.clone(),
-                    seq: row.try_get("seq")?,
-                    inbox_seq: None,
-                    kind: EventKind::ToolCallUpdated,
-                    data,
-                    created_at: after.updated_at,
-                };
+                let event = appended(&row, event, after.updated_at)?;
                 return Ok(Some((after, event)));
             }
             let mut tx = writer.begin_with($begin).await?;
@@ -578,8 +570,8 @@ macro_rules! impl_store {
                 None => None,
             };
             let woken_run = waiting.map(|run| Run { status: RunStatus::Running, updated_at: call.updated_at, ..run });
-            let call_data = serde_json::to_value(&call).expect("a tool call serialises");
-            let run_data = woken_run.as_ref().map(|run| serde_json::to_value(run).expect("a run serialises"));
+            let call_event = call_event(&call, EventKind::ToolCallUpdated);
+            let run_event = woken_run.as_ref().map(run_event);
             let case_event = closed.as_ref().map(|(_, event)| event);
             let callback = closed.as_ref().and_then(|(case, event)| callback_of(case, event));
             let rows = db::query(
@@ -622,21 +614,23 @@ macro_rules! impl_store {
             .bind(callback.as_ref().map(|(url, _)| url.as_str()))
             .bind(callback.as_ref().map(|(_, body)| body.as_str()))
             .bind(woken_run.as_ref().filter(|_| its_run == ItsRun::Wake).map(|run| run.id.as_str()))
-            .bind(EventKind::ToolCallUpdated.as_str())
-            .bind(call_data.to_string())
+            .bind(call_event.kind.as_str())
+            .bind(call_event.data.to_string())
             .bind(EventKind::RunUpdated.as_str())
-            .bind(run_data.as_ref().map(Value::to_string))
+            .bind(run_event.as_ref().map(|e| e.data.to_string()))
             .fetch_all(&mut **tx)
             .await?;
             let (mut event, mut woken) = (None, None);
+            let (mut call_event, mut run_event) = (Some(call_event), run_event);
             for row in &rows {
                 let kind: String = row.try_get("kind")?;
-                if kind == EventKind::RunUpdated.as_str() {
-                    let run = woken_run.as_ref().ok_or_else(|| corrupt("events", "a run woken that was not waiting"))?;
-                    woken = Some(appended(row, run_event(run), decision.at)?);
+                let (stored, sent) = if kind == EventKind::RunUpdated.as_str() {
+                    (&mut woken, run_event.take())
                 } else {
-                    event = Some(appended(row, call_event(&call, EventKind::ToolCallUpdated), decision.at)?);
-                }
+                    (&mut event, call_event.take())
+                };
+                let sent = sent.ok_or_else(|| corrupt("events", format!("an unexpected {kind} event")))?;
+                *stored = Some(appended(row, sent, decision.at)?);
             }
             let event = event.ok_or(StoreError::NotFound("conversation"))?;
             Ok(Some(AppliedIn { call, event, case: closed.map(|(case, _)| case), woken }))
