@@ -250,6 +250,17 @@ async fn new_conversation(store: &Arc<dyn Store>) -> Conversation {
     c
 }
 
+/// A new conversation with one call waiting for approval, stored.
+async fn one_pending_call(store: &Arc<dyn Store>) -> (Conversation, ToolCall) {
+    let c = new_conversation(store).await;
+    let pending = call(&c, 0, CallStatus::PendingApproval);
+    store
+        .insert_calls(std::slice::from_ref(&pending), &[])
+        .await
+        .unwrap();
+    (c, pending)
+}
+
 pub(crate) async fn calls_are_stored_with_events(f: &Fixture) {
     let store = f.store.clone();
     let c = new_conversation(&store).await;
@@ -275,12 +286,7 @@ pub(crate) async fn calls_are_stored_with_events(f: &Fixture) {
 
 pub(crate) async fn a_decision_is_a_compare_and_set(f: &Fixture) {
     let store = f.store.clone();
-    let c = new_conversation(&store).await;
-    let pending = call(&c, 0, CallStatus::PendingApproval);
-    store
-        .insert_calls(std::slice::from_ref(&pending), &[])
-        .await
-        .unwrap();
+    let (_, pending) = one_pending_call(&store).await;
     let edit = DecisionChange {
         call_id: pending.id.clone(),
         decision: Decision {
@@ -358,12 +364,7 @@ pub(crate) async fn a_decision_can_leave_questions_alone(f: &Fixture) {
 
 pub(crate) async fn concurrent_decisions_have_one_winner(f: &Fixture) {
     let store = f.store.clone();
-    let c = new_conversation(&store).await;
-    let pending = call(&c, 0, CallStatus::PendingApproval);
-    store
-        .insert_calls(std::slice::from_ref(&pending), &[])
-        .await
-        .unwrap();
+    let (c, pending) = one_pending_call(&store).await;
     let attempts = (0..100).map(|i| {
         let store = store.clone();
         let (kind, status) = if i % 2 == 0 {
@@ -827,12 +828,7 @@ pub(crate) async fn review_cases_follow_their_calls(f: &Fixture) {
 
 pub(crate) async fn a_call_is_claimed_and_finished_once(f: &Fixture) {
     let store = f.store.clone();
-    let c = new_conversation(&store).await;
-    let pending = call(&c, 0, CallStatus::PendingApproval);
-    store
-        .insert_calls(std::slice::from_ref(&pending), &[])
-        .await
-        .unwrap();
+    let (c, pending) = one_pending_call(&store).await;
     let Decided::Applied(approved, ..) = store.decide(&approve(&pending)).await.unwrap() else {
         panic!("the approval applies")
     };

@@ -295,16 +295,15 @@ macro_rules! impl_store {
             let at = to_millis(after.updated_at);
             let after = ToolCall { updated_at: from_millis("tool_calls", at)?, ..after };
             let result = after.result.as_ref().map(Value::to_string);
-            if $writes_in_with {
+            let event = call_event(&after, EventKind::ToolCallUpdated);
+            const ADVANCE_CALL: &str = "update tool_calls set status = $1, result = $2, error = $3, updated_at = $4
+                 where tool_call_id = $5 and status = $6 and updated_at = $7";
+            let sql = if $writes_in_with {
                 // One round trip, one transaction: the compare-and-set, the
                 // audit entry, and the event (as `append_event` appends it).
                 // Rows are locked call first, then conversation, as every writer takes them.
-                let event = call_event(&after, EventKind::ToolCallUpdated);
-                let row = db::query(
-                    "with changed as (
-                         update tool_calls set status = $1, result = $2, error = $3, updated_at = $4
-                         where tool_call_id = $5 and status = $6 and updated_at = $7
-                         returning conversation_id),
+                format!(
+                    "with changed as ({ADVANCE_CALL} returning conversation_id),
                      audited as (
                          insert into audit_log (tool_call_id, conversation_id, action, actor, channel, detail, created_at)
                          select $5, conversation_id, $8, 'agent', 'system', $9, $4 from changed),
@@ -314,45 +313,38 @@ macro_rules! impl_store {
                          returning conversation_id, event_seq)
                      insert into events (conversation_id, seq, kind, data, created_at)
                      select conversation_id, event_seq, $10, $11, $4 from bumped
-                     returning event_id, seq",
+                     returning event_id, seq"
                 )
+            } else {
+                ADVANCE_CALL.to_owned()
+            };
+            let query = db::query(&sql)
                 .bind(after.status.as_str())
                 .bind(result)
                 .bind(&after.error)
                 .bind(at)
                 .bind(before.id.as_str())
                 .bind(before.status.as_str())
-                .bind(to_millis(before.updated_at))
-                .bind(action)
-                .bind(audit_detail(&after))
-                .bind(event.kind.as_str())
-                .bind(event.data.to_string())
-                .fetch_optional(writer)
-                .await?;
+                .bind(to_millis(before.updated_at));
+            if $writes_in_with {
+                let row = query
+                    .bind(action)
+                    .bind(audit_detail(&after))
+                    .bind(event.kind.as_str())
+                    .bind(event.data.to_string())
+                    .fetch_optional(writer)
+                    .await?;
                 let Some(row) = row else { return Ok(None) };
                 let event = appended(&row, event, after.updated_at)?;
                 return Ok(Some((after, event)));
             }
             let mut tx = writer.begin_with($begin).await?;
-            let changed = db::query(
-                "update tool_calls set status = $1, result = $2, error = $3, updated_at = $4
-                 where tool_call_id = $5 and status = $6 and updated_at = $7",
-            )
-            .bind(after.status.as_str())
-            .bind(result)
-            .bind(&after.error)
-            .bind(at)
-            .bind(before.id.as_str())
-            .bind(before.status.as_str())
-            .bind(to_millis(before.updated_at))
-            .execute(&mut *tx)
-            .await?;
-            if changed.rows_affected() == 0 {
+            if query.execute(&mut *tx).await?.rows_affected() == 0 {
                 tx.rollback().await?;
                 return Ok(None);
             }
             audit(&mut tx, &after, action, "agent", "system", after.updated_at).await?;
-            let event = append_event(&mut tx, call_event(&after, EventKind::ToolCallUpdated), after.updated_at).await?;
+            let event = append_event(&mut tx, event, after.updated_at).await?;
             tx.commit().await?;
             Ok(Some((after, event)))
         }
