@@ -222,13 +222,10 @@ impl Agent {
         let clock = self.engine.clock();
         let lease = |now| now + Duration::seconds(LEASE_SECONDS);
         let now = clock.now();
-        // The run's open calls are read alongside taking its lease, which
-        // saves a round trip before an approved call starts (see `step_leased`).
-        let (run, open) = tokio::try_join!(
-            store.acquire_run(run_id, &self.owner, now, lease(now)),
-            store.open_calls(run_id),
-        )?;
-        let Some(run) = run else {
+        let Some(run) = store
+            .acquire_run(run_id, &self.owner, now, lease(now))
+            .await?
+        else {
             return Ok(StepOutcome::Busy);
         };
         let renew = async {
@@ -241,29 +238,16 @@ impl Agent {
             }
         };
         tokio::select! {
-            outcome = self.step_leased(run_id, run, open) => outcome,
+            outcome = self.step_leased(run_id, run) => outcome,
             _ = renew => unreachable!("the renewal loop never ends"),
         }
     }
 
-    /// [`Agent::step`] once the lease is held; `open`, the run's open calls
-    /// as read alongside taking it.
-    async fn step_leased(
-        &self,
-        run_id: &RunId,
-        run: Run,
-        open: Vec<ToolCall>,
-    ) -> Result<StepOutcome, AgentError> {
+    /// [`Agent::step`] once the lease is held.
+    async fn step_leased(&self, run_id: &RunId, run: Run) -> Result<StepOutcome, AgentError> {
         let store = self.engine.store().clone();
-        let mut read = Some(open);
         for _ in 0..MAX_TURNS {
-            let mut open = match read.take() {
-                // Read before the lease held, so perhaps a moment old: used
-                // only for the approved calls it lists, each claimed by a
-                // compare-and-set (the calls are read again after they run).
-                Some(open) if open.iter().any(|c| c.status == CallStatus::Approved) => open,
-                _ => store.open_calls(run_id).await?,
-            };
+            let mut open = store.open_calls(run_id).await?;
             if open.iter().any(|c| c.status == CallStatus::Approved) {
                 for call in &open {
                     if call.status == CallStatus::Approved {
