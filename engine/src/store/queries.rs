@@ -7,6 +7,18 @@
 //! `query_scalar`, `DbRow`, `Tx`, `Pool`) — sqlx's for PostgreSQL, the same
 //! API over rusqlite for SQLite (see `sqlite/db.rs` for why).
 
+/// SQL that holds when no call of run `$run` (an SQL expression) waits for
+/// a person: the one rule for whether a waiting run may go on.
+macro_rules! nothing_waits {
+    ($run:literal) => {
+        concat!(
+            "not exists (select 1 from tool_calls t where t.run_id = ",
+            $run,
+            " and t.status = 'pending_approval')"
+        )
+    };
+}
+
 macro_rules! impl_store {
     ($store:ty, $backend:literal, $begin:expr, $placed_later:literal, $writes_in_with:literal, $for_update:literal, $skip_locked:literal, { $($extra:tt)* }) => {
         use async_trait::async_trait;
@@ -400,15 +412,12 @@ macro_rules! impl_store {
         ) -> Result<Run, StoreError> {
             // A run sent to wait whose last waiting call was decided a moment
             // ago (that decision found it running and woke nothing) stays running.
-            let row = db::query(
+            let row = db::query(concat!(
                 "update runs set
-                    status = case when $1 = 'waiting' and not exists (
-                                        select 1 from tool_calls t
-                                         where t.run_id = $4 and t.status = 'pending_approval')
-                                  then 'running' else $1 end,
+                    status = case when $1 = 'waiting' and ", nothing_waits!("$4"), " then 'running' else $1 end,
                     error = $2, updated_at = $3, lease_owner = null, lease_until = null
                  where run_id = $4 and lease_owner = $5 returning *",
-            )
+            ))
             .bind(status.as_str())
             .bind(error)
             .bind(to_millis(now))
@@ -442,13 +451,11 @@ macro_rules! impl_store {
         /// run's last two waiting calls, the second to take the lock reads
         /// the first's committed decision here, so exactly one wakes the run.
         async fn wake_in(tx: &mut Tx<'_>, id: &RunId, now: DateTime<Utc>) -> Result<Option<Event>, StoreError> {
-            let row = db::query(
+            let row = db::query(concat!(
                 "update runs set status = 'running', updated_at = $1
-                 where run_id = $2 and status = 'waiting'
-                   and not exists (select 1 from tool_calls t
-                                   where t.run_id = $2 and t.status = 'pending_approval')
+                 where run_id = $2 and status = 'waiting' and ", nothing_waits!("$2"), "
                  returning *",
-            )
+            ))
             .bind(to_millis(now))
             .bind(id.as_str())
             .fetch_optional(&mut **tx)
@@ -566,7 +573,7 @@ macro_rules! impl_store {
             let run_event = woken_run.as_ref().map(run_event);
             let case_event = closed.as_ref().map(|(_, event)| event);
             let callback = closed.as_ref().and_then(|(case, event)| callback_of(case, event));
-            let rows = db::query(
+            let rows = db::query(concat!(
                 "with audited as (
                      insert into audit_log (tool_call_id, conversation_id, action, actor, channel, detail, created_at)
                      values ($1, $2, $3, $4, $5, $6, $7)),
@@ -578,9 +585,7 @@ macro_rules! impl_store {
                      select $8, $13, $14, $12 where $13::text is not null),
                  woken as (
                      update runs set status = 'running', updated_at = $7
-                     where run_id = $15 and status = 'waiting'
-                       and not exists (select 1 from tool_calls t
-                                       where t.run_id = $15 and t.status = 'pending_approval')
+                     where run_id = $15 and status = 'waiting' and ", nothing_waits!("$15"), "
                      returning run_id),
                  bumped as (
                      update conversations set event_seq = event_seq + 1 + (select count(*) from woken)
@@ -590,7 +595,7 @@ macro_rules! impl_store {
                  union all
                  select $2, event_seq, $18, $19, $7 from bumped where exists (select 1 from woken)
                  returning event_id, seq, kind",
-            )
+            ))
             .bind(call.id.as_str())
             .bind(call.conversation_id.as_str())
             .bind(action)
@@ -1100,17 +1105,14 @@ macro_rules! impl_store {
             }
 
             async fn runs_to_step(&self, now: DateTime<Utc>, limit: i64) -> Result<Vec<RunId>, StoreError> {
-                let ids: Vec<String> = db::query_scalar(
+                let ids: Vec<String> = db::query_scalar(concat!(
                     // A waiting run none of whose calls still waits was decided
                     // but not woken (the process died between the decision and
                     // the wake-up): it is runnable too.
                     "select run_id from runs r where (lease_until is null or lease_until < $1)
-                       and (status = 'running'
-                            or (status = 'waiting' and not exists (
-                                  select 1 from tool_calls t
-                                   where t.run_id = r.run_id and t.status = 'pending_approval')))
+                       and (status = 'running' or (status = 'waiting' and ", nothing_waits!("r.run_id"), "))
                      order by updated_at limit $2",
-                )
+                ))
                 .bind(to_millis(now))
                 .bind(limit)
                 .fetch_all(self.reader())
