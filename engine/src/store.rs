@@ -285,14 +285,14 @@ pub trait Store: Send + Sync + std::fmt::Debug {
         now: DateTime<Utc>,
     ) -> Result<(Run, Event), StoreError>;
 
-    /// Appends a run's last message and releases the run (`run`: its id and
-    /// the lease's owner) with `status`, in one commit: the message's event,
-    /// then the run's. A crash between the two
-    /// would leave the answer stored and the run still running, and the
-    /// run would be stepped again and answer twice.
+    /// Appends a run's last message and ends the run (`run`: the run as its
+    /// lease was taken, and the lease's owner) with `status`, `done` or
+    /// `failed`, in one commit: the message's event, then the run's. A
+    /// crash between the two would leave the answer stored and the run
+    /// still running, and the run would be stepped again and answer twice.
     async fn conclude_run(
         &self,
-        run: (&RunId, &str),
+        run: (&Run, &str),
         message: NewMessage,
         status: RunStatus,
         error: Option<&str>,

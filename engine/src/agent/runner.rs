@@ -414,7 +414,7 @@ impl Agent {
             .engine
             .store()
             .conclude_run(
-                (&run.id, &self.owner),
+                (run, &self.owner),
                 self.reply(&run.conversation_id, text),
                 status,
                 error,

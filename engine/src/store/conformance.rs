@@ -1047,7 +1047,7 @@ pub(crate) async fn a_run_concludes_with_its_last_message_in_one_commit(f: &Fixt
     let last = || message(&c, Role::Assistant, "All done.");
     let refused = f
         .store
-        .conclude_run((&run.id, "b"), last(), crate::runs::RunStatus::Done, None)
+        .conclude_run((&run, "b"), last(), crate::runs::RunStatus::Done, None)
         .await;
     assert!(
         matches!(refused, Err(StoreError::NotFound(_))),
@@ -1056,7 +1056,7 @@ pub(crate) async fn a_run_concludes_with_its_last_message_in_one_commit(f: &Fixt
     assert!(f.store.messages(&c.id).await.unwrap().is_empty());
     let (said, message_event, run_event) = f
         .store
-        .conclude_run((&run.id, "a"), last(), crate::runs::RunStatus::Done, None)
+        .conclude_run((&run, "a"), last(), crate::runs::RunStatus::Done, None)
         .await
         .unwrap();
     let stored: Vec<_> = f
@@ -1076,6 +1076,19 @@ pub(crate) async fn a_run_concludes_with_its_last_message_in_one_commit(f: &Fixt
     let stored = f.store.run(&run.id).await.unwrap().unwrap();
     assert_eq!(stored.status, crate::runs::RunStatus::Done);
     assert!(f.store.runs_to_step(now, 10).await.unwrap().is_empty());
+    // The events sent are the ones stored, each the row as stored.
+    let stream = f.store.events_after(&c.id, 0, 10).await.unwrap();
+    let ours: Vec<_> = stream.iter().rev().take(2).rev().collect();
+    for (sent, kept) in [&message_event, &run_event].into_iter().zip(ours) {
+        assert_eq!(
+            (sent.id, sent.seq, sent.kind, &sent.data),
+            (kept.id, kept.seq, kept.kind, &kept.data)
+        );
+    }
+    assert_eq!(run_event.data, serde_json::to_value(&stored).unwrap());
+    let kept = f.store.messages(&c.id).await.unwrap().remove(0);
+    assert_eq!(message_event.data, kept.to_json());
+    assert_eq!(message_event.data["seq"], 1);
 }
 
 /// A waiting run of `c` with `n` calls of one batch waiting for a person.

@@ -390,7 +390,8 @@ macro_rules! impl_store {
                 seq,
                 role: m.role,
                 content: m.content,
-                created_at: m.created_at,
+                // As stored, to the millisecond, in its event too.
+                created_at: from_millis("messages", to_millis(m.created_at))?,
             };
             let event = NewEvent {
                 conversation_id: message.conversation_id.clone(),
@@ -427,6 +428,97 @@ macro_rules! impl_store {
             .await?
             .ok_or(StoreError::NotFound("leased run"))?;
             row_run(&row)
+        }
+
+        /// [`Store::conclude_run`] in one statement, its own transaction: the
+        /// run ended, the message appended, and both events, as
+        /// `append_message_in`, `release_in` and `append_event` store them
+        /// one by one. While its lease is held only the run's status, error
+        /// and time change, and the release sets all three, so the run as
+        /// stored is `run` with them; the message's position, assigned here,
+        /// is written into its event's data by the database.
+        async fn conclude_in_one(
+            writer: &db::Pool,
+            (run, owner): (&Run, &str),
+            m: NewMessage,
+            status: RunStatus,
+            error: Option<&str>,
+        ) -> Result<(Message, Event, Event), StoreError> {
+            let at = to_millis(m.created_at);
+            let ended = Run {
+                status,
+                error: error.map(str::to_owned),
+                updated_at: from_millis("runs", at)?,
+                // As stored, to the millisecond.
+                created_at: from_millis("runs", to_millis(run.created_at))?,
+                ..run.clone()
+            };
+            let mut message = Message {
+                id: m.id,
+                conversation_id: m.conversation_id,
+                seq: 0,
+                role: m.role,
+                content: m.content,
+                // As stored, to the millisecond, in its event too.
+                created_at: from_millis("messages", to_millis(m.created_at))?,
+            };
+            let said = NewEvent {
+                conversation_id: message.conversation_id.clone(),
+                kind: EventKind::MessageCreated,
+                data: message.to_json(),
+            };
+            let released = run_event(&ended);
+            // Rows are locked run first, then conversation, as every writer takes them.
+            let rows = db::query(
+                "with released as (
+                     update runs set status = $1, error = $2, updated_at = $3, lease_owner = null, lease_until = null
+                     where run_id = $4 and lease_owner = $5 and conversation_id = $6
+                     returning conversation_id),
+                 bumped as (
+                     update conversations
+                     set message_seq = message_seq + 1, event_seq = event_seq + 2, updated_at = $3
+                     where conversation_id in (select conversation_id from released)
+                     returning conversation_id, message_seq, event_seq),
+                 said as (
+                     insert into messages (message_id, conversation_id, seq, role, content, created_at)
+                     select $7, conversation_id, message_seq, $8, $9, $3 from bumped),
+                 appended as (
+                     insert into events (conversation_id, seq, kind, data, created_at)
+                     select conversation_id, event_seq - 1, $10,
+                            jsonb_set($11::jsonb, '{seq}', to_jsonb(message_seq))::text, $3 from bumped
+                     union all
+                     select conversation_id, event_seq, $12, $13, $3 from bumped
+                     returning event_id, seq, kind)
+                 select appended.*, bumped.message_seq from appended, bumped",
+            )
+            .bind(status.as_str())
+            .bind(error)
+            .bind(at)
+            .bind(run.id.as_str())
+            .bind(owner)
+            .bind(run.conversation_id.as_str())
+            .bind(message.id.as_str())
+            .bind(message.role.as_str())
+            .bind(&message.content)
+            .bind(said.kind.as_str())
+            .bind(said.data.to_string())
+            .bind(released.kind.as_str())
+            .bind(released.data.to_string())
+            .fetch_all(writer)
+            .await?;
+            let [first, second] = rows.as_slice() else {
+                return Err(StoreError::NotFound("leased run"));
+            };
+            let (said_row, released_row) = if first.try_get::<String, _>("kind")? == said.kind.as_str() {
+                (first, second)
+            } else {
+                (second, first)
+            };
+            message.seq = said_row.try_get("message_seq")?;
+            let said = NewEvent { data: message.to_json(), ..said };
+            let said = appended(said_row, said, message.created_at)?;
+            let released = appended(released_row, released, ended.updated_at)?;
+            Ok((message, said, released))
         }
 
         /// Takes the lock on run `id` that a wake-up needs ([`wake_in`]).
@@ -1078,15 +1170,18 @@ macro_rules! impl_store {
 
             async fn conclude_run(
                 &self,
-                (id, owner): (&RunId, &str),
+                (run, owner): (&Run, &str),
                 m: NewMessage,
                 status: RunStatus,
                 error: Option<&str>,
             ) -> Result<(Message, Event, Event), StoreError> {
+                if $writes_in_with && matches!(status, RunStatus::Done | RunStatus::Failed) {
+                    return conclude_in_one(self.writer(), (run, owner), m, status, error).await;
+                }
                 let at = m.created_at;
                 let mut tx = self.writer().begin_with($begin).await?;
                 // The run's row before the conversation's, as every writer takes them.
-                let run = release_in(&mut tx, (id, owner), status, error, at).await?;
+                let run = release_in(&mut tx, (&run.id, owner), status, error, at).await?;
                 let (message, said) = append_message_in(&mut tx, m).await?;
                 let released = append_event(&mut tx, run_event(&run), at).await?;
                 tx.commit().await?;
