@@ -256,6 +256,20 @@ pub trait Store: Send + Sync + std::fmt::Debug {
         until: DateTime<Utc>,
     ) -> Result<Option<Run>, StoreError>;
 
+    /// [`acquire_run`](Self::acquire_run), and the run's calls that are not
+    /// final yet ([`open_calls`](Self::open_calls)), in one round trip where
+    /// the database allows. The calls may be read as they were just before
+    /// the lease was taken (a decision that held the run's lock meanwhile):
+    /// what they say is only where the step starts, since claiming a call
+    /// checks it as read, and sending the run to wait checks its calls again.
+    async fn take_run(
+        &self,
+        id: &RunId,
+        owner: &str,
+        now: DateTime<Utc>,
+        until: DateTime<Utc>,
+    ) -> Result<Option<(Run, Vec<ToolCall>)>, StoreError>;
+
     /// Extends a lease `owner` still holds; does nothing once it is released
     /// or taken over.
     async fn renew_lease(

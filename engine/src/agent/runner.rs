@@ -222,10 +222,7 @@ impl Agent {
         let clock = self.engine.clock();
         let lease = |now| now + Duration::seconds(LEASE_SECONDS);
         let now = clock.now();
-        let Some(run) = store
-            .acquire_run(run_id, &self.owner, now, lease(now))
-            .await?
-        else {
+        let Some((run, open)) = store.take_run(run_id, &self.owner, now, lease(now)).await? else {
             return Ok(StepOutcome::Busy);
         };
         let renew = async {
@@ -238,23 +235,41 @@ impl Agent {
             }
         };
         tokio::select! {
-            outcome = self.step_leased(run_id, run) => outcome,
+            outcome = self.step_leased(run_id, run, open) => outcome,
             _ = renew => unreachable!("the renewal loop never ends"),
         }
     }
 
-    /// [`Agent::step`] once the lease is held.
-    async fn step_leased(&self, run_id: &RunId, run: Run) -> Result<StepOutcome, AgentError> {
+    /// [`Agent::step`] once the lease is held; `taken`: the run's open calls
+    /// as read with the lease.
+    async fn step_leased(
+        &self,
+        run_id: &RunId,
+        run: Run,
+        taken: Vec<ToolCall>,
+    ) -> Result<StepOutcome, AgentError> {
         let store = self.engine.store().clone();
+        let mut taken = Some(taken);
         for _ in 0..MAX_TURNS {
-            let mut open = store.open_calls(run_id).await?;
+            let mut open = match taken.take() {
+                Some(open) => open,
+                None => store.open_calls(run_id).await?,
+            };
             if open.iter().any(|c| c.status == CallStatus::Approved) {
+                let mut all_finished_here = true;
                 for call in &open {
-                    if call.status == CallStatus::Approved {
-                        self.execute(call).await?;
-                    }
+                    let finished =
+                        call.status == CallStatus::Approved && self.execute(call).await?;
+                    all_finished_here &= finished;
                 }
-                open = store.open_calls(run_id).await?;
+                // When every open call was approved and ran here, none is
+                // open now: only the lease's holder proposes calls. Otherwise
+                // see what the others are now.
+                open = if all_finished_here {
+                    Vec::new()
+                } else {
+                    store.open_calls(run_id).await?
+                };
             }
             if open.iter().any(|c| c.status == CallStatus::PendingApproval) {
                 if self.release(run_id, RunStatus::Waiting, None).await? == RunStatus::Waiting {
@@ -355,12 +370,13 @@ impl Agent {
         Ok(run.is_some())
     }
 
-    /// Runs one approved call, at most once.
-    async fn execute(&self, call: &ToolCall) -> Result<(), AgentError> {
+    /// Runs one approved call, at most once; false when someone else ran
+    /// it, or its end was recorded by someone else.
+    async fn execute(&self, call: &ToolCall) -> Result<bool, AgentError> {
         let store = self.engine.store().clone();
         let clock = self.engine.clock();
         let Some((claimed, event)) = store.claim_call(call, clock.now()).await? else {
-            return Ok(()); // someone else runs it
+            return Ok(false); // someone else runs it
         };
         self.engine.events().publish([event]);
         let outcome = match self.sources.get(&claimed.source) {
@@ -370,10 +386,11 @@ impl Agent {
                 .map_err(|e| e.to_string()),
             None => Err(format!("there is no tool named {}", claimed.tool)),
         };
-        if let Some((_, event)) = store.finish_call(&claimed, outcome, clock.now()).await? {
-            self.engine.events().publish([event]);
-        }
-        Ok(())
+        let Some((_, event)) = store.finish_call(&claimed, outcome, clock.now()).await? else {
+            return Ok(false);
+        };
+        self.engine.events().publish([event]);
+        Ok(true)
     }
 
     /// The agent's message `text` in `conversation`, written now.

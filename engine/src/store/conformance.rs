@@ -982,6 +982,60 @@ pub(crate) async fn leases_hold_until_released_or_ended(f: &Fixture) {
     );
 }
 
+/// Taking a run's lease also reads its calls that are not final, in order,
+/// as `open_calls` does; a run leased elsewhere is not taken.
+pub(crate) async fn a_run_is_taken_with_its_open_calls(f: &Fixture) {
+    let c = new_conversation(&f.store).await;
+    let now = Utc::now();
+    let until = now + Duration::seconds(30);
+    let run = running_run(f, &c, now).await;
+    let (taken, open) = f
+        .store
+        .take_run(&run.id, "a", now, until)
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(taken, f.store.run(&run.id).await.unwrap().unwrap());
+    assert!(open.is_empty());
+    let batch = BatchId::new();
+    let statuses = [
+        CallStatus::Approved,
+        CallStatus::Completed,
+        CallStatus::PendingApproval,
+        CallStatus::Rejected,
+        CallStatus::Executing,
+    ];
+    let calls: Vec<ToolCall> = statuses
+        .into_iter()
+        .zip(0..)
+        .map(|(status, i)| ToolCall {
+            run_id: Some(run.id.clone()),
+            ..call_in(&c, &batch, i, status)
+        })
+        .collect();
+    f.store.insert_calls(&calls, &[]).await.unwrap();
+    let (_, open) = f
+        .store
+        .take_run(&run.id, "a", now, until)
+        .await
+        .unwrap()
+        .unwrap();
+    let ids = |calls: &[ToolCall]| calls.iter().map(|c| c.id.clone()).collect::<Vec<_>>();
+    assert_eq!(
+        ids(&open),
+        ids(&[calls[0].clone(), calls[2].clone(), calls[4].clone()])
+    );
+    assert_eq!(open, f.store.open_calls(&run.id).await.unwrap());
+    assert!(
+        f.store
+            .take_run(&run.id, "b", now, until)
+            .await
+            .unwrap()
+            .is_none(),
+        "another process waits"
+    );
+}
+
 /// A new running run of `c` whose lease process "a" holds.
 async fn leased_run(f: &Fixture, c: &Conversation, now: chrono::DateTime<Utc>) -> crate::runs::Run {
     let run = running_run(f, c, now).await;
@@ -1263,6 +1317,7 @@ async fn a_decision_and_its_runs_release_do_not_deadlock() {
 
 conformance!(
     leases_hold_until_released_or_ended,
+    a_run_is_taken_with_its_open_calls,
     a_run_wakes_when_its_last_waiting_call_is_decided,
     concurrent_last_decisions_wake_their_run_once,
     a_run_concludes_with_its_last_message_in_one_commit,

@@ -19,6 +19,43 @@ macro_rules! nothing_waits {
     };
 }
 
+/// The columns of the run row `$t`, each named `its_…` (read back with
+/// `row_run_named`): a run returned beside rows of another table.
+macro_rules! its_run_columns {
+    ($t:literal) => {
+        concat!(
+            $t,
+            ".run_id as its_run_id, ",
+            $t,
+            ".conversation_id as its_conversation_id, ",
+            $t,
+            ".status as its_status, ",
+            $t,
+            ".error as its_error, ",
+            $t,
+            ".created_at as its_created_at, ",
+            $t,
+            ".updated_at as its_updated_at"
+        )
+    };
+}
+
+/// SQL that holds when the call `$t` is not final yet, and the order a run's
+/// calls are taken in.
+macro_rules! open_call {
+    ($t:literal) => {
+        concat!(
+            $t,
+            ".status in ('requested', 'pending_approval', 'approved', 'executing')"
+        )
+    };
+}
+macro_rules! call_order {
+    ($t:literal) => {
+        concat!($t, ".created_at, ", $t, ".batch_id, ", $t, ".position")
+    };
+}
+
 macro_rules! impl_store {
     ($store:ty, $backend:literal, $begin:expr, $placed_later:literal, $writes_in_with:literal, $for_update:literal, $skip_locked:literal, { $($extra:tt)* }) => {
         use async_trait::async_trait;
@@ -609,11 +646,9 @@ macro_rules! impl_store {
                     "with changed as ({DECIDE_CALL}),
                      its_run as (select * from runs
                                  where $13 and run_id in (select run_id from changed) for update)
-                     select changed.*, its_run.run_id as its_run_id,
-                            its_run.conversation_id as its_conversation_id, its_run.status as its_status,
-                            its_run.error as its_error, its_run.created_at as its_created_at,
-                            its_run.updated_at as its_updated_at
-                     from changed left join its_run on true"
+                     select changed.*, {}
+                     from changed left join its_run on true",
+                    its_run_columns!("its_run")
                 )
             } else {
                 DECIDE_CALL.to_owned()
@@ -1136,6 +1171,42 @@ macro_rules! impl_store {
                 row.as_ref().map(row_run).transpose()
             }
 
+            async fn take_run(&self, id: &RunId, owner: &str, now: DateTime<Utc>, until: DateTime<Utc>) -> Result<Option<(Run, Vec<ToolCall>)>, StoreError> {
+                if !$writes_in_with {
+                    // No round trips to save (SQLite).
+                    let Some(run) = self.acquire_run(id, owner, now, until).await? else { return Ok(None) };
+                    let open = self.open_calls(id).await?;
+                    return Ok(Some((run, open)));
+                }
+                // The lease as `acquire_run` takes it, with a row per open
+                // call (one with no call when there is none).
+                let rows = db::query(concat!(
+                    "with taken as (
+                         update runs set lease_owner = $1, lease_until = $2
+                         where run_id = $3 and status in ('running', 'waiting')
+                           and (lease_until is null or lease_until < $4 or lease_owner = $1)
+                         returning *)
+                     select ", its_run_columns!("taken"), ", c.*
+                     from taken left join tool_calls c on c.run_id = taken.run_id and ", open_call!("c"),
+                    " order by ", call_order!("c"),
+                ))
+                .bind(owner)
+                .bind(to_millis(until))
+                .bind(id.as_str())
+                .bind(to_millis(now))
+                .fetch_all(self.lax_writer())
+                .await?;
+                let Some(first) = rows.first() else { return Ok(None) };
+                let run = row_run_named(first, "its_")?;
+                let mut open = Vec::new();
+                for row in &rows {
+                    if row.try_get::<Option<String>, _>("tool_call_id")?.is_some() {
+                        open.push(row_call(row)?);
+                    }
+                }
+                Ok(Some((run, open)))
+            }
+
             async fn renew_lease(&self, id: &RunId, owner: &str, until: DateTime<Utc>) -> Result<(), StoreError> {
                 db::query("update runs set lease_until = $1 where run_id = $2 and lease_owner = $3")
                     .bind(to_millis(until))
@@ -1216,11 +1287,10 @@ macro_rules! impl_store {
             }
 
             async fn open_calls(&self, run: &RunId) -> Result<Vec<ToolCall>, StoreError> {
-                let found = db::query(
-                    "select * from tool_calls where run_id = $1
-                       and status in ('requested', 'pending_approval', 'approved', 'executing')
-                     order by created_at, batch_id, position",
-                )
+                let found = db::query(concat!(
+                    "select * from tool_calls c where run_id = $1 and ", open_call!("c"),
+                    " order by ", call_order!("c"),
+                ))
                 .bind(run.as_str())
                 .fetch_all(self.reader())
                 .await?;

@@ -485,3 +485,48 @@ async fn two_wake_ups_in_one_process_step_the_run_once() {
         "one batch, never proposed twice"
     );
 }
+
+#[tokio::test]
+async fn a_call_running_elsewhere_keeps_the_model_waiting() {
+    let f = Fixture::new().await;
+    let c = f.agent.engine().create_conversation().await.unwrap().id;
+    f.say(&c, "delete notes.txt, todo.md and drafts/plan.md")
+        .await;
+    let engine = f.agent.engine();
+    let mut approved = Vec::new();
+    for call in f.calls(&c).await {
+        approved.push(
+            engine
+                .decide(&call.id, Verdict::Approve, &you())
+                .await
+                .unwrap(),
+        );
+    }
+    // Another process claimed the first call and is running it.
+    engine
+        .store()
+        .claim_call(&approved[0], chrono::Utc::now())
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(f.step(&c).await, StepOutcome::Busy);
+    let workspace = f.dir.path().join("workspace");
+    assert!(workspace.join("notes.txt").exists(), "not run here");
+    assert!(!workspace.join("todo.md").exists());
+    assert!(!workspace.join("drafts/plan.md").exists());
+    let run = engine.store().active_run(&c).await.unwrap().unwrap();
+    assert_eq!(
+        run.status,
+        RunStatus::Running,
+        "left to the process running it"
+    );
+    let statuses: Vec<_> = f.calls(&c).await.iter().map(|c| c.status).collect();
+    assert_eq!(
+        statuses,
+        [
+            CallStatus::Executing,
+            CallStatus::Completed,
+            CallStatus::Completed
+        ]
+    );
+}
