@@ -89,6 +89,12 @@ impl Reviewer {
                 format!("names are at most {MAX_NAME_CHARS} characters"),
             ));
         }
+        if name.contains('\0') {
+            return Err(EngineError::invalid(
+                "by",
+                "a name may not contain the NUL character (U+0000)",
+            ));
+        }
         Ok(name.to_owned())
     }
 }
@@ -104,6 +110,12 @@ fn checked_reason(reason: Option<String>) -> Result<Option<String>, EngineError>
         return Err(EngineError::invalid(
             "reason",
             format!("a reason is at most {MAX_REASON_CHARS} characters"),
+        ));
+    }
+    if reason.as_ref().is_some_and(|r| r.contains('\0')) {
+        return Err(EngineError::invalid(
+            "reason",
+            "a reason may not contain the NUL character (U+0000)",
         ));
     }
     Ok(reason)

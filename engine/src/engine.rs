@@ -58,7 +58,18 @@ pub enum EngineError {
     },
     /// The store failed.
     #[error(transparent)]
-    Store(#[from] StoreError),
+    Store(StoreError),
+}
+
+impl From<StoreError> for EngineError {
+    fn from(e: StoreError) -> Self {
+        match e {
+            // The one store failure a client causes: text it sent that no
+            // check before the store named a field for.
+            StoreError::NulInText => EngineError::invalid("text", e.to_string()),
+            other => EngineError::Store(other),
+        }
+    }
 }
 
 impl EngineError {
@@ -303,6 +314,12 @@ impl Engine {
                 format!("the message is longer than {MAX_MESSAGE_CHARS} characters"),
             ));
         }
+        if content.contains('\0') {
+            return Err(EngineError::invalid(
+                "content",
+                "the message may not contain the NUL character (U+0000)",
+            ));
+        }
         let (message, event) = self
             .inner
             .store
@@ -336,6 +353,17 @@ impl Engine {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn text_the_store_refuses_is_the_clients_mistake() {
+        let e = EngineError::from(StoreError::NulInText);
+        assert!(
+            matches!(&e, EngineError::Invalid { field: "text", message } if message.contains("U+0000")),
+            "{e:?}"
+        );
+        let e = EngineError::from(StoreError::NotFound("run"));
+        assert!(matches!(e, EngineError::Store(_)), "{e:?}");
+    }
 
     use crate::clock::SystemClock;
     use crate::store::sqlite::SqliteStore;

@@ -32,10 +32,14 @@ pub enum StoreError {
     UnsupportedUrl(String),
     /// The database failed or could not be reached.
     #[error("database error: {0}")]
-    Database(#[from] sqlx::Error),
+    Database(sqlx::Error),
     /// The SQLite file failed or could not be opened.
     #[error("database error: {0}")]
-    Sqlite(#[from] sqlite::db::Error),
+    Sqlite(sqlite::db::Error),
+    /// Text holding the NUL character, which PostgreSQL cannot store as
+    /// text; SQLite refuses it too, so both stores take the same input.
+    #[error("text may not contain the NUL character (U+0000)")]
+    NulInText,
     /// A stored row holds a value the code cannot read.
     #[error("corrupt row in {table}: {detail}")]
     Corrupt {
@@ -50,6 +54,27 @@ pub enum StoreError {
     /// A PostgreSQL schema name that is not plain lowercase letters, digits and `_`.
     #[error("`{0}` is not a schema name: use lowercase letters, digits and _")]
     InvalidSchema(String),
+}
+
+impl From<sqlx::Error> for StoreError {
+    fn from(e: sqlx::Error) -> Self {
+        // 22021: a NUL byte in text; 22P05: a `\u0000` escape in JSON the
+        // database parses.
+        let code = e.as_database_error().and_then(|d| d.code());
+        match code.as_deref() {
+            Some("22021" | "22P05") => StoreError::NulInText,
+            _ => StoreError::Database(e),
+        }
+    }
+}
+
+impl From<sqlite::db::Error> for StoreError {
+    fn from(e: sqlite::db::Error) -> Self {
+        match e {
+            sqlite::db::Error::NulInText => StoreError::NulInText,
+            other => StoreError::Sqlite(other),
+        }
+    }
 }
 
 /// A message to append.

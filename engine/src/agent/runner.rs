@@ -393,13 +393,15 @@ impl Agent {
         Ok(true)
     }
 
-    /// The agent's message `text` in `conversation`, written now.
+    /// The agent's message `text` in `conversation`, written now. A NUL
+    /// character from the model is stored as U+FFFD: the store refuses it,
+    /// and the run must still be able to end.
     fn reply(&self, conversation: &crate::ids::ConversationId, text: &str) -> NewMessage {
         NewMessage {
             id: crate::ids::MessageId::new(),
             conversation_id: conversation.clone(),
             role: Role::Assistant,
-            content: text.to_owned(),
+            content: text.replace('\0', "\u{FFFD}"),
             created_at: self.engine.clock().now(),
         }
     }

@@ -99,7 +99,8 @@ fn check(request: &GatewayRequest) -> Result<(), EngineError> {
     }
     if let Some(url) = &r.callback_url {
         let scheme_ok = url.starts_with("https://") || url.starts_with("http://");
-        if !scheme_ok || url.len() > MAX_URL_CHARS || url.chars().any(char::is_whitespace) {
+        let unsafe_char = |c: char| c.is_whitespace() || c.is_control();
+        if !scheme_ok || url.len() > MAX_URL_CHARS || url.chars().any(unsafe_char) {
             return Err(EngineError::invalid(
                 "hitl_callback_url",
                 "hitl_callback_url must be an http(s) URL of at most 2000 characters",

@@ -145,6 +145,32 @@ pub(crate) async fn conversations_list_by_latest_activity(f: &Fixture) {
     assert_eq!(store.list_conversations(1).await.unwrap().len(), 1);
 }
 
+/// Text with the NUL character is refused by both stores, with an error a
+/// client can be told about, and nothing of it is stored; JSON that
+/// escapes it is stored as it is.
+pub(crate) async fn text_with_nul_is_refused_alike(f: &Fixture) {
+    let c = new_conversation(&f.store).await;
+    let refused = f
+        .store
+        .append_message(message(&c, Role::User, "a\0b"))
+        .await;
+    assert!(matches!(refused, Err(StoreError::NulInText)), "{refused:?}");
+    let refused = f.store.set_title(&c.id, "a\0b", Utc::now()).await;
+    assert!(matches!(refused, Err(StoreError::NulInText)), "{refused:?}");
+    assert!(f.store.messages(&c.id).await.unwrap().is_empty());
+    assert!(f.store.events_after(&c.id, 0, 10).await.unwrap().is_empty());
+    let escaped = ToolCall {
+        arguments: serde_json::json!({"text": "a\0b"}),
+        ..call(&c, 0, CallStatus::PendingApproval)
+    };
+    f.store
+        .insert_calls(std::slice::from_ref(&escaped), &[])
+        .await
+        .unwrap();
+    let stored = f.store.tool_call(&escaped.id).await.unwrap().unwrap();
+    assert_eq!(stored.arguments, escaped.arguments);
+}
+
 pub(crate) async fn messages_append_in_order(f: &Fixture) {
     let store = f.store.clone();
     let c = conversation(0);
@@ -1325,6 +1351,7 @@ conformance!(
     conversations_round_trip,
     conversations_list_by_latest_activity,
     messages_append_in_order,
+    text_with_nul_is_refused_alike,
     calls_are_stored_with_events,
     a_decision_is_a_compare_and_set,
     a_decision_can_leave_questions_alone,

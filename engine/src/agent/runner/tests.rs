@@ -530,3 +530,38 @@ async fn a_call_running_elsewhere_keeps_the_model_waiting() {
         ]
     );
 }
+
+/// The demo model, with a NUL character in every reply's text.
+#[derive(Debug)]
+struct NulModel;
+
+#[async_trait::async_trait]
+impl Model for NulModel {
+    async fn reply(
+        &self,
+        request: &ModelRequest,
+        on_text: &(dyn for<'s> Fn(&'s str) + Send + Sync),
+    ) -> Result<ModelReply, ModelError> {
+        let reply = DemoModel.reply(request, on_text).await?;
+        Ok(ModelReply {
+            text: format!("{}\0", reply.text),
+            ..reply
+        })
+    }
+}
+
+#[tokio::test]
+async fn a_nul_from_the_model_is_stored_as_a_replacement_character() {
+    let mut f = Fixture::new().await;
+    let tools: Arc<dyn ToolSource> = Arc::new(DemoTools::open(f.dir.path()).unwrap());
+    f.agent = Agent::new(
+        f.agent.engine().clone(),
+        Arc::new(NulModel),
+        vec![tools],
+        "test",
+    );
+    let c = f.agent.engine().create_conversation().await.unwrap().id;
+    assert_eq!(f.say(&c, "list the files").await, StepOutcome::Done);
+    let reply = f.last_reply(&c).await;
+    assert!(reply.ends_with('\u{FFFD}'), "{reply:?}");
+}

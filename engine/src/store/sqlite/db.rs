@@ -27,6 +27,10 @@ pub enum Error {
     /// SQLite refused the statement or failed running it.
     #[error(transparent)]
     Sqlite(#[from] rusqlite::Error),
+    /// A text parameter holds the NUL character, which the PostgreSQL
+    /// store cannot store; refused here too, so both take the same input.
+    #[error("text may not contain the NUL character (U+0000)")]
+    NulInText,
     /// A statement names a parameter no value was bound for.
     #[error("no value bound for parameter {0}")]
     Unbound(String),
@@ -174,7 +178,7 @@ async fn run<'a>(on: impl Executor<'a>, sql: &str, args: &[Value]) -> Result<Row
 pub struct Query<'q> {
     sql: &'q str,
     args: Vec<Value>,
-    bad_arg: Option<rusqlite::Error>,
+    bad_arg: Option<Error>,
 }
 
 /// A statement to run; bind its `$n` parameters in order with [`Query::bind`].
@@ -189,18 +193,25 @@ pub fn query(sql: &str) -> Query<'_> {
 impl<'q> Query<'q> {
     /// Binds the next parameter.
     pub fn bind<T: ToSql>(mut self, value: T) -> Self {
-        match value.to_sql() {
-            Ok(ToSqlOutput::Borrowed(value)) => self.args.push(value.into()),
-            Ok(ToSqlOutput::Owned(value)) => self.args.push(value),
-            Ok(_) => self.args.push(Value::Null),
-            Err(e) => self.bad_arg = Some(e),
+        let value = match value.to_sql() {
+            Ok(ToSqlOutput::Borrowed(value)) => value.into(),
+            Ok(ToSqlOutput::Owned(value)) => value,
+            Ok(_) => Value::Null,
+            Err(e) => {
+                self.bad_arg = Some(e.into());
+                Value::Null
+            }
+        };
+        if matches!(&value, Value::Text(text) if text.contains('\0')) {
+            self.bad_arg = Some(Error::NulInText);
         }
+        self.args.push(value);
         self
     }
 
     async fn rows<'a>(self, on: impl Executor<'a>) -> Result<Rows, Error> {
         if let Some(e) = self.bad_arg {
-            return Err(e.into());
+            return Err(e);
         }
         run(on, self.sql, &self.args).await
     }
