@@ -96,6 +96,8 @@ test: tools chromium
 	cargo test --workspace
 	cargo leptos build
 	.ci/schemathesis short
+	@if [ -n "$$AIRLOCK_TEST_DATABASE_URL" ]; then .ci/schemathesis short "$$AIRLOCK_TEST_DATABASE_URL"; \
+	else echo "AIRLOCK_TEST_DATABASE_URL is not set: HTTP fuzzing on PostgreSQL skipped"; fi
 	cd end2end && npx playwright test
 
 lint:
@@ -150,4 +152,5 @@ faults:
 		cargo test -p server --test crashes -- --nocapture --test-threads 1
 	cargo leptos build
 	.ci/schemathesis full
+	.ci/schemathesis full $$(.ci/postgres)
 	$(MAKE) fuzz FUZZ_SECONDS=300
