@@ -24,14 +24,10 @@ async fn refused(res: reqwest::Response, field: &str) {
 
 async fn check(database_url: Option<&str>) {
     let dir = tempfile::tempdir().unwrap();
-    let env: Vec<(&str, &str)> = database_url
-        .map(|url| ("AIRLOCK_DATABASE_URL", url))
-        .into_iter()
-        .collect();
-    let server = support::start(
+    let server = support::start_on(
         dir.path(),
         &support::gateway_config("builder", KEY),
-        &env,
+        database_url,
         support::Workers::default(),
     )
     .await;
@@ -82,13 +78,7 @@ async fn check(database_url: Option<&str>) {
     let res = ask("delete_file", "x\0y", callback).await.unwrap();
     assert_eq!(res.status(), 202);
     let body: Value = res.json().await.unwrap();
-    let case = body["hitl"]["case_id"].as_str().unwrap();
-    let token = body["hitl"]["review_url"]
-        .as_str()
-        .unwrap()
-        .split("token=")
-        .nth(1)
-        .unwrap();
+    let (case, token) = support::review_link(&body["hitl"]);
     let call = body["hitl"]["context"]["call_id"].as_str().unwrap();
     let stored = server
         .engine

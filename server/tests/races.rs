@@ -33,14 +33,10 @@ async fn race(database: Option<&str>) {
         .and_then(|n| n.parse().ok())
         .unwrap_or(50);
     let dir = tempfile::tempdir().unwrap();
-    let env: Vec<(&str, &str)> = database
-        .map(|url| ("AIRLOCK_DATABASE_URL", url))
-        .into_iter()
-        .collect();
-    let server = support::start(
+    let server = support::start_on(
         dir.path(),
         &support::gateway_config("racer", KEY),
-        &env,
+        database,
         support::Workers::default(),
     )
     .await;
@@ -59,15 +55,9 @@ async fn race(database: Option<&str>) {
             .await
             .unwrap();
         let hitl = &body["hitl"];
-        let token = hitl["review_url"]
-            .as_str()
-            .unwrap()
-            .split("token=")
-            .nth(1)
-            .unwrap()
-            .to_owned();
+        let (case, token) = support::review_link(hitl);
         cases.push((
-            hitl["case_id"].as_str().unwrap().to_owned(),
+            case,
             token,
             hitl["context"]["call_id"].as_str().unwrap().to_owned(),
         ));

@@ -85,13 +85,7 @@ async fn a_change_on_one_replica_streams_live_from_the_other() {
     assert_eq!(call["id"], body["hitl"]["context"]["call_id"]);
 
     // The reviewer answers through replica b; the agent polls replica a.
-    let case = body["hitl"]["case_id"].as_str().unwrap();
-    let token = body["hitl"]["review_url"]
-        .as_str()
-        .unwrap()
-        .split("token=")
-        .nth(1)
-        .unwrap();
+    let (case, token) = support::review_link(&body["hitl"]);
     let res = client
         .post(format!(
             "{}/api/v1/reviews/{case}/respond?token={token}",

@@ -398,6 +398,25 @@ macro_rules! impl_store {
             Ok(Some((after, event)))
         }
 
+        /// Message `m` as stored at position `seq` (its time to the
+        /// millisecond), and its event.
+        fn message_stored(m: NewMessage, seq: i64) -> Result<(Message, NewEvent), StoreError> {
+            let message = Message {
+                id: m.id,
+                conversation_id: m.conversation_id,
+                seq,
+                role: m.role,
+                content: m.content,
+                created_at: from_millis("messages", to_millis(m.created_at))?,
+            };
+            let event = NewEvent {
+                conversation_id: message.conversation_id.clone(),
+                kind: EventKind::MessageCreated,
+                data: message.to_json(),
+            };
+            Ok((message, event))
+        }
+
         /// Appends message `m` at the end of its conversation inside `tx`, with its event.
         async fn append_message_in(tx: &mut Tx<'_>, m: NewMessage) -> Result<(Message, Event), StoreError> {
             let seq: Option<i64> = db::query_scalar(
@@ -421,20 +440,7 @@ macro_rules! impl_store {
             .bind(to_millis(m.created_at))
             .execute(&mut **tx)
             .await?;
-            let message = Message {
-                id: m.id,
-                conversation_id: m.conversation_id,
-                seq,
-                role: m.role,
-                content: m.content,
-                // As stored, to the millisecond, in its event too.
-                created_at: from_millis("messages", to_millis(m.created_at))?,
-            };
-            let event = NewEvent {
-                conversation_id: message.conversation_id.clone(),
-                kind: EventKind::MessageCreated,
-                data: message.to_json(),
-            };
+            let (message, event) = message_stored(m, seq)?;
             let event = append_event(tx, event, message.created_at).await?;
             Ok((message, event))
         }
@@ -490,20 +496,8 @@ macro_rules! impl_store {
                 created_at: from_millis("runs", to_millis(run.created_at))?,
                 ..run.clone()
             };
-            let mut message = Message {
-                id: m.id,
-                conversation_id: m.conversation_id,
-                seq: 0,
-                role: m.role,
-                content: m.content,
-                // As stored, to the millisecond, in its event too.
-                created_at: from_millis("messages", to_millis(m.created_at))?,
-            };
-            let said = NewEvent {
-                conversation_id: message.conversation_id.clone(),
-                kind: EventKind::MessageCreated,
-                data: message.to_json(),
-            };
+            // Its position is assigned below; the database writes it into the event's data.
+            let (mut message, said) = message_stored(m, 0)?;
             let released = run_event(&ended);
             // Rows are locked run first, then conversation, as every writer takes them.
             let rows = db::query(

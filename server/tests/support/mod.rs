@@ -108,6 +108,28 @@ pub async fn start(
     }
 }
 
+/// [`start`] on a SQLite file in `data`, or on `database` (a PostgreSQL URL).
+pub async fn start_on(
+    data: &std::path::Path,
+    config: &str,
+    database: Option<&str>,
+    workers: Workers,
+) -> TestServer {
+    let env: Vec<(&str, &str)> = database
+        .map(|url| ("AIRLOCK_DATABASE_URL", url))
+        .into_iter()
+        .collect();
+    start(data, config, &env, workers).await
+}
+
+/// The case id and the link token of a gateway answer's `hitl` object.
+pub fn review_link(hitl: &serde_json::Value) -> (String, String) {
+    let case = hitl["case_id"].as_str().expect("a case id");
+    let url = hitl["review_url"].as_str().expect("a review URL");
+    let token = url.split("token=").nth(1).expect("a token in the link");
+    (case.to_owned(), token.to_owned())
+}
+
 /// A fresh schema in the PostgreSQL test database (`AIRLOCK_TEST_DATABASE_URL`),
 /// as a URL that uses it; `None` when no test database is configured.
 pub async fn fresh_schema() -> Option<String> {
