@@ -73,15 +73,7 @@ async fn waiting_calls(
                 .unwrap();
             assert_eq!(res.status(), 200);
             loop {
-                let view: Value = client
-                    .get(format!("{base}/api/fn/get_conversation"))
-                    .query(&[("id", id.as_str())])
-                    .send()
-                    .await
-                    .unwrap()
-                    .json()
-                    .await
-                    .unwrap();
+                let view = support::conversation_view(client, base, &id).await;
                 let pending = view["tool_calls"]
                     .as_array()
                     .into_iter()

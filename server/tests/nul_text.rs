@@ -43,15 +43,7 @@ async fn check(database_url: Option<&str>) {
         .await
         .unwrap();
     refused(res, "content").await;
-    let view: Value = client
-        .get(server.url("/api/fn/get_conversation"))
-        .query(&[("id", id.as_str())])
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let view = support::conversation_view(&client, &server.base, &id).await;
     assert_eq!(view["messages"], json!([]), "nothing stored");
 
     // An agent's request with a NUL in a name or in its callback URL.

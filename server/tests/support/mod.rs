@@ -148,6 +148,23 @@ pub async fn fresh_schema_in(var: &str) -> Option<String> {
     )
 }
 
+/// A conversation as the chat page reads it (`get_conversation`).
+pub async fn conversation_view(
+    client: &reqwest::Client,
+    base: &str,
+    id: &str,
+) -> serde_json::Value {
+    client
+        .get(format!("{base}/api/fn/get_conversation"))
+        .query(&[("id", id)])
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap()
+}
+
 /// Starts a conversation through the server function, as the New button does.
 pub async fn create_conversation(client: &reqwest::Client, base: &str) -> String {
     client
