@@ -19,6 +19,17 @@ macro_rules! nothing_waits {
     };
 }
 
+/// Takes the lease on run `$3` for owner `$1` until `$2` when the run is
+/// running or waiting and no live owner (by time `$4`) holds it; the run.
+macro_rules! take_lease {
+    () => {
+        "update runs set lease_owner = $1, lease_until = $2
+         where run_id = $3 and status in ('running', 'waiting')
+           and (lease_until is null or lease_until < $4 or lease_owner = $1)
+         returning *"
+    };
+}
+
 /// The columns of the run row `$t`, each named `its_…` (read back with
 /// `row_run_named`): a run returned beside rows of another table.
 macro_rules! its_run_columns {
@@ -1150,12 +1161,7 @@ macro_rules! impl_store {
             }
 
             async fn acquire_run(&self, id: &RunId, owner: &str, now: DateTime<Utc>, until: DateTime<Utc>) -> Result<Option<Run>, StoreError> {
-                let row = db::query(
-                    "update runs set lease_owner = $1, lease_until = $2
-                     where run_id = $3 and status in ('running', 'waiting')
-                       and (lease_until is null or lease_until < $4 or lease_owner = $1)
-                     returning *",
-                )
+                let row = db::query(take_lease!())
                 .bind(owner)
                 .bind(to_millis(until))
                 .bind(id.as_str())
@@ -1175,11 +1181,7 @@ macro_rules! impl_store {
                 // The lease as `acquire_run` takes it, with a row per open
                 // call (one with no call when there is none).
                 let rows = db::query(concat!(
-                    "with taken as (
-                         update runs set lease_owner = $1, lease_until = $2
-                         where run_id = $3 and status in ('running', 'waiting')
-                           and (lease_until is null or lease_until < $4 or lease_owner = $1)
-                         returning *)
+                    "with taken as (", take_lease!(), ")
                      select ", its_run_columns!("taken"), ", c.*
                      from taken left join tool_calls c on c.run_id = taken.run_id and ", open_call!("c"),
                     " order by ", call_order!("c"),
