@@ -109,6 +109,14 @@ struct Offered {
     spec: ToolSpec,
 }
 
+/// Text from the model or a tool, as it can be stored: the stores refuse
+/// the NUL character (a person's input with one is refused), but what a
+/// model says or a tool reports must be recorded for its run to go on, so
+/// it is kept with U+FFFD in its place.
+fn storable(text: &str) -> String {
+    text.replace('\0', "\u{FFFD}")
+}
+
 /// Names every source's tools for the model.
 fn catalog(sources: &BTreeMap<String, Arc<dyn ToolSource>>) -> Vec<Offered> {
     let all: Vec<(&String, ToolSpec)> = sources
@@ -338,7 +346,7 @@ impl Agent {
                     };
                     ProposedCall {
                         source,
-                        tool,
+                        tool: storable(&tool),
                         arguments: c.arguments,
                         read_only_hint: read_only,
                     }
@@ -383,7 +391,7 @@ impl Agent {
             Some(source) => source
                 .call(&claimed.tool, &claimed.arguments)
                 .await
-                .map_err(|e| e.to_string()),
+                .map_err(|e| storable(&e.to_string())),
             None => Err(format!("there is no tool named {}", claimed.tool)),
         };
         let Some((_, event)) = store.finish_call(&claimed, outcome, clock.now()).await? else {
@@ -393,15 +401,13 @@ impl Agent {
         Ok(true)
     }
 
-    /// The agent's message `text` in `conversation`, written now. A NUL
-    /// character from the model is stored as U+FFFD: the store refuses it,
-    /// and the run must still be able to end.
+    /// The agent's message `text` in `conversation`, written now.
     fn reply(&self, conversation: &crate::ids::ConversationId, text: &str) -> NewMessage {
         NewMessage {
             id: crate::ids::MessageId::new(),
             conversation_id: conversation.clone(),
             role: Role::Assistant,
-            content: text.replace('\0', "\u{FFFD}"),
+            content: storable(text),
             created_at: self.engine.clock().now(),
         }
     }
@@ -429,6 +435,8 @@ impl Agent {
         status: RunStatus,
         error: Option<&str>,
     ) -> Result<(), AgentError> {
+        // A model's failure may quote what its provider sent.
+        let error = error.map(storable);
         let (_, said, released) = self
             .engine
             .store()
@@ -436,7 +444,7 @@ impl Agent {
                 (run, &self.owner),
                 self.reply(&run.conversation_id, text),
                 status,
-                error,
+                error.as_deref(),
             )
             .await?;
         self.engine.events().publish([said, released]);

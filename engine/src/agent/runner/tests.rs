@@ -565,3 +565,74 @@ async fn a_nul_from_the_model_is_stored_as_a_replacement_character() {
     let reply = f.last_reply(&c).await;
     assert!(reply.ends_with('\u{FFFD}'), "{reply:?}");
 }
+
+#[tokio::test]
+async fn a_nul_in_a_tools_error_is_stored_as_a_replacement_character() {
+    let f = Fixture::new().await;
+    let c = f.agent.engine().create_conversation().await.unwrap().id;
+    f.say(&c, "delete notes.txt").await;
+    let call = f.calls(&c).await.remove(0);
+    let edited = json!({"path": "no\0such.txt"});
+    f.agent
+        .engine()
+        .decide(&call.id, Verdict::Edit { arguments: edited }, &you())
+        .await
+        .unwrap();
+    assert_eq!(f.step(&c).await, StepOutcome::Done);
+    let ran = f.calls(&c).await.remove(0);
+    assert_eq!(ran.status, CallStatus::Failed);
+    let error = ran.error.unwrap();
+    assert!(
+        error.contains('\u{FFFD}') && !error.contains('\0'),
+        "{error:?}"
+    );
+}
+
+/// Proposes a call of a tool whose name holds a NUL character, then, once
+/// the call has an outcome, answers.
+#[derive(Debug)]
+struct NulToolModel;
+
+#[async_trait::async_trait]
+impl Model for NulToolModel {
+    async fn reply(
+        &self,
+        request: &ModelRequest,
+        _on_text: &(dyn for<'s> Fn(&'s str) + Send + Sync),
+    ) -> Result<ModelReply, ModelError> {
+        let proposed = request
+            .turns
+            .iter()
+            .any(|t| matches!(t, Turn::Assistant { calls, .. } if !calls.is_empty()));
+        if proposed {
+            return Ok(ModelReply {
+                text: "That tool is not there.".into(),
+                calls: Vec::new(),
+            });
+        }
+        Ok(ModelReply {
+            text: String::new(),
+            calls: vec![crate::agent::model::ProposedToolCall {
+                tool: "no\0such_tool".into(),
+                arguments: json!({}),
+            }],
+        })
+    }
+}
+
+#[tokio::test]
+async fn a_nul_in_a_proposed_tools_name_is_stored_as_a_replacement_character() {
+    let mut f = Fixture::new().await;
+    let tools: Arc<dyn ToolSource> = Arc::new(DemoTools::open(f.dir.path()).unwrap());
+    f.agent = Agent::new(
+        f.agent.engine().clone(),
+        Arc::new(NulToolModel),
+        vec![tools],
+        "test",
+    );
+    let c = f.agent.engine().create_conversation().await.unwrap().id;
+    assert_eq!(f.say(&c, "use the tool").await, StepOutcome::Done);
+    let call = f.calls(&c).await.remove(0);
+    assert_eq!(call.tool, "no\u{FFFD}such_tool");
+    assert_eq!(f.last_reply(&c).await, "That tool is not there.");
+}
