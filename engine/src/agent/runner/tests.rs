@@ -45,6 +45,19 @@ impl Fixture {
         }
     }
 
+    /// A fixture whose agent asks `model` instead of the demo model.
+    async fn with_model(model: impl Model + 'static) -> Self {
+        let mut f = Self::new().await;
+        let tools: Arc<dyn ToolSource> = Arc::new(DemoTools::open(f.dir.path()).unwrap());
+        f.agent = Agent::new(
+            f.agent.engine().clone(),
+            Arc::new(model),
+            vec![tools],
+            "test",
+        );
+        f
+    }
+
     /// Posts a message and steps the run it starts or resumes.
     async fn say(&self, conversation: &ConversationId, text: &str) -> StepOutcome {
         self.agent
@@ -452,14 +465,7 @@ impl Model for SlowModel {
 
 #[tokio::test]
 async fn two_wake_ups_in_one_process_step_the_run_once() {
-    let mut f = Fixture::new().await;
-    let tools: Arc<dyn ToolSource> = Arc::new(DemoTools::open(f.dir.path()).unwrap());
-    f.agent = Agent::new(
-        f.agent.engine().clone(),
-        Arc::new(SlowModel),
-        vec![tools],
-        "test",
-    );
+    let f = Fixture::with_model(SlowModel).await;
     let c = f.agent.engine().create_conversation().await.unwrap().id;
     f.agent
         .engine()
@@ -552,14 +558,7 @@ impl Model for NulModel {
 
 #[tokio::test]
 async fn a_nul_from_the_model_is_stored_as_a_replacement_character() {
-    let mut f = Fixture::new().await;
-    let tools: Arc<dyn ToolSource> = Arc::new(DemoTools::open(f.dir.path()).unwrap());
-    f.agent = Agent::new(
-        f.agent.engine().clone(),
-        Arc::new(NulModel),
-        vec![tools],
-        "test",
-    );
+    let f = Fixture::with_model(NulModel).await;
     let c = f.agent.engine().create_conversation().await.unwrap().id;
     assert_eq!(f.say(&c, "list the files").await, StepOutcome::Done);
     let reply = f.last_reply(&c).await;
@@ -622,14 +621,7 @@ impl Model for NulToolModel {
 
 #[tokio::test]
 async fn a_nul_in_a_proposed_tools_name_is_stored_as_a_replacement_character() {
-    let mut f = Fixture::new().await;
-    let tools: Arc<dyn ToolSource> = Arc::new(DemoTools::open(f.dir.path()).unwrap());
-    f.agent = Agent::new(
-        f.agent.engine().clone(),
-        Arc::new(NulToolModel),
-        vec![tools],
-        "test",
-    );
+    let f = Fixture::with_model(NulToolModel).await;
     let c = f.agent.engine().create_conversation().await.unwrap().id;
     assert_eq!(f.say(&c, "use the tool").await, StepOutcome::Done);
     let call = f.calls(&c).await.remove(0);
