@@ -89,12 +89,7 @@ impl Reviewer {
                 format!("names are at most {MAX_NAME_CHARS} characters"),
             ));
         }
-        if name.contains('\0') {
-            return Err(EngineError::invalid(
-                "by",
-                "a name may not contain the NUL character (U+0000)",
-            ));
-        }
+        EngineError::refuse_nul("by", "a name", name)?;
         Ok(name.to_owned())
     }
 }
@@ -112,11 +107,8 @@ fn checked_reason(reason: Option<String>) -> Result<Option<String>, EngineError>
             format!("a reason is at most {MAX_REASON_CHARS} characters"),
         ));
     }
-    if reason.as_ref().is_some_and(|r| r.contains('\0')) {
-        return Err(EngineError::invalid(
-            "reason",
-            "a reason may not contain the NUL character (U+0000)",
-        ));
+    if let Some(reason) = &reason {
+        EngineError::refuse_nul("reason", "a reason", reason)?;
     }
     Ok(reason)
 }

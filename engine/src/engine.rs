@@ -79,6 +79,18 @@ impl EngineError {
             message: message.into(),
         }
     }
+
+    /// Refuses a person's text holding the NUL character, which neither
+    /// store keeps; `what` names the text in the message ("a reason").
+    pub(crate) fn refuse_nul(field: &'static str, what: &str, text: &str) -> Result<(), Self> {
+        if text.contains('\0') {
+            return Err(Self::invalid(
+                field,
+                format!("{what} may not contain the NUL character (U+0000)"),
+            ));
+        }
+        Ok(())
+    }
 }
 
 /// A cheap-to-clone handle on Airlock's core.
@@ -314,12 +326,7 @@ impl Engine {
                 format!("the message is longer than {MAX_MESSAGE_CHARS} characters"),
             ));
         }
-        if content.contains('\0') {
-            return Err(EngineError::invalid(
-                "content",
-                "the message may not contain the NUL character (U+0000)",
-            ));
-        }
+        EngineError::refuse_nul("content", "the message", content)?;
         let (message, event) = self
             .inner
             .store
