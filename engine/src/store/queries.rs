@@ -248,6 +248,27 @@ macro_rules! impl_store {
             })
         }
 
+        /// The events `sent`, as one statement stored them: each matched by
+        /// its kind (the kinds in `sent` differ) to a row the statement
+        /// returned (`event_id`, `seq`, `kind`), stored at `at`; `None` for
+        /// one it did not store.
+        fn appended_by_kind(rows: &[DbRow], sent: Vec<NewEvent>, at: DateTime<Utc>) -> Result<Vec<Option<Event>>, StoreError> {
+            let mut found: Vec<Option<Event>> = sent.iter().map(|_| None).collect();
+            let mut sent: Vec<Option<NewEvent>> = sent.into_iter().map(Some).collect();
+            for row in rows {
+                let kind: String = row.try_get("kind")?;
+                let Some((i, event)) = sent
+                    .iter_mut()
+                    .enumerate()
+                    .find_map(|(i, e)| e.take_if(|e| e.kind.as_str() == kind).map(|e| (i, e)))
+                else {
+                    return Err(corrupt("events", format!("an unexpected {kind} event")));
+                };
+                found[i] = Some(appended(row, event, at)?);
+            }
+            Ok(found)
+        }
+
         /// Appends an event inside `tx`, at the next position of its
         /// conversation's stream (and of the inbox's, for call events).
         async fn append_event(tx: &mut Tx<'_>, event: NewEvent, at: DateTime<Utc>) -> Result<Event, StoreError> {
@@ -548,18 +569,15 @@ macro_rules! impl_store {
             .bind(released.data.to_string())
             .fetch_all(writer)
             .await?;
-            let [first, second] = rows.as_slice() else {
+            let Some(first) = rows.first() else {
                 return Err(StoreError::NotFound("leased run"));
             };
-            let (said_row, released_row) = if first.try_get::<String, _>("kind")? == said.kind.as_str() {
-                (first, second)
-            } else {
-                (second, first)
-            };
-            message.seq = said_row.try_get("message_seq")?;
+            message.seq = first.try_get("message_seq")?;
             let said = NewEvent { data: message.to_json(), ..said };
-            let said = appended(said_row, said, message.created_at)?;
-            let released = appended(released_row, released, ended.updated_at)?;
+            let mut stored = appended_by_kind(&rows, vec![said, released], ended.updated_at)?.into_iter();
+            let (Some(Some(said)), Some(Some(released))) = (stored.next(), stored.next()) else {
+                return Err(corrupt("events", "a run's end stored without both its events"));
+            };
             Ok((message, said, released))
         }
 
@@ -749,19 +767,10 @@ macro_rules! impl_store {
             .bind(run_event.as_ref().map(|e| e.data.to_string()))
             .fetch_all(&mut **tx)
             .await?;
-            let (mut event, mut woken) = (None, None);
-            let (mut call_event, mut run_event) = (Some(call_event), run_event);
-            for row in &rows {
-                let kind: String = row.try_get("kind")?;
-                let (stored, sent) = if kind == EventKind::RunUpdated.as_str() {
-                    (&mut woken, run_event.take())
-                } else {
-                    (&mut event, call_event.take())
-                };
-                let sent = sent.ok_or_else(|| corrupt("events", format!("an unexpected {kind} event")))?;
-                *stored = Some(appended(row, sent, decision.at)?);
-            }
-            let event = event.ok_or(StoreError::NotFound("conversation"))?;
+            let sent = std::iter::once(call_event).chain(run_event).collect();
+            let mut stored = appended_by_kind(&rows, sent, decision.at)?.into_iter();
+            let event = stored.next().flatten().ok_or(StoreError::NotFound("conversation"))?;
+            let woken = stored.next().flatten();
             Ok(Some(AppliedIn { call, event, case: closed.map(|(case, _)| case), woken }))
         }
 
