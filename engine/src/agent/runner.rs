@@ -26,6 +26,11 @@ use crate::tools::{ToolSource, ToolSpec};
 /// takes over the runs of one that died.
 const LEASE_SECONDS: i64 = 10;
 
+/// Until when a lease taken or renewed at `now` holds.
+fn lease_until(now: chrono::DateTime<chrono::Utc>) -> chrono::DateTime<chrono::Utc> {
+    now + Duration::seconds(LEASE_SECONDS)
+}
+
 /// How often a step renews its lease, well inside [`LEASE_SECONDS`], so a
 /// slow model or tool never loses a live process its run.
 const RENEW_EVERY: std::time::Duration = std::time::Duration::from_secs(3);
@@ -228,16 +233,21 @@ impl Agent {
         };
         let store = self.engine.store().clone();
         let clock = self.engine.clock();
-        let lease = |now| now + Duration::seconds(LEASE_SECONDS);
         let now = clock.now();
-        let Some((run, open)) = store.take_run(run_id, &self.owner, now, lease(now)).await? else {
+        let Some((run, open)) = store
+            .take_run(run_id, &self.owner, now, lease_until(now))
+            .await?
+        else {
             return Ok(StepOutcome::Busy);
         };
         let renew = async {
             loop {
                 tokio::time::sleep(RENEW_EVERY).await;
                 let now = clock.now();
-                if let Err(e) = store.renew_lease(run_id, &self.owner, lease(now)).await {
+                if let Err(e) = store
+                    .renew_lease(run_id, &self.owner, lease_until(now))
+                    .await
+                {
                     tracing::warn!(run = %run_id, error = %e, "cannot renew the run's lease");
                 }
             }
@@ -369,11 +379,10 @@ impl Agent {
     /// Takes the run's lease (again); false when another process holds it.
     async fn retake(&self, run_id: &RunId) -> Result<bool, AgentError> {
         let now = self.engine.clock().now();
-        let until = now + Duration::seconds(LEASE_SECONDS);
         let run = self
             .engine
             .store()
-            .acquire_run(run_id, &self.owner, now, until)
+            .acquire_run(run_id, &self.owner, now, lease_until(now))
             .await?;
         Ok(run.is_some())
     }
