@@ -351,17 +351,13 @@ impl Workload {
                 continue; // left to expire
             }
             let approve = n.is_multiple_of(3);
-            let url = hitl["review_url"].as_str().unwrap();
-            let (case, token) = (
-                hitl["case_id"].as_str().unwrap(),
-                url.split("token=").nth(1).unwrap(),
-            );
+            let (case, token) = support::review_link(hitl);
             let res = client
                 .post(format!(
                     "{}/api/v1/reviews/{case}/respond",
                     self.base(n + 1)
                 ))
-                .query(&[("token", token)])
+                .query(&[("token", token.as_str())])
                 .json(&json!({"action": if approve { "approve" } else { "reject" }, "data": {}}))
                 .send()
                 .await;
