@@ -311,10 +311,11 @@ pub trait Store: Send + Sync + std::fmt::Debug {
     async fn end_leases(&self) -> Result<u64, StoreError>;
 
     /// Sets a run's status and gives up the lease, with a `run.updated`
-    /// event; the run as stored, and the event. A run sent to wait (`Waiting`) none of whose calls waits for a person
-    /// any more (a decision on its last one committed just before, found the
-    /// run still running and left it) is stored `running` instead, as the
-    /// event says: its holder should go on stepping it.
+    /// event; the run as stored, and the event. A run sent to wait
+    /// (`Waiting`) none of whose calls waits for a person any more (a
+    /// decision on its last one committed just before, found the run still
+    /// running and left it) is stored `running` instead, as the event says:
+    /// its holder should go on stepping it.
     async fn release_run(
         &self,
         id: &RunId,
