@@ -76,6 +76,11 @@ const MIGRATIONS: &[Migration] = &[
         description: "place events in one round trip",
         sql: include_str!("../../migrations/postgres/0009_place_in_one_round_trip.sql"),
     },
+    Migration {
+        version: 10,
+        description: "index placed events only",
+        sql: include_str!("../../migrations/postgres/0010_index_placed_events_only.sql"),
+    },
 ];
 
 /// Arbitrary key of the advisory lock that serialises migrations across replicas.
