@@ -10,7 +10,7 @@ use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
-use crate::calls::{CallStatus, Channel, DecisionKind, ToolCall};
+use crate::calls::{CallStatus, Channel, Decision, DecisionKind, ToolCall};
 use crate::config::ExpiryAction;
 use crate::ids::{ConversationId, ToolCallId};
 
@@ -283,28 +283,43 @@ pub fn closing_of(call: &ToolCall) -> Option<Closing> {
     if call.status == CallStatus::PendingApproval {
         return None;
     }
+    Some(closing(
+        decision,
+        call.is_question(),
+        call.result.as_ref(),
+        &call.arguments,
+    ))
+}
+
+/// How `decision` closes its call's case: `question`, whether the call is
+/// the agent's question (then `result` holds the answer); `arguments`, the
+/// call's arguments once decided.
+pub fn closing(
+    decision: &Decision,
+    question: bool,
+    result: Option<&Value>,
+    arguments: &Value,
+) -> Closing {
     if decision.kind == DecisionKind::Expire {
-        return Some(Closing {
+        return Closing {
             status: CaseStatus::Expired,
             result: None,
             responded_by: None,
             reason: None,
             at: decision.at,
-        });
+        };
     }
     if decision.kind == DecisionKind::Cancel {
-        return Some(Closing {
+        return Closing {
             status: CaseStatus::Cancelled,
             result: None,
             responded_by: Some(decision.by.clone()),
             reason: decision.reason.clone(),
             at: decision.at,
-        });
+        };
     }
-    let result = if call.is_question() {
-        let answer = call
-            .result
-            .as_ref()
+    let result = if question {
+        let answer = result
             .and_then(|r| r.get("answer").cloned())
             .unwrap_or(Value::Null);
         json!({"action": "submit", "data": {"answer": answer}})
@@ -314,7 +329,7 @@ pub fn closing_of(call: &ToolCall) -> Option<Closing> {
                 json!({"action": "approve", "data": {}})
             }
             DecisionKind::Edit => {
-                json!({"action": "edit", "data": {"edits": call.arguments.clone()}})
+                json!({"action": "edit", "data": {"edits": arguments.clone()}})
             }
             DecisionKind::Reject | DecisionKind::Expire | DecisionKind::Cancel => {
                 match &decision.reason {
@@ -324,13 +339,13 @@ pub fn closing_of(call: &ToolCall) -> Option<Closing> {
             }
         }
     };
-    Some(Closing {
+    Closing {
         status: CaseStatus::Completed,
         result: Some(result),
         responded_by: (decision.channel != Channel::System).then(|| decision.by.clone()),
         reason: None,
         at: decision.at,
-    })
+    }
 }
 
 /// The event a case's change produces, with the protocol's data.

@@ -852,6 +852,106 @@ pub(crate) async fn review_cases_follow_their_calls(f: &Fixture) {
         .is_empty());
 }
 
+/// A decision closes its call's case as the case reads back, with its
+/// event and callback, whatever kind of decision it is and whether it
+/// leaves the agent's questions alone (PostgreSQL closes the case in the
+/// decision's first statement when that tells how it closes).
+pub(crate) async fn a_decision_closes_its_case_as_stored(f: &Fixture) {
+    use crate::reviews::{case_for, closing_of, NewCase, Requester};
+    let store = &f.store;
+    let edited = json!({"path": "only-this.txt"});
+    let rejected = Decision {
+        reason: Some("not now".into()),
+        ..decision(DecisionKind::Reject, "Ada")
+    };
+    let decisions = [
+        (
+            decision(DecisionKind::Approve, "Ada"),
+            CallStatus::Approved,
+            None,
+        ),
+        (
+            decision(DecisionKind::Edit, "Ada"),
+            CallStatus::Approved,
+            Some(edited.clone()),
+        ),
+        (rejected, CallStatus::Rejected, None),
+        (
+            decision(DecisionKind::Cancel, "Ada"),
+            CallStatus::Cancelled,
+            None,
+        ),
+    ];
+    for (d, status, arguments) in decisions {
+        for refuse_questions in [true, false] {
+            let c = new_conversation(store).await;
+            let pending = call(&c, 0, CallStatus::PendingApproval);
+            let requester = Requester {
+                callback_url: Some("http://127.0.0.1:9/hook".into()),
+                ..Requester::default()
+            };
+            let case = case_for(&pending, requester);
+            let new = NewCase {
+                case: case.clone(),
+                token_hash: None,
+            };
+            store
+                .insert_calls(std::slice::from_ref(&pending), &[new])
+                .await
+                .unwrap();
+            let change = DecisionChange {
+                call_id: pending.id.clone(),
+                decision: d.clone(),
+                status,
+                arguments: arguments.clone(),
+                result: None,
+                refuse_questions,
+            };
+            let Decided::Applied(call, _, Some(closed), _) = store.decide(&change).await.unwrap()
+            else {
+                panic!("{:?} must close the case", d.kind)
+            };
+            let stored = store.review_case(&case.id).await.unwrap().unwrap();
+            assert_eq!(
+                *closed, stored,
+                "{:?}, refusing questions: {refuse_questions}",
+                d.kind
+            );
+            let closing = closing_of(&call).unwrap();
+            assert_eq!(
+                (stored.status, &stored.result),
+                (closing.status, &closing.result)
+            );
+            assert_eq!(stored.version, case.version + 1);
+            let events = store.case_events_after(&case.id, 0).await.unwrap();
+            let last = events.last().unwrap();
+            assert_eq!(last.data, crate::reviews::event_data(&stored).1);
+            let due = store
+                .due_callbacks(Utc::now() + Duration::seconds(1), 100)
+                .await
+                .unwrap();
+            assert!(
+                due.iter().any(|d| d.case_id == case.id),
+                "its callback is queued"
+            );
+        }
+    }
+    // A call without a case closes none.
+    let (_, pending) = one_pending_call(store).await;
+    let change = DecisionChange {
+        call_id: pending.id.clone(),
+        decision: decision(DecisionKind::Approve, "Ada"),
+        status: CallStatus::Approved,
+        arguments: None,
+        result: None,
+        refuse_questions: true,
+    };
+    assert!(matches!(
+        store.decide(&change).await.unwrap(),
+        Decided::Applied(_, _, None, _)
+    ));
+}
+
 pub(crate) async fn a_call_is_claimed_and_finished_once(f: &Fixture) {
     let store = f.store.clone();
     let (c, pending) = one_pending_call(&store).await;
@@ -1363,6 +1463,7 @@ conformance!(
     events_replay_in_order,
     events_of_two_processes_are_placed_once,
     review_cases_follow_their_calls,
+    a_decision_closes_its_case_as_stored,
 );
 
 impl ToolCall {

@@ -51,6 +51,97 @@ macro_rules! its_run_columns {
     };
 }
 
+/// Closes the open review case of call `$call` as its decision settles it
+/// (see `reviews::closing`): status `$s`, result `$r`, responder `$by`, time
+/// `$at` and reason `$why`; the case as closed.
+macro_rules! close_case {
+    ($s:literal, $r:literal, $by:literal, $at:literal, $why:literal, $call:literal) => {
+        concat!(
+            "update review_cases set status = ",
+            $s,
+            ", result = ",
+            $r,
+            ", responded_by = ",
+            $by,
+            ",
+                completed_at = case when ",
+            $s,
+            " = 'completed' then ",
+            $at,
+            " else completed_at end,
+                expired_at = case when ",
+            $s,
+            " = 'expired' then ",
+            $at,
+            " else expired_at end,
+                cancelled_at = case when ",
+            $s,
+            " = 'cancelled' then ",
+            $at,
+            " else cancelled_at end,
+                cancel_reason = ",
+            $why,
+            ",
+                version = version + 1
+             where tool_call_id = ",
+            $call,
+            " and status in ('pending', 'opened', 'in_progress')
+             returning *"
+        )
+    };
+}
+
+/// The columns of the review case row `$t`, each named `closed_…` (read
+/// back with `row_case_named`): a case returned beside a call.
+macro_rules! closed_case_columns {
+    ($t:literal) => {
+        concat!(
+            $t,
+            ".case_id as closed_case_id, ",
+            $t,
+            ".tool_call_id as closed_tool_call_id, ",
+            $t,
+            ".conversation_id as closed_conversation_id, ",
+            $t,
+            ".case_type as closed_case_type, ",
+            $t,
+            ".status as closed_status, ",
+            $t,
+            ".prompt as closed_prompt, ",
+            $t,
+            ".default_action as closed_default_action, ",
+            $t,
+            ".client as closed_client, ",
+            $t,
+            ".agent_id as closed_agent_id, ",
+            $t,
+            ".session_id as closed_session_id, ",
+            $t,
+            ".callback_url as closed_callback_url, ",
+            $t,
+            ".result as closed_result, ",
+            $t,
+            ".responded_by as closed_responded_by, ",
+            $t,
+            ".created_at as closed_created_at, ",
+            $t,
+            ".expires_at as closed_expires_at, ",
+            $t,
+            ".opened_at as closed_opened_at, ",
+            $t,
+            ".completed_at as closed_completed_at, ",
+            $t,
+            ".expired_at as closed_expired_at, ",
+            $t,
+            ".cancelled_at as closed_cancelled_at, ",
+            $t,
+            ".cancel_reason as closed_cancel_reason, ",
+            $t,
+            ".version as closed_version"
+        )
+    };
+}
+
 /// SQL that holds when the call `$t` is not final yet, and the order a run's
 /// calls are taken in.
 macro_rules! open_call {
@@ -662,16 +753,27 @@ macro_rules! impl_store {
             result: Option<&Value>,
             (refuse_questions, its_run): (bool, ItsRun),
         ) -> Result<Option<AppliedIn>, StoreError> {
+            // How the call's case closes, when that is known before the
+            // compare-and-set: when it refuses the agent's questions, the call
+            // is not one, and an edit brings the arguments the case reports.
+            let folded = ($writes_in_with
+                && refuse_questions
+                && (decision.kind != crate::calls::DecisionKind::Edit || arguments.is_some()))
+            .then(|| crate::reviews::closing(decision, false, None, arguments.unwrap_or(&Value::Null)));
             // With `with`, the run's row is locked in the same round trip, and
-            // read: while the lock is held, the run changes only here.
+            // read: while the lock is held, the run changes only here. So is
+            // the case closed, when `folded` says how.
             let sql = if $writes_in_with {
                 format!(
                     "with changed as ({DECIDE_CALL}),
                      its_run as (select * from runs
-                                 where $13 and run_id in (select run_id from changed) for update)
-                     select changed.*, {}
-                     from changed left join its_run on true",
-                    its_run_columns!("its_run")
+                                 where $13 and run_id in (select run_id from changed) for update),
+                     closed as ({})
+                     select changed.*, {}, {}
+                     from changed left join its_run on true left join closed on true",
+                    close_case!("$14", "$15", "$16", "$17", "$18", "(select tool_call_id from changed where $19)"),
+                    its_run_columns!("its_run"),
+                    closed_case_columns!("closed"),
                 )
             } else {
                 DECIDE_CALL.to_owned()
@@ -690,11 +792,28 @@ macro_rules! impl_store {
                 .bind(crate::agent::AGENT_SOURCE)
                 .bind(crate::agent::QUESTION_TOOL);
             if $writes_in_with {
-                query = query.bind(its_run != ItsRun::Leave);
+                query = query
+                    .bind(its_run != ItsRun::Leave)
+                    .bind(folded.as_ref().map(|c| c.status.as_str()))
+                    .bind(folded.as_ref().and_then(|c| c.result.as_ref()).map(Value::to_string))
+                    .bind(folded.as_ref().and_then(|c| c.responded_by.as_deref()))
+                    .bind(folded.as_ref().map(|c| to_millis(c.at)))
+                    .bind(folded.as_ref().and_then(|c| c.reason.as_deref()))
+                    .bind(folded.is_some());
             }
             let Some(row) = query.fetch_optional(&mut **tx).await? else { return Ok(None) };
             let call = row_call(&row)?;
-            let closed = close_case(tx, &call).await?;
+            let closed = match &folded {
+                Some(closing) => match row.try_get::<Option<String>, _>("closed_case_id")? {
+                    Some(_) => {
+                        let case = row_case_named(&row, "closed_")?;
+                        let event = case_event(&case, closing.at)?;
+                        Some((case, event))
+                    }
+                    None => None,
+                },
+                None => close_case(tx, &call).await?,
+            };
             let action = decision.kind.as_str();
             if !$writes_in_with {
                 // SQLite's one writer holds every row already: nothing to lock.

@@ -10,13 +10,19 @@ macro_rules! review_queries {
         type Pool = db::Pool;
 
         fn row_case(row: &DbRow) -> Result<ReviewCase, StoreError> {
+            row_case_named(row, "")
+        }
+
+        /// A case whose columns are named `{prefix}…` (as `closed_case_columns!` names them).
+        fn row_case_named(row: &DbRow, prefix: &str) -> Result<ReviewCase, StoreError> {
             const T: &str = "review_cases";
-            let text = |name: &str| -> Result<String, StoreError> { Ok(row.try_get::<String, _>(name)?) };
+            let column = |name: &str| format!("{prefix}{name}");
+            let text = |name: &str| -> Result<String, StoreError> { Ok(row.try_get::<String, _>(column(name).as_str())?) };
             let opt_text = |name: &str| -> Result<Option<String>, StoreError> {
-                Ok(row.try_get::<Option<String>, _>(name)?)
+                Ok(row.try_get::<Option<String>, _>(column(name).as_str())?)
             };
             let opt_time = |name: &str| -> Result<Option<DateTime<Utc>>, StoreError> {
-                row.try_get::<Option<i64>, _>(name)?.map(|ms| from_millis(T, ms)).transpose()
+                row.try_get::<Option<i64>, _>(column(name).as_str())?.map(|ms| from_millis(T, ms)).transpose()
             };
             let case_type = text("case_type")?;
             let status = text("status")?;
@@ -38,14 +44,14 @@ macro_rules! review_queries {
                 },
                 result: opt_text("result")?.map(|r| json(T, &r)).transpose()?,
                 responded_by: opt_text("responded_by")?,
-                created_at: from_millis(T, row.try_get("created_at")?)?,
+                created_at: from_millis(T, row.try_get(column("created_at").as_str())?)?,
                 expires_at: opt_time("expires_at")?,
                 opened_at: opt_time("opened_at")?,
                 completed_at: opt_time("completed_at")?,
                 expired_at: opt_time("expired_at")?,
                 cancelled_at: opt_time("cancelled_at")?,
                 cancel_reason: opt_text("cancel_reason")?,
-                version: row.try_get("version")?,
+                version: row.try_get(column("version").as_str())?,
             })
         }
 
@@ -131,16 +137,7 @@ macro_rules! review_queries {
         /// [`record_closed_case`].
         async fn close_case(tx: &mut Tx<'_>, call: &ToolCall) -> Result<Option<(ReviewCase, CaseEvent)>, StoreError> {
             let Some(closing) = crate::reviews::closing_of(call) else { return Ok(None) };
-            let row = db::query(
-                "update review_cases set status = $1, result = $2, responded_by = $3,
-                    completed_at = case when $1 = 'completed' then $4 else completed_at end,
-                    expired_at = case when $1 = 'expired' then $4 else expired_at end,
-                    cancelled_at = case when $1 = 'cancelled' then $4 else cancelled_at end,
-                    cancel_reason = $6,
-                    version = version + 1
-                 where tool_call_id = $5 and status in ('pending', 'opened', 'in_progress')
-                 returning *",
-            )
+            let row = db::query(close_case!("$1", "$2", "$3", "$4", "$6", "$5"))
             .bind(closing.status.as_str())
             .bind(closing.result.as_ref().map(|r| r.to_string()))
             .bind(&closing.responded_by)
