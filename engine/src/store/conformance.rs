@@ -323,6 +323,7 @@ pub(crate) async fn a_decision_is_a_compare_and_set(f: &Fixture) {
         arguments: Some(json!({"path": "only-this.txt"})),
         result: None,
         refuse_questions: false,
+        question: None,
     };
     let Decided::Applied(call, event, _, woken) = store.decide(&edit).await.unwrap() else {
         panic!("first decision must win")
@@ -377,6 +378,7 @@ pub(crate) async fn a_decision_can_leave_questions_alone(f: &Fixture) {
         arguments: None,
         result: None,
         refuse_questions: true,
+        question: None,
     };
     match store.decide(&approve(&question.id)).await.unwrap() {
         Decided::AlreadyDecided(left) => assert_eq!(left.status, CallStatus::PendingApproval),
@@ -405,6 +407,7 @@ pub(crate) async fn concurrent_decisions_have_one_winner(f: &Fixture) {
             arguments: None,
             result: None,
             refuse_questions: false,
+            question: None,
         };
         tokio::spawn(async move { store.decide(&change).await.unwrap() })
     });
@@ -458,6 +461,7 @@ pub(crate) async fn a_batch_is_decided_at_once(f: &Fixture) {
         arguments: None,
         result: None,
         refuse_questions: false,
+        question: None,
     };
     assert!(matches!(
         store.decide(&single).await.unwrap(),
@@ -612,6 +616,7 @@ pub(crate) async fn events_replay_in_order(f: &Fixture) {
         arguments: None,
         result: None,
         refuse_questions: false,
+        question: None,
     };
     store.decide(&change).await.unwrap();
     // On a shared database the inbox numbers events once they are placed.
@@ -784,6 +789,7 @@ pub(crate) async fn review_cases_follow_their_calls(f: &Fixture) {
         arguments: None,
         result: None,
         refuse_questions: false,
+        question: None,
     };
     assert!(matches!(
         store.decide(&change).await.unwrap(),
@@ -857,7 +863,6 @@ pub(crate) async fn review_cases_follow_their_calls(f: &Fixture) {
 /// leaves the agent's questions alone (PostgreSQL closes the case in the
 /// decision's first statement when that tells how it closes).
 pub(crate) async fn a_decision_closes_its_case_as_stored(f: &Fixture) {
-    use crate::reviews::{case_for, closing_of, NewCase, Requester};
     let store = &f.store;
     let edited = json!({"path": "only-this.txt"});
     let rejected = Decision {
@@ -882,59 +887,46 @@ pub(crate) async fn a_decision_closes_its_case_as_stored(f: &Fixture) {
             None,
         ),
     ];
+    // Not knowing whether the call is a question, knowing it is not, or
+    // deciding it only if it is not.
+    let ways = [(true, None), (false, None), (false, Some(false))];
     for (d, status, arguments) in decisions {
-        for refuse_questions in [true, false] {
+        for (refuse_questions, question) in ways {
             let c = new_conversation(store).await;
-            let pending = call(&c, 0, CallStatus::PendingApproval);
-            let requester = Requester {
-                callback_url: Some("http://127.0.0.1:9/hook".into()),
-                ..Requester::default()
-            };
-            let case = case_for(&pending, requester);
-            let new = NewCase {
-                case: case.clone(),
-                token_hash: None,
-            };
-            store
-                .insert_calls(std::slice::from_ref(&pending), &[new])
-                .await
-                .unwrap();
-            let change = DecisionChange {
-                call_id: pending.id.clone(),
+            let change = |id: &ToolCallId| DecisionChange {
+                call_id: id.clone(),
                 decision: d.clone(),
                 status,
                 arguments: arguments.clone(),
                 result: None,
                 refuse_questions,
+                question,
             };
-            let Decided::Applied(call, _, Some(closed), _) = store.decide(&change).await.unwrap()
-            else {
-                panic!("{:?} must close the case", d.kind)
-            };
-            let stored = store.review_case(&case.id).await.unwrap().unwrap();
-            assert_eq!(
-                *closed, stored,
-                "{:?}, refusing questions: {refuse_questions}",
-                d.kind
-            );
-            let closing = closing_of(&call).unwrap();
-            assert_eq!(
-                (stored.status, &stored.result),
-                (closing.status, &closing.result)
-            );
-            assert_eq!(stored.version, case.version + 1);
-            let events = store.case_events_after(&case.id, 0).await.unwrap();
-            let last = events.last().unwrap();
-            assert_eq!(last.data, crate::reviews::event_data(&stored).1);
-            let due = store
-                .due_callbacks(Utc::now() + Duration::seconds(1), 100)
-                .await
-                .unwrap();
-            assert!(
-                due.iter().any(|d| d.case_id == case.id),
-                "its callback is queued"
-            );
+            closes_its_case(store, call(&c, 0, CallStatus::PendingApproval), change).await;
         }
+    }
+    // An answer to the agent's question, by a caller that knows it is one or not.
+    for question in [Some(true), None] {
+        let c = new_conversation(store).await;
+        let asked = ToolCall {
+            source: crate::agent::AGENT_SOURCE.into(),
+            tool: crate::agent::QUESTION_TOOL.into(),
+            ..call(&c, 0, CallStatus::PendingApproval)
+        };
+        let change = |id: &ToolCallId| DecisionChange {
+            call_id: id.clone(),
+            decision: decision(DecisionKind::Approve, "Ada"),
+            status: CallStatus::Completed,
+            arguments: None,
+            result: Some(json!({"answer": "yes"})),
+            refuse_questions: false,
+            question,
+        };
+        let closed = closes_its_case(store, asked, change).await;
+        assert_eq!(
+            closed.result,
+            Some(json!({"action": "submit", "data": {"answer": "yes"}}))
+        );
     }
     // A call without a case closes none.
     let (_, pending) = one_pending_call(store).await;
@@ -945,11 +937,61 @@ pub(crate) async fn a_decision_closes_its_case_as_stored(f: &Fixture) {
         arguments: None,
         result: None,
         refuse_questions: true,
+        question: None,
     };
     assert!(matches!(
         store.decide(&change).await.unwrap(),
         Decided::Applied(_, _, None, _)
     ));
+}
+
+/// Stores `pending` with a review case that asks for a callback, decides it
+/// with `change`, and checks that the case the decision returns is the case
+/// as stored, closed as its call says, with its event and callback; the case.
+async fn closes_its_case(
+    store: &Arc<dyn Store>,
+    pending: ToolCall,
+    change: impl Fn(&ToolCallId) -> DecisionChange,
+) -> crate::reviews::ReviewCase {
+    use crate::reviews::{case_for, closing_of, NewCase, Requester};
+    let requester = Requester {
+        callback_url: Some("http://127.0.0.1:9/hook".into()),
+        ..Requester::default()
+    };
+    let case = case_for(&pending, requester);
+    let new = NewCase {
+        case: case.clone(),
+        token_hash: None,
+    };
+    store
+        .insert_calls(std::slice::from_ref(&pending), &[new])
+        .await
+        .unwrap();
+    let change = change(&pending.id);
+    let Decided::Applied(call, _, Some(closed), _) = store.decide(&change).await.unwrap() else {
+        panic!("{change:?} must close the case")
+    };
+    let stored = store.review_case(&case.id).await.unwrap().unwrap();
+    assert_eq!(*closed, stored, "{change:?}");
+    let closing = closing_of(&call).unwrap();
+    assert_eq!(
+        (stored.status, &stored.result),
+        (closing.status, &closing.result),
+        "{change:?}"
+    );
+    assert_eq!(stored.version, case.version + 1);
+    let events = store.case_events_after(&case.id, 0).await.unwrap();
+    let last = events.last().unwrap();
+    assert_eq!(last.data, crate::reviews::event_data(&stored).1);
+    let due = store
+        .due_callbacks(Utc::now() + Duration::seconds(1), 1000)
+        .await
+        .unwrap();
+    assert!(
+        due.iter().any(|d| d.case_id == case.id),
+        "its callback is queued"
+    );
+    stored
 }
 
 pub(crate) async fn a_call_is_claimed_and_finished_once(f: &Fixture) {
@@ -1307,6 +1349,7 @@ fn approve(call: &ToolCall) -> DecisionChange {
         arguments: None,
         result: None,
         refuse_questions: false,
+        question: None,
     }
 }
 

@@ -741,8 +741,9 @@ macro_rules! impl_store {
              returning *";
 
         /// Decides one pending call inside `tx` (with `refuse_questions`, one
-        /// that is not the agent's question): the compare-and-set, its audit
-        /// entry, its review case closed, its event, and what `its_run` says.
+        /// that is not the agent's question; `question`, whether it is one,
+        /// when the caller knows): the compare-and-set, its audit entry, its
+        /// review case closed, its event, and what `its_run` says.
         #[allow(clippy::too_many_arguments)]
         async fn decide_in(
             tx: &mut Tx<'_>,
@@ -751,15 +752,23 @@ macro_rules! impl_store {
             status: CallStatus,
             arguments: Option<&Value>,
             result: Option<&Value>,
-            (refuse_questions, its_run): (bool, ItsRun),
+            (refuse_questions, question, its_run): (bool, Option<bool>, ItsRun),
         ) -> Result<Option<AppliedIn>, StoreError> {
             // How the call's case closes, when that is known before the
-            // compare-and-set: when it refuses the agent's questions, the call
-            // is not one, and an edit brings the arguments the case reports.
-            let folded = ($writes_in_with
-                && refuse_questions
-                && (decision.kind != crate::calls::DecisionKind::Edit || arguments.is_some()))
-            .then(|| crate::reviews::closing(decision, false, None, arguments.unwrap_or(&Value::Null)));
+            // compare-and-set: whether the call is a question is (a call
+            // decided only if it is not one is not one), an edit brings the
+            // arguments the case reports, and an answer its result.
+            let question = if refuse_questions { Some(false) } else { question };
+            let folded = match question {
+                Some(question)
+                    if $writes_in_with
+                        && (decision.kind != crate::calls::DecisionKind::Edit || arguments.is_some())
+                        && (!question || result.is_some()) =>
+                {
+                    Some(crate::reviews::closing(decision, question, result, arguments.unwrap_or(&Value::Null)))
+                }
+                _ => None,
+            };
             // With `with`, the run's row is locked in the same round trip, and
             // read: while the lock is held, the run changes only here. So is
             // the case closed, when `folded` says how.
@@ -1087,7 +1096,7 @@ macro_rules! impl_store {
                         change.result.as_ref(),
                         // Waking the run in the decision's commit saves a
                         // commit on the way from the decision to the call running.
-                        (change.refuse_questions, ItsRun::Wake),
+                        (change.refuse_questions, change.question, ItsRun::Wake),
                     )
                         .await?;
                 match applied {
@@ -1132,7 +1141,7 @@ macro_rules! impl_store {
                     // compare-and-set simply skips that call. The first call
                     // decided locks the batch's run (one model turn, one run).
                     let its_run = if changed.is_empty() { ItsRun::Lock } else { ItsRun::Leave };
-                    if let Some(applied) = decide_in(&mut tx, &id, decision, status, None, None, (false, its_run)).await? {
+                    if let Some(applied) = decide_in(&mut tx, &id, decision, status, None, None, (false, None, its_run)).await? {
                         changed.push((applied.call, applied.event));
                     }
                 }
@@ -1194,7 +1203,7 @@ macro_rules! impl_store {
                     // The engine wakes the runs after this commits: the
                     // conversations are locked already, so their runs'
                     // locks would come out of order here.
-                    if let Some(applied) = decide_in(&mut tx, &id, &decision, status, None, None, (false, ItsRun::Leave)).await? {
+                    if let Some(applied) = decide_in(&mut tx, &id, &decision, status, None, None, (false, None, ItsRun::Leave)).await? {
                         changed.push((applied.call, applied.event));
                     }
                 }
