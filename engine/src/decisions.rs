@@ -341,7 +341,6 @@ impl Engine {
             arguments,
             result: None,
             refuse_questions: refuse_questions && question.is_none(),
-            question,
         };
         match self.inner.store.decide(&change).await? {
             Decided::Applied(call, event, closed, woken) => {
@@ -550,7 +549,6 @@ impl Engine {
             arguments: None,
             result: Some(serde_json::json!({ "answer": answer })),
             refuse_questions: false,
-            question: Some(call.is_question()),
         };
         match self.inner.store.decide(&change).await? {
             Decided::Applied(call, event, closed, woken) => {

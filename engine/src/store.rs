@@ -109,9 +109,6 @@ pub struct DecisionChange {
     /// take an answer, not an approval: the decision then reports it as
     /// [`Decided::AlreadyDecided`].
     pub refuse_questions: bool,
-    /// Whether the call is one of the agent's questions, when the caller
-    /// knows (a review case knows by its type; an answer read the call).
-    pub question: Option<bool>,
 }
 
 /// How a compare-and-set decision ended.

@@ -323,7 +323,6 @@ pub(crate) async fn a_decision_is_a_compare_and_set(f: &Fixture) {
         arguments: Some(json!({"path": "only-this.txt"})),
         result: None,
         refuse_questions: false,
-        question: None,
     };
     let Decided::Applied(call, event, _, woken) = store.decide(&edit).await.unwrap() else {
         panic!("first decision must win")
@@ -378,7 +377,6 @@ pub(crate) async fn a_decision_can_leave_questions_alone(f: &Fixture) {
         arguments: None,
         result: None,
         refuse_questions: true,
-        question: None,
     };
     match store.decide(&approve(&question.id)).await.unwrap() {
         Decided::AlreadyDecided(left) => assert_eq!(left.status, CallStatus::PendingApproval),
@@ -407,7 +405,6 @@ pub(crate) async fn concurrent_decisions_have_one_winner(f: &Fixture) {
             arguments: None,
             result: None,
             refuse_questions: false,
-            question: None,
         };
         tokio::spawn(async move { store.decide(&change).await.unwrap() })
     });
@@ -461,7 +458,6 @@ pub(crate) async fn a_batch_is_decided_at_once(f: &Fixture) {
         arguments: None,
         result: None,
         refuse_questions: false,
-        question: None,
     };
     assert!(matches!(
         store.decide(&single).await.unwrap(),
@@ -616,7 +612,6 @@ pub(crate) async fn events_replay_in_order(f: &Fixture) {
         arguments: None,
         result: None,
         refuse_questions: false,
-        question: None,
     };
     store.decide(&change).await.unwrap();
     // On a shared database the inbox numbers events once they are placed.
@@ -789,7 +784,6 @@ pub(crate) async fn review_cases_follow_their_calls(f: &Fixture) {
         arguments: None,
         result: None,
         refuse_questions: false,
-        question: None,
     };
     assert!(matches!(
         store.decide(&change).await.unwrap(),
@@ -859,9 +853,10 @@ pub(crate) async fn review_cases_follow_their_calls(f: &Fixture) {
 }
 
 /// A decision closes its call's case as the case reads back, with its
-/// event and callback, whatever kind of decision it is and whether it
-/// leaves the agent's questions alone (PostgreSQL closes the case in the
-/// decision's first statement when that tells how it closes).
+/// event and callback, whatever kind of decision it is, whether it leaves
+/// the agent's questions alone, and whether the call is one (PostgreSQL
+/// closes the case in the decision's first statement, choosing between
+/// how a question's case and any other case close).
 pub(crate) async fn a_decision_closes_its_case_as_stored(f: &Fixture) {
     let store = &f.store;
     let edited = json!({"path": "only-this.txt"});
@@ -887,11 +882,8 @@ pub(crate) async fn a_decision_closes_its_case_as_stored(f: &Fixture) {
             None,
         ),
     ];
-    // Not knowing whether the call is a question, knowing it is not, or
-    // deciding it only if it is not.
-    let ways = [(true, None), (false, None), (false, Some(false))];
     for (d, status, arguments) in decisions {
-        for (refuse_questions, question) in ways {
+        for refuse_questions in [true, false] {
             let c = new_conversation(store).await;
             let change = |id: &ToolCallId| DecisionChange {
                 call_id: id.clone(),
@@ -900,13 +892,25 @@ pub(crate) async fn a_decision_closes_its_case_as_stored(f: &Fixture) {
                 arguments: arguments.clone(),
                 result: None,
                 refuse_questions,
-                question,
             };
             closes_its_case(store, call(&c, 0, CallStatus::PendingApproval), change).await;
         }
     }
-    // An answer to the agent's question, by a caller that knows it is one or not.
-    for question in [Some(true), None] {
+    // The agent's question, answered or refused: its case closes with an
+    // answer either way.
+    let answered = (
+        decision(DecisionKind::Approve, "Ada"),
+        CallStatus::Completed,
+        Some(json!({"answer": "yes"})),
+        json!("yes"),
+    );
+    let refused = (
+        decision(DecisionKind::Reject, "Ada"),
+        CallStatus::Rejected,
+        None,
+        json!(null),
+    );
+    for (d, status, result, answer) in [answered, refused] {
         let c = new_conversation(store).await;
         let asked = ToolCall {
             source: crate::agent::AGENT_SOURCE.into(),
@@ -915,17 +919,16 @@ pub(crate) async fn a_decision_closes_its_case_as_stored(f: &Fixture) {
         };
         let change = |id: &ToolCallId| DecisionChange {
             call_id: id.clone(),
-            decision: decision(DecisionKind::Approve, "Ada"),
-            status: CallStatus::Completed,
+            decision: d.clone(),
+            status,
             arguments: None,
-            result: Some(json!({"answer": "yes"})),
+            result: result.clone(),
             refuse_questions: false,
-            question,
         };
         let closed = closes_its_case(store, asked, change).await;
         assert_eq!(
             closed.result,
-            Some(json!({"action": "submit", "data": {"answer": "yes"}}))
+            Some(json!({"action": "submit", "data": {"answer": answer}}))
         );
     }
     // A call without a case closes none.
@@ -937,7 +940,6 @@ pub(crate) async fn a_decision_closes_its_case_as_stored(f: &Fixture) {
         arguments: None,
         result: None,
         refuse_questions: true,
-        question: None,
     };
     assert!(matches!(
         store.decide(&change).await.unwrap(),
@@ -1349,7 +1351,6 @@ fn approve(call: &ToolCall) -> DecisionChange {
         arguments: None,
         result: None,
         refuse_questions: false,
-        question: None,
     }
 }
 

@@ -741,9 +741,8 @@ macro_rules! impl_store {
              returning *";
 
         /// Decides one pending call inside `tx` (with `refuse_questions`, one
-        /// that is not the agent's question; `question`, whether it is one,
-        /// when the caller knows): the compare-and-set, its audit entry, its
-        /// review case closed, its event, and what `its_run` says.
+        /// that is not the agent's question): the compare-and-set, its audit
+        /// entry, its review case closed, its event, and what `its_run` says.
         #[allow(clippy::too_many_arguments)]
         async fn decide_in(
             tx: &mut Tx<'_>,
@@ -752,23 +751,19 @@ macro_rules! impl_store {
             status: CallStatus,
             arguments: Option<&Value>,
             result: Option<&Value>,
-            (refuse_questions, question, its_run): (bool, Option<bool>, ItsRun),
+            (refuse_questions, its_run): (bool, ItsRun),
         ) -> Result<Option<AppliedIn>, StoreError> {
-            // How the call's case closes, when that is known before the
-            // compare-and-set: whether the call is a question is (a call
-            // decided only if it is not one is not one), an edit brings the
-            // arguments the case reports, and an answer its result.
-            let question = if refuse_questions { Some(false) } else { question };
-            let folded = match question {
-                Some(question)
-                    if $writes_in_with
-                        && (decision.kind != crate::calls::DecisionKind::Edit || arguments.is_some())
-                        && (!question || result.is_some()) =>
-                {
-                    Some(crate::reviews::closing(decision, question, result, arguments.unwrap_or(&Value::Null)))
-                }
-                _ => None,
-            };
+            // How the call's case closes, worked out before the call is read
+            // (an edit brings the arguments the case reports): as the agent's
+            // question's or as any other call's case, which differ only in
+            // their result. The statement picks by the call it changed.
+            let folded = ($writes_in_with
+                && (decision.kind != crate::calls::DecisionKind::Edit || arguments.is_some()))
+            .then(|| {
+                let arguments = arguments.unwrap_or(&Value::Null);
+                let question = crate::reviews::closing(decision, true, result, arguments);
+                (crate::reviews::closing(decision, false, result, arguments), question.result)
+            });
             // With `with`, the run's row is locked in the same round trip, and
             // read: while the lock is held, the run changes only here. So is
             // the case closed, when `folded` says how.
@@ -780,7 +775,14 @@ macro_rules! impl_store {
                      closed as ({})
                      select changed.*, {}, {}
                      from changed left join its_run on true left join closed on true",
-                    close_case!("$14", "$15", "$16", "$17", "$18", "(select tool_call_id from changed where $19)"),
+                    close_case!(
+                        "$14",
+                        "(case when (select source = $11 and tool = $12 from changed) then $20 else $15 end)",
+                        "$16",
+                        "$17",
+                        "$18",
+                        "(select tool_call_id from changed where $19)"
+                    ),
                     its_run_columns!("its_run"),
                     closed_case_columns!("closed"),
                 )
@@ -803,17 +805,18 @@ macro_rules! impl_store {
             if $writes_in_with {
                 query = query
                     .bind(its_run != ItsRun::Leave)
-                    .bind(folded.as_ref().map(|c| c.status.as_str()))
-                    .bind(folded.as_ref().and_then(|c| c.result.as_ref()).map(Value::to_string))
-                    .bind(folded.as_ref().and_then(|c| c.responded_by.as_deref()))
-                    .bind(folded.as_ref().map(|c| to_millis(c.at)))
-                    .bind(folded.as_ref().and_then(|c| c.reason.as_deref()))
-                    .bind(folded.is_some());
+                    .bind(folded.as_ref().map(|(c, _)| c.status.as_str()))
+                    .bind(folded.as_ref().and_then(|(c, _)| c.result.as_ref()).map(Value::to_string))
+                    .bind(folded.as_ref().and_then(|(c, _)| c.responded_by.as_deref()))
+                    .bind(folded.as_ref().map(|(c, _)| to_millis(c.at)))
+                    .bind(folded.as_ref().and_then(|(c, _)| c.reason.as_deref()))
+                    .bind(folded.is_some())
+                    .bind(folded.as_ref().and_then(|(_, question)| question.as_ref()).map(Value::to_string));
             }
             let Some(row) = query.fetch_optional(&mut **tx).await? else { return Ok(None) };
             let call = row_call(&row)?;
             let closed = match &folded {
-                Some(closing) => match row.try_get::<Option<String>, _>("closed_case_id")? {
+                Some((closing, _)) => match row.try_get::<Option<String>, _>("closed_case_id")? {
                     Some(_) => {
                         let case = row_case_named(&row, "closed_")?;
                         let event = case_event(&case, closing.at)?;
@@ -1096,7 +1099,7 @@ macro_rules! impl_store {
                         change.result.as_ref(),
                         // Waking the run in the decision's commit saves a
                         // commit on the way from the decision to the call running.
-                        (change.refuse_questions, change.question, ItsRun::Wake),
+                        (change.refuse_questions, ItsRun::Wake),
                     )
                         .await?;
                 match applied {
@@ -1141,7 +1144,7 @@ macro_rules! impl_store {
                     // compare-and-set simply skips that call. The first call
                     // decided locks the batch's run (one model turn, one run).
                     let its_run = if changed.is_empty() { ItsRun::Lock } else { ItsRun::Leave };
-                    if let Some(applied) = decide_in(&mut tx, &id, decision, status, None, None, (false, None, its_run)).await? {
+                    if let Some(applied) = decide_in(&mut tx, &id, decision, status, None, None, (false, its_run)).await? {
                         changed.push((applied.call, applied.event));
                     }
                 }
@@ -1203,7 +1206,7 @@ macro_rules! impl_store {
                     // The engine wakes the runs after this commits: the
                     // conversations are locked already, so their runs'
                     // locks would come out of order here.
-                    if let Some(applied) = decide_in(&mut tx, &id, &decision, status, None, None, (false, None, ItsRun::Leave)).await? {
+                    if let Some(applied) = decide_in(&mut tx, &id, &decision, status, None, None, (false, ItsRun::Leave)).await? {
                         changed.push((applied.call, applied.event));
                     }
                 }
