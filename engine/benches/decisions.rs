@@ -22,7 +22,7 @@ use engine::decisions::{ProposedCall, Reviewer, Verdict};
 use engine::{Engine, SystemClock};
 use serde_json::json;
 
-use common::{quantile, report_decisions, DecisionRow};
+use common::{quantile, report_decisions, CpuTimes, DecisionRow};
 
 /// Decisions measured per configuration.
 const DECISIONS: usize = 3_000;
@@ -81,6 +81,7 @@ async fn measure(backend: &'static str, deciders: usize, paced: bool) -> Decisio
         );
     }
     let ids = Arc::new(ids);
+    let cpu = CpuTimes::now();
     let started = Instant::now();
     let tasks = (0..deciders).map(|d| {
         let engine = engine.clone();
@@ -119,6 +120,7 @@ async fn measure(backend: &'static str, deciders: usize, paced: bool) -> Decisio
         .flat_map(Result::unwrap)
         .collect();
     let elapsed = started.elapsed();
+    let used = CpuTimes::use_since(cpu);
     latencies.sort();
     let at = |q: f64| quantile(&latencies, q);
     DecisionRow {
@@ -129,6 +131,7 @@ async fn measure(backend: &'static str, deciders: usize, paced: bool) -> Decisio
         p50: at(0.50),
         p99: at(0.99),
         shown: None,
+        cpu_us: used.map(|u| u.busy_seconds * 1e6 / DECISIONS as f64),
     }
 }
 

@@ -27,7 +27,7 @@ use std::time::{Duration, Instant};
 use futures::StreamExt;
 use serde_json::Value;
 
-use common::{ms, quantile, report_decisions, DecisionRow};
+use common::{ms, quantile, report_decisions, CpuTimes, DecisionRow};
 
 /// Decisions measured per configuration.
 const CALLS: usize = 1_000;
@@ -177,6 +177,7 @@ async fn measure(
     let calls = Arc::new(waiting.into_iter().map(|(id, _)| id).collect::<Vec<_>>());
     let sent: Arc<Mutex<HashMap<String, Instant>>> = Arc::default();
     let next = Arc::new(AtomicUsize::new(0));
+    let cpu = CpuTimes::now();
     let begin = Instant::now();
     let period = Duration::from_secs_f64(deciders as f64 / paced_rate());
     let tasks: Vec<_> = (0..deciders)
@@ -242,6 +243,7 @@ async fn measure(
         );
         tokio::time::sleep(Duration::from_millis(20)).await;
     };
+    let used = CpuTimes::use_since(cpu);
     shown.sort();
     ran.sort();
     DecisionRow {
@@ -252,6 +254,7 @@ async fn measure(
         p50: quantile(&ran, 0.5),
         p99: quantile(&ran, 0.99),
         shown: Some((quantile(&shown, 0.5), quantile(&shown, 0.99))),
+        cpu_us: used.map(|u| u.busy_seconds * 1e6 / CALLS as f64),
     }
 }
 
@@ -274,13 +277,14 @@ async fn main() {
             let row = measure(&server, backend, (round, deciders, paced), &watched).await;
             let (shown_p50, shown_p99) = row.shown.unwrap();
             eprintln!(
-                "{backend} {} {deciders}: {:.0}/s ran p50 {:.2} ms p99 {:.2} ms, shown p50 {:.2} ms p99 {:.2} ms",
+                "{backend} {} {deciders}: {:.0}/s ran p50 {:.2} ms p99 {:.2} ms, shown p50 {:.2} ms p99 {:.2} ms, CPU {:.0} µs",
                 row.load,
                 row.per_second,
                 ms(row.p50),
                 ms(row.p99),
                 ms(shown_p50),
-                ms(shown_p99)
+                ms(shown_p99),
+                row.cpu_us.unwrap_or(f64::NAN)
             );
             rows.push(row);
         }

@@ -36,6 +36,10 @@ pub struct DecisionRow {
     pub p99: Duration,
     /// p50 and p99 until a browser is shown the effect, where measured.
     pub shown: Option<(Duration, Duration)>,
+    /// The CPU time every process on the machine used per decision, in µs
+    /// (see [`CpuUse::busy_seconds`]), where `/proc` tells it: steadier
+    /// than the rate for comparing two builds on a machine whose speed drifts.
+    pub cpu_us: Option<f64>,
 }
 
 /// Prints `rows` as a table under `title` and writes them to
@@ -47,8 +51,9 @@ pub fn report_decisions(name: &str, title: &str, rows: &[DecisionRow]) {
         (true, Some((p50, p99))) => format!(" {:>13.2} {:>13.2}", ms(p50), ms(p99)),
         _ => String::new(),
     };
+    let cpu = |r: &DecisionRow| r.cpu_us.map_or("-".to_owned(), |us| format!("{us:.0}"));
     println!(
-        "{:<10} {:<10} {:>9} {:>13} {:>10} {:>10}{}",
+        "{:<10} {:<10} {:>9} {:>13} {:>10} {:>10}{} {:>11}",
         "backend",
         "load",
         "deciders",
@@ -59,18 +64,20 @@ pub fn report_decisions(name: &str, title: &str, rows: &[DecisionRow]) {
             "  shown p50 ms  shown p99 ms"
         } else {
             ""
-        }
+        },
+        "CPU µs/dec"
     );
     for r in rows {
         println!(
-            "{:<10} {:<10} {:>9} {:>13.0} {:>10.2} {:>10.2}{}",
+            "{:<10} {:<10} {:>9} {:>13.0} {:>10.2} {:>10.2}{} {:>11}",
             r.backend,
             r.load,
             r.deciders,
             r.per_second,
             ms(r.p50),
             ms(r.p99),
-            extra(r)
+            extra(r),
+            cpu(r)
         );
     }
     let figures = rows
@@ -85,6 +92,7 @@ pub fn report_decisions(name: &str, title: &str, rows: &[DecisionRow]) {
                 "p99_ms": ms(r.p99),
                 "shown_p50_ms": r.shown.map(|(p50, _)| ms(p50)),
                 "shown_p99_ms": r.shown.map(|(_, p99)| ms(p99)),
+                "cpu_us_per_decision": r.cpu_us.map(f64::round),
             })
         })
         .collect();
@@ -117,6 +125,9 @@ pub struct CpuUse {
     pub idle_percent: f64,
     /// This process's CPU time, in seconds.
     pub process_seconds: f64,
+    /// The CPU time every process on the machine used (the server, the
+    /// database, the load generator and the kernel for them), in seconds.
+    pub busy_seconds: f64,
 }
 
 /// Clock ticks per second in `/proc`'s counters (`USER_HZ`, 100 on Linux).
@@ -157,6 +168,8 @@ impl CpuTimes {
             steal_percent: percent(now.steal - earlier.steal),
             idle_percent: percent(now.idle - earlier.idle),
             process_seconds: (now.process - earlier.process) as f64 / TICKS_PER_SECOND,
+            busy_seconds: (total - (now.idle - earlier.idle) - (now.steal - earlier.steal)) as f64
+                / TICKS_PER_SECOND,
         })
     }
 }
