@@ -933,16 +933,8 @@ pub(crate) async fn a_decision_closes_its_case_as_stored(f: &Fixture) {
     }
     // A call without a case closes none.
     let (_, pending) = one_pending_call(store).await;
-    let change = DecisionChange {
-        call_id: pending.id.clone(),
-        decision: decision(DecisionKind::Approve, "Ada"),
-        status: CallStatus::Approved,
-        arguments: None,
-        result: None,
-        refuse_questions: true,
-    };
     assert!(matches!(
-        store.decide(&change).await.unwrap(),
+        store.decide(&approve(&pending)).await.unwrap(),
         Decided::Applied(_, _, None, _)
     ));
 }
