@@ -817,11 +817,7 @@ macro_rules! impl_store {
             let call = row_call(&row)?;
             let closed = match &folded {
                 Some((closing, _)) => match row.try_get::<Option<String>, _>("closed_case_id")? {
-                    Some(_) => {
-                        let case = row_case_named(&row, "closed_")?;
-                        let event = case_event(&case, closing.at)?;
-                        Some((case, event))
-                    }
+                    Some(_) => Some(closed_case(&row, "closed_", closing.at)?),
                     None => None,
                 },
                 None => close_case(tx, &call).await?,

@@ -146,10 +146,16 @@ macro_rules! review_queries {
             .bind(&closing.reason)
             .fetch_optional(&mut **tx)
             .await?;
-            let Some(row) = row else { return Ok(None) };
-            let case = row_case(&row)?;
-            let event = case_event(&case, closing.at)?;
-            Ok(Some((case, event)))
+            row.map(|row| closed_case(&row, "", closing.at)).transpose()
+        }
+
+        /// A case a decision closed at `at`, as the statement returned it
+        /// (its columns named `{prefix}…`), and its event to store with
+        /// [`record_closed_case`].
+        fn closed_case(row: &DbRow, prefix: &str, at: DateTime<Utc>) -> Result<(ReviewCase, CaseEvent), StoreError> {
+            let case = row_case_named(row, prefix)?;
+            let event = case_event(&case, at)?;
+            Ok((case, event))
         }
 
         /// Where a closed case's callback goes and what it carries, when its
