@@ -341,12 +341,20 @@ impl Engine {
             arguments,
             result: None,
             refuse_questions: refuse_questions && question.is_none(),
+            claim: (status == CallStatus::Approved)
+                .then(|| self.inner.handoff.claim(call_id, now))
+                .flatten(),
         };
         match self.inner.store.decide(&change).await? {
-            Decided::Applied(call, event, closed, woken) => {
-                self.inner
-                    .events
-                    .publish(std::iter::once(event).chain(woken.map(|e| *e)));
+            Decided::Applied(call, event, closed, woken, claimed) => {
+                self.inner.events.publish(
+                    std::iter::once(event)
+                        .chain(woken.map(|e| *e))
+                        .chain(claimed.as_ref().map(|c| c.event.clone())),
+                );
+                if let (Some(claim), Some(claimed)) = (change.claim, claimed) {
+                    self.inner.handoff.hand(claim, *claimed);
+                }
                 if let Verdict::AlwaysAllow { everywhere } = verdict {
                     let grant = Grant {
                         id: GrantId::new(),
@@ -549,9 +557,10 @@ impl Engine {
             arguments: None,
             result: Some(serde_json::json!({ "answer": answer })),
             refuse_questions: false,
+            claim: None,
         };
         match self.inner.store.decide(&change).await? {
-            Decided::Applied(call, event, closed, woken) => {
+            Decided::Applied(call, event, closed, woken, _) => {
                 self.inner
                     .events
                     .publish(std::iter::once(event).chain(woken.map(|e| *e)));

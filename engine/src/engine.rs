@@ -105,6 +105,8 @@ pub(crate) struct Inner {
     pub(crate) clock: Arc<dyn Clock>,
     pub(crate) events: Events,
     pub(crate) config: Config,
+    /// Where approvals hand the calls they claim, while a worker runs here.
+    pub(crate) handoff: crate::claims::Handoff,
 }
 
 /// A conversation with its messages.
@@ -124,6 +126,7 @@ impl Engine {
             clock,
             events: Events::new(),
             config,
+            handoff: Default::default(),
         };
         Self {
             inner: Arc::new(inner),
@@ -148,6 +151,17 @@ impl Engine {
     /// The store, for health checks.
     pub fn store(&self) -> &Arc<dyn Store> {
         &self.inner.store
+    }
+
+    /// From now on, approvals that wake a run claim their call for
+    /// `runner` to run (see [`crate::claims`]).
+    pub fn attach_runner(&self, runner: Arc<dyn crate::claims::Runner>) {
+        self.inner.handoff.attach(runner);
+    }
+
+    /// Approvals claim nothing any more; the worker steps their runs.
+    pub fn detach_runner(&self) {
+        self.inner.handoff.detach();
     }
 
     /// Starts an empty conversation.

@@ -4,6 +4,7 @@
 
 pub mod agent;
 pub mod calls;
+pub mod claims;
 pub mod clock;
 pub mod config;
 pub mod decisions;

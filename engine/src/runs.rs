@@ -55,3 +55,12 @@ pub struct Run {
     /// When it last changed.
     pub updated_at: DateTime<Utc>,
 }
+
+/// How long a run's lease lasts without renewal: how soon another process
+/// takes over the runs of one that died.
+pub const LEASE_SECONDS: i64 = 10;
+
+/// Until when a lease taken or renewed at `now` holds.
+pub fn lease_until(now: DateTime<Utc>) -> DateTime<Utc> {
+    now + chrono::Duration::seconds(LEASE_SECONDS)
+}

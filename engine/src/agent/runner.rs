@@ -4,35 +4,28 @@
 //! in memory: a paused run is rows in the store, and any process can step it.
 //!
 //! A run is stepped by one process at a time (a lease in the store), and a
-//! call runs at most once (approved → executing is a compare-and-set).
+//! call runs at most once (approved → executing is a compare-and-set). An
+//! approval may take both steps itself and hand the call here to run
+//! ([`Agent::run_claimed`](crate::claims::Runner::run_claimed)).
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use chrono::Duration;
-
 use super::model::{Model, ModelRequest, Turn};
 use super::{transcript, QUESTION_TOOL};
 use crate::calls::{CallStatus, ToolCall};
+use crate::claims::Runner;
 use crate::decisions::ProposedCall;
 use crate::engine::{Engine, EngineError};
 use crate::ids::RunId;
 use crate::model::Role;
-use crate::runs::{Run, RunStatus};
-use crate::store::NewMessage;
+use crate::runs::{lease_until, Run, RunStatus};
+use crate::store::{Claimed, NewMessage};
 use crate::tools::{ToolSource, ToolSpec};
 
-/// How long a run's lease lasts without renewal: how soon another process
-/// takes over the runs of one that died.
-const LEASE_SECONDS: i64 = 10;
-
-/// Until when a lease taken or renewed at `now` holds.
-fn lease_until(now: chrono::DateTime<chrono::Utc>) -> chrono::DateTime<chrono::Utc> {
-    now + Duration::seconds(LEASE_SECONDS)
-}
-
-/// How often a step renews its lease, well inside [`LEASE_SECONDS`], so a
-/// slow model or tool never loses a live process its run.
+/// How often a step renews its lease, well inside
+/// [`LEASE_SECONDS`](crate::runs::LEASE_SECONDS), so a slow model or tool
+/// never loses a live process its run.
 const RENEW_EVERY: std::time::Duration = std::time::Duration::from_secs(3);
 
 /// Model turns one run may take; a model that keeps calling tools past this is stopped.
@@ -72,30 +65,30 @@ pub struct Agent {
     /// Runs this process is stepping now. The store's lease keeps other
     /// processes off a run, but this process's own owner name passes it, so
     /// two wake-ups arriving together (an event and a sweep) must meet here.
-    stepping: Arc<std::sync::Mutex<std::collections::HashSet<RunId>>>,
+    stepping: SteppingRuns,
 }
 
+/// The runs a process is stepping now (see [`Agent::stepping`]).
+type SteppingRuns = Arc<std::sync::Mutex<std::collections::HashSet<RunId>>>;
+
 /// Holds a run in [`Agent::stepping`] while a step runs.
-struct Stepping<'a> {
-    runs: &'a std::sync::Mutex<std::collections::HashSet<RunId>>,
+struct Stepping {
+    runs: SteppingRuns,
     run: RunId,
 }
 
-impl<'a> Stepping<'a> {
+impl Stepping {
     /// `None` when this process already steps the run.
-    fn enter(
-        runs: &'a std::sync::Mutex<std::collections::HashSet<RunId>>,
-        run: &RunId,
-    ) -> Option<Self> {
+    fn enter(runs: &SteppingRuns, run: &RunId) -> Option<Self> {
         let mut held = runs.lock().unwrap_or_else(|e| e.into_inner());
         held.insert(run.clone()).then(|| Self {
-            runs,
+            runs: runs.clone(),
             run: run.clone(),
         })
     }
 }
 
-impl Drop for Stepping<'_> {
+impl Drop for Stepping {
     fn drop(&mut self) {
         let mut held = self.runs.lock().unwrap_or_else(|e| e.into_inner());
         held.remove(&self.run);
@@ -231,43 +224,69 @@ impl Agent {
         let Some(_stepping) = Stepping::enter(&self.stepping, run_id) else {
             return Ok(StepOutcome::Busy);
         };
-        let store = self.engine.store().clone();
-        let clock = self.engine.clock();
-        let now = clock.now();
-        let Some((run, open)) = store
+        let now = self.engine.clock().now();
+        let Some((run, open)) = self
+            .engine
+            .store()
             .take_run(run_id, &self.owner, now, lease_until(now))
             .await?
         else {
             return Ok(StepOutcome::Busy);
         };
+        self.renewing(
+            &self.owner,
+            run_id,
+            self.step_leased(&self.owner, run, Some(open)),
+        )
+        .await
+    }
+
+    /// Runs a call that a decision claimed under lease `owner` on its run
+    /// (see [`Runner`]), then takes the run on as [`Agent::step`] does.
+    async fn step_claimed(&self, owner: &str, claimed: Claimed) -> Result<StepOutcome, AgentError> {
+        let Claimed { run, call, .. } = claimed;
+        let run_id = run.id.clone();
+        self.renewing(owner, &run_id, async {
+            self.run_tool(&call).await?;
+            self.step_leased(owner, run, None).await
+        })
+        .await
+    }
+
+    /// `step`, while the lease `owner` holds on `run_id` is renewed.
+    async fn renewing<T>(
+        &self,
+        owner: &str,
+        run_id: &RunId,
+        step: impl std::future::Future<Output = T>,
+    ) -> T {
+        let store = self.engine.store();
+        let clock = self.engine.clock();
         let renew = async {
             loop {
                 tokio::time::sleep(RENEW_EVERY).await;
                 let now = clock.now();
-                if let Err(e) = store
-                    .renew_lease(run_id, &self.owner, lease_until(now))
-                    .await
-                {
+                if let Err(e) = store.renew_lease(run_id, owner, lease_until(now)).await {
                     tracing::warn!(run = %run_id, error = %e, "cannot renew the run's lease");
                 }
             }
         };
         tokio::select! {
-            outcome = self.step_leased(run_id, run, open) => outcome,
+            outcome = step => outcome,
             _ = renew => unreachable!("the renewal loop never ends"),
         }
     }
 
-    /// [`Agent::step`] once the lease is held; `taken`: the run's open calls
-    /// as read with the lease.
+    /// [`Agent::step`] once the lease (`owner`) is held; `taken`: the run's
+    /// open calls as read with the lease, if they were.
     async fn step_leased(
         &self,
-        run_id: &RunId,
+        owner: &str,
         run: Run,
-        taken: Vec<ToolCall>,
+        mut taken: Option<Vec<ToolCall>>,
     ) -> Result<StepOutcome, AgentError> {
         let store = self.engine.store().clone();
-        let mut taken = Some(taken);
+        let run_id = &run.id;
         for _ in 0..MAX_TURNS {
             let mut open = match taken.take() {
                 Some(open) => open,
@@ -290,12 +309,12 @@ impl Agent {
                 };
             }
             if open.iter().any(|c| c.status == CallStatus::PendingApproval) {
-                if self.release(run_id, RunStatus::Waiting, None).await? == RunStatus::Waiting {
+                if self.release(owner, run_id, RunStatus::Waiting).await? == RunStatus::Waiting {
                     return Ok(StepOutcome::Waiting);
                 }
                 // Its last waiting call was decided since the look above:
                 // take the run back and go on.
-                if !self.retake(run_id).await? {
+                if !self.retake(owner, run_id).await? {
                     return Ok(StepOutcome::Busy);
                 }
                 continue;
@@ -303,7 +322,7 @@ impl Agent {
             if !open.is_empty() {
                 // Calls still executing elsewhere (a lease that ran out while a
                 // tool ran): leave the run to the process that runs them.
-                self.release(run_id, RunStatus::Running, None).await?;
+                self.release(owner, run_id, RunStatus::Running).await?;
                 return Ok(StepOutcome::Busy);
             }
             // The model sees the recent part of a long conversation, so a
@@ -330,13 +349,13 @@ impl Agent {
                 Err(e) => {
                     let text = format!("I could not reach the model: {e}");
                     let error = e.to_string();
-                    self.conclude(&run, &text, RunStatus::Failed, Some(&error))
+                    self.conclude((&run, owner), &text, RunStatus::Failed, Some(&error))
                         .await?;
                     return Ok(StepOutcome::Failed(error));
                 }
             };
             if reply.calls.is_empty() {
-                self.conclude(&run, &reply.text, RunStatus::Done, None)
+                self.conclude((&run, owner), &reply.text, RunStatus::Done, None)
                     .await?;
                 return Ok(StepOutcome::Done);
             }
@@ -365,24 +384,24 @@ impl Agent {
             self.engine
                 .propose_in_run(&run.conversation_id, Some((run_id, message.seq)), proposals)
                 .await?;
-            if !self.retake(run_id).await? {
+            if !self.retake(owner, run_id).await? {
                 return Ok(StepOutcome::Busy);
             }
         }
         let error = format!("the agent stopped after {MAX_TURNS} turns without finishing");
         let text = format!("I stopped: {error}.");
-        self.conclude(&run, &text, RunStatus::Failed, Some(&error))
+        self.conclude((&run, owner), &text, RunStatus::Failed, Some(&error))
             .await?;
         Ok(StepOutcome::Failed(error))
     }
 
-    /// Takes the run's lease (again); false when another process holds it.
-    async fn retake(&self, run_id: &RunId) -> Result<bool, AgentError> {
+    /// Takes the run's lease (again) for `owner`; false when another holds it.
+    async fn retake(&self, owner: &str, run_id: &RunId) -> Result<bool, AgentError> {
         let now = self.engine.clock().now();
         let run = self
             .engine
             .store()
-            .acquire_run(run_id, &self.owner, now, lease_until(now))
+            .acquire_run(run_id, owner, now, lease_until(now))
             .await?;
         Ok(run.is_some())
     }
@@ -390,12 +409,20 @@ impl Agent {
     /// Runs one approved call, at most once; false when someone else ran
     /// it, or its end was recorded by someone else.
     async fn execute(&self, call: &ToolCall) -> Result<bool, AgentError> {
-        let store = self.engine.store().clone();
-        let clock = self.engine.clock();
-        let Some((claimed, event)) = store.claim_call(call, clock.now()).await? else {
+        let store = self.engine.store();
+        let Some((claimed, event)) = store.claim_call(call, self.engine.clock().now()).await?
+        else {
             return Ok(false); // someone else runs it
         };
         self.engine.events().publish([event]);
+        self.run_tool(&claimed).await
+    }
+
+    /// Runs a call claimed for this process, and records how it ended;
+    /// false when its end was recorded by someone else.
+    async fn run_tool(&self, claimed: &ToolCall) -> Result<bool, AgentError> {
+        let store = self.engine.store();
+        let clock = self.engine.clock();
         let outcome = match self.sources.get(&claimed.source) {
             Some(source) => source
                 .call(&claimed.tool, &claimed.arguments)
@@ -403,7 +430,7 @@ impl Agent {
                 .map_err(|e| storable(&e.to_string())),
             None => Err(format!("there is no tool named {}", claimed.tool)),
         };
-        let Some((_, event)) = store.finish_call(&claimed, outcome, clock.now()).await? else {
+        let Some((_, event)) = store.finish_call(claimed, outcome, clock.now()).await? else {
             return Ok(false);
         };
         self.engine.events().publish([event]);
@@ -435,11 +462,11 @@ impl Agent {
         Ok(message)
     }
 
-    /// Says the run's last message and releases the run with `status`, in
-    /// one commit.
+    /// Says the run's last message and releases the run (leased to
+    /// `owner`) with `status`, in one commit.
     async fn conclude(
         &self,
-        run: &Run,
+        (run, owner): (&Run, &str),
         text: &str,
         status: RunStatus,
         error: Option<&str>,
@@ -450,7 +477,7 @@ impl Agent {
             .engine
             .store()
             .conclude_run(
-                (run, &self.owner),
+                (run, owner),
                 self.reply(&run.conversation_id, text),
                 status,
                 error.as_deref(),
@@ -460,27 +487,45 @@ impl Agent {
         Ok(())
     }
 
-    /// Gives the run up with `status`; the status it was stored with (a run
-    /// sent to wait whose calls were all decided meanwhile stays running).
+    /// Gives the run (leased to `owner`) up with `status`; the status it
+    /// was stored with (a run sent to wait whose calls were all decided
+    /// meanwhile stays running).
     async fn release(
         &self,
+        owner: &str,
         run_id: &RunId,
         status: RunStatus,
-        error: Option<&str>,
     ) -> Result<RunStatus, AgentError> {
         let (run, event) = self
             .engine
             .store()
-            .release_run(
-                run_id,
-                &self.owner,
-                status,
-                error,
-                self.engine.clock().now(),
-            )
+            .release_run(run_id, owner, status, None, self.engine.clock().now())
             .await?;
         self.engine.events().publish([event]);
         Ok(run.status)
+    }
+}
+
+/// Runs the calls approvals claim (see [`crate::claims`]).
+impl Runner for Agent {
+    fn owner(&self) -> &str {
+        &self.owner
+    }
+
+    fn run_claimed(&self, lease: String, claimed: Claimed) {
+        // Taken before the approval's events reach the worker, whose own
+        // step of the run would find the lease taken anyway; without it
+        // (another step of this process is ending) the lease alone keeps
+        // every other step off the run.
+        let stepping = Stepping::enter(&self.stepping, &claimed.run.id);
+        let agent = self.clone();
+        tokio::spawn(async move {
+            let _stepping = stepping;
+            let run = claimed.run.id.clone();
+            if let Err(e) = agent.step_claimed(&lease, claimed).await {
+                tracing::warn!(%run, error = %e, "stepping a run failed; the sweep retries it");
+            }
+        });
     }
 }
 

@@ -173,7 +173,7 @@ macro_rules! impl_store {
         use crate::ids::{BatchId, ConversationId, GrantId, MessageId, RunId, ToolCallId};
         use crate::model::{Conversation, ConversationSummary, Message, Role};
         use crate::runs::{Run, RunStatus};
-        use crate::store::{from_millis, to_millis, Decided, DecisionChange, NewMessage, Store, StoreError};
+        use crate::store::{from_millis, to_millis, Claim, Claimed, Decided, DecisionChange, NewMessage, Store, StoreError};
 
         type DbRow = db::DbRow;
         type Tx<'c> = db::Tx<'c>;
@@ -693,7 +693,7 @@ macro_rules! impl_store {
         /// caller holds the run's lock ([`lock_run`]): of two decisions on one
         /// run's last two waiting calls, the second to take the lock reads
         /// the first's committed decision here, so exactly one wakes the run.
-        async fn wake_in(tx: &mut Tx<'_>, id: &RunId, now: DateTime<Utc>) -> Result<Option<Event>, StoreError> {
+        async fn wake_in(tx: &mut Tx<'_>, id: &RunId, now: DateTime<Utc>) -> Result<Option<(Run, Event)>, StoreError> {
             let row = db::query(concat!(
                 "update runs set status = 'running', updated_at = $1
                  where run_id = $2 and status = 'waiting' and ", nothing_waits!("$2"), "
@@ -705,7 +705,85 @@ macro_rules! impl_store {
             .await?;
             let Some(row) = row else { return Ok(None) };
             let run = row_run(&row)?;
-            Ok(Some(append_event(tx, run_event(&run), now).await?))
+            let event = append_event(tx, run_event(&run), now).await?;
+            Ok(Some((run, event)))
+        }
+
+        /// Leases `$3`, the run of approved call `$5`, to `$1` until `$2`,
+        /// when it runs, no live owner holds it at `$4`, and the call is its
+        /// only open call: what a decision claims its call under.
+        const LEASE_FOR_CLAIM: &str = concat!(
+            "update runs set lease_owner = $1, lease_until = $2
+             where run_id = $3 and status = 'running'
+               and (lease_until is null or lease_until < $4)
+               and exists (select 1 from tool_calls c where c.tool_call_id = $5 and c.status = 'approved')
+               and not exists (select 1 from tool_calls o where o.run_id = $3 and o.tool_call_id <> $5 and ",
+            open_call!("o"),
+            ")"
+        );
+
+        /// Claims approved `call` for running under `claim` inside the
+        /// decision's transaction `tx`, which woke its `run` (see
+        /// [`DecisionChange::claim`]): the lease, the call executing, its
+        /// audit entry and its event; `None` when the run is not to be
+        /// leased. The run's and the call's rows are locked already. The
+        /// claim bears the decision's time, as the call does.
+        async fn claim_in(tx: &mut Tx<'_>, run: &Run, call: &ToolCall, claim: &Claim) -> Result<Option<Claimed>, StoreError> {
+            let at = call.updated_at;
+            let claimed = ToolCall { status: CallStatus::Executing, ..call.clone() };
+            let event = call_event(&claimed, EventKind::ToolCallUpdated);
+            let leased = run.clone();
+            let sql = if $writes_in_with {
+                // One round trip: the lease, and the claim as `advance_call`
+                // stores one, only when the lease was taken.
+                format!(
+                    "with leased as ({LEASE_FOR_CLAIM} returning run_id),
+                     changed as (
+                         update tool_calls set status = 'executing', updated_at = $4
+                         where tool_call_id = $5 and exists (select 1 from leased)
+                         returning conversation_id),
+                     audited as (
+                         insert into audit_log (tool_call_id, conversation_id, action, actor, channel, detail, created_at)
+                         select $5, conversation_id, 'execute', 'agent', 'system', $6, $4 from changed),
+                     bumped as (
+                         update conversations set event_seq = event_seq + 1
+                         where conversation_id in (select conversation_id from changed)
+                         returning conversation_id, event_seq)
+                     insert into events (conversation_id, seq, kind, data, created_at)
+                     select conversation_id, event_seq, $7, $8, $4 from bumped
+                     returning event_id, seq"
+                )
+            } else {
+                LEASE_FOR_CLAIM.to_owned()
+            };
+            let query = db::query(&sql)
+                .bind(&claim.owner)
+                .bind(to_millis(claim.until))
+                .bind(run.id.as_str())
+                .bind(to_millis(at))
+                .bind(call.id.as_str());
+            if $writes_in_with {
+                let row = query
+                    .bind(audit_detail(&claimed))
+                    .bind(event.kind.as_str())
+                    .bind(event.data.to_string())
+                    .fetch_optional(&mut **tx)
+                    .await?;
+                let Some(row) = row else { return Ok(None) };
+                let event = appended(&row, event, at)?;
+                return Ok(Some(Claimed { run: leased, call: claimed, event }));
+            }
+            if query.execute(&mut **tx).await?.rows_affected() == 0 {
+                return Ok(None);
+            }
+            db::query("update tool_calls set status = 'executing', updated_at = $1 where tool_call_id = $2")
+                .bind(to_millis(at))
+                .bind(call.id.as_str())
+                .execute(&mut **tx)
+                .await?;
+            audit(tx, &claimed, "execute", "agent", "system", at).await?;
+            let event = append_event(tx, event, at).await?;
+            Ok(Some(Claimed { run: leased, call: claimed, event }))
         }
 
         /// What a decision does to its call's run, in the decision's transaction.
@@ -724,8 +802,8 @@ macro_rules! impl_store {
             call: ToolCall,
             event: Event,
             case: Option<ReviewCase>,
-            /// The run's event, when the decision woke it.
-            woken: Option<Event>,
+            /// The run as woken, and its event, when the decision woke it.
+            woken: Option<(Run, Event)>,
         }
 
         /// The compare-and-set of a decision: one pending call (with
@@ -897,7 +975,7 @@ macro_rules! impl_store {
             let sent = std::iter::once(call_event).chain(run_event).collect();
             let mut stored = appended_by_kind(&rows, sent, decision.at)?.into_iter();
             let event = stored.next().flatten().ok_or(StoreError::NotFound("conversation"))?;
-            let woken = stored.next().flatten();
+            let woken = stored.next().flatten().zip(woken_run).map(|(event, run)| (run, event));
             Ok(Some(AppliedIn { call, event, case: closed.map(|(case, _)| case), woken }))
         }
 
@@ -1100,8 +1178,20 @@ macro_rules! impl_store {
                         .await?;
                 match applied {
                     Some(AppliedIn { call, event, case, woken }) => {
+                        let claimed = match (&change.claim, &woken) {
+                            (Some(claim), Some((run, _))) if call.status == CallStatus::Approved => {
+                                claim_in(&mut tx, run, &call, claim).await?
+                            }
+                            _ => None,
+                        };
                         tx.commit().await?;
-                        Ok(Decided::Applied(call, event, case.map(Box::new), woken.map(Box::new)))
+                        Ok(Decided::Applied(
+                            call,
+                            event,
+                            case.map(Box::new),
+                            woken.map(|(_, event)| Box::new(event)),
+                            claimed.map(Box::new),
+                        ))
                     }
                     None => {
                         tx.rollback().await?;
@@ -1145,7 +1235,7 @@ macro_rules! impl_store {
                     }
                 }
                 let woken = match changed.first().and_then(|(call, _)| call.run_id.as_ref()) {
-                    Some(run) => wake_in(&mut tx, run, decision.at).await?,
+                    Some(run) => wake_in(&mut tx, run, decision.at).await?.map(|(_, event)| event),
                     None => None,
                 };
                 tx.commit().await?;
@@ -1399,7 +1489,7 @@ macro_rules! impl_store {
                 lock_run(&mut tx, id).await?;
                 let woken = wake_in(&mut tx, id, now).await?;
                 tx.commit().await?;
-                Ok(woken)
+                Ok(woken.map(|(_, event)| event))
             }
 
             async fn runs_to_step(&self, now: DateTime<Utc>, limit: i64) -> Result<Vec<RunId>, StoreError> {

@@ -218,6 +218,69 @@ async fn a_restart_between_pause_and_decision_resumes_the_run() {
     assert!(!f.dir.path().join("workspace/notes.txt").exists());
 }
 
+/// With the worker here, an approval claims its call in its own commit
+/// and hands it to this process's agent, which runs it and takes the run
+/// on; no other step of the process runs it too. Without, the call waits
+/// approved for a worker.
+#[tokio::test]
+async fn an_approval_hands_its_call_to_the_worker_here() {
+    let f = Fixture::new().await;
+    let engine = f.agent.engine().clone();
+    let c = engine.create_conversation().await.unwrap().id;
+    assert_eq!(f.say(&c, "delete notes.txt").await, StepOutcome::Waiting);
+    let call = f.calls(&c).await.remove(0);
+    engine.attach_runner(Arc::new(f.agent.clone()));
+    let mut events = engine.events().subscribe();
+    let approved = engine
+        .decide(&call.id, Verdict::Approve, &you())
+        .await
+        .unwrap();
+    assert_eq!(approved.status, CallStatus::Approved);
+    let stored = engine.store().tool_call(&call.id).await.unwrap().unwrap();
+    assert_ne!(
+        stored.status,
+        CallStatus::Approved,
+        "claimed in the approval's commit"
+    );
+    let run = engine
+        .store()
+        .run(&call.run_id.clone().unwrap())
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(f.agent.step(&run.id).await.unwrap(), StepOutcome::Busy);
+    let statuses = tokio::time::timeout(std::time::Duration::from_secs(5), async {
+        let mut statuses = Vec::new();
+        loop {
+            let event = events.recv().await.unwrap();
+            match event.kind {
+                crate::events::EventKind::ToolCallUpdated => {
+                    statuses.push(event.data["status"].as_str().unwrap().to_owned());
+                }
+                crate::events::EventKind::RunUpdated if event.data["status"] == "done" => {
+                    break statuses;
+                }
+                _ => {}
+            }
+        }
+    })
+    .await
+    .expect("the run ends");
+    assert_eq!(statuses, ["approved", "executing", "completed"]);
+    assert!(!f.dir.path().join("workspace/notes.txt").exists());
+    assert!(f.last_reply(&c).await.contains("notes.txt"));
+
+    engine.detach_runner();
+    f.say(&c, "delete todo.md").await;
+    let call = f.calls(&c).await.pop().unwrap();
+    engine
+        .decide(&call.id, Verdict::Approve, &you())
+        .await
+        .unwrap();
+    let stored = engine.store().tool_call(&call.id).await.unwrap().unwrap();
+    assert_eq!(stored.status, CallStatus::Approved);
+}
+
 #[tokio::test]
 async fn two_processes_racing_to_resume_resume_once() {
     let f = Fixture::new().await;
@@ -392,6 +455,7 @@ async fn a_decision_whose_wake_up_was_lost_is_found_by_the_sweep() {
             arguments: None,
             result: None,
             refuse_questions: false,
+            claim: None,
         })
         .await
         .unwrap();
