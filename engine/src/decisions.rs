@@ -345,16 +345,24 @@ impl Engine {
                 .then(|| self.inner.handoff.claim(call_id, now))
                 .flatten(),
         };
-        match self.inner.store.decide(&change).await? {
-            Decided::Applied(call, event, closed, woken, claimed) => {
-                self.inner.events.publish(
-                    std::iter::once(event)
-                        .chain(woken.map(|e| *e))
-                        .chain(claimed.as_ref().map(|c| c.event.clone())),
-                );
-                if let (Some(claim), Some(claimed)) = (change.claim, claimed) {
-                    self.inner.handoff.hand(claim, *claimed);
-                }
+        let decided = if change.claim.is_some() {
+            // The request may be dropped (its client gone) while the
+            // approval commits, and a call the approval claims must still
+            // reach the runner: otherwise it would wait out the lease and be
+            // reported interrupted without having run. So the decision and
+            // its handoff go on by themselves.
+            let (engine, change) = (self.clone(), change.clone());
+            match tokio::spawn(async move { engine.decide_and_hand(&change).await }).await {
+                Ok(decided) => decided?,
+                Err(e) if e.is_panic() => std::panic::resume_unwind(e.into_panic()),
+                // The runtime is stopping, and this request with it.
+                Err(_) => return Err(StoreError::Database(sqlx::Error::PoolClosed).into()),
+            }
+        } else {
+            self.decide_and_hand(&change).await?
+        };
+        match decided {
+            Decided::Applied(call, _, closed, _, _) => {
                 if let Verdict::AlwaysAllow { everywhere } = verdict {
                     let grant = Grant {
                         id: GrantId::new(),
@@ -381,6 +389,24 @@ impl Engine {
             Decided::AlreadyDecided(call) => Err(already_decided(call)),
             Decided::NotFound => Err(EngineError::NotFound("tool call")),
         }
+    }
+
+    /// Applies `change`, publishes its events, and hands the call it
+    /// claimed, if it claimed one, to the runner (so what it returns
+    /// claimed nothing).
+    async fn decide_and_hand(&self, change: &DecisionChange) -> Result<Decided, StoreError> {
+        let mut decided = self.inner.store.decide(change).await?;
+        if let Decided::Applied(_, event, _, woken, claimed) = &mut decided {
+            self.inner.events.publish(
+                std::iter::once(event.clone())
+                    .chain(woken.as_deref().cloned())
+                    .chain(claimed.as_ref().map(|c| c.event.clone())),
+            );
+            if let (Some(claim), Some(claimed)) = (&change.claim, claimed.take()) {
+                self.inner.handoff.hand(claim.clone(), *claimed);
+            }
+        }
+        Ok(decided)
     }
 
     /// The policy re-checks an edited call; an edit the policy denies is refused.

@@ -281,6 +281,50 @@ async fn an_approval_hands_its_call_to_the_worker_here() {
     assert_eq!(stored.status, CallStatus::Approved);
 }
 
+/// An approval whose request is dropped while it is stored (its client
+/// gone) still runs the call it claims, instead of leaving it to be
+/// reported interrupted once the claim's lease runs out. On PostgreSQL,
+/// where storing a decision waits on the network: the request is dropped
+/// at its first wait.
+#[tokio::test]
+async fn a_claiming_approval_whose_request_is_dropped_still_runs_its_call() {
+    let Some(db) = crate::store::conformance::postgres().await else {
+        eprintln!("AIRLOCK_TEST_DATABASE_URL is not set: PostgreSQL check skipped");
+        return;
+    };
+    let dir = tempfile::tempdir().unwrap();
+    let engine = Engine::new(db.store.clone(), Arc::new(SystemClock), config());
+    let tools: Arc<dyn ToolSource> = Arc::new(DemoTools::open(dir.path()).unwrap());
+    let agent = Agent::new(engine.clone(), Arc::new(DemoModel), vec![tools], "test");
+    let c = engine.create_conversation().await.unwrap().id;
+    engine.post_message(&c, "delete notes.txt").await.unwrap();
+    let run = engine.store().active_run(&c).await.unwrap().unwrap();
+    assert_eq!(agent.step(&run.id).await.unwrap(), StepOutcome::Waiting);
+    let call = engine.tool_calls(&c).await.unwrap().remove(0);
+    engine.attach_runner(Arc::new(agent.clone()));
+    let mut events = engine.events().subscribe();
+    {
+        let you = you();
+        let decision = std::pin::pin!(engine.decide(&call.id, Verdict::Approve, &you));
+        assert!(futures::poll!(decision).is_pending());
+    }
+    tokio::time::timeout(std::time::Duration::from_secs(5), async {
+        loop {
+            let event = events.recv().await.unwrap();
+            if event.kind == crate::events::EventKind::RunUpdated && event.data["status"] == "done"
+            {
+                break;
+            }
+        }
+    })
+    .await
+    .expect("the run ends");
+    let stored = engine.store().tool_call(&call.id).await.unwrap().unwrap();
+    assert_eq!(stored.status, CallStatus::Completed);
+    assert!(!dir.path().join("workspace/notes.txt").exists());
+    engine.detach_runner();
+}
+
 #[tokio::test]
 async fn two_processes_racing_to_resume_resume_once() {
     let f = Fixture::new().await;
