@@ -214,7 +214,7 @@ impl Workload {
 
     /// A person in the chat: asks for two e-mails, then decides.
     async fn chat(self: Arc<Self>) {
-        let client = reqwest::Client::new();
+        let client = workload_client();
         while !self.stop.load(Ordering::Relaxed) {
             let n = self.counter.fetch_add(1, Ordering::Relaxed);
             let Some((200, id)) = self.post_fn(&client, n, "create_conversation", &[]).await else {
@@ -326,7 +326,7 @@ impl Workload {
 
     /// An agent over the HITL gateway: asks, and answers through the link.
     async fn gateway(self: Arc<Self>) {
-        let client = reqwest::Client::new();
+        let client = workload_client();
         while !self.stop.load(Ordering::Relaxed) {
             let n = self.counter.fetch_add(1, Ordering::Relaxed);
             let res = client
@@ -381,7 +381,7 @@ impl Workload {
 
     /// Another person in the inbox, deciding whatever waits.
     async fn inbox(self: Arc<Self>) {
-        let client = reqwest::Client::new();
+        let client = workload_client();
         while !self.stop.load(Ordering::Relaxed) {
             let n = self.counter.fetch_add(1, Ordering::Relaxed);
             tokio::time::sleep(Duration::from_millis(150)).await;
@@ -429,6 +429,18 @@ fn ids_of(calls: &Value) -> Vec<String> {
         .flatten()
         .map(|c| c["id"].as_str().unwrap().to_owned())
         .collect()
+}
+
+/// A client of the workload. Its requests give up after a while, as a
+/// person's browser would: a request that never gets an answer counts as
+/// cut by a kill instead of holding the test forever. (Once, after a run of
+/// 50 kills, a client waited for ever with no connection open and both
+/// servers idle and settled.)
+fn workload_client() -> reqwest::Client {
+    reqwest::Client::builder()
+        .timeout(Duration::from_secs(30))
+        .build()
+        .unwrap()
 }
 
 /// Runs the workload against `processes` and kills `victims` of them
