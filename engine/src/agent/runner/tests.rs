@@ -281,6 +281,21 @@ async fn an_approval_hands_its_call_to_the_worker_here() {
     assert_eq!(stored.status, CallStatus::Approved);
 }
 
+/// An agent over `engine` with the demo tools in `dir`, and the run of a
+/// new conversation, waiting for approval to delete notes.txt.
+async fn waiting_to_delete_notes(
+    engine: &Engine,
+    dir: &std::path::Path,
+) -> (Agent, ConversationId, Run) {
+    let tools: Arc<dyn ToolSource> = Arc::new(DemoTools::open(dir).unwrap());
+    let agent = Agent::new(engine.clone(), Arc::new(DemoModel), vec![tools], "test");
+    let c = engine.create_conversation().await.unwrap().id;
+    engine.post_message(&c, "delete notes.txt").await.unwrap();
+    let run = engine.store().active_run(&c).await.unwrap().unwrap();
+    assert_eq!(agent.step(&run.id).await.unwrap(), StepOutcome::Waiting);
+    (agent, c, run)
+}
+
 /// An approval whose request is dropped while it is stored (its client
 /// gone) still runs the call it claims, instead of leaving it to be
 /// reported interrupted once the claim's lease runs out. On PostgreSQL,
@@ -294,12 +309,7 @@ async fn a_claiming_approval_whose_request_is_dropped_still_runs_its_call() {
     };
     let dir = tempfile::tempdir().unwrap();
     let engine = Engine::new(db.store.clone(), Arc::new(SystemClock), config());
-    let tools: Arc<dyn ToolSource> = Arc::new(DemoTools::open(dir.path()).unwrap());
-    let agent = Agent::new(engine.clone(), Arc::new(DemoModel), vec![tools], "test");
-    let c = engine.create_conversation().await.unwrap().id;
-    engine.post_message(&c, "delete notes.txt").await.unwrap();
-    let run = engine.store().active_run(&c).await.unwrap().unwrap();
-    assert_eq!(agent.step(&run.id).await.unwrap(), StepOutcome::Waiting);
+    let (agent, c, _) = waiting_to_delete_notes(&engine, dir.path()).await;
     let call = engine.tool_calls(&c).await.unwrap().remove(0);
     engine.attach_runner(Arc::new(agent.clone()));
     let mut events = engine.events().subscribe();
@@ -528,12 +538,7 @@ async fn an_expired_approval_wakes_its_run() {
     let mut config = config();
     config.approvals.expires_after = Some(std::time::Duration::from_millis(1));
     let engine = Engine::new(Arc::new(store), Arc::new(SystemClock), config);
-    let tools: Arc<dyn ToolSource> = Arc::new(DemoTools::open(dir.path()).unwrap());
-    let agent = Agent::new(engine.clone(), Arc::new(DemoModel), vec![tools], "test");
-    let c = engine.create_conversation().await.unwrap().id;
-    engine.post_message(&c, "delete notes.txt").await.unwrap();
-    let run = engine.store().active_run(&c).await.unwrap().unwrap();
-    assert_eq!(agent.step(&run.id).await.unwrap(), StepOutcome::Waiting);
+    let (agent, _, run) = waiting_to_delete_notes(&engine, dir.path()).await;
     let mut woken = engine.events().subscribe();
     tokio::time::sleep(std::time::Duration::from_millis(5)).await;
     assert_eq!(engine.expire_due().await.unwrap(), 1);
