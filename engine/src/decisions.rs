@@ -392,14 +392,14 @@ impl Engine {
     }
 
     /// Applies `change`, publishes its events, and hands the call it
-    /// claimed, if it claimed one, to the runner (so what it returns
-    /// claimed nothing).
+    /// claimed, if it claimed one, to the runner: what it returns keeps
+    /// neither the run's event nor the claim.
     async fn decide_and_hand(&self, change: &DecisionChange) -> Result<Decided, StoreError> {
         let mut decided = self.inner.store.decide(change).await?;
         if let Decided::Applied(_, event, _, woken, claimed) = &mut decided {
             self.inner.events.publish(
                 std::iter::once(event.clone())
-                    .chain(woken.as_deref().cloned())
+                    .chain(woken.take().map(|e| *e))
                     .chain(claimed.as_ref().map(|c| c.event.clone())),
             );
             if let (Some(claim), Some(claimed)) = (&change.claim, claimed.take()) {
@@ -585,13 +585,8 @@ impl Engine {
             refuse_questions: false,
             claim: None,
         };
-        match self.inner.store.decide(&change).await? {
-            Decided::Applied(call, event, closed, woken, _) => {
-                self.inner
-                    .events
-                    .publish(std::iter::once(event).chain(woken.map(|e| *e)));
-                Ok((call, closed.map(|case| *case)))
-            }
+        match self.decide_and_hand(&change).await? {
+            Decided::Applied(call, _, closed, _, _) => Ok((call, closed.map(|case| *case))),
             Decided::AlreadyDecided(call) => Err(already_decided(call)),
             Decided::NotFound => Err(EngineError::NotFound("tool call")),
         }

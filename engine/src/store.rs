@@ -121,7 +121,7 @@ pub struct DecisionChange {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Claim {
     /// The lease's owner: one claim's own name, so no other step of the
-    /// same process passes the lease (see `Agent::run_claimed`).
+    /// same process passes the lease (see [`crate::claims`]).
     pub owner: String,
     /// Until when the lease holds unless renewed.
     pub until: DateTime<Utc>,
