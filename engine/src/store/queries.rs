@@ -877,6 +877,8 @@ macro_rules! impl_store {
             }
             let Some(row) = query.fetch_optional(&mut **tx).await? else { return Ok(None) };
             let call = row_call(&row)?;
+            // Only an approval that wakes its run claims.
+            let claim = claim.filter(|_| its_run == ItsRun::Wake && call.status == CallStatus::Approved);
             let closed = match &folded {
                 Some((closing, _)) => match row.try_get::<Option<String>, _>("closed_case_id")? {
                     Some(_) => Some(closed_case(&row, "closed_", closing.at)?),
@@ -897,9 +899,7 @@ macro_rules! impl_store {
                     _ => None,
                 };
                 let claimed = match (claim, &woken) {
-                    (Some(claim), Some((run, _))) if call.status == CallStatus::Approved => {
-                        claim_in(tx, run, &call, claim).await?
-                    }
+                    (Some(claim), Some((run, _))) => claim_in(tx, run, &call, claim).await?,
                     _ => None,
                 };
                 return Ok(Some(AppliedIn { call, event, case: closed.map(|(case, _)| case), woken, claimed }));
@@ -916,7 +916,7 @@ macro_rules! impl_store {
                 None => None,
             };
             let woken_run = waiting.map(|run| Run { status: RunStatus::Running, updated_at: call.updated_at, ..run });
-            let claim = claim.filter(|_| its_run == ItsRun::Wake && woken_run.is_some() && call.status == CallStatus::Approved);
+            let claim = claim.filter(|_| woken_run.is_some());
             let claimed_call = claim.map(|_| ToolCall { status: CallStatus::Executing, ..call.clone() });
             let claim_event = claimed_call.as_ref().map(|c| call_event(c, EventKind::ToolCallUpdated));
             let call_event = call_event(&call, EventKind::ToolCallUpdated);
