@@ -4,6 +4,8 @@
 
 #[cfg(feature = "hydrate")]
 pub mod browser;
+#[cfg(feature = "ssr")]
+pub mod csp;
 pub mod error;
 pub mod server_fns;
 #[cfg(feature = "ssr")]

@@ -87,6 +87,16 @@ export const test = base.extend<{ airlock: AirlockServer }>({
   baseURL: async ({ airlock }, use) => {
     await use(airlock.url);
   },
+  // Every test runs under the pages' Content-Security-Policy: anything the
+  // policy blocks (a script, a style, a connection) fails the test.
+  page: async ({ page }, use) => {
+    const blocked: string[] = [];
+    page.on('console', (message) => {
+      if (/Content Security Policy/i.test(message.text())) blocked.push(message.text());
+    });
+    await use(page);
+    expect(blocked, 'the Content-Security-Policy blocked something').toEqual([]);
+  },
 });
 
 export { expect };

@@ -1,6 +1,7 @@
 //! Airlock's server: startup in a fixed order, and the HTTP routes that are
 //! not server functions. `launch` lets tests run the real server on port 0.
 
+pub mod cross_site;
 mod draft_delta;
 pub mod fn_errors;
 pub mod freshness;
@@ -11,6 +12,7 @@ pub mod list_stream;
 pub mod listing;
 pub mod openapi;
 pub mod review_stream;
+pub mod security_headers;
 pub mod settings;
 pub mod streams;
 pub mod workers;
@@ -28,6 +30,7 @@ use tower_http::compression::predicate::{DefaultPredicate, Predicate, SizeAbove}
 
 use app::state::AppState;
 use app::{shell, App};
+use cross_site::AllowedHosts;
 use engine::agent::demo_model::DemoModel;
 use engine::agent::openai::{OpenAiConfig, OpenAiModel};
 use engine::agent::worker::run_worker;
@@ -41,8 +44,8 @@ use engine::{Engine, SystemClock};
 pub use settings::{ModelSettings, Settings};
 
 /// Builds the router over `state`: health, pages, server functions, and the
-/// compiled site's static files.
-pub fn router(state: AppState) -> Router {
+/// compiled site's static files, for requests to the `allowed` hosts.
+pub fn router(state: AppState, allowed: Arc<AllowedHosts>) -> Router {
     let routes = generate_route_list(App);
     let (own, own_api) = utoipa_axum::router::OpenApiRouter::<AppState>::new()
         .routes(utoipa_axum::routes!(health::healthz))
@@ -82,6 +85,14 @@ pub fn router(state: AppState) -> Router {
                 .gzip(true)
                 .compress_when(DefaultPredicate::new().and(SizeAbove::new(1024))),
         )
+        .layer(axum::middleware::map_response(
+            security_headers::add_security_headers,
+        ))
+        // Outermost, so a foreign request reaches no handler at all.
+        .layer(axum::middleware::from_fn_with_state(
+            allowed,
+            cross_site::refuse_foreign,
+        ))
         .with_state(state)
 }
 
@@ -95,6 +106,8 @@ pub struct Services {
     pub agent: Agent,
     /// The secret review callbacks are signed with.
     pub callback_secret: Vec<u8>,
+    /// The hosts requests may name.
+    pub allowed_hosts: Arc<AllowedHosts>,
 }
 
 /// Opens the store, the tool sources and the model, and builds the services.
@@ -154,10 +167,15 @@ pub async fn build(settings: &Settings) -> anyhow::Result<Services> {
         public_url: settings.public_url.clone(),
     };
     let callback_secret = callback_secret(settings)?;
+    let allowed_hosts = Arc::new(AllowedHosts::new(
+        settings.public_url.as_deref(),
+        &settings.allowed_hosts,
+    ));
     Ok(Services {
         state,
         agent,
         callback_secret,
+        allowed_hosts,
     })
 }
 
@@ -259,6 +277,7 @@ pub async fn launch(
         state,
         agent,
         callback_secret,
+        allowed_hosts,
     } = build(&settings).await?;
     let store = state.engine.store().backend();
     // One process owns a SQLite file: any lease in it is a dead process's.
@@ -292,7 +311,7 @@ pub async fn launch(
     };
     let runner = tokio::spawn(run_worker(agent, workers_stop));
     let events = state.engine.events().clone();
-    let app = router(state);
+    let app = router(state, allowed_hosts);
     let addr = listener.local_addr()?;
     tracing::info!(%addr, store, "listening");
     // The line scripts and tests wait for; keep its shape.

@@ -36,6 +36,10 @@ pub struct Settings {
     /// The secret callbacks are signed with (`AIRLOCK_CALLBACK_SECRET`);
     /// without it, one generated into the data directory.
     pub callback_secret: Option<Secret>,
+    /// Host names the server answers to besides addresses, `localhost` and
+    /// the public URL's host (`AIRLOCK_ALLOWED_HOSTS`, comma-separated:
+    /// `name` on any port, `name:port`, or `*` for every host).
+    pub allowed_hosts: Vec<String>,
 }
 
 /// A value that never reaches a log line.
@@ -164,6 +168,7 @@ impl Settings {
             }
         };
         let callback_secret = lookup("AIRLOCK_CALLBACK_SECRET").map(Secret);
+        let allowed_hosts = allowed_hosts(lookup("AIRLOCK_ALLOWED_HOSTS").as_deref())?;
         Ok(Self {
             addr,
             data_dir,
@@ -173,8 +178,29 @@ impl Settings {
             model,
             public_url,
             callback_secret,
+            allowed_hosts,
         })
     }
+}
+
+/// Reads `AIRLOCK_ALLOWED_HOSTS`: hosts separated by commas or spaces.
+fn allowed_hosts(text: Option<&str>) -> Result<Vec<String>, SettingsError> {
+    let entries = text.unwrap_or_default().split([',', ' ']);
+    entries
+        .filter(|entry| !entry.is_empty())
+        .map(|entry| {
+            if entry == "*" || crate::cross_site::Authority::parse(entry).is_some() {
+                Ok(entry.to_owned())
+            } else {
+                Err(SettingsError {
+                    name: "AIRLOCK_ALLOWED_HOSTS",
+                    problem: format!(
+                        "`{entry}` is not a host like airlock.internal or airlock.internal:8080"
+                    ),
+                })
+            }
+        })
+        .collect()
 }
 
 #[cfg(test)]
@@ -236,6 +262,16 @@ mod tests {
         assert_eq!(e.name, "AIRLOCK_MODEL");
         let e = from(&[("AIRLOCK_MODEL_BASE_URL", "x/v1"), ("AIRLOCK_MODEL", "m")]).unwrap_err();
         assert_eq!(e.name, "AIRLOCK_MODEL_BASE_URL");
+    }
+
+    #[test]
+    fn allowed_hosts_are_a_list_of_hosts() {
+        assert!(from(&[]).unwrap().allowed_hosts.is_empty());
+        let s = from(&[("AIRLOCK_ALLOWED_HOSTS", "airlock.internal, box:8080,[::2]")]).unwrap();
+        assert_eq!(s.allowed_hosts, ["airlock.internal", "box:8080", "[::2]"]);
+        let e = from(&[("AIRLOCK_ALLOWED_HOSTS", "https://airlock.internal")]).unwrap_err();
+        assert_eq!(e.name, "AIRLOCK_ALLOWED_HOSTS");
+        assert!(e.to_string().contains("https://airlock.internal"), "{e}");
     }
 
     #[test]

@@ -28,11 +28,16 @@ impl TestApp {
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
         let addr: SocketAddr = listener.local_addr().unwrap();
         let (stop, stopped) = oneshot::channel::<()>();
-        let server::Services { state, agent, .. } = server::build(&settings).await.unwrap();
+        let server::Services {
+            state,
+            agent,
+            allowed_hosts,
+            ..
+        } = server::build(&settings).await.unwrap();
         let (stop_worker, worker_stop) = tokio::sync::watch::channel(false);
         tokio::spawn(engine::agent::worker::run_worker(agent, worker_stop));
         let engine = state.engine.clone();
-        let app = server::router(state);
+        let app = server::router(state, allowed_hosts);
         tokio::spawn(async move {
             axum::serve(listener, app)
                 .with_graceful_shutdown(async {

@@ -13,6 +13,8 @@ use crate::ui::pages::{
 
 /// The HTML document every page is rendered into.
 pub fn shell(options: LeptosOptions) -> impl IntoView {
+    #[cfg(feature = "ssr")]
+    crate::csp::set_content_security_policy();
     view! {
         <!DOCTYPE html>
         <html lang="en">

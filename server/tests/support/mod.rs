@@ -89,7 +89,7 @@ pub async fn start(
         let stop = stop.clone();
         tokio::spawn(async move { engine.follow_feed(stop).await });
     }
-    let app = server::router(services.state);
+    let app = server::router(services.state, services.allowed_hosts);
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
     let (stop, stopped) = oneshot::channel::<()>();
