@@ -1,5 +1,6 @@
 //! The message composer.
 
+use leptos::html::Textarea;
 use leptos::prelude::*;
 
 use crate::server_fns::conversations::PostMessage;
@@ -17,13 +18,23 @@ pub fn Composer(
 ) -> impl IntoView {
     // Set once the browser has attached behaviour to the server's HTML.
     let hydrated = RwSignal::new(false);
-    Effect::new(move |_| hydrated.set(true));
     let text = RwSignal::new(String::new());
+    let area = NodeRef::<Textarea>::new();
+    // Text typed before the page came alive is in the box, not in `text`:
+    // take it from there, so it stays and Send works. The box is never
+    // bound to `text`, since a binding would write "" over it on hydration.
+    area.on_load(move |el| {
+        text.set(el.value());
+        hydrated.set(true);
+    });
     let pending = post.pending();
     let value = post.value();
     Effect::new(move |_| {
         if let Some(Ok(_)) = value.get() {
             text.set(String::new());
+            if let Some(el) = area.get_untracked() {
+                el.set_value("");
+            }
         }
     });
     let blocked =
@@ -52,7 +63,7 @@ pub fn Composer(
                     rows="2"
                     required
                     placeholder="Ask the agent… (try “list files”)"
-                    prop:value=move || text.get()
+                    node_ref=area
                     on:input=move |ev| text.set(event_target_value(&ev))
                     on:keydown=on_keydown
                 ></textarea>
