@@ -37,3 +37,26 @@ test('the review page answers without JavaScript', async ({ page, browser, airlo
   await expect(alive.getByRole('status')).toContainText('Rejected by Grace');
   expect(problems).toEqual([]);
 });
+
+test('without JavaScript, Copy review link shows the link on the page', async ({ page }) => {
+  await page.goto('/');
+  await page.getByRole('button', { name: 'New conversation' }).click();
+  await expect(page).toHaveURL(/\/c\/conv_[0-9a-f]{32}$/);
+  await page.getByRole('textbox', { name: 'Message' }).fill('delete notes.txt');
+  await page.getByRole('button', { name: 'Send' }).click();
+  const card = page.getByRole('article', { name: 'delete_file call' });
+  await expect(async () => {
+    await page.reload();
+    await expect(card).toHaveAttribute('data-status', 'pending_approval', { timeout: 500 });
+  }).toPass();
+
+  await card.getByRole('button', { name: 'Copy review link' }).click();
+  await expect(page).toHaveURL(/\/c\/conv_[0-9a-f]{32}\?review_link=call_[0-9a-f]{32}\./);
+  const field = card.getByRole('textbox', { name: 'Review link' });
+  await expect(field).toHaveValue(/^http:\/\/[^/]+\/review\/review_[\w-]+\?token=[\w-]{43}$/);
+  await expect(card.getByText('Anyone with this link can decide.')).toBeVisible();
+
+  // The link opens the call's review, here too without JavaScript.
+  await page.goto(await field.inputValue());
+  await expect(page.getByRole('heading', { level: 1 })).toContainText('delete_file');
+});
