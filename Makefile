@@ -16,10 +16,11 @@ CARGO_LEPTOS_VERSION := 0.3.11
 WASM_BINDGEN_VERSION := $(shell awk '/^name = "wasm-bindgen"$$/ { getline; gsub(/"/, "", $$3); print $$3; exit }' Cargo.lock)
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: help run release site-release nightly-wasm test tools rust-tools node-tools chromium lint fmt test-postgres bench faults fuzz
+.PHONY: help run dev release site-release nightly-wasm test tools rust-tools node-tools chromium lint fmt test-postgres bench faults fuzz
 
 help:
-	@echo "make run    serve Airlock on http://127.0.0.1:3000 (embedded defaults)"
+	@echo "make run    serve Airlock on http://127.0.0.1:3000 (embedded defaults, optimised build)"
+	@echo "make dev    the same from a debug build that rebuilds and reloads on every change"
 	@echo "make release  the release server and a size-optimised site in target/site-release"
 	@echo "make test   every unit, integration and browser test"
 	@echo "make lint   clippy and rustfmt checks"
@@ -60,8 +61,14 @@ chromium:
 
 ## Running ---------------------------------------------------------------------
 
-run: tools
-	cargo leptos serve
+# What people evaluate and deploy: the release server and the size-optimised
+# browser bundle (`make bench` reports its size). `make dev` is the fast
+# debug build, rebuilt and reloaded in the browser on every change.
+run: release
+	LEPTOS_SITE_ROOT=$(SITE_RELEASE) $(CARGO_TARGET_DIR)/release/airlock serve
+
+dev: tools
+	cargo leptos watch
 
 ## Release ---------------------------------------------------------------------
 

@@ -8,7 +8,7 @@ import { join, resolve } from 'node:path';
 
 const serverBin =
   process.env.AIRLOCK_SERVER_BIN ??
-  join(process.env.CARGO_TARGET_DIR ?? resolve(__dirname, '../../target'), 'debug', 'server');
+  join(process.env.CARGO_TARGET_DIR ?? resolve(__dirname, '../../target'), 'debug', 'airlock');
 const siteRoot = process.env.LEPTOS_SITE_ROOT ?? resolve(__dirname, '../../target/site');
 
 export class AirlockServer {

@@ -1,4 +1,4 @@
-//! Decision → tool start through a real server: the release `server` binary
+//! Decision → tool start through a real server: the release `airlock` binary
 //! as its own process (agent worker and all), on a SQLite file and, when
 //! `AIRLOCK_BENCH_DATABASE_URL` is set, on PostgreSQL. Each call waits in a
 //! conversation of its own (the demo agent's `send_email`); deciders approve
@@ -48,7 +48,7 @@ fn start(dir: &std::path::Path, database_url: Option<&str>) -> support::Spawned 
         .map(|url| ("AIRLOCK_DATABASE_URL", url))
         .into_iter()
         .collect();
-    support::spawn(env!("CARGO_BIN_EXE_server"), dir, &env)
+    support::spawn(env!("CARGO_BIN_EXE_airlock"), dir, &env)
 }
 
 /// `n` calls waiting for approval, one per conversation: each call's id and

@@ -27,7 +27,7 @@ fn start(dir: &std::path::Path) -> support::Spawned {
     let config = dir.join("airlock.yaml");
     std::fs::write(&config, support::gateway_config("bench", KEY)).unwrap();
     support::spawn(
-        env!("CARGO_BIN_EXE_server"),
+        env!("CARGO_BIN_EXE_airlock"),
         dir,
         &[("AIRLOCK_CONFIG", config.to_str().unwrap())],
     )

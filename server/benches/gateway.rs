@@ -22,7 +22,7 @@ mod support;
 
 use std::time::{Duration, Instant};
 
-// The allocator the `server` binary uses (see src/main.rs): the server runs
+// The allocator the `airlock` binary uses (see src/main.rs): the server runs
 // in this process.
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;

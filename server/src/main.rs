@@ -1,6 +1,8 @@
-//! Starts Airlock: tracing, settings, then `launch` with graceful shutdown.
+//! The `airlock` command: `airlock serve` (the default) starts the server:
+//! tracing, settings, then `launch` with graceful shutdown.
 
 use anyhow::Context;
+use clap::{Parser, Subcommand};
 use tracing_subscriber::EnvFilter;
 
 // Serving a request allocates and frees many small buffers across threads,
@@ -9,8 +11,30 @@ use tracing_subscriber::EnvFilter;
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
+/// Airlock: a human approval layer for AI agents' tool calls. Settings come
+/// from AIRLOCK_* environment variables (see docs/configuration.md).
+#[derive(Debug, Parser)]
+#[command(name = "airlock", version)]
+struct Cli {
+    #[command(subcommand)]
+    command: Option<Command>,
+}
+
+#[derive(Debug, Subcommand)]
+enum Command {
+    /// Serve the web app, the HITL API and the agent (the default).
+    Serve,
+}
+
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {
+    let cli = Cli::parse();
+    match cli.command.unwrap_or(Command::Serve) {
+        Command::Serve => serve().await,
+    }
+}
+
+async fn serve() -> anyhow::Result<()> {
     tracing_subscriber::fmt()
         .with_env_filter(
             EnvFilter::try_from_env("AIRLOCK_LOG")

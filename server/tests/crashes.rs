@@ -1,4 +1,4 @@
-//! Crash test: the real `server` binary under a mixed workload, killed with
+//! Crash test: the real `airlock` binary under a mixed workload, killed with
 //! SIGKILL at random moments and restarted over the same store, again and
 //! again. The workload: chat conversations whose agent proposes a batch of
 //! two e-mails (the demo `send_email` appends one line per execution to the
@@ -76,7 +76,7 @@ impl Process {
             .append(true)
             .open(self.data.join("server.log"))
             .unwrap();
-        let child = Command::new(env!("CARGO_BIN_EXE_server"))
+        let child = Command::new(env!("CARGO_BIN_EXE_airlock"))
             .env("AIRLOCK_ADDR", format!("127.0.0.1:{}", self.port))
             .env("AIRLOCK_DATA_DIR", &self.data)
             .env("AIRLOCK_CONFIG", self.data.join("airlock.yaml"))

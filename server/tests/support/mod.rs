@@ -179,7 +179,7 @@ pub async fn create_conversation(client: &reqwest::Client, base: &str) -> String
         .unwrap()
 }
 
-/// The release or debug `server` binary as its own process, killed on drop.
+/// The release or debug `airlock` binary as its own process, killed on drop.
 pub struct Spawned {
     pub child: std::process::Child,
     /// `http://127.0.0.1:<port>`.
