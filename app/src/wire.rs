@@ -364,7 +364,7 @@ mod from_engine {
     impl InboxItem {
         /// The inbox entry of a waiting call, with its age relative to `now`.
         pub fn from_call(
-            call: engine::calls::ToolCall,
+            call: engine::domain::ToolCall,
             conversation_title: String,
             now: chrono::DateTime<chrono::Utc>,
         ) -> Self {
@@ -383,8 +383,8 @@ mod from_engine {
         }
     }
 
-    impl From<engine::calls::ToolCall> for ToolCallItem {
-        fn from(c: engine::calls::ToolCall) -> Self {
+    impl From<engine::domain::ToolCall> for ToolCallItem {
+        fn from(c: engine::domain::ToolCall) -> Self {
             via_json(&c)
         }
     }

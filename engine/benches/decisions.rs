@@ -16,9 +16,9 @@ mod common;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use engine::calls::Channel;
 use engine::config::Config;
 use engine::decisions::{ProposedCall, Reviewer, Verdict};
+use engine::domain::Channel;
 use engine::{Engine, SystemClock};
 use serde_json::json;
 

@@ -14,9 +14,9 @@ use std::time::{Duration, Instant};
 
 use engine::agent::demo_model::DemoModel;
 use engine::agent::{Agent, StepOutcome};
-use engine::calls::{CallStatus, Channel};
 use engine::config::Config;
 use engine::decisions::{Reviewer, Verdict};
+use engine::domain::{CallStatus, Channel};
 use engine::store::NewMessage;
 use engine::tools::demo::{self, DemoTools};
 use engine::tools::ToolSource;

@@ -18,11 +18,7 @@ pub use runner::{Agent, StepOutcome};
 
 use crate::tools::ToolSpec;
 
-/// The source name of the agent's own tools.
-pub const AGENT_SOURCE: &str = "agent";
-
-/// The tool with which the agent asks the person a question.
-pub const QUESTION_TOOL: &str = "request_human_input";
+pub use crate::domain::{AGENT_SOURCE, QUESTION_TOOL};
 
 /// The question tool as offered to the model.
 pub fn question_tool() -> ToolSpec {

@@ -10,7 +10,7 @@ use std::sync::{Arc, RwLock};
 
 use chrono::{DateTime, Utc};
 
-use crate::ids::ToolCallId;
+use crate::domain::ToolCallId;
 use crate::store::{Claim, Claimed};
 
 /// What runs the calls decisions claim: the agent.
@@ -46,7 +46,7 @@ impl Handoff {
     pub(crate) fn claim(&self, call: &ToolCallId, now: DateTime<Utc>) -> Option<Claim> {
         self.runner().map(|runner| Claim {
             owner: format!("{} for {call}", runner.owner()),
-            until: crate::runs::lease_until(now),
+            until: crate::domain::lease_until(now),
         })
     }
 

@@ -26,35 +26,7 @@ use serde::Deserialize;
 
 use crate::policy::{Policy, PolicyConfig, PolicyError};
 
-/// What happens to an approval nobody decided in time.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, serde::Serialize)]
-#[serde(rename_all = "snake_case")]
-pub enum ExpiryAction {
-    /// Reject it (fail closed).
-    #[default]
-    Reject,
-    /// Approve it.
-    Approve,
-}
-
-impl ExpiryAction {
-    /// The stored name.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            ExpiryAction::Reject => "reject",
-            ExpiryAction::Approve => "approve",
-        }
-    }
-
-    /// Reads a stored name.
-    pub fn parse(value: &str) -> Option<Self> {
-        match value {
-            "reject" => Some(ExpiryAction::Reject),
-            "approve" => Some(ExpiryAction::Approve),
-            _ => None,
-        }
-    }
-}
+pub use crate::domain::ExpiryAction;
 
 /// When approvals expire and what then happens.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -134,7 +106,7 @@ impl GatewaySettings {
     /// constant time against every configured hash.
     pub fn client_for(&self, presented: &str) -> Option<&str> {
         use subtle::ConstantTimeEq;
-        let hash = crate::reviews::token::hash_text(presented);
+        let hash = crate::domain::token::hash_text(presented);
         let mut found = None;
         for key in &self.api_keys {
             let same: bool = key

@@ -9,13 +9,13 @@
 use chrono::Duration;
 use serde_json::Value;
 
-use crate::agent::{AGENT_SOURCE, QUESTION_TOOL};
-use crate::calls::{CallStatus, Channel, Decision, DecisionKind, Grant, GrantScope, ToolCall};
+use crate::domain::{BatchId, ConversationId, GrantId, RunId, ToolCallId};
+use crate::domain::{CallStatus, Channel, Decision, DecisionKind, Grant, GrantScope, ToolCall};
+use crate::domain::{NewCase, ReviewCase};
+use crate::domain::{Run, RunStatus};
+use crate::domain::{AGENT_SOURCE, QUESTION_TOOL};
 use crate::engine::{Engine, EngineError};
-use crate::ids::{BatchId, ConversationId, GrantId, RunId, ToolCallId};
 use crate::policy::{CallFacts, Outcome, Verdict as PolicyVerdict};
-use crate::reviews::{NewCase, ReviewCase};
-use crate::runs::{Run, RunStatus};
 use crate::store::{Decided, DecisionChange, StoreError};
 
 /// Longest rejection reason, in characters.
@@ -167,7 +167,7 @@ impl Engine {
             .iter()
             .filter(|c| c.status == CallStatus::PendingApproval)
             .map(|c| NewCase {
-                case: crate::reviews::case_for(c, Default::default()),
+                case: crate::domain::case_for(c, Default::default()),
                 token_hash: None,
             })
             .collect();

@@ -4,14 +4,14 @@
 
 use std::sync::Arc;
 
-use crate::calls::CallStatus;
 use crate::clock::Clock;
 use crate::config::Config;
-use crate::events::Events;
-use crate::ids::{ConversationId, MessageId};
-use crate::model::{
+use crate::domain::CallStatus;
+use crate::domain::{
     title_from_message, Conversation, ConversationSummary, Message, Role, UNTITLED,
 };
+use crate::domain::{ConversationId, MessageId};
+use crate::events::Events;
 use crate::store::{NewMessage, Store, StoreError};
 
 /// Longest message a person may send, in characters.
@@ -208,12 +208,12 @@ impl Engine {
     /// its answer; anything else rejects them ("the user sent a new message
     /// instead") and goes to the model. With no run under way, a run starts.
     async fn hand_to_agent(&self, id: &ConversationId, content: &str) -> Result<(), EngineError> {
-        use crate::calls::CallStatus;
         use crate::decisions::{Reviewer, Verdict};
-        use crate::runs::RunStatus;
+        use crate::domain::CallStatus;
+        use crate::domain::RunStatus;
         let reviewer = Reviewer {
             name: CHAT_USER.to_owned(),
-            channel: crate::calls::Channel::Chat,
+            channel: crate::domain::Channel::Chat,
         };
         let run = match self.inner.store.active_run(id).await? {
             None => {
@@ -233,7 +233,7 @@ impl Engine {
             .collect();
         let questions: Vec<_> = pending
             .iter()
-            .filter(|c| c.tool == crate::agent::QUESTION_TOOL)
+            .filter(|c| c.tool == crate::domain::QUESTION_TOOL)
             .collect();
         if pending.len() == 1 && questions.len() == 1 {
             self.answer(&questions[0].id, content, &reviewer).await?;
@@ -275,7 +275,7 @@ impl Engine {
     pub async fn conversation_snapshot(
         &self,
         id: &ConversationId,
-    ) -> Result<(i64, ConversationView, Vec<crate::calls::ToolCall>), EngineError> {
+    ) -> Result<(i64, ConversationView, Vec<crate::domain::ToolCall>), EngineError> {
         let cursor = self
             .inner
             .store
@@ -295,7 +295,7 @@ impl Engine {
     pub async fn inbox_snapshot(
         &self,
         limit: i64,
-    ) -> Result<(i64, Vec<crate::calls::ToolCall>), EngineError> {
+    ) -> Result<(i64, Vec<crate::domain::ToolCall>), EngineError> {
         let cursor = self.inner.store.inbox_cursor().await?;
         Ok((cursor, self.inner.store.pending_calls(limit).await?))
     }
@@ -306,7 +306,7 @@ impl Engine {
         id: &ConversationId,
         seq: i64,
         limit: i64,
-    ) -> Result<Vec<crate::events::Event>, EngineError> {
+    ) -> Result<Vec<crate::domain::Event>, EngineError> {
         Ok(self.inner.store.events_after(id, seq, limit).await?)
     }
 
@@ -315,7 +315,7 @@ impl Engine {
         &self,
         inbox_seq: i64,
         limit: i64,
-    ) -> Result<Vec<crate::events::Event>, EngineError> {
+    ) -> Result<Vec<crate::domain::Event>, EngineError> {
         Ok(self
             .inner
             .store

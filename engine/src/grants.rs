@@ -5,19 +5,9 @@ use std::collections::HashMap;
 
 use chrono::{DateTime, Utc};
 
-use crate::calls::{Grant, GrantScope};
+use crate::domain::{ConversationId, GrantId};
+use crate::domain::{Grant, GrantEntry, GrantScope};
 use crate::engine::{Engine, EngineError};
-use crate::ids::{ConversationId, GrantId};
-
-/// A grant, with the title of the conversation it is limited to.
-#[derive(Debug, Clone, PartialEq)]
-pub struct GrantEntry {
-    /// The grant.
-    pub grant: Grant,
-    /// The title of its conversation; `None` for a grant that applies
-    /// everywhere, or whose conversation is gone.
-    pub conversation_title: Option<String>,
-}
 
 impl Engine {
     /// Every grant, newest first, revoked ones included.

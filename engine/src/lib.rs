@@ -3,18 +3,15 @@
 //! Leptos or HTTP, so every rule can be tested without a browser or a server.
 
 pub mod agent;
-pub mod calls;
 pub mod claims;
 pub mod clock;
 pub mod config;
 pub mod decisions;
+pub mod domain;
 pub mod engine;
 pub mod events;
 pub mod grants;
-pub mod ids;
 pub mod intent;
-pub mod markdown;
-pub mod model;
 #[cfg(test)]
 mod node_process;
 pub mod policy;
@@ -22,14 +19,14 @@ pub mod policy;
 mod private_ca;
 pub mod relay;
 pub mod reviews;
-pub mod runs;
 pub mod store;
 pub mod tools;
 
 pub use clock::{Clock, ManualClock, SystemClock};
+pub use domain::{
+    Conversation, ConversationId, ConversationSummary, IdError, Message, MessageId, Role,
+};
 pub use engine::{ConversationView, Engine, EngineError};
-pub use ids::{ConversationId, IdError, MessageId};
-pub use model::{Conversation, ConversationSummary, Message, Role};
 pub use store::{Store, StoreError};
 
 /// Airlock's version, as reported by `/healthz`.

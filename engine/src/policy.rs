@@ -14,11 +14,13 @@
 //! | 7     | `default` (`require_approval` unless set to `allow`)   | as configured      |
 
 mod config;
+mod rule_config;
 mod rules;
 
 use serde::{Deserialize, Serialize};
 
-pub use config::{ConditionConfig, PolicyConfig, PolicyError, RuleAction, RuleConfig};
+pub use config::{PolicyConfig, PolicyError, RuleConfig};
+pub use rule_config::{ConditionConfig, RuleAction};
 use rules::{CompiledRule, GlobList};
 
 /// What the policy says about one call.

@@ -127,7 +127,7 @@ mod tests {
 
     use crate::config::Config;
     use crate::decisions::ProposedCall;
-    use crate::events::EventKind;
+    use crate::domain::EventKind;
     use crate::{Engine, SystemClock};
 
     /// Two replicas on one fresh PostgreSQL schema, each following the feed
@@ -171,7 +171,7 @@ mod tests {
     }
 
     /// A call `a` proposes in a new conversation, which waits for a person.
-    async fn delete_waiting(a: &Engine) -> crate::calls::ToolCall {
+    async fn delete_waiting(a: &Engine) -> crate::domain::ToolCall {
         let conversation = a.create_conversation().await.unwrap();
         a.propose_calls(
             &conversation.id,
@@ -221,8 +221,8 @@ mod tests {
 
     #[tokio::test]
     async fn a_replica_hears_of_grants_another_makes_and_revokes() {
-        use crate::calls::{CallStatus, Channel};
         use crate::decisions::{Reviewer, Verdict};
+        use crate::domain::{CallStatus, Channel};
         let Some(replicas) = replicas().await else {
             return;
         };

@@ -5,13 +5,13 @@
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 
-use crate::calls::{CallStatus, Decision, Grant, ToolCall};
-use crate::events::Event;
-use crate::ids::{BatchId, ConversationId, GrantId, MessageId, RunId, ToolCallId};
-use crate::model::{Conversation, ConversationSummary, Message, Role};
-use crate::reviews::callbacks::{Callback, CallbackAttempt};
-use crate::reviews::{CaseEvent, CaseId, CaseStatus, NewCase, ReviewCase};
-use crate::runs::{Run, RunStatus};
+use crate::domain::Event;
+use crate::domain::{BatchId, ConversationId, GrantId, MessageId, RunId, ToolCallId};
+use crate::domain::{CallStatus, Decision, Grant, ToolCall};
+use crate::domain::{Callback, CallbackAttempt};
+use crate::domain::{CaseEvent, CaseId, CaseStatus, NewCase, ReviewCase};
+use crate::domain::{Conversation, ConversationSummary, Message, Role};
+use crate::domain::{Run, RunStatus};
 
 #[macro_use]
 mod review_queries;

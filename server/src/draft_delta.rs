@@ -1,7 +1,7 @@
 //! The HTML of a reply being written, sent to a subscriber by difference.
 //!
 //! Each piece that ends a line comes with the rendering of every complete
-//! line so far (`engine::markdown::Drafting`): sent whole, a reply of n lines
+//! line so far (`engine::domain::markdown::Drafting`): sent whole, a reply of n lines
 //! would cross the wire n times over. A subscriber is sent only what follows
 //! the part of the rendering it already has (`keep` bytes), so a long reply's
 //! HTML crosses about once.
@@ -51,7 +51,7 @@ fn shared_prefix(a: &str, b: &str) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use engine::ids::ConversationId;
+    use engine::domain::ConversationId;
 
     fn piece(text: &str, html: Option<&str>) -> Draft {
         Draft {

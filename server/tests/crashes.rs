@@ -23,8 +23,8 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use engine::calls::{CallStatus, DecisionKind};
-use engine::ids::{ConversationId, ToolCallId};
+use engine::domain::{CallStatus, DecisionKind};
+use engine::domain::{ConversationId, ToolCallId};
 use rand::Rng;
 use serde_json::{json, Value};
 
@@ -647,7 +647,7 @@ async fn settle_and_check(processes: &mut [Process], ledger: &Ledger) {
                 .decision
                 .as_ref()
                 .expect("an expired call records its expiry");
-            assert_eq!(decision.by, engine::calls::SYSTEM_TIMEOUT, "{id}");
+            assert_eq!(decision.by, engine::domain::SYSTEM_TIMEOUT, "{id}");
         }
     }
     let (accepted, conflicts, broken) = (ledger.accepted.len(), ledger.conflicts, ledger.broken);

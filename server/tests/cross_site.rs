@@ -25,8 +25,8 @@ struct Fixture {
 
 impl Fixture {
     async fn start(env: &[(&str, &str)]) -> Self {
-        use engine::calls::Channel;
         use engine::decisions::{Reviewer, Verdict};
+        use engine::domain::Channel;
         let dir = tempfile::tempdir().unwrap();
         let config = support::gateway_config("agent", KEY);
         let server = support::start(dir.path(), &config, env, support::Workers::default()).await;

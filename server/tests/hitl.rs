@@ -346,11 +346,11 @@ async fn polls_follow_the_case_with_etags_and_one_response_only() {
     let call = s
         .engine
         .store()
-        .tool_call(&engine::ids::ToolCallId::parse(call_id).unwrap())
+        .tool_call(&engine::domain::ToolCallId::parse(call_id).unwrap())
         .await
         .unwrap()
         .unwrap();
-    assert_eq!(call.status, engine::calls::CallStatus::Rejected);
+    assert_eq!(call.status, engine::domain::CallStatus::Rejected);
 }
 
 /// The case and the token of a 202's review link.

@@ -523,8 +523,8 @@ fn delete(path: &str) -> engine::decisions::ProposedCall {
 
 #[tokio::test]
 async fn the_inbox_stream_follows_approvals_of_every_conversation() {
-    use engine::calls::Channel;
     use engine::decisions::{Reviewer, Verdict};
+    use engine::domain::Channel;
     let app = TestApp::spawn().await;
     let a = app.engine.create_conversation().await.unwrap().id;
     let b = app.engine.create_conversation().await.unwrap().id;
@@ -599,8 +599,8 @@ async fn until_listed(
 
 #[tokio::test]
 async fn the_list_stream_follows_names_messages_and_waiting_calls() {
-    use engine::calls::Channel;
     use engine::decisions::{Reviewer, Verdict};
+    use engine::domain::Channel;
     let app = TestApp::spawn().await;
     let a = create_conversation(&app).await;
     let mut list = SseReader::open(&app, "/api/conversations/events", None).await;
@@ -675,8 +675,8 @@ async fn until_grants(
 
 #[tokio::test]
 async fn the_grants_stream_follows_grants_made_and_revoked() {
-    use engine::calls::Channel;
     use engine::decisions::{Reviewer, Verdict};
+    use engine::domain::Channel;
     let app = TestApp::spawn().await;
     let mut stream = SseReader::open(&app, "/api/grants/events", None).await;
     let first = stream.next().await;
@@ -714,7 +714,7 @@ async fn the_grants_stream_follows_grants_made_and_revoked() {
         "{html}"
     );
 
-    let id = engine::ids::GrantId::parse(grant["id"].as_str().unwrap()).unwrap();
+    let id = engine::domain::GrantId::parse(grant["id"].as_str().unwrap()).unwrap();
     app.engine.revoke_grant(&id).await.unwrap();
     let revoked = until_grants(&mut stream, |items| items[0]["revoked_label"].is_string()).await;
     assert_eq!(revoked["grants"][0]["revoked_label"], "just now");
@@ -824,8 +824,8 @@ async fn pages_are_never_stored_and_other_answers_keep_their_caching() {
 
 #[tokio::test]
 async fn grants_are_listed_with_their_conversation_and_revoked() {
-    use engine::calls::Channel;
     use engine::decisions::{Reviewer, Verdict};
+    use engine::domain::Channel;
     let app = TestApp::spawn().await;
     let list = || async {
         let res = app.get("/api/fn/list_grants").await;
@@ -836,7 +836,7 @@ async fn grants_are_listed_with_their_conversation_and_revoked() {
 
     let id = create_conversation(&app).await;
     post_message(&app, &id, "tidy <b>up</b>").await;
-    let conversation = engine::ids::ConversationId::parse(&id).unwrap();
+    let conversation = engine::domain::ConversationId::parse(&id).unwrap();
     let call = app
         .engine
         .propose_calls(&conversation, vec![delete("old.txt")])
@@ -910,5 +910,5 @@ async fn grants_are_listed_with_their_conversation_and_revoked() {
         .await
         .unwrap()
         .remove(0);
-    assert_eq!(next.status, engine::calls::CallStatus::PendingApproval);
+    assert_eq!(next.status, engine::domain::CallStatus::PendingApproval);
 }

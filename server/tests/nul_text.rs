@@ -75,7 +75,7 @@ async fn check(database_url: Option<&str>) {
     let stored = server
         .engine
         .store()
-        .tool_call(&engine::ids::ToolCallId::parse(call).unwrap())
+        .tool_call(&engine::domain::ToolCallId::parse(call).unwrap())
         .await
         .unwrap()
         .unwrap();

@@ -114,7 +114,7 @@ async fn race(database: Option<&str>) {
             other => panic!("{case}: expected one 200 and one 409, got {other:?}"),
         };
         let stored = store
-            .tool_call(&engine::ids::ToolCallId::parse(call).unwrap())
+            .tool_call(&engine::domain::ToolCallId::parse(call).unwrap())
             .await
             .unwrap()
             .unwrap();

@@ -8,30 +8,6 @@ use serde::de::DeserializeOwned;
 use wasm_bindgen_futures::JsFuture;
 
 use crate::error::AppError;
-use crate::ui::common::post_form::PostTarget;
-
-/// Sends a submitted form with `fetch` instead of navigating.
-pub fn submit(ev: &leptos::ev::SubmitEvent, to: PostTarget) {
-    ev.prevent_default();
-    if to.pending.get_untracked() {
-        return;
-    }
-    let body = match form_body(ev) {
-        Ok(body) => body,
-        Err(e) => {
-            to.answered.try_run(Err(e));
-            return;
-        }
-    };
-    to.pending.set(true);
-    leptos::task::spawn_local(async move {
-        let answer = send("POST", to.path, Some(body)).await;
-        // The form may be gone by now: its card re-rendered when the live
-        // stream told of the decision first. Its answer then has no reader.
-        to.pending.try_set(false);
-        to.answered.try_run(answer);
-    });
-}
 
 /// Calls the server function at `path` with `fields`, as its form would.
 pub async fn call<T: DeserializeOwned>(path: &str, fields: &[(&str, &str)]) -> Result<T, AppError> {
@@ -54,7 +30,7 @@ fn read<T: DeserializeOwned>(json: &str) -> Result<T, AppError> {
 }
 
 /// The form's fields, and the name and value of the button that sent it.
-fn form_body(ev: &leptos::ev::SubmitEvent) -> Result<String, AppError> {
+pub fn form_body(ev: &leptos::ev::SubmitEvent) -> Result<String, AppError> {
     let data = leptos::form::form_data_from_event(ev).map_err(|_| AppError::Transport {
         message: "the form could not be read".into(),
     })?;
@@ -64,7 +40,7 @@ fn form_body(ev: &leptos::ev::SubmitEvent) -> Result<String, AppError> {
 
 /// Sends a request with a URL-encoded `body` and returns the answer's text.
 /// A status of 400 or more carries the server function's error as JSON.
-async fn send(method: &str, path: &str, body: Option<String>) -> Result<String, AppError> {
+pub async fn send(method: &str, path: &str, body: Option<String>) -> Result<String, AppError> {
     let headers = web_sys::Headers::new().map_err(failed)?;
     // JSON rather than a redirect back to the page, which a plain post gets.
     headers.set("accept", "application/json").map_err(failed)?;

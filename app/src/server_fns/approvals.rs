@@ -24,6 +24,6 @@ pub use reject_call::*;
 fn chat_reviewer() -> engine::decisions::Reviewer {
     engine::decisions::Reviewer {
         name: engine::engine::CHAT_USER.into(),
-        channel: engine::calls::Channel::Chat,
+        channel: engine::domain::Channel::Chat,
     }
 }

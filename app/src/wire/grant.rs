@@ -29,10 +29,10 @@ pub struct GrantItem {
 impl GrantItem {
     /// The page's entry for a grant, with ages relative to `now`.
     pub fn from_entry(
-        entry: engine::grants::GrantEntry,
+        entry: engine::domain::GrantEntry,
         now: chrono::DateTime<chrono::Utc>,
     ) -> Self {
-        use engine::calls::GrantScope;
+        use engine::domain::GrantScope;
         let g = entry.grant;
         let conversation_id = match g.scope {
             GrantScope::Conversation(id) => Some(id.to_string()),

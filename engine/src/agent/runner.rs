@@ -13,18 +13,18 @@ use std::sync::Arc;
 
 use super::model::{Model, ModelRequest, Turn};
 use super::{transcript, QUESTION_TOOL};
-use crate::calls::{CallStatus, ToolCall};
 use crate::claims::Runner;
 use crate::decisions::ProposedCall;
+use crate::domain::Role;
+use crate::domain::RunId;
+use crate::domain::{lease_until, Run, RunStatus};
+use crate::domain::{CallStatus, ToolCall};
 use crate::engine::{Engine, EngineError};
-use crate::ids::RunId;
-use crate::model::Role;
-use crate::runs::{lease_until, Run, RunStatus};
 use crate::store::{Claimed, NewMessage};
 use crate::tools::{ToolSource, ToolSpec};
 
 /// How often a step renews its lease, well inside
-/// [`LEASE_SECONDS`](crate::runs::LEASE_SECONDS), so a slow model or tool
+/// [`LEASE_SECONDS`](crate::domain::LEASE_SECONDS), so a slow model or tool
 /// never loses a live process its run.
 const RENEW_EVERY: std::time::Duration = std::time::Duration::from_secs(3);
 
@@ -339,7 +339,7 @@ impl Agent {
             // The reply's text streams to open browsers as it is written.
             let events = self.engine.events().clone();
             let writing_in = run.conversation_id.clone();
-            let drafting = crate::markdown::Drafting::default();
+            let drafting = crate::domain::markdown::Drafting::default();
             let on_text = move |piece: &str| {
                 let html = drafting.add(piece);
                 events.draft(&writing_in, piece, html);
@@ -438,9 +438,9 @@ impl Agent {
     }
 
     /// The agent's message `text` in `conversation`, written now.
-    fn reply(&self, conversation: &crate::ids::ConversationId, text: &str) -> NewMessage {
+    fn reply(&self, conversation: &crate::domain::ConversationId, text: &str) -> NewMessage {
         NewMessage {
-            id: crate::ids::MessageId::new(),
+            id: crate::domain::MessageId::new(),
             conversation_id: conversation.clone(),
             role: Role::Assistant,
             content: storable(text),
@@ -450,9 +450,9 @@ impl Agent {
 
     async fn say(
         &self,
-        conversation: &crate::ids::ConversationId,
+        conversation: &crate::domain::ConversationId,
         text: &str,
-    ) -> Result<crate::model::Message, AgentError> {
+    ) -> Result<crate::domain::Message, AgentError> {
         let (message, event) = self
             .engine
             .store()

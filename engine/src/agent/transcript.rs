@@ -1,7 +1,7 @@
 //! Builds the turns a model sees from the stored messages and calls.
 
-use crate::calls::{CallStatus, DecisionKind, ToolCall};
-use crate::model::{Message, Role};
+use crate::domain::{CallStatus, DecisionKind, ToolCall};
+use crate::domain::{Message, Role};
 
 use super::model::{CallOutcome, TranscriptCall, Turn};
 

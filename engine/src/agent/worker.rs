@@ -8,8 +8,8 @@ use std::time::Duration;
 use tokio::sync::watch;
 
 use super::runner::Agent;
-use crate::events::EventKind;
-use crate::ids::RunId;
+use crate::domain::EventKind;
+use crate::domain::RunId;
 
 /// How often the store is swept for runs to take over.
 const SWEEP_INTERVAL: Duration = Duration::from_secs(2);

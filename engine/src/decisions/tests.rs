@@ -8,7 +8,7 @@ use serde_json::json;
 use super::*;
 use crate::clock::{Clock, ManualClock};
 use crate::config::Config;
-use crate::events::EventKind;
+use crate::domain::EventKind;
 use crate::store::sqlite::SqliteStore;
 
 const CONFIG: &str = r#"
@@ -474,7 +474,7 @@ async fn expiry_rejects_lapsed_approvals_once_even_across_a_restart() {
         (d.kind, d.by.as_str(), d.channel),
         (
             DecisionKind::Expire,
-            crate::calls::SYSTEM_TIMEOUT,
+            crate::domain::SYSTEM_TIMEOUT,
             Channel::System
         )
     );

@@ -4,7 +4,7 @@ use globset::{Glob, GlobBuilder, GlobMatcher};
 use regex::Regex;
 use serde_json::Value;
 
-use super::config::{ConditionConfig, RuleAction};
+use super::rule_config::{ConditionConfig, RuleAction};
 
 /// Compiles a glob for tool names or argument values. `*` matches within a
 /// path segment and `**` across segments, as in a shell.

@@ -10,10 +10,9 @@ use std::time::Duration;
 
 use chrono::{DateTime, Utc};
 use hmac::{Hmac, Mac};
-use serde_json::json;
 use sha2::Sha256;
 
-use super::{CaseEvent, CaseId};
+pub use crate::domain::{Callback, CallbackAttempt};
 use crate::engine::{Engine, EngineError};
 
 /// The header that carries the signature.
@@ -31,63 +30,6 @@ const DELIVERY_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// How many callbacks one pass delivers.
 const DELIVERY_BATCH: i64 = 100;
-
-/// A callback waiting in the outbox.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Callback {
-    /// Its outbox id.
-    pub id: i64,
-    /// The case it reports on.
-    pub case_id: CaseId,
-    /// Where it goes.
-    pub url: String,
-    /// The JSON body, exactly as signed and sent.
-    pub body: String,
-    /// Attempts made so far.
-    pub attempts: i64,
-}
-
-/// How one delivery attempt went.
-#[derive(Debug, Clone, PartialEq)]
-pub enum CallbackAttempt {
-    /// The receiver answered 2xx.
-    Delivered {
-        /// When.
-        at: DateTime<Utc>,
-    },
-    /// It failed; try again then.
-    Retry {
-        /// When to try again.
-        next_at: DateTime<Utc>,
-        /// What went wrong.
-        error: String,
-    },
-    /// It failed for the last time.
-    GaveUp {
-        /// When.
-        at: DateTime<Utc>,
-        /// What went wrong.
-        error: String,
-    },
-}
-
-/// The callback body for a terminal case event: the protocol's webhook
-/// payload (`event`, `case_id`, `timestamp`) with the event's own data.
-pub fn body(event: &CaseEvent) -> String {
-    let mut body = json!({
-        "event": event.kind,
-        "case_id": event.case_id,
-        "timestamp": super::rfc3339(&event.created_at),
-    });
-    if let Some(data) = event.data.as_object() {
-        for (key, value) in data {
-            if key != "case_id" && !value.is_null() {
-                body[key] = value.clone();
-            }
-        }
-    }
-    body.to_string()
-}
 
 /// `sha256=` and the hex HMAC-SHA256 of `body` under `secret`.
 pub fn sign(secret: &[u8], body: &str) -> String {
@@ -179,6 +121,7 @@ impl Engine {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::domain::CaseId;
 
     #[test]
     fn signatures_verify_and_tampering_fails() {

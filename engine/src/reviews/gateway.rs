@@ -6,10 +6,10 @@ use chrono::Duration;
 use serde_json::Value;
 
 use super::{case_for, NewCase, Requester, ReviewCase, ReviewToken};
-use crate::calls::{CallStatus, ToolCall};
 use crate::decisions::ProposedCall;
+use crate::domain::BatchId;
+use crate::domain::{CallStatus, ToolCall};
 use crate::engine::{Engine, EngineError};
-use crate::ids::BatchId;
 use crate::policy::Outcome;
 
 /// The longest a gateway case stays open (HITL Protocol §13.1).

@@ -8,11 +8,11 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::{token, CaseEvent, CaseId, CaseStatus, CaseType, ReviewCase, ReviewToken};
-use crate::calls::{Channel, ToolCall};
 use crate::decisions::{already_decided, Reviewer, Verdict};
+use crate::domain::Role;
+use crate::domain::ToolCallId;
+use crate::domain::{Channel, ToolCall};
 use crate::engine::{Engine, EngineError};
-use crate::ids::ToolCallId;
-use crate::model::Role;
 
 /// Who responded when the page's `Your name` was left empty.
 pub const ANONYMOUS_REVIEWER: &str = "reviewer with the link";

@@ -7,10 +7,10 @@ use chrono::{Duration, Utc};
 use serde_json::json;
 
 use super::*;
-use crate::calls::{CallStatus, Channel};
 use crate::clock::{Clock, ManualClock};
 use crate::config::{Config, ExpiryAction};
 use crate::decisions::{ProposedCall, Reviewer, Verdict};
+use crate::domain::{CallStatus, Channel};
 use crate::engine::{Engine, EngineError};
 use crate::store::sqlite::SqliteStore;
 
@@ -417,7 +417,7 @@ async fn withdrawing_a_review_cancels_the_case_and_its_call_once() {
     let call = &f.engine.tool_calls(&case.conversation_id).await.unwrap()[0];
     assert_eq!(call.status, CallStatus::Cancelled);
     let decision = call.decision.as_ref().unwrap();
-    assert_eq!(decision.kind, crate::calls::DecisionKind::Cancel);
+    assert_eq!(decision.kind, crate::domain::DecisionKind::Cancel);
     assert_eq!(decision.reason.as_deref(), Some("not mine to decide"));
 
     let events = f.engine.review_events_after(&case.id, 0).await.unwrap();
@@ -488,8 +488,8 @@ async fn the_agents_own_calls_and_questions_are_cases_with_links_on_demand() {
                     read_only_hint: false,
                 },
                 ProposedCall {
-                    source: crate::agent::AGENT_SOURCE.into(),
-                    tool: crate::agent::QUESTION_TOOL.into(),
+                    source: crate::domain::AGENT_SOURCE.into(),
+                    tool: crate::domain::QUESTION_TOOL.into(),
                     arguments: json!({"question": "Which folder?"}),
                     read_only_hint: false,
                 },

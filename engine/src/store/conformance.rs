@@ -9,11 +9,11 @@ use chrono::{Duration, Utc};
 use serde_json::json;
 
 use super::{to_millis, Decided, DecisionChange, NewMessage, Store, StoreError};
-use crate::calls::{CallStatus, Channel, Decision, DecisionKind, Grant, GrantScope, ToolCall};
-use crate::config::ExpiryAction;
-use crate::events::{Event, EventKind};
-use crate::ids::{BatchId, ConversationId, GrantId, MessageId, ToolCallId};
-use crate::model::{Conversation, Role};
+use crate::domain::ExpiryAction;
+use crate::domain::{BatchId, ConversationId, GrantId, MessageId, ToolCallId};
+use crate::domain::{CallStatus, Channel, Decision, DecisionKind, Grant, GrantScope, ToolCall};
+use crate::domain::{Conversation, Role};
+use crate::domain::{Event, EventKind};
 
 /// A store under test, with whatever must live as long as it.
 pub(crate) struct Fixture {
@@ -119,7 +119,7 @@ pub(crate) async fn conversations_list_by_latest_activity(f: &Fixture) {
     let newer = conversation(-5_000);
     store.insert_conversation(&older).await.unwrap();
     store.insert_conversation(&newer).await.unwrap();
-    let ids = |list: Vec<crate::model::ConversationSummary>| {
+    let ids = |list: Vec<crate::domain::ConversationSummary>| {
         list.into_iter()
             .map(|s| s.conversation.id)
             .collect::<Vec<_>>()
@@ -362,8 +362,8 @@ pub(crate) async fn a_decision_can_leave_questions_alone(f: &Fixture) {
     let store = f.store.clone();
     let c = new_conversation(&store).await;
     let question = ToolCall {
-        source: crate::agent::AGENT_SOURCE.into(),
-        tool: crate::agent::QUESTION_TOOL.into(),
+        source: crate::domain::AGENT_SOURCE.into(),
+        tool: crate::domain::QUESTION_TOOL.into(),
         ..call(&c, 0, CallStatus::PendingApproval)
     };
     let other = call(&c, 1, CallStatus::PendingApproval);
@@ -521,7 +521,7 @@ pub(crate) async fn expiry_applies_once_across_a_restart(f: &Fixture) {
     );
     let expired = restarted.tool_call(&lapsed.id).await.unwrap().unwrap();
     assert_eq!(expired.status, CallStatus::Expired);
-    assert_eq!(expired.decision.unwrap().by, crate::calls::SYSTEM_TIMEOUT);
+    assert_eq!(expired.decision.unwrap().by, crate::domain::SYSTEM_TIMEOUT);
     assert_eq!(
         restarted
             .tool_call(&lapsed_approve.id)
@@ -701,8 +701,8 @@ pub(crate) async fn events_of_two_processes_are_placed_once(f: &Fixture) {
 }
 
 pub(crate) async fn review_cases_follow_their_calls(f: &Fixture) {
-    use crate::reviews::callbacks::CallbackAttempt;
-    use crate::reviews::{case_for, CaseId, CaseStatus, NewCase, Requester, ReviewToken};
+    use crate::domain::CallbackAttempt;
+    use crate::domain::{case_for, CaseId, CaseStatus, NewCase, Requester, ReviewToken};
     let store = &f.store;
     let now = Utc::now();
     // One conversation per gateway session, also when asked twice at once.
@@ -920,8 +920,8 @@ pub(crate) async fn a_decision_closes_its_case_as_stored(f: &Fixture) {
     for (d, status, result, answer) in [answered, refused] {
         let c = new_conversation(store).await;
         let asked = ToolCall {
-            source: crate::agent::AGENT_SOURCE.into(),
-            tool: crate::agent::QUESTION_TOOL.into(),
+            source: crate::domain::AGENT_SOURCE.into(),
+            tool: crate::domain::QUESTION_TOOL.into(),
             ..call(&c, 0, CallStatus::PendingApproval)
         };
         let change = |id: &ToolCallId| DecisionChange {
@@ -954,8 +954,8 @@ async fn closes_its_case(
     store: &Arc<dyn Store>,
     pending: ToolCall,
     change: impl Fn(&ToolCallId) -> DecisionChange,
-) -> crate::reviews::ReviewCase {
-    use crate::reviews::{case_for, closing_of, NewCase, Requester};
+) -> crate::domain::ReviewCase {
+    use crate::domain::{case_for, closing_of, NewCase, Requester};
     let requester = Requester {
         callback_url: Some("http://127.0.0.1:9/hook".into()),
         ..Requester::default()
@@ -984,7 +984,7 @@ async fn closes_its_case(
     assert_eq!(stored.version, case.version + 1);
     let events = store.case_events_after(&case.id, 0).await.unwrap();
     let last = events.last().unwrap();
-    assert_eq!(last.data, crate::reviews::event_data(&stored).1);
+    assert_eq!(last.data, crate::domain::event_data(&stored).1);
     let due = store
         .due_callbacks(Utc::now() + Duration::seconds(1), 1000)
         .await
@@ -1091,11 +1091,11 @@ async fn running_run(
     f: &Fixture,
     c: &Conversation,
     now: chrono::DateTime<Utc>,
-) -> crate::runs::Run {
-    let run = crate::runs::Run {
-        id: crate::ids::RunId::new(),
+) -> crate::domain::Run {
+    let run = crate::domain::Run {
+        id: crate::domain::RunId::new(),
         conversation_id: c.id.clone(),
-        status: crate::runs::RunStatus::Running,
+        status: crate::domain::RunStatus::Running,
         error: None,
         created_at: now,
         updated_at: now,
@@ -1207,7 +1207,11 @@ pub(crate) async fn a_run_is_taken_with_its_open_calls(f: &Fixture) {
 }
 
 /// A new running run of `c` whose lease process "a" holds.
-async fn leased_run(f: &Fixture, c: &Conversation, now: chrono::DateTime<Utc>) -> crate::runs::Run {
+async fn leased_run(
+    f: &Fixture,
+    c: &Conversation,
+    now: chrono::DateTime<Utc>,
+) -> crate::domain::Run {
     let run = running_run(f, c, now).await;
     f.store
         .acquire_run(&run.id, "a", now, now + Duration::seconds(30))
@@ -1221,7 +1225,7 @@ async fn leased_run(f: &Fixture, c: &Conversation, now: chrono::DateTime<Utc>) -
 async fn waiting_call_of(
     store: &Arc<dyn Store>,
     c: &Conversation,
-    run: &crate::runs::Run,
+    run: &crate::domain::Run,
 ) -> ToolCall {
     let pending = ToolCall {
         run_id: Some(run.id.clone()),
@@ -1249,7 +1253,7 @@ pub(crate) async fn a_run_sent_to_wait_with_nothing_waiting_stays_running(f: &Fi
         }
         let (released, event) = f
             .store
-            .release_run(&run.id, "a", crate::runs::RunStatus::Waiting, None, now)
+            .release_run(&run.id, "a", crate::domain::RunStatus::Waiting, None, now)
             .await
             .unwrap();
         let expected = if decided { "running" } else { "waiting" };
@@ -1271,7 +1275,7 @@ pub(crate) async fn a_run_concludes_with_its_last_message_in_one_commit(f: &Fixt
     let last = || message(&c, Role::Assistant, "All done.");
     let refused = f
         .store
-        .conclude_run((&run, "b"), last(), crate::runs::RunStatus::Done, None)
+        .conclude_run((&run, "b"), last(), crate::domain::RunStatus::Done, None)
         .await;
     assert!(
         matches!(refused, Err(StoreError::NotFound(_))),
@@ -1280,7 +1284,7 @@ pub(crate) async fn a_run_concludes_with_its_last_message_in_one_commit(f: &Fixt
     assert!(f.store.messages(&c.id).await.unwrap().is_empty());
     let (said, message_event, run_event) = f
         .store
-        .conclude_run((&run, "a"), last(), crate::runs::RunStatus::Done, None)
+        .conclude_run((&run, "a"), last(), crate::domain::RunStatus::Done, None)
         .await
         .unwrap();
     let stored: Vec<_> = f
@@ -1298,7 +1302,7 @@ pub(crate) async fn a_run_concludes_with_its_last_message_in_one_commit(f: &Fixt
     );
     assert_eq!(run_event.seq, message_event.seq + 1);
     let stored = f.store.run(&run.id).await.unwrap().unwrap();
-    assert_eq!(stored.status, crate::runs::RunStatus::Done);
+    assert_eq!(stored.status, crate::domain::RunStatus::Done);
     assert!(f.store.runs_to_step(now, 10).await.unwrap().is_empty());
     // The events sent are the ones stored, each the row as stored.
     let stream = f.store.events_after(&c.id, 0, 10).await.unwrap();
@@ -1316,7 +1320,7 @@ pub(crate) async fn a_run_concludes_with_its_last_message_in_one_commit(f: &Fixt
 }
 
 /// A waiting run of `c` with `n` calls of one batch waiting for a person.
-async fn waiting_run(f: &Fixture, c: &Conversation, n: i64) -> (crate::runs::Run, Vec<ToolCall>) {
+async fn waiting_run(f: &Fixture, c: &Conversation, n: i64) -> (crate::domain::Run, Vec<ToolCall>) {
     let now = Utc::now();
     let run = running_run(f, c, now).await;
     let batch = BatchId::new();
@@ -1337,7 +1341,7 @@ async fn waiting_run(f: &Fixture, c: &Conversation, n: i64) -> (crate::runs::Run
         .unwrap()
         .unwrap();
     f.store
-        .release_run(&run.id, "a", crate::runs::RunStatus::Waiting, None, now)
+        .release_run(&run.id, "a", crate::domain::RunStatus::Waiting, None, now)
         .await
         .unwrap();
     (run, calls)
@@ -1375,7 +1379,7 @@ pub(crate) async fn a_run_wakes_when_its_last_waiting_call_is_decided(f: &Fixtur
     assert!(f.store.wake_run(&run.id, now).await.unwrap().is_none());
     assert_eq!(
         f.store.run(&run.id).await.unwrap().unwrap().status,
-        crate::runs::RunStatus::Waiting
+        crate::domain::RunStatus::Waiting
     );
     let woken = woke(f.store.decide(&approve(&calls[1])).await.unwrap()).unwrap();
     assert_eq!(
@@ -1383,7 +1387,7 @@ pub(crate) async fn a_run_wakes_when_its_last_waiting_call_is_decided(f: &Fixtur
         (EventKind::RunUpdated, Some("running"))
     );
     let stored = f.store.run(&run.id).await.unwrap().unwrap();
-    assert_eq!(stored.status, crate::runs::RunStatus::Running);
+    assert_eq!(stored.status, crate::domain::RunStatus::Running);
     assert_eq!(woken.data, serde_json::to_value(&stored).unwrap());
     assert!(
         f.store.wake_run(&run.id, now).await.unwrap().is_none(),
@@ -1443,7 +1447,7 @@ pub(crate) async fn an_approval_claims_its_call_only_when_it_alone_wakes_a_free_
     assert_eq!(stored.status, CallStatus::Executing);
     assert_eq!(got.call, stored);
     assert_eq!(got.run, f.store.run(&run.id).await.unwrap().unwrap());
-    assert_eq!(got.run.status, crate::runs::RunStatus::Running);
+    assert_eq!(got.run.status, crate::domain::RunStatus::Running);
     let events = f.store.events_after(&c.id, 0, 100).await.unwrap();
     let last: Vec<_> = events.iter().rev().take(3).rev().collect();
     assert_eq!(

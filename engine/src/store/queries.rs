@@ -187,12 +187,12 @@ macro_rules! impl_store {
         use super::db::RowTrait as _;
         use super::db;
 
-        use crate::calls::{CallStatus, Channel, Decision, DecisionKind, Grant, GrantScope, ToolCall};
-        use crate::config::ExpiryAction;
-        use crate::events::{Event, EventKind, NewEvent};
-        use crate::ids::{BatchId, ConversationId, GrantId, MessageId, RunId, ToolCallId};
-        use crate::model::{Conversation, ConversationSummary, Message, Role};
-        use crate::runs::{Run, RunStatus};
+        use crate::domain::{CallStatus, Channel, Decision, DecisionKind, Grant, GrantScope, ToolCall};
+        use crate::domain::ExpiryAction;
+        use crate::domain::{Event, EventKind, NewEvent};
+        use crate::domain::{BatchId, ConversationId, GrantId, MessageId, RunId, ToolCallId};
+        use crate::domain::{Conversation, ConversationSummary, Message, Role};
+        use crate::domain::{Run, RunStatus};
         use crate::store::{from_millis, to_millis, Claim, Claimed, Decided, DecisionChange, NewMessage, Store, StoreError};
 
         type DbRow = db::DbRow;
@@ -820,11 +820,11 @@ macro_rules! impl_store {
             // question's or as any other call's case, which differ only in
             // their result. The statement picks by the call it changed.
             let folded = ($writes_in_with
-                && (decision.kind != crate::calls::DecisionKind::Edit || arguments.is_some()))
+                && (decision.kind != crate::domain::DecisionKind::Edit || arguments.is_some()))
             .then(|| {
                 let arguments = arguments.unwrap_or(&Value::Null);
-                let question = crate::reviews::closing(decision, true, result, arguments);
-                (crate::reviews::closing(decision, false, result, arguments), question.result)
+                let question = crate::domain::closing(decision, true, result, arguments);
+                (crate::domain::closing(decision, false, result, arguments), question.result)
             });
             // With `with`, the run's row is locked in the same round trip, and
             // read: while the lock is held, the run changes only here. So is
@@ -862,8 +862,8 @@ macro_rules! impl_store {
                 .bind(call_id.as_str())
                 .bind(result.map(|r| r.to_string()))
                 .bind(refuse_questions)
-                .bind(crate::agent::AGENT_SOURCE)
-                .bind(crate::agent::QUESTION_TOOL);
+                .bind(crate::domain::AGENT_SOURCE)
+                .bind(crate::domain::QUESTION_TOOL);
             if $writes_in_with {
                 query = query
                     .bind(its_run != ItsRun::Leave)
@@ -1297,7 +1297,7 @@ macro_rules! impl_store {
                     };
                     let decision = Decision {
                         kind: DecisionKind::Expire,
-                        by: crate::calls::SYSTEM_TIMEOUT.to_owned(),
+                        by: crate::domain::SYSTEM_TIMEOUT.to_owned(),
                         at: now,
                         reason: Some(reason.to_owned()),
                         channel: Channel::System,

@@ -4,8 +4,8 @@
 
 macro_rules! review_queries {
     ($begin:expr) => {
-        use crate::reviews::callbacks::{Callback, CallbackAttempt};
-        use crate::reviews::{CaseEvent, CaseId, CaseStatus, CaseType, NewCase, Requester, ReviewCase};
+        use crate::domain::{Callback, CallbackAttempt};
+        use crate::domain::{CaseEvent, CaseId, CaseStatus, CaseType, NewCase, Requester, ReviewCase};
 
         type Pool = db::Pool;
 
@@ -103,7 +103,7 @@ macro_rules! review_queries {
 
         /// The event for the case's current state, at position `version`.
         fn case_event(case: &ReviewCase, at: DateTime<Utc>) -> Result<CaseEvent, StoreError> {
-            let (kind, data) = crate::reviews::event_data(case);
+            let (kind, data) = crate::domain::event_data(case);
             Ok(CaseEvent {
                 case_id: case.id.clone(),
                 seq: case.version,
@@ -136,7 +136,7 @@ macro_rules! review_queries {
         /// transaction: the case as closed, and its event to store with
         /// [`record_closed_case`].
         async fn close_case(tx: &mut Tx<'_>, call: &ToolCall) -> Result<Option<(ReviewCase, CaseEvent)>, StoreError> {
-            let Some(closing) = crate::reviews::closing_of(call) else { return Ok(None) };
+            let Some(closing) = crate::domain::closing_of(call) else { return Ok(None) };
             let row = db::query(close_case!("$1", "$2", "$3", "$4", "$6", "$5"))
             .bind(closing.status.as_str())
             .bind(closing.result.as_ref().map(|r| r.to_string()))
@@ -162,7 +162,7 @@ macro_rules! review_queries {
         /// requester asked for one.
         fn callback_of(case: &ReviewCase, event: &CaseEvent) -> Option<(String, String)> {
             let url = case.requester.callback_url.clone()?;
-            Some((url, crate::reviews::callbacks::body(event)))
+            Some((url, crate::domain::callback::body(event)))
         }
 
         /// Stores a closed case's event and queues its callback.

@@ -3,6 +3,7 @@
 mod checkpoint;
 pub mod db;
 mod pool;
+mod rows;
 
 use std::path::Path;
 use std::sync::Arc;
@@ -282,7 +283,7 @@ mod tests {
 
     #[tokio::test]
     async fn derived_positions_carry_on_from_the_stored_events() {
-        use crate::ids::ConversationId;
+        use crate::domain::ConversationId;
         use crate::store::Store;
 
         let dir = tempfile::tempdir().unwrap();

@@ -9,7 +9,7 @@ use axum::response::{IntoResponse, Response};
 use axum::Json;
 use serde_json::json;
 
-use engine::calls::ToolCall;
+use engine::domain::ToolCall;
 use engine::reviews::{self, GatewayOutcome, GatewayRequest, Requester, ReviewCase, ReviewToken};
 
 use super::error::parse_json;

@@ -6,7 +6,7 @@ use axum::extract::{Path, Query, State};
 use axum::Json;
 use serde::Deserialize;
 
-use engine::calls::Channel;
+use engine::domain::Channel;
 use engine::reviews::{self, CaseId, Submission};
 
 use super::error::parse_json;

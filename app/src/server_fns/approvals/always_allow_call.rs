@@ -10,7 +10,7 @@ pub async fn always_allow_call(
     call_id: String,
     everywhere: bool,
 ) -> Result<ToolCallItem, AppError> {
-    let id = engine::ids::ToolCallId::parse(&call_id)?;
+    let id = engine::domain::ToolCallId::parse(&call_id)?;
     let verdict = engine::decisions::Verdict::AlwaysAllow { everywhere };
     let call = crate::state::engine()
         .decide(&id, verdict, &super::chat_reviewer())

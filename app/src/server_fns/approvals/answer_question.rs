@@ -6,7 +6,7 @@ use crate::wire::ToolCallItem;
 /// Answers a question the agent asked.
 #[server(prefix = "/api/fn", endpoint = "answer_question")]
 pub async fn answer_question(call_id: String, answer: String) -> Result<ToolCallItem, AppError> {
-    let id = engine::ids::ToolCallId::parse(&call_id)?;
+    let id = engine::domain::ToolCallId::parse(&call_id)?;
     let call = crate::state::engine()
         .answer(&id, &answer, &super::chat_reviewer())
         .await?;

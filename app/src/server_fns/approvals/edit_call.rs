@@ -7,7 +7,7 @@ use crate::wire::ToolCallItem;
 /// The policy checks the edited call again; an edit it denies is refused.
 #[server(prefix = "/api/fn", endpoint = "edit_call")]
 pub async fn edit_call(call_id: String, arguments: String) -> Result<ToolCallItem, AppError> {
-    let id = engine::ids::ToolCallId::parse(&call_id)?;
+    let id = engine::domain::ToolCallId::parse(&call_id)?;
     let arguments =
         crate::wire::parse_arguments(&arguments).map_err(|message| AppError::Invalid {
             field: "arguments".into(),

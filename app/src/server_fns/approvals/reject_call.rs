@@ -9,7 +9,7 @@ pub async fn reject_call(
     call_id: String,
     reason: Option<String>,
 ) -> Result<ToolCallItem, AppError> {
-    let id = engine::ids::ToolCallId::parse(&call_id)?;
+    let id = engine::domain::ToolCallId::parse(&call_id)?;
     let verdict = engine::decisions::Verdict::Reject { reason };
     let call = crate::state::engine()
         .decide(&id, verdict, &super::chat_reviewer())

@@ -18,7 +18,7 @@ pub async fn get_conversation(id: String) -> Result<ConversationDetail, AppError
         .active_run(&id)
         .await
         .map_err(engine::EngineError::from)?
-        .is_some_and(|run| run.status == engine::runs::RunStatus::Running);
+        .is_some_and(|run| run.status == engine::domain::RunStatus::Running);
     Ok(ConversationDetail {
         id: view.conversation.id.to_string(),
         title: view.conversation.title,

@@ -26,7 +26,7 @@ pub async fn respond_review(
     use serde_json::json;
     let id = super::case_id(&case_id)?;
     let engine = crate::state::engine();
-    let channel = engine::calls::Channel::ReviewPage;
+    let channel = engine::domain::Channel::ReviewPage;
     if withdraw.is_some() {
         let reason = withdraw_reason.filter(|r| !r.trim().is_empty());
         engine

@@ -76,7 +76,7 @@ pub fn Timeline(live: LiveChat) -> impl IntoView {
                                 }
                                 .into_any(),
                                 // The agent writes Markdown, which the server
-                                // renders safely (engine/src/markdown.rs). An
+                                // renders safely (engine/src/domain/markdown.rs). An
                                 // event stored before it did shows as text.
                                 Author::Assistant => view! {
                                     <li class="message from-agent">
@@ -106,7 +106,7 @@ pub fn Timeline(live: LiveChat) -> impl IntoView {
                     <li class="message from-agent streaming" aria-label="Agent is writing">
                         <span class="message-author">"Agent"</span>
                         // Its complete lines arrive rendered by the server
-                        // (engine/src/markdown.rs); the line being written
+                        // (engine/src/domain/markdown.rs); the line being written
                         // shows as text until it ends.
                         <div class="message-body markdown">
                             <div class="draft-lines" inner_html=move || live.draft.read().html.clone()></div>

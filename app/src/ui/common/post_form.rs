@@ -116,7 +116,7 @@ pub fn PostForm(
 ) -> impl IntoView {
     let on_submit = move |ev: leptos::ev::SubmitEvent| {
         #[cfg(feature = "hydrate")]
-        crate::browser::post::submit(&ev, to);
+        submit(&ev, to);
         // Only a browser submits forms; the server renders them.
         #[cfg(not(feature = "hydrate"))]
         let _ = ev;
@@ -126,4 +126,28 @@ pub fn PostForm(
             {children()}
         </form>
     }
+}
+
+/// Sends a submitted form with `fetch` instead of navigating.
+#[cfg(feature = "hydrate")]
+fn submit(ev: &leptos::ev::SubmitEvent, to: PostTarget) {
+    ev.prevent_default();
+    if to.pending.get_untracked() {
+        return;
+    }
+    let body = match crate::browser::post::form_body(ev) {
+        Ok(body) => body,
+        Err(e) => {
+            to.answered.try_run(Err(e));
+            return;
+        }
+    };
+    to.pending.set(true);
+    leptos::task::spawn_local(async move {
+        let answer = crate::browser::post::send("POST", to.path, Some(body)).await;
+        // The form may be gone by now: its card re-rendered when the live
+        // stream told of the decision first. Its answer then has no reader.
+        to.pending.try_set(false);
+        to.answered.try_run(answer);
+    });
 }

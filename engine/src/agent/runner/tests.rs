@@ -8,10 +8,10 @@ use serde_json::json;
 use super::*;
 use crate::agent::demo_model::DemoModel;
 use crate::agent::model::{ModelError, ModelReply};
-use crate::calls::Channel;
 use crate::config::Config;
 use crate::decisions::{Reviewer, Verdict};
-use crate::ids::ConversationId;
+use crate::domain::Channel;
+use crate::domain::ConversationId;
 use crate::store::sqlite::SqliteStore;
 use crate::tools::demo::DemoTools;
 use crate::SystemClock;
@@ -254,10 +254,10 @@ async fn an_approval_hands_its_call_to_the_worker_here() {
         loop {
             let event = events.recv().await.unwrap();
             match event.kind {
-                crate::events::EventKind::ToolCallUpdated => {
+                crate::domain::EventKind::ToolCallUpdated => {
                     statuses.push(event.data["status"].as_str().unwrap().to_owned());
                 }
-                crate::events::EventKind::RunUpdated if event.data["status"] == "done" => {
+                crate::domain::EventKind::RunUpdated if event.data["status"] == "done" => {
                     break statuses;
                 }
                 _ => {}
@@ -321,7 +321,7 @@ async fn a_claiming_approval_whose_request_is_dropped_still_runs_its_call() {
     tokio::time::timeout(std::time::Duration::from_secs(5), async {
         loop {
             let event = events.recv().await.unwrap();
-            if event.kind == crate::events::EventKind::RunUpdated && event.data["status"] == "done"
+            if event.kind == crate::domain::EventKind::RunUpdated && event.data["status"] == "done"
             {
                 break;
             }
@@ -498,8 +498,8 @@ async fn a_decision_whose_wake_up_was_lost_is_found_by_the_sweep() {
     let decided = store
         .decide(&crate::store::DecisionChange {
             call_id: call.id.clone(),
-            decision: crate::calls::Decision {
-                kind: crate::calls::DecisionKind::Approve,
+            decision: crate::domain::Decision {
+                kind: crate::domain::DecisionKind::Approve,
                 by: "ana".into(),
                 at: chrono::Utc::now(),
                 reason: None,
@@ -545,7 +545,7 @@ async fn an_expired_approval_wakes_its_run() {
     let status = tokio::time::timeout(std::time::Duration::from_secs(5), async {
         loop {
             let event = woken.recv().await.unwrap();
-            if event.kind == crate::events::EventKind::RunUpdated {
+            if event.kind == crate::domain::EventKind::RunUpdated {
                 break event.data["status"].clone();
             }
         }

@@ -19,7 +19,7 @@ use std::sync::Arc;
 use rusqlite::types::Value;
 use tokio::sync::{watch, Mutex, MutexGuard};
 
-use super::db::{Error, Row, Rows};
+use super::rows::{Error, Row, Rows};
 
 /// The most transactions one commit carries, so a steady queue still
 /// commits now and then.

@@ -4,10 +4,45 @@ use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::config::ExpiryAction;
-use crate::ids::{BatchId, ConversationId, GrantId, RunId, ToolCallId};
+use super::{BatchId, ConversationId, RunId, ToolCallId};
 
 /// Where a tool call is in its life.
+/// The source name of the agent's own tools.
+pub const AGENT_SOURCE: &str = "agent";
+
+/// The tool with which the agent asks the person a question.
+pub const QUESTION_TOOL: &str = "request_human_input";
+
+/// What happens to an approval nobody decided in time.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Deserialize, serde::Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ExpiryAction {
+    /// Reject it (fail closed).
+    #[default]
+    Reject,
+    /// Approve it.
+    Approve,
+}
+
+impl ExpiryAction {
+    /// The stored name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ExpiryAction::Reject => "reject",
+            ExpiryAction::Approve => "approve",
+        }
+    }
+
+    /// Reads a stored name.
+    pub fn parse(value: &str) -> Option<Self> {
+        match value {
+            "reject" => Some(ExpiryAction::Reject),
+            "approve" => Some(ExpiryAction::Approve),
+            _ => None,
+        }
+    }
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum CallStatus {
@@ -222,37 +257,8 @@ impl ToolCall {
     /// Whether this is the agent asking a person a question, which takes an
     /// answer rather than an approval.
     pub fn is_question(&self) -> bool {
-        self.source == crate::agent::AGENT_SOURCE && self.tool == crate::agent::QUESTION_TOOL
+        self.source == AGENT_SOURCE && self.tool == QUESTION_TOOL
     }
-}
-
-/// Where an "always allow" grant applies.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case", tag = "scope", content = "conversation_id")]
-pub enum GrantScope {
-    /// Only in one conversation.
-    Conversation(ConversationId),
-    /// Everywhere.
-    Global,
-}
-
-/// An "always allow" grant for one tool of one source.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Grant {
-    /// Its id.
-    pub id: GrantId,
-    /// The tool source.
-    pub source: String,
-    /// The tool.
-    pub tool: String,
-    /// Where it applies.
-    pub scope: GrantScope,
-    /// Who created it.
-    pub created_by: String,
-    /// When.
-    pub created_at: DateTime<Utc>,
-    /// When it was revoked, if it was.
-    pub revoked_at: Option<DateTime<Utc>>,
 }
 
 #[cfg(test)]

@@ -4,7 +4,7 @@
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
-use crate::ids::{ConversationId, MessageId};
+use super::{ConversationId, MessageId};
 
 /// A conversation between a person and the agent.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -83,7 +83,7 @@ impl Message {
     pub fn to_json(&self) -> serde_json::Value {
         let mut json = serde_json::to_value(self).expect("a message serialises");
         if self.role == Role::Assistant {
-            json["html"] = crate::markdown::to_safe_html(&self.content).into();
+            json["html"] = super::markdown::to_safe_html(&self.content).into();
         }
         json
     }

@@ -1,0 +1,34 @@
+//! The ground floor: what Airlock's records are (ids, conversations and
+//! messages, tool calls and their decisions, runs, grants, review cases,
+//! events) with their small pure methods. It imports nothing else of the
+//! engine, so every layer above can use it and none is needed to read it.
+
+pub mod call;
+pub mod callback;
+pub mod conversation;
+pub mod event;
+pub mod grant;
+pub mod id;
+pub mod markdown;
+pub mod review;
+pub mod review_flow;
+pub mod run;
+pub mod token;
+
+pub use call::{
+    CallStatus, Channel, Decision, DecisionKind, ExpiryAction, ToolCall, AGENT_SOURCE,
+    QUESTION_TOOL, SYSTEM_TIMEOUT,
+};
+pub use callback::{Callback, CallbackAttempt};
+pub use conversation::{
+    title_from_message, Conversation, ConversationSummary, Message, Role, UNTITLED,
+};
+pub use event::{Draft, Event, EventKind, NewEvent};
+pub use grant::{Grant, GrantEntry, GrantScope};
+pub use id::{BatchId, ConversationId, GrantId, IdError, MessageId, RunId, ToolCallId};
+pub use review::{
+    CaseEvent, CaseId, CaseStatus, CaseType, NewCase, Requester, ReviewCase, MAX_PROMPT_CHARS,
+};
+pub use review_flow::{case_for, closing, closing_of, event_data, prompt_for, rfc3339, Closing};
+pub use run::{lease_until, Run, RunStatus, LEASE_SECONDS};
+pub use token::{hash_text, ReviewToken};

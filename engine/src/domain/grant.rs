@@ -1,0 +1,46 @@
+//! "Always allow" grants: a tool of one source that runs without asking,
+//! in one conversation or everywhere, until revoked.
+
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
+
+use super::{ConversationId, GrantId};
+
+/// Where an "always allow" grant applies.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case", tag = "scope", content = "conversation_id")]
+pub enum GrantScope {
+    /// Only in one conversation.
+    Conversation(ConversationId),
+    /// Everywhere.
+    Global,
+}
+
+/// An "always allow" grant for one tool of one source.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Grant {
+    /// Its id.
+    pub id: GrantId,
+    /// The tool source.
+    pub source: String,
+    /// The tool.
+    pub tool: String,
+    /// Where it applies.
+    pub scope: GrantScope,
+    /// Who created it.
+    pub created_by: String,
+    /// When.
+    pub created_at: DateTime<Utc>,
+    /// When it was revoked, if it was.
+    pub revoked_at: Option<DateTime<Utc>>,
+}
+
+/// A grant, with the title of the conversation it is limited to.
+#[derive(Debug, Clone, PartialEq)]
+pub struct GrantEntry {
+    /// The grant.
+    pub grant: Grant,
+    /// The title of its conversation; `None` for a grant that applies
+    /// everywhere, or whose conversation is gone.
+    pub conversation_title: Option<String>,
+}

@@ -1,0 +1,187 @@
+//! How a case follows its call: the decision that settles the call settles
+//! the case in the same transaction, whichever channel it came from (chat,
+//! review page, HTTP or expiry), and what each change of a case reports.
+
+use chrono::{DateTime, Utc};
+use serde_json::{json, Value};
+
+use super::{
+    CallStatus, CaseId, CaseStatus, CaseType, Channel, Decision, DecisionKind, Requester,
+    ReviewCase, ToolCall, MAX_PROMPT_CHARS,
+};
+
+/// How a settled call closes its case.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Closing {
+    /// `completed`, `expired` or `cancelled`.
+    pub status: CaseStatus,
+    /// The `{action, data}` result, for completed cases.
+    pub result: Option<Value>,
+    /// Who responded, for completed and cancelled cases.
+    pub responded_by: Option<String>,
+    /// Why, for cancelled cases.
+    pub reason: Option<String>,
+    /// When.
+    pub at: DateTime<Utc>,
+}
+
+/// How a decided call closes its case, or `None` when the call is still waiting.
+pub fn closing_of(call: &ToolCall) -> Option<Closing> {
+    let decision = call.decision.as_ref()?;
+    if call.status == CallStatus::PendingApproval {
+        return None;
+    }
+    Some(closing(
+        decision,
+        call.is_question(),
+        call.result.as_ref(),
+        &call.arguments,
+    ))
+}
+
+/// How `decision` closes its call's case: `question`, whether the call is
+/// the agent's question (then `result` holds the answer); `arguments`, the
+/// call's arguments once decided.
+pub fn closing(
+    decision: &Decision,
+    question: bool,
+    result: Option<&Value>,
+    arguments: &Value,
+) -> Closing {
+    if decision.kind == DecisionKind::Expire {
+        return Closing {
+            status: CaseStatus::Expired,
+            result: None,
+            responded_by: None,
+            reason: None,
+            at: decision.at,
+        };
+    }
+    if decision.kind == DecisionKind::Cancel {
+        return Closing {
+            status: CaseStatus::Cancelled,
+            result: None,
+            responded_by: Some(decision.by.clone()),
+            reason: decision.reason.clone(),
+            at: decision.at,
+        };
+    }
+    let result = if question {
+        let answer = result
+            .and_then(|r| r.get("answer").cloned())
+            .unwrap_or(Value::Null);
+        json!({"action": "submit", "data": {"answer": answer}})
+    } else {
+        match decision.kind {
+            DecisionKind::Approve | DecisionKind::AlwaysAllow => {
+                json!({"action": "approve", "data": {}})
+            }
+            DecisionKind::Edit => {
+                json!({"action": "edit", "data": {"edits": arguments.clone()}})
+            }
+            DecisionKind::Reject | DecisionKind::Expire | DecisionKind::Cancel => {
+                match &decision.reason {
+                    Some(reason) => json!({"action": "reject", "data": {"feedback": reason}}),
+                    None => json!({"action": "reject", "data": {}}),
+                }
+            }
+        }
+    };
+    Closing {
+        status: CaseStatus::Completed,
+        result: Some(result),
+        responded_by: (decision.channel != Channel::System).then(|| decision.by.clone()),
+        reason: None,
+        at: decision.at,
+    }
+}
+
+/// The event a case's change produces, with the protocol's data.
+pub fn event_data(case: &ReviewCase) -> (&'static str, Value) {
+    let at = |t: Option<DateTime<Utc>>| t.map(|t| rfc3339(&t));
+    match case.status {
+        CaseStatus::Pending | CaseStatus::Opened => (
+            "review.opened",
+            json!({"case_id": case.id, "opened_at": at(case.opened_at)}),
+        ),
+        CaseStatus::InProgress => (
+            "review.in_progress",
+            json!({"case_id": case.id, "opened_at": at(case.opened_at)}),
+        ),
+        CaseStatus::Completed => {
+            let mut data = json!({
+                "case_id": case.id,
+                "completed_at": at(case.completed_at),
+                "result": case.result,
+            });
+            if let Some(name) = &case.responded_by {
+                data["responded_by"] = json!({ "name": name });
+            }
+            ("review.completed", data)
+        }
+        CaseStatus::Expired => (
+            "review.expired",
+            json!({
+                "case_id": case.id,
+                "expired_at": at(case.expired_at),
+                "default_action": case.default_action.as_str(),
+            }),
+        ),
+        CaseStatus::Cancelled => (
+            "review.cancelled",
+            json!({
+                "case_id": case.id,
+                "cancelled_at": at(case.cancelled_at),
+                "reason": case.cancel_reason.clone().unwrap_or_else(|| "cancelled".into()),
+            }),
+        ),
+    }
+}
+
+/// The prompt a call's case shows: what would run, in a sentence.
+pub fn prompt_for(call: &ToolCall) -> String {
+    let text = if call.is_question() {
+        let question = call
+            .arguments
+            .get("question")
+            .and_then(Value::as_str)
+            .unwrap_or("The agent asks a question");
+        format!("Answer the agent: {question}")
+    } else {
+        format!("Approve {} from {}?", call.tool, call.source)
+    };
+    text.chars().take(MAX_PROMPT_CHARS).collect()
+}
+
+/// The case a waiting call becomes.
+pub fn case_for(call: &ToolCall, requester: Requester) -> ReviewCase {
+    ReviewCase {
+        id: CaseId::new(),
+        tool_call_id: call.id.clone(),
+        conversation_id: call.conversation_id.clone(),
+        case_type: if call.is_question() {
+            CaseType::Input
+        } else {
+            CaseType::Approval
+        },
+        status: CaseStatus::Pending,
+        prompt: prompt_for(call),
+        default_action: call.default_action,
+        requester,
+        result: None,
+        responded_by: None,
+        created_at: call.created_at,
+        expires_at: call.expires_at,
+        opened_at: None,
+        completed_at: None,
+        expired_at: None,
+        cancelled_at: None,
+        cancel_reason: None,
+        version: 0,
+    }
+}
+
+/// Timestamps as the protocol writes them: RFC 3339, UTC, seconds.
+pub fn rfc3339(at: &DateTime<Utc>) -> String {
+    at.to_rfc3339_opts(chrono::SecondsFormat::Secs, true)
+}
