@@ -16,7 +16,7 @@ use crate::domain::{Run, RunStatus};
 use crate::domain::{AGENT_SOURCE, QUESTION_TOOL};
 use crate::engine::{Engine, EngineError};
 use crate::policy::{CallFacts, Outcome, Verdict as PolicyVerdict};
-use crate::store::{Decided, DecisionChange, StoreError};
+use crate::store::{Applied, Decided, DecisionChange, StoreError};
 
 /// Longest rejection reason, in characters.
 pub const MAX_REASON_CHARS: usize = 2_000;
@@ -362,7 +362,10 @@ impl Engine {
             self.decide_and_hand(&change).await?
         };
         match decided {
-            Decided::Applied(call, _, closed, _, _) => {
+            Decided::Applied(applied) => {
+                let Applied {
+                    call, closed_case, ..
+                } = *applied;
                 if let Verdict::AlwaysAllow { everywhere } = verdict {
                     let grant = Grant {
                         id: GrantId::new(),
@@ -380,13 +383,13 @@ impl Engine {
                     self.inner.store.insert_grant(&grant).await?;
                     self.grants_changed().await;
                 }
-                Ok((call, closed.map(|case| *case)))
+                Ok((call, closed_case))
             }
             // The compare-and-set left a question alone.
             Decided::AlreadyDecided(call) if change.refuse_questions && call.is_question() => {
                 Err(not_for_questions())
             }
-            Decided::AlreadyDecided(call) => Err(already_decided(call)),
+            Decided::AlreadyDecided(call) => Err(already_decided(*call)),
             Decided::NotFound => Err(EngineError::NotFound("tool call")),
         }
     }
@@ -396,14 +399,14 @@ impl Engine {
     /// neither the run's event nor the claim.
     async fn decide_and_hand(&self, change: &DecisionChange) -> Result<Decided, StoreError> {
         let mut decided = self.inner.store.decide(change).await?;
-        if let Decided::Applied(_, event, _, woken, claimed) = &mut decided {
+        if let Decided::Applied(applied) = &mut decided {
             self.inner.events.publish(
-                std::iter::once(event.clone())
-                    .chain(woken.take().map(|e| *e))
-                    .chain(claimed.as_ref().map(|c| c.event.clone())),
+                std::iter::once(applied.event.clone())
+                    .chain(applied.woken_run.take())
+                    .chain(applied.claimed.as_ref().map(|c| c.event.clone())),
             );
-            if let (Some(claim), Some(claimed)) = (&change.claim, claimed.take()) {
-                self.inner.handoff.hand(claim.clone(), *claimed);
+            if let (Some(claim), Some(claimed)) = (&change.claim, applied.claimed.take()) {
+                self.inner.handoff.hand(claim.clone(), claimed);
             }
         }
         Ok(decided)
@@ -586,8 +589,8 @@ impl Engine {
             claim: None,
         };
         match self.decide_and_hand(&change).await? {
-            Decided::Applied(call, _, closed, _, _) => Ok((call, closed.map(|case| *case))),
-            Decided::AlreadyDecided(call) => Err(already_decided(call)),
+            Decided::Applied(applied) => Ok((applied.call, applied.closed_case)),
+            Decided::AlreadyDecided(call) => Err(already_decided(*call)),
             Decided::NotFound => Err(EngineError::NotFound("tool call")),
         }
     }

@@ -139,22 +139,29 @@ pub struct Claimed {
     pub event: Event,
 }
 
+/// A decision that won: what it stored and what it set in motion.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Applied {
+    /// The call as decided.
+    pub call: ToolCall,
+    /// The call's `tool_call.updated` event.
+    pub event: Event,
+    /// The review case the decision closed, when the call had one open.
+    pub closed_case: Option<ReviewCase>,
+    /// The run's `run.updated` event, when the decision woke the call's run
+    /// (see [`Store::wake_run`]).
+    pub woken_run: Option<Event>,
+    /// The call as claimed, when the decision claimed it.
+    pub claimed: Option<Claimed>,
+}
+
 /// How a compare-and-set decision ended.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Decided {
-    /// This decision won; the call, the event it produced, the review case
-    /// it closed, if the call had one, and the `run.updated` event of the
-    /// call's run when the decision woke it (see [`Store::wake_run`]), and
-    /// the call as claimed when the decision claimed it.
-    Applied(
-        ToolCall,
-        Event,
-        Option<Box<ReviewCase>>,
-        Option<Box<Event>>,
-        Option<Box<Claimed>>,
-    ),
+    /// This decision won.
+    Applied(Box<Applied>),
     /// Another decision came first; the call as it stands.
-    AlreadyDecided(ToolCall),
+    AlreadyDecided(Box<ToolCall>),
     /// No such call.
     NotFound,
 }

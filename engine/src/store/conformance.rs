@@ -8,7 +8,7 @@ use chrono::{Duration, Utc};
 
 use serde_json::json;
 
-use super::{to_millis, Decided, DecisionChange, NewMessage, Store, StoreError};
+use super::{to_millis, Applied, Decided, DecisionChange, NewMessage, Store, StoreError};
 use crate::domain::ExpiryAction;
 use crate::domain::{BatchId, ConversationId, GrantId, MessageId, ToolCallId};
 use crate::domain::{CallStatus, Channel, Decision, DecisionKind, Grant, GrantScope, ToolCall};
@@ -325,9 +325,15 @@ pub(crate) async fn a_decision_is_a_compare_and_set(f: &Fixture) {
         refuse_questions: false,
         claim: None,
     };
-    let Decided::Applied(call, event, _, woken, _) = store.decide(&edit).await.unwrap() else {
+    let Decided::Applied(applied) = store.decide(&edit).await.unwrap() else {
         panic!("first decision must win")
     };
+    let Applied {
+        call,
+        event,
+        woken_run: woken,
+        ..
+    } = *applied;
     assert_eq!(call.status, CallStatus::Approved);
     assert_eq!(call.arguments, json!({"path": "only-this.txt"}));
     assert_eq!(call.original_arguments, Some(json!({"path": "f0.txt"})));
@@ -943,7 +949,7 @@ pub(crate) async fn a_decision_closes_its_case_as_stored(f: &Fixture) {
     let (_, pending) = one_pending_call(store).await;
     assert!(matches!(
         store.decide(&approve(&pending)).await.unwrap(),
-        Decided::Applied(_, _, None, _, _)
+        Decided::Applied(applied) if applied.closed_case.is_none()
     ));
 }
 
@@ -970,11 +976,20 @@ async fn closes_its_case(
         .await
         .unwrap();
     let change = change(&pending.id);
-    let Decided::Applied(call, _, Some(closed), _, _) = store.decide(&change).await.unwrap() else {
+    let decided = store.decide(&change).await.unwrap();
+    let Some((call, closed)) = (match decided {
+        Decided::Applied(applied) => {
+            let Applied {
+                call, closed_case, ..
+            } = *applied;
+            closed_case.map(|case| (call, case))
+        }
+        _ => None,
+    }) else {
         panic!("{change:?} must close the case")
     };
     let stored = store.review_case(&case.id).await.unwrap().unwrap();
-    assert_eq!(*closed, stored, "{change:?}");
+    assert_eq!(closed, stored, "{change:?}");
     let closing = closing_of(&call).unwrap();
     assert_eq!(
         (stored.status, &stored.result),
@@ -999,9 +1014,10 @@ async fn closes_its_case(
 pub(crate) async fn a_call_is_claimed_and_finished_once(f: &Fixture) {
     let store = f.store.clone();
     let (c, pending) = one_pending_call(&store).await;
-    let Decided::Applied(approved, ..) = store.decide(&approve(&pending)).await.unwrap() else {
+    let Decided::Applied(applied) = store.decide(&approve(&pending)).await.unwrap() else {
         panic!("the approval applies")
     };
+    let approved = applied.call;
     let soon = Utc::now() + Duration::milliseconds(5);
     assert!(
         store.claim_call(&pending, soon).await.unwrap().is_none(),
@@ -1361,7 +1377,7 @@ fn approve(call: &ToolCall) -> DecisionChange {
 
 fn woke(decided: Decided) -> Option<Event> {
     match decided {
-        Decided::Applied(_, _, _, woken, _) => woken.map(|e| *e),
+        Decided::Applied(applied) => applied.woken_run,
         other => panic!("expected the decision to apply, got {other:?}"),
     }
 }
@@ -1424,9 +1440,10 @@ fn approve_claiming(call: &ToolCall) -> DecisionChange {
 /// The call a decision claimed, if it claimed it.
 fn claimed(decided: Decided) -> Option<crate::store::Claimed> {
     match decided {
-        Decided::Applied(call, _, _, _, claimed) => {
+        Decided::Applied(applied) => {
+            let call = &applied.call;
             assert_eq!(call.status, CallStatus::Approved, "the decision's own call");
-            claimed.map(|c| *c)
+            applied.claimed
         }
         other => panic!("expected the decision to apply, got {other:?}"),
     }
@@ -1520,9 +1537,9 @@ pub(crate) async fn an_approval_claims_its_call_only_when_it_alone_wakes_a_free_
         ..approve_claiming(&calls[0])
     };
     match f.store.decide(&reject).await.unwrap() {
-        Decided::Applied(call, _, _, woken, claimed) => {
-            assert_eq!(call.status, CallStatus::Rejected);
-            assert!(woken.is_some() && claimed.is_none());
+        Decided::Applied(applied) => {
+            assert_eq!(applied.call.status, CallStatus::Rejected);
+            assert!(applied.woken_run.is_some() && applied.claimed.is_none());
         }
         other => panic!("expected the rejection to apply, got {other:?}"),
     }

@@ -1198,18 +1198,18 @@ macro_rules! impl_store {
                 match applied {
                     Some(AppliedIn { call, event, case, woken, claimed }) => {
                         tx.commit().await?;
-                        Ok(Decided::Applied(
+                        Ok(Decided::Applied(Box::new($crate::store::Applied {
                             call,
                             event,
-                            case.map(Box::new),
-                            woken.map(|(_, event)| Box::new(event)),
-                            claimed.map(Box::new),
-                        ))
+                            closed_case: case,
+                            woken_run: woken.map(|(_, event)| event),
+                            claimed,
+                        })))
                     }
                     None => {
                         tx.rollback().await?;
                         Ok(match self.tool_call(&change.call_id).await? {
-                            Some(call) => Decided::AlreadyDecided(call),
+                            Some(call) => Decided::AlreadyDecided(Box::new(call)),
                             None => Decided::NotFound,
                         })
                     }
