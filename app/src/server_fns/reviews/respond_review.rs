@@ -3,26 +3,51 @@ use leptos::prelude::*;
 use crate::error::AppError;
 use crate::wire::ReviewItem;
 
-/// Responds to a case from its review page, once. `action` is the button
-/// pressed: approve, reject (with `reason`), edit (with `arguments` as JSON)
-/// or submit (with `choice` or `answer`); or `withdraw` was pressed, which
-/// withdraws the case (with `withdraw_reason`) instead. `name` becomes
-/// `responded_by`.
-#[allow(clippy::too_many_arguments)]
+/// What a review page's form sends: the case and its link's token, the
+/// button pressed (`action`: approve, reject, edit or submit; or `withdraw`
+/// instead), and the fields that button reads.
+#[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
+pub struct ReviewResponseForm {
+    /// The case.
+    pub case_id: String,
+    /// The review link's token.
+    pub token: String,
+    /// The button pressed; absent when Withdraw was pressed (one button
+    /// sends one name).
+    pub action: Option<String>,
+    /// Why, for a rejection.
+    pub reason: Option<String>,
+    /// The edited arguments as JSON, for an edit.
+    pub arguments: Option<String>,
+    /// The typed answer, for a question.
+    pub answer: Option<String>,
+    /// The chosen option, for a question with choices.
+    pub choice: Option<String>,
+    /// Who responds; becomes `responded_by`.
+    pub name: Option<String>,
+    /// Present when Withdraw was pressed.
+    pub withdraw: Option<String>,
+    /// Why the case is withdrawn.
+    pub withdraw_reason: Option<String>,
+}
+
+/// Responds to a case from its review page, once, or withdraws it.
 #[server(prefix = "/api/fn", endpoint = "respond_review")]
 pub async fn respond_review(
-    case_id: String,
-    token: String,
-    // Absent when Withdraw was pressed: one button sends one name.
-    action: Option<String>,
-    reason: Option<String>,
-    arguments: Option<String>,
-    answer: Option<String>,
-    choice: Option<String>,
-    name: Option<String>,
-    withdraw: Option<String>,
-    withdraw_reason: Option<String>,
+    #[server(flatten)] form: ReviewResponseForm,
 ) -> Result<ReviewItem, AppError> {
+    let ReviewResponseForm {
+        case_id,
+        token,
+        action,
+        reason,
+        arguments,
+        answer,
+        choice,
+        name,
+        withdraw,
+        withdraw_reason,
+    } = form;
     use serde_json::json;
     let id = super::case_id(&case_id)?;
     let engine = crate::state::engine();
