@@ -14,6 +14,7 @@ pub mod review;
 pub mod review_flow;
 pub mod run;
 pub mod token;
+pub mod view;
 
 pub use call::{
     CallStatus, Channel, Decision, DecisionKind, ExpiryAction, ToolCall, AGENT_SOURCE,
@@ -32,3 +33,4 @@ pub use review::{
 pub use review_flow::{case_for, closing, closing_of, event_data, prompt_for, rfc3339, Closing};
 pub use run::{lease_until, Run, RunStatus, LEASE_SECONDS};
 pub use token::{hash_text, ReviewToken};
+pub use view::{ConversationSnapshot, ConversationView, InboxSnapshot, Posted};

@@ -2,15 +2,16 @@
 //! changes Airlock's state. It validates input, applies the rules and calls
 //! the store.
 
+use std::collections::HashMap;
 use std::sync::Arc;
 
 use crate::clock::Clock;
 use crate::config::Config;
-use crate::domain::CallStatus;
 use crate::domain::{
-    title_from_message, Conversation, ConversationSummary, Message, Role, UNTITLED,
+    title_from_message, CallStatus, Conversation, ConversationId, ConversationSnapshot,
+    ConversationSummary, ConversationView, InboxSnapshot, MessageId, Posted, Role, RunStatus,
+    UNTITLED,
 };
-use crate::domain::{ConversationId, MessageId};
 use crate::events::Events;
 use crate::store::{NewMessage, Store, StoreError};
 
@@ -107,15 +108,6 @@ pub(crate) struct Inner {
     pub(crate) config: Config,
     /// Where approvals hand the calls they claim, while a worker runs here.
     pub(crate) handoff: crate::claims::Handoff,
-}
-
-/// A conversation with its messages.
-#[derive(Debug, Clone, PartialEq)]
-pub struct ConversationView {
-    /// The conversation.
-    pub conversation: Conversation,
-    /// Its messages in order.
-    pub messages: Vec<Message>,
 }
 
 impl Engine {
@@ -275,7 +267,7 @@ impl Engine {
     pub async fn conversation_snapshot(
         &self,
         id: &ConversationId,
-    ) -> Result<(i64, ConversationView, Vec<crate::domain::ToolCall>), EngineError> {
+    ) -> Result<ConversationSnapshot, EngineError> {
         let cursor = self
             .inner
             .store
@@ -287,17 +279,33 @@ impl Engine {
             })?;
         let view = self.conversation(id).await?;
         let calls = self.inner.store.tool_calls(id).await?;
-        Ok((cursor, view, calls))
+        let run = self.inner.store.active_run(id).await?;
+        Ok(ConversationSnapshot {
+            cursor,
+            view,
+            calls,
+            working: run.is_some_and(|run| run.status == RunStatus::Running),
+        })
     }
 
     /// The inbox's state for a new subscriber: the newest event id, then the
     /// pending approvals (see [`Engine::conversation_snapshot`] on ordering).
-    pub async fn inbox_snapshot(
-        &self,
-        limit: i64,
-    ) -> Result<(i64, Vec<crate::domain::ToolCall>), EngineError> {
+    pub async fn inbox_snapshot(&self, limit: i64) -> Result<InboxSnapshot, EngineError> {
         let cursor = self.inner.store.inbox_cursor().await?;
-        Ok((cursor, self.inner.store.pending_calls(limit).await?))
+        let pending = self.inner.store.pending_calls(limit).await?;
+        let mut titles = HashMap::new();
+        for call in &pending {
+            if !titles.contains_key(&call.conversation_id) {
+                let conversation = self.inner.store.conversation(&call.conversation_id).await?;
+                let title = conversation.map(|c| c.title).unwrap_or_default();
+                titles.insert(call.conversation_id.clone(), title);
+            }
+        }
+        Ok(InboxSnapshot {
+            cursor,
+            pending,
+            titles,
+        })
     }
 
     /// A conversation's stored events after position `seq`.
@@ -329,7 +337,7 @@ impl Engine {
         &self,
         id: &ConversationId,
         content: &str,
-    ) -> Result<Message, EngineError> {
+    ) -> Result<Posted, EngineError> {
         let content = content.trim();
         if content.is_empty() {
             return Err(EngineError::invalid("content", "the message is empty"));
@@ -358,16 +366,24 @@ impl Engine {
             })?;
         self.inner.events.publish([event]);
         // Named before the agent starts, so the name comes first in the stream.
-        if message.seq == 1 {
+        let conversation_title = if message.seq == 1 {
+            let title = title_from_message(content);
             let event = self
                 .inner
                 .store
-                .set_title(id, &title_from_message(content), message.created_at)
+                .set_title(id, &title, message.created_at)
                 .await?;
             self.inner.events.publish([event]);
-        }
+            title
+        } else {
+            let conversation = self.inner.store.conversation(id).await?;
+            conversation.map(|c| c.title).unwrap_or_default()
+        };
         self.hand_to_agent(id, content).await?;
-        Ok(message)
+        Ok(Posted {
+            message,
+            conversation_title,
+        })
     }
 }
 

@@ -24,9 +24,10 @@ pub mod tools;
 
 pub use clock::{Clock, ManualClock, SystemClock};
 pub use domain::{
-    Conversation, ConversationId, ConversationSummary, IdError, Message, MessageId, Role,
+    Conversation, ConversationId, ConversationSummary, ConversationView, IdError, Message,
+    MessageId, Role,
 };
-pub use engine::{ConversationView, Engine, EngineError};
+pub use engine::{Engine, EngineError};
 pub use store::{Store, StoreError};
 
 /// Airlock's version, as reported by `/healthz`.

@@ -64,17 +64,18 @@ impl Feed {
     async fn snapshot(&self, engine: &Engine) -> Result<(i64, serde_json::Value), EngineError> {
         match self {
             Feed::Conversation(id) => {
-                let (cursor, view, calls) = engine.conversation_snapshot(id).await?;
+                let snapshot = engine.conversation_snapshot(id).await?;
+                let view = snapshot.view;
                 let data = json!({
                     "conversation": view.conversation,
                     "messages": view.messages.iter().map(engine::Message::to_json).collect::<Vec<_>>(),
-                    "tool_calls": calls,
+                    "tool_calls": snapshot.calls,
                 });
-                Ok((cursor, data))
+                Ok((snapshot.cursor, data))
             }
             Feed::Inbox => {
-                let (cursor, pending) = engine.inbox_snapshot(INBOX_SNAPSHOT_LIMIT).await?;
-                Ok((cursor, json!({ "pending": pending })))
+                let inbox = engine.inbox_snapshot(INBOX_SNAPSHOT_LIMIT).await?;
+                Ok((inbox.cursor, json!({ "pending": inbox.pending })))
             }
         }
     }

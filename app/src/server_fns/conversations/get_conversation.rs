@@ -11,20 +11,14 @@ pub async fn get_conversation(id: String) -> Result<ConversationDetail, AppError
     let id = engine::ConversationId::parse(&id).map_err(|_| AppError::NotFound {
         what: "conversation".into(),
     })?;
-    let engine = crate::state::engine();
-    let (cursor, view, calls) = engine.conversation_snapshot(&id).await?;
-    let working = engine
-        .store()
-        .active_run(&id)
-        .await
-        .map_err(engine::EngineError::from)?
-        .is_some_and(|run| run.status == engine::domain::RunStatus::Running);
+    let snapshot = crate::state::engine().conversation_snapshot(&id).await?;
+    let view = snapshot.view;
     Ok(ConversationDetail {
         id: view.conversation.id.to_string(),
         title: view.conversation.title,
         messages: view.messages.into_iter().map(Into::into).collect(),
-        tool_calls: calls.into_iter().map(Into::into).collect(),
-        cursor,
-        working,
+        tool_calls: snapshot.calls.into_iter().map(Into::into).collect(),
+        cursor: snapshot.cursor,
+        working: snapshot.working,
     })
 }

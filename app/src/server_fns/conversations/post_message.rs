@@ -11,17 +11,9 @@ pub async fn post_message(
     content: String,
 ) -> Result<PostedMessage, AppError> {
     let id = engine::ConversationId::parse(&conversation_id)?;
-    let engine = crate::state::engine();
-    let message = engine.post_message(&id, &content).await?;
-    let conversation_title = engine
-        .store()
-        .conversation(&id)
-        .await
-        .map_err(engine::EngineError::from)?
-        .map(|c| c.title)
-        .unwrap_or_default();
+    let posted = crate::state::engine().post_message(&id, &content).await?;
     Ok(PostedMessage {
-        message: message.into(),
-        conversation_title,
+        message: posted.message.into(),
+        conversation_title: posted.conversation_title,
     })
 }

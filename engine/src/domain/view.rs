@@ -1,0 +1,50 @@
+//! What the pages and streams read at once: a conversation with its
+//! messages and calls, the inbox, a posted message with the title it gave.
+
+use std::collections::HashMap;
+
+use super::{Conversation, ConversationId, Message, ToolCall};
+
+/// A conversation with its messages.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ConversationView {
+    /// The conversation.
+    pub conversation: Conversation,
+    /// Its messages in order.
+    pub messages: Vec<Message>,
+}
+
+/// A conversation as a new subscriber first sees it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ConversationSnapshot {
+    /// The position of its newest event, read first: live updates continue
+    /// after it, and a change that lands meanwhile is in both.
+    pub cursor: i64,
+    /// The conversation and its messages.
+    pub view: ConversationView,
+    /// Its tool calls.
+    pub calls: Vec<ToolCall>,
+    /// Whether the agent is at work on it (its run is running).
+    pub working: bool,
+}
+
+/// The approvals inbox as a new subscriber first sees it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct InboxSnapshot {
+    /// The position of the newest inbox event, read first.
+    pub cursor: i64,
+    /// The calls waiting for a person, oldest first.
+    pub pending: Vec<ToolCall>,
+    /// The titles of the conversations those calls belong to.
+    pub titles: HashMap<ConversationId, String>,
+}
+
+/// A person's message as stored, with its conversation's title (which the
+/// first message gives).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Posted {
+    /// The message.
+    pub message: Message,
+    /// The conversation's title.
+    pub conversation_title: String,
+}
