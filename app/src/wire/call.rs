@@ -1,0 +1,222 @@
+//! A tool call as its card shows it: status, decision, arguments and what
+//! an edit changed, with the labels worked out on the server.
+
+use serde::{Deserialize, Serialize};
+
+/// A recorded decision on a call.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct DecisionItem {
+    /// approve, edit, always_allow, reject or expire.
+    pub kind: String,
+    /// Who decided.
+    pub by: String,
+    /// When, RFC 3339.
+    pub at: String,
+    /// The reason given.
+    pub reason: Option<String>,
+}
+
+/// A tool call. Its JSON is the engine's tool call, so the same type reads
+/// page data and live `tool_call.*` events.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ToolCallItem {
+    /// Its id.
+    pub id: String,
+    /// The conversation it belongs to.
+    pub conversation_id: String,
+    /// The batch (model turn) it belongs to.
+    pub batch_id: String,
+    /// The assistant message whose turn proposed it.
+    pub message_seq: Option<i64>,
+    /// Its tool source.
+    pub source: String,
+    /// The tool.
+    pub tool: String,
+    /// The arguments it runs with.
+    pub arguments: serde_json::Value,
+    /// The arguments as proposed, when a reviewer edited them.
+    pub original_arguments: Option<serde_json::Value>,
+    /// The machine status (`pending_approval`, `completed`, …).
+    pub status: String,
+    /// Why the policy decided as it did.
+    pub policy_reason: String,
+    /// When a pending approval lapses, RFC 3339.
+    pub expires_at: Option<String>,
+    /// The decision, once taken.
+    pub decision: Option<DecisionItem>,
+    /// The result, once completed.
+    pub result: Option<serde_json::Value>,
+    /// The error, once failed.
+    pub error: Option<String>,
+    /// When the agent proposed it, RFC 3339.
+    pub created_at: String,
+}
+
+/// One argument a reviewer changed, for the card of an edited call.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ArgumentChange {
+    /// The argument's name.
+    pub name: String,
+    /// Its value as proposed, as JSON; `None` when the reviewer added it.
+    pub before: Option<String>,
+    /// Its value as run, as JSON; `None` when the reviewer removed it.
+    pub after: Option<String>,
+}
+
+/// The name of the agent's question tool and the source of the agent's tools.
+pub const QUESTION_TOOL: &str = "request_human_input";
+const AGENT_SOURCE: &str = "agent";
+
+/// Reads the arguments a reviewer typed: a JSON object, or a message saying
+/// what is wrong with it.
+pub fn parse_arguments(text: &str) -> Result<serde_json::Value, String> {
+    match serde_json::from_str::<serde_json::Value>(text) {
+        Ok(value) if value.is_object() => Ok(value),
+        Ok(_) => Err("arguments must be a JSON object, like {\"path\": \"notes.txt\"}".into()),
+        Err(e) => Err(format!("not valid JSON: {e}")),
+    }
+}
+
+/// "2026-11-23 10:12 UTC" from an RFC 3339 time in UTC, without a clock or
+/// a date library in the browser.
+pub fn time_label(rfc3339: &str) -> String {
+    match (rfc3339.get(..10), rfc3339.get(11..16)) {
+        (Some(day), Some(time)) => format!("{day} {time} UTC"),
+        _ => rfc3339.to_owned(),
+    }
+}
+
+impl ToolCallItem {
+    /// Whether a person can still decide it.
+    pub fn can_decide(&self) -> bool {
+        self.status == "pending_approval"
+    }
+
+    /// The status as people read it.
+    pub fn status_label(&self) -> &'static str {
+        match self.status.as_str() {
+            "requested" => "Requested",
+            "pending_approval" => "Pending approval",
+            "approved" => "Approved",
+            "rejected" => "Rejected",
+            "executing" => "Executing…",
+            "completed" => "Completed",
+            "failed" => "Failed",
+            "expired" => "Expired",
+            // Only a withdrawn review cancels a call.
+            "cancelled" => "Withdrawn",
+            _ => "Unknown",
+        }
+    }
+
+    /// The arguments as indented JSON.
+    pub fn arguments_text(&self) -> String {
+        serde_json::to_string_pretty(&self.arguments).unwrap_or_default()
+    }
+
+    /// The result as people read it: text fields as text, the rest as JSON.
+    pub fn result_text(&self) -> Option<String> {
+        let result = self.result.as_ref()?;
+        Some(match result.get("content").and_then(|c| c.as_str()) {
+            Some(text) => text.to_owned(),
+            None => serde_json::to_string_pretty(result).unwrap_or_default(),
+        })
+    }
+
+    /// Who decided and why, for a decided card.
+    pub fn decision_text(&self) -> Option<String> {
+        let d = self.decision.as_ref()?;
+        let verb = match d.kind.as_str() {
+            "approve" => "Approved",
+            "edit" => "Approved with changes",
+            "always_allow" => "Always allowed",
+            "reject" => "Rejected",
+            "expire" => "Expired",
+            "cancel" => "Withdrawn",
+            _ => "Decided",
+        };
+        Some(match &d.reason {
+            Some(reason) => format!("{verb} by {}: {reason}", d.by),
+            None => format!("{verb} by {}", d.by),
+        })
+    }
+
+    /// Whether this is the agent asking the person a question.
+    pub fn is_question(&self) -> bool {
+        self.tool == QUESTION_TOOL && self.source == AGENT_SOURCE
+    }
+
+    /// The question the agent asks, for a question card.
+    pub fn question(&self) -> String {
+        self.arguments["question"]
+            .as_str()
+            .unwrap_or("The agent asks for your input.")
+            .to_owned()
+    }
+
+    /// The answers the agent offers to choose from, if any.
+    pub fn choices(&self) -> Vec<String> {
+        self.arguments["choices"]
+            .as_array()
+            .map(|list| {
+                list.iter()
+                    .filter_map(|c| c.as_str())
+                    .map(str::to_owned)
+                    .collect()
+            })
+            .unwrap_or_default()
+    }
+
+    /// The answer given to a question.
+    pub fn answer(&self) -> Option<String> {
+        Some(self.result.as_ref()?["answer"].as_str()?.to_owned())
+    }
+
+    /// What a reviewer changed, argument by argument, in name order.
+    pub fn argument_changes(&self) -> Vec<ArgumentChange> {
+        let (Some(before), Some(after)) = (
+            self.original_arguments.as_ref().and_then(|v| v.as_object()),
+            self.arguments.as_object(),
+        ) else {
+            return Vec::new();
+        };
+        let mut names: Vec<&String> = before.keys().chain(after.keys()).collect();
+        names.sort();
+        names.dedup();
+        names
+            .into_iter()
+            .filter(|name| before.get(*name) != after.get(*name))
+            .map(|name| ArgumentChange {
+                name: name.clone(),
+                before: before.get(name).map(|v| v.to_string()),
+                after: after.get(name).map(|v| v.to_string()),
+            })
+            .collect()
+    }
+
+    /// When it was decided, for people.
+    pub fn decided_at_label(&self) -> Option<String> {
+        Some(time_label(&self.decision.as_ref()?.at))
+    }
+
+    /// When a pending call lapses, for people.
+    pub fn expires_label(&self) -> Option<String> {
+        Some(format!("expires {}", time_label(self.expires_at.as_ref()?)))
+    }
+
+    /// Replaces this call with a newer copy of itself, never an older one.
+    pub fn is_newer_than(&self, other: &ToolCallItem) -> bool {
+        status_rank(&self.status) >= status_rank(&other.status)
+    }
+}
+
+/// Orders statuses along a call's life, so a late event never moves a card back.
+fn status_rank(status: &str) -> u8 {
+    match status {
+        "requested" => 0,
+        "pending_approval" => 1,
+        "approved" => 2,
+        "executing" => 3,
+        _ => 4,
+    }
+}
