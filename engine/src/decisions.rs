@@ -341,26 +341,8 @@ impl Engine {
             arguments,
             result: None,
             refuse_questions: refuse_questions && question.is_none(),
-            claim: (status == CallStatus::Approved)
-                .then(|| self.inner.handoff.claim(call_id, now))
-                .flatten(),
         };
-        let decided = if change.claim.is_some() {
-            // The request may be dropped (its client gone) while the
-            // approval commits, and a call the approval claims must still
-            // reach the runner: otherwise it would wait out the lease and be
-            // reported interrupted without having run. So the decision and
-            // its handoff go on by themselves.
-            let (engine, change) = (self.clone(), change.clone());
-            match tokio::spawn(async move { engine.decide_and_hand(&change).await }).await {
-                Ok(decided) => decided?,
-                Err(e) if e.is_panic() => std::panic::resume_unwind(e.into_panic()),
-                // The runtime is stopping, and this request with it.
-                Err(_) => return Err(StoreError::Database(sqlx::Error::PoolClosed).into()),
-            }
-        } else {
-            self.decide_and_hand(&change).await?
-        };
+        let decided = self.decide_and_publish(&change).await?;
         match decided {
             Decided::Applied(applied) => {
                 let Applied {
@@ -394,20 +376,14 @@ impl Engine {
         }
     }
 
-    /// Applies `change`, publishes its events, and hands the call it
-    /// claimed, if it claimed one, to the runner: what it returns keeps
-    /// neither the run's event nor the claim.
-    async fn decide_and_hand(&self, change: &DecisionChange) -> Result<Decided, StoreError> {
+    /// Applies `change` and publishes its events: the call's, and its run's
+    /// when the decision woke the run (the worker steps it from there).
+    async fn decide_and_publish(&self, change: &DecisionChange) -> Result<Decided, StoreError> {
         let mut decided = self.inner.store.decide(change).await?;
         if let Decided::Applied(applied) = &mut decided {
-            self.inner.events.publish(
-                std::iter::once(applied.event.clone())
-                    .chain(applied.woken_run.take())
-                    .chain(applied.claimed.as_ref().map(|c| c.event.clone())),
-            );
-            if let (Some(claim), Some(claimed)) = (&change.claim, applied.claimed.take()) {
-                self.inner.handoff.hand(claim.clone(), claimed);
-            }
+            self.inner
+                .events
+                .publish(std::iter::once(applied.event.clone()).chain(applied.woken_run.take()));
         }
         Ok(decided)
     }
@@ -586,9 +562,8 @@ impl Engine {
             arguments: None,
             result: Some(serde_json::json!({ "answer": answer })),
             refuse_questions: false,
-            claim: None,
         };
-        match self.decide_and_hand(&change).await? {
+        match self.decide_and_publish(&change).await? {
             Decided::Applied(applied) => Ok((applied.call, applied.closed_case)),
             Decided::AlreadyDecided(call) => Err(already_decided(*call)),
             Decided::NotFound => Err(EngineError::NotFound("tool call")),

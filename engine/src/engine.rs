@@ -106,8 +106,6 @@ pub(crate) struct Inner {
     pub(crate) clock: Arc<dyn Clock>,
     pub(crate) events: Events,
     pub(crate) config: Config,
-    /// Where approvals hand the calls they claim, while a worker runs here.
-    pub(crate) handoff: crate::claims::Handoff,
 }
 
 impl Engine {
@@ -118,7 +116,6 @@ impl Engine {
             clock,
             events: Events::new(),
             config,
-            handoff: Default::default(),
         };
         Self {
             inner: Arc::new(inner),
@@ -143,17 +140,6 @@ impl Engine {
     /// The store, for health checks.
     pub fn store(&self) -> &Arc<dyn Store> {
         &self.inner.store
-    }
-
-    /// From now on, approvals that wake a run claim their call for
-    /// `runner` to run (see [`crate::claims`]).
-    pub fn attach_runner(&self, runner: Arc<dyn crate::claims::Runner>) {
-        self.inner.handoff.attach(runner);
-    }
-
-    /// Approvals claim nothing any more; the worker steps their runs.
-    pub fn detach_runner(&self) {
-        self.inner.handoff.detach();
     }
 
     /// Starts an empty conversation.

@@ -3,7 +3,6 @@
 //! Leptos or HTTP, so every rule can be tested without a browser or a server.
 
 pub mod agent;
-pub mod claims;
 pub mod clock;
 pub mod config;
 pub mod decisions;

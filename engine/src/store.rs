@@ -109,34 +109,6 @@ pub struct DecisionChange {
     /// take an answer, not an approval: the decision then reports it as
     /// [`Decided::AlreadyDecided`].
     pub refuse_questions: bool,
-    /// Claim the call for running under this lease, in the decision's
-    /// commit, when the decision approves it and wakes its run, the call is
-    /// the run's only open call, and no live process holds the run: the
-    /// decider's process then runs it with no further commit before the
-    /// tool starts (see [`Decided::Applied`]).
-    pub claim: Option<Claim>,
-}
-
-/// A lease a decision takes its call's run under, to run the call itself.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Claim {
-    /// The lease's owner: one claim's own name, so no other step of the
-    /// same process passes the lease (see [`crate::claims`]).
-    pub owner: String,
-    /// Until when the lease holds unless renewed.
-    pub until: DateTime<Utc>,
-}
-
-/// A call a decision claimed (see [`DecisionChange::claim`]): the run it
-/// leased, the call now executing, and the call's event.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Claimed {
-    /// The run, running, leased to the claim's owner.
-    pub run: Run,
-    /// The call, executing.
-    pub call: ToolCall,
-    /// The call's `tool_call.updated` event.
-    pub event: Event,
 }
 
 /// A decision that won: what it stored and what it set in motion.
@@ -151,8 +123,6 @@ pub struct Applied {
     /// The run's `run.updated` event, when the decision woke the call's run
     /// (see [`Store::wake_run`]).
     pub woken_run: Option<Event>,
-    /// The call as claimed, when the decision claimed it.
-    pub claimed: Option<Claimed>,
 }
 
 /// How a compare-and-set decision ended.

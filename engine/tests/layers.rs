@@ -17,7 +17,7 @@ const FLOORS: &[&[&str]] = &[
     &["policy"],
     &["config"],
     &["store", "events", "tools"],
-    &["claims", "decisions", "reviews", "agent", "grants", "relay"],
+    &["decisions", "reviews", "agent", "grants", "relay"],
     &["engine"],
 ];
 
@@ -25,7 +25,6 @@ const FLOORS: &[&[&str]] = &[
 const SIDEWAYS: &[(&str, &str)] = &[
     // The agent proposes calls and decides the ones the policy lets run.
     ("agent", "decisions"),
-    ("agent", "claims"),
     ("reviews", "decisions"),
     ("relay", "decisions"),
 ];

@@ -4,23 +4,20 @@
 //! in memory: a paused run is rows in the store, and any process can step it.
 //!
 //! A run is stepped by one process at a time (a lease in the store), and a
-//! call runs at most once (approved → executing is a compare-and-set). An
-//! approval may take both steps itself and hand the call here to run
-//! ([`Agent::run_claimed`](crate::claims::Runner::run_claimed)).
+//! call runs at most once (approved → executing is a compare-and-set).
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use super::model::{Model, ModelRequest, Turn};
 use super::{transcript, QUESTION_TOOL};
-use crate::claims::Runner;
 use crate::decisions::ProposedCall;
 use crate::domain::Role;
 use crate::domain::RunId;
 use crate::domain::{lease_until, Run, RunStatus};
 use crate::domain::{CallStatus, ToolCall};
 use crate::engine::{Engine, EngineError};
-use crate::store::{Claimed, NewMessage};
+use crate::store::NewMessage;
 use crate::tools::{ToolSource, ToolSpec};
 
 /// How often a step renews its lease, well inside
@@ -238,18 +235,6 @@ impl Agent {
             run_id,
             self.step_leased(&self.owner, run, Some(open)),
         )
-        .await
-    }
-
-    /// Runs a call that a decision claimed under lease `owner` on its run
-    /// (see [`Runner`]), then takes the run on as [`Agent::step`] does.
-    async fn step_claimed(&self, owner: &str, claimed: Claimed) -> Result<StepOutcome, AgentError> {
-        let Claimed { run, call, .. } = claimed;
-        let run_id = run.id.clone();
-        self.renewing(owner, &run_id, async {
-            self.run_tool(&call).await?;
-            self.step_leased(owner, run, None).await
-        })
         .await
     }
 
@@ -503,29 +488,6 @@ impl Agent {
             .await?;
         self.engine.events().publish([event]);
         Ok(run.status)
-    }
-}
-
-/// Runs the calls approvals claim (see [`crate::claims`]).
-impl Runner for Agent {
-    fn owner(&self) -> &str {
-        &self.owner
-    }
-
-    fn run_claimed(&self, lease: String, claimed: Claimed) {
-        // Taken before the approval's events reach the worker, whose own
-        // step of the run would find the lease taken anyway; without it
-        // (another step of this process is ending) the lease alone keeps
-        // every other step off the run.
-        let stepping = Stepping::enter(&self.stepping, &claimed.run.id);
-        let agent = self.clone();
-        tokio::spawn(async move {
-            let _stepping = stepping;
-            let run = claimed.run.id.clone();
-            if let Err(e) = agent.step_claimed(&lease, claimed).await {
-                tracing::warn!(%run, error = %e, "stepping a run failed; the sweep retries it");
-            }
-        });
     }
 }
 

@@ -16,7 +16,6 @@ const SWEEP_INTERVAL: Duration = Duration::from_secs(2);
 
 /// Runs until `stop` turns true.
 pub async fn run_worker(agent: Agent, mut stop: watch::Receiver<bool>) {
-    let _attached = Attached::new(&agent);
     let mut events = agent.engine().events().subscribe();
     let mut sweep = tokio::time::interval(SWEEP_INTERVAL);
     loop {
@@ -35,25 +34,6 @@ pub async fn run_worker(agent: Agent, mut stop: watch::Receiver<bool>) {
                 Err(tokio::sync::broadcast::error::RecvError::Closed) => return,
             },
         }
-    }
-}
-
-/// Approvals hand this worker's agent the calls they claim while it runs
-/// (see [`crate::claims`]), and no longer once it stops.
-struct Attached(crate::engine::Engine);
-
-impl Attached {
-    fn new(agent: &Agent) -> Self {
-        agent
-            .engine()
-            .attach_runner(std::sync::Arc::new(agent.clone()));
-        Self(agent.engine().clone())
-    }
-}
-
-impl Drop for Attached {
-    fn drop(&mut self) {
-        self.0.detach_runner();
     }
 }
 

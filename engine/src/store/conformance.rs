@@ -323,7 +323,6 @@ pub(crate) async fn a_decision_is_a_compare_and_set(f: &Fixture) {
         arguments: Some(json!({"path": "only-this.txt"})),
         result: None,
         refuse_questions: false,
-        claim: None,
     };
     let Decided::Applied(applied) = store.decide(&edit).await.unwrap() else {
         panic!("first decision must win")
@@ -384,7 +383,6 @@ pub(crate) async fn a_decision_can_leave_questions_alone(f: &Fixture) {
         arguments: None,
         result: None,
         refuse_questions: true,
-        claim: None,
     };
     match store.decide(&approve(&question.id)).await.unwrap() {
         Decided::AlreadyDecided(left) => assert_eq!(left.status, CallStatus::PendingApproval),
@@ -413,7 +411,6 @@ pub(crate) async fn concurrent_decisions_have_one_winner(f: &Fixture) {
             arguments: None,
             result: None,
             refuse_questions: false,
-            claim: None,
         };
         tokio::spawn(async move { store.decide(&change).await.unwrap() })
     });
@@ -467,7 +464,6 @@ pub(crate) async fn a_batch_is_decided_at_once(f: &Fixture) {
         arguments: None,
         result: None,
         refuse_questions: false,
-        claim: None,
     };
     assert!(matches!(
         store.decide(&single).await.unwrap(),
@@ -622,7 +618,6 @@ pub(crate) async fn events_replay_in_order(f: &Fixture) {
         arguments: None,
         result: None,
         refuse_questions: false,
-        claim: None,
     };
     store.decide(&change).await.unwrap();
     // On a shared database the inbox numbers events once they are placed.
@@ -795,7 +790,6 @@ pub(crate) async fn review_cases_follow_their_calls(f: &Fixture) {
         arguments: None,
         result: None,
         refuse_questions: false,
-        claim: None,
     };
     assert!(matches!(
         store.decide(&change).await.unwrap(),
@@ -904,7 +898,6 @@ pub(crate) async fn a_decision_closes_its_case_as_stored(f: &Fixture) {
                 arguments: arguments.clone(),
                 result: None,
                 refuse_questions,
-                claim: None,
             };
             closes_its_case(store, call(&c, 0, CallStatus::PendingApproval), change).await;
         }
@@ -937,7 +930,6 @@ pub(crate) async fn a_decision_closes_its_case_as_stored(f: &Fixture) {
             arguments: None,
             result: result.clone(),
             refuse_questions: false,
-            claim: None,
         };
         let closed = closes_its_case(store, asked, change).await;
         assert_eq!(
@@ -1371,7 +1363,6 @@ fn approve(call: &ToolCall) -> DecisionChange {
         arguments: None,
         result: None,
         refuse_questions: false,
-        claim: None,
     }
 }
 
@@ -1423,126 +1414,6 @@ pub(crate) async fn a_run_wakes_when_its_last_waiting_call_is_decided(f: &Fixtur
     assert_eq!(changed.len(), 3);
     assert_eq!(woken.unwrap().data["id"], run.id.as_str());
     assert!(f.store.wake_run(&run.id, now).await.unwrap().is_none());
-}
-
-/// `approve`, claiming the call for process "a" if it may (see
-/// `DecisionChange::claim`).
-fn approve_claiming(call: &ToolCall) -> DecisionChange {
-    DecisionChange {
-        claim: Some(crate::store::Claim {
-            owner: format!("a for {}", call.id),
-            until: Utc::now() + Duration::seconds(30),
-        }),
-        ..approve(call)
-    }
-}
-
-/// The call a decision claimed, if it claimed it.
-fn claimed(decided: Decided) -> Option<crate::store::Claimed> {
-    match decided {
-        Decided::Applied(applied) => {
-            let call = &applied.call;
-            assert_eq!(call.status, CallStatus::Approved, "the decision's own call");
-            applied.claimed
-        }
-        other => panic!("expected the decision to apply, got {other:?}"),
-    }
-}
-
-/// An approval that wakes its run claims the call in its own commit when
-/// asked to, the call is the run's only open call, and no live process
-/// holds the run: the run leased to the claim, the call executing, and its
-/// event after the approval's and the run's, each as stored. Otherwise it
-/// claims nothing, and the call stays approved for the worker.
-pub(crate) async fn an_approval_claims_its_call_only_when_it_alone_wakes_a_free_run(f: &Fixture) {
-    let c = new_conversation(&f.store).await;
-    let (run, calls) = waiting_run(f, &c, 1).await;
-    let change = approve_claiming(&calls[0]);
-    let owner = change.claim.clone().unwrap().owner;
-    let got = claimed(f.store.decide(&change).await.unwrap()).expect("claimed");
-    let stored = f.store.tool_call(&calls[0].id).await.unwrap().unwrap();
-    assert_eq!(stored.status, CallStatus::Executing);
-    assert_eq!(got.call, stored);
-    assert_eq!(got.run, f.store.run(&run.id).await.unwrap().unwrap());
-    assert_eq!(got.run.status, crate::domain::RunStatus::Running);
-    let events = f.store.events_after(&c.id, 0, 100).await.unwrap();
-    let last: Vec<_> = events.iter().rev().take(3).rev().collect();
-    assert_eq!(
-        last.iter()
-            .map(|e| (e.kind, e.data["status"].as_str()))
-            .collect::<Vec<_>>(),
-        [
-            (EventKind::ToolCallUpdated, Some("approved")),
-            (EventKind::RunUpdated, Some("running")),
-            (EventKind::ToolCallUpdated, Some("executing")),
-        ]
-    );
-    let kept = last[2];
-    assert_eq!(
-        (got.event.id, got.event.seq, &got.event.data),
-        (kept.id, kept.seq, &kept.data)
-    );
-    assert_eq!(got.event.data, serde_json::to_value(&stored).unwrap());
-    // The claim's lease keeps every other owner off the run, the process's
-    // own name included, and the call is not taken for interrupted.
-    let now = Utc::now();
-    let until = now + Duration::seconds(30);
-    assert!(f
-        .store
-        .take_run(&run.id, "a", now, until)
-        .await
-        .unwrap()
-        .is_none());
-    assert!(f.store.runs_to_step(now, 10).await.unwrap().is_empty());
-    assert!(f.store.fail_interrupted(now).await.unwrap().is_empty());
-    assert!(f
-        .store
-        .take_run(&run.id, &owner, now, until)
-        .await
-        .unwrap()
-        .is_some());
-    let (finished, _) = f
-        .store
-        .finish_call(&got.call, Ok(json!("sent")), now)
-        .await
-        .unwrap()
-        .expect("the claimed call is the call as stored");
-    assert_eq!(finished.status, CallStatus::Completed);
-
-    // Not the run's only open call: the first approval woke nothing, and
-    // the second leaves the first's call for the worker to run in order.
-    let (_, calls) = waiting_run(f, &c, 2).await;
-    for call in &calls {
-        assert!(claimed(f.store.decide(&approve_claiming(call)).await.unwrap()).is_none());
-        let stored = f.store.tool_call(&call.id).await.unwrap().unwrap();
-        assert_eq!(stored.status, CallStatus::Approved);
-    }
-
-    // A live process holds the run.
-    let (run, calls) = waiting_run(f, &c, 1).await;
-    f.store
-        .acquire_run(&run.id, "b", now, until)
-        .await
-        .unwrap()
-        .unwrap();
-    let decided = f.store.decide(&approve_claiming(&calls[0])).await.unwrap();
-    assert!(woke(decided.clone()).is_some(), "woken all the same");
-    assert!(claimed(decided).is_none());
-
-    // Not an approval.
-    let (_, calls) = waiting_run(f, &c, 1).await;
-    let reject = DecisionChange {
-        decision: decision(DecisionKind::Reject, "ana"),
-        status: CallStatus::Rejected,
-        ..approve_claiming(&calls[0])
-    };
-    match f.store.decide(&reject).await.unwrap() {
-        Decided::Applied(applied) => {
-            assert_eq!(applied.call.status, CallStatus::Rejected);
-            assert!(applied.woken_run.is_some() && applied.claimed.is_none());
-        }
-        other => panic!("expected the rejection to apply, got {other:?}"),
-    }
 }
 
 /// Decisions on the last two waiting calls of a run, taken at the same
@@ -1630,7 +1501,6 @@ conformance!(
     leases_hold_until_released_or_ended,
     a_run_is_taken_with_its_open_calls,
     a_run_wakes_when_its_last_waiting_call_is_decided,
-    an_approval_claims_its_call_only_when_it_alone_wakes_a_free_run,
     concurrent_last_decisions_wake_their_run_once,
     a_run_concludes_with_its_last_message_in_one_commit,
     a_run_sent_to_wait_with_nothing_waiting_stays_running,

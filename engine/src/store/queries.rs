@@ -158,26 +158,6 @@ macro_rules! call_order {
     };
 }
 
-/// SQL that holds, in a statement changing run `$run`'s row, when a
-/// decision on call `$call` may claim it and lease the run at `$now` (see
-/// `DecisionChange::claim`): no live process holds the run, and the call
-/// is the run's only open call.
-macro_rules! claimable {
-    ($run:literal, $call:literal, $now:literal) => {
-        concat!(
-            "(lease_until is null or lease_until < ",
-            $now,
-            ") and not exists (select 1 from tool_calls o where o.run_id = ",
-            $run,
-            " and o.tool_call_id <> ",
-            $call,
-            " and ",
-            open_call!("o"),
-            ")"
-        )
-    };
-}
-
 macro_rules! impl_store {
     ($store:ty, $backend:literal, $begin:expr, $placed_later:literal, $writes_in_with:literal, $for_update:literal, $skip_locked:literal, { $($extra:tt)* }) => {
         use async_trait::async_trait;
@@ -193,7 +173,7 @@ macro_rules! impl_store {
         use crate::domain::{BatchId, ConversationId, GrantId, MessageId, RunId, ToolCallId};
         use crate::domain::{Conversation, ConversationSummary, Message, Role};
         use crate::domain::{Run, RunStatus};
-        use crate::store::{from_millis, to_millis, Claim, Claimed, Decided, DecisionChange, NewMessage, Store, StoreError};
+        use crate::store::{from_millis, to_millis, Decided, DecisionChange, NewMessage, Store, StoreError};
 
         type DbRow = db::DbRow;
         type Tx<'c> = db::Tx<'c>;
@@ -735,38 +715,6 @@ macro_rules! impl_store {
             Ok(Some((run, event)))
         }
 
-        /// Claims approved `call` for running under `claim` inside the
-        /// decision's transaction `tx`, which woke its `run` (see
-        /// [`DecisionChange::claim`]): the lease, the call executing, its
-        /// audit entry and its event; `None` when the run is not to be
-        /// leased. The claim bears the decision's time, as the call does.
-        /// SQLite's; PostgreSQL's decision claims in its second statement.
-        async fn claim_in(tx: &mut Tx<'_>, run: &Run, call: &ToolCall, claim: &Claim) -> Result<Option<Claimed>, StoreError> {
-            let at = call.updated_at;
-            let leased = db::query(concat!(
-                "update runs set lease_owner = $1, lease_until = $2
-                 where run_id = $3 and status = 'running' and ", claimable!("$3", "$5", "$4"),
-            ))
-            .bind(&claim.owner)
-            .bind(to_millis(claim.until))
-            .bind(run.id.as_str())
-            .bind(to_millis(at))
-            .bind(call.id.as_str())
-            .execute(&mut **tx)
-            .await?;
-            if leased.rows_affected() == 0 {
-                return Ok(None);
-            }
-            db::query("update tool_calls set status = 'executing' where tool_call_id = $1 and status = 'approved'")
-                .bind(call.id.as_str())
-                .execute(&mut **tx)
-                .await?;
-            let claimed = ToolCall { status: CallStatus::Executing, ..call.clone() };
-            audit(tx, &claimed, "execute", "agent", "system", at).await?;
-            let event = append_event(tx, call_event(&claimed, EventKind::ToolCallUpdated), at).await?;
-            Ok(Some(Claimed { run: run.clone(), call: claimed, event }))
-        }
-
         /// What a decision does to its call's run, in the decision's transaction.
         #[derive(Debug, Clone, Copy, PartialEq, Eq)]
         enum ItsRun {
@@ -785,8 +733,6 @@ macro_rules! impl_store {
             case: Option<ReviewCase>,
             /// The run as woken, and its event, when the decision woke it.
             woken: Option<(Run, Event)>,
-            /// The call as claimed, when the decision claimed it.
-            claimed: Option<Claimed>,
         }
 
         /// The compare-and-set of a decision: one pending call (with
@@ -803,8 +749,7 @@ macro_rules! impl_store {
 
         /// Decides one pending call inside `tx` (with `refuse_questions`, one
         /// that is not the agent's question): the compare-and-set, its audit
-        /// entry, its review case closed, its event, what `its_run` says, and
-        /// the claim under `claim` when a wake-up allows it.
+        /// entry, its review case closed, its event, and what `its_run` says.
         #[allow(clippy::too_many_arguments)]
         async fn decide_in(
             tx: &mut Tx<'_>,
@@ -813,7 +758,7 @@ macro_rules! impl_store {
             status: CallStatus,
             arguments: Option<&Value>,
             result: Option<&Value>,
-            (refuse_questions, its_run, claim): (bool, ItsRun, Option<&Claim>),
+            (refuse_questions, its_run): (bool, ItsRun),
         ) -> Result<Option<AppliedIn>, StoreError> {
             // How the call's case closes, worked out before the call is read
             // (an edit brings the arguments the case reports): as the agent's
@@ -877,8 +822,6 @@ macro_rules! impl_store {
             }
             let Some(row) = query.fetch_optional(&mut **tx).await? else { return Ok(None) };
             let call = row_call(&row)?;
-            // Only an approval that wakes its run claims.
-            let claim = claim.filter(|_| its_run == ItsRun::Wake && call.status == CallStatus::Approved);
             let closed = match &folded {
                 Some((closing, _)) => match row.try_get::<Option<String>, _>("closed_case_id")? {
                     Some(_) => Some(closed_case(&row, "closed_", closing.at)?),
@@ -898,27 +841,18 @@ macro_rules! impl_store {
                     (ItsRun::Wake, Some(run)) => wake_in(tx, run, decision.at).await?,
                     _ => None,
                 };
-                let claimed = match (claim, &woken) {
-                    (Some(claim), Some((run, _))) => claim_in(tx, run, &call, claim).await?,
-                    _ => None,
-                };
-                return Ok(Some(AppliedIn { call, event, case: closed.map(|(case, _)| case), woken, claimed }));
+                return Ok(Some(AppliedIn { call, event, case: closed.map(|(case, _)| case), woken }));
             }
             // The rest in one more round trip: the audit entry, the case's
             // event and callback, the run woken when this was its last
             // waiting call (read in this statement, after the lock above:
             // of two decisions on a run's last two waiting calls, the second
-            // sees the first), the claim when the wake-up allows it (the
-            // lease, the call executing, its audit entry), and the events,
-            // as `append_event` appends them.
+            // sees the first), and the events, as `append_event` appends them.
             let waiting = match row.try_get::<Option<String>, _>("its_run_id")? {
                 Some(_) => Some(row_run_named(&row, "its_")?).filter(|run| run.status == RunStatus::Waiting),
                 None => None,
             };
             let woken_run = waiting.map(|run| Run { status: RunStatus::Running, updated_at: call.updated_at, ..run });
-            let claim = claim.filter(|_| woken_run.is_some());
-            let claimed_call = claim.map(|_| ToolCall { status: CallStatus::Executing, ..call.clone() });
-            let claim_event = claimed_call.as_ref().map(|c| call_event(c, EventKind::ToolCallUpdated));
             let call_event = call_event(&call, EventKind::ToolCallUpdated);
             let run_event = woken_run.as_ref().map(run_event);
             let case_event = closed.as_ref().map(|(_, event)| event);
@@ -934,32 +868,16 @@ macro_rules! impl_store {
                      insert into callback_outbox (case_id, url, body, next_attempt_at)
                      select $8, $13, $14, $12 where $13::text is not null),
                  woken as (
-                     update runs set status = 'running', updated_at = $7,
-                         lease_owner = case when $20::text is not null and ", claimable!("$15", "$1", "$7"), "
-                                            then $20 else lease_owner end,
-                         lease_until = case when $20::text is not null and ", claimable!("$15", "$1", "$7"), "
-                                            then $21 else lease_until end
+                     update runs set status = 'running', updated_at = $7
                      where run_id = $15 and status = 'waiting' and ", nothing_waits!("$15"), "
-                     returning run_id, coalesce(lease_owner = $20, false) as claimed),
-                 claimed as (
-                     update tool_calls set status = 'executing'
-                     where tool_call_id = $1 and exists (select 1 from woken where claimed)
-                     returning tool_call_id),
-                 claim_audited as (
-                     insert into audit_log (tool_call_id, conversation_id, action, actor, channel, detail, created_at)
-                     select $1, $2, 'execute', 'agent', 'system', $22, $7 from claimed),
+                     returning run_id),
                  bumped as (
-                     update conversations
-                     set event_seq = event_seq + 1 + (select count(*) from woken) + (select count(*) from claimed)
+                     update conversations set event_seq = event_seq + 1 + (select count(*) from woken)
                      where conversation_id = $2 returning event_seq)
                  insert into events (conversation_id, seq, kind, data, created_at)
-                 select $2, event_seq - (select count(*) from woken) - (select count(*) from claimed), $16, $17, $7
-                 from bumped
+                 select $2, event_seq - (select count(*) from woken), $16, $17, $7 from bumped
                  union all
-                 select $2, event_seq - (select count(*) from claimed), $18, $19, $7
-                 from bumped where exists (select 1 from woken)
-                 union all
-                 select $2, event_seq, $16, $23, $7 from bumped where exists (select 1 from claimed)
+                 select $2, event_seq, $18, $19, $7 from bumped where exists (select 1 from woken)
                  returning event_id, seq, kind",
             ))
             .bind(call.id.as_str())
@@ -981,21 +899,13 @@ macro_rules! impl_store {
             .bind(call_event.data.to_string())
             .bind(EventKind::RunUpdated.as_str())
             .bind(run_event.as_ref().map(|e| e.data.to_string()))
-            .bind(claim.map(|c| c.owner.as_str()))
-            .bind(claim.map(|c| to_millis(c.until)))
-            .bind(claimed_call.as_ref().map(audit_detail))
-            .bind(claim_event.as_ref().map(|e| e.data.to_string()))
             .fetch_all(&mut **tx)
             .await?;
-            let sent = std::iter::once(call_event).chain(run_event).chain(claim_event).collect();
+            let sent = std::iter::once(call_event).chain(run_event).collect();
             let mut stored = appended_by_kind(&rows, sent, decision.at)?.into_iter();
             let event = stored.next().flatten().ok_or(StoreError::NotFound("conversation"))?;
             let woken = stored.next().flatten().zip(woken_run).map(|(event, run)| (run, event));
-            let claimed = match (stored.next().flatten(), claimed_call, &woken) {
-                (Some(event), Some(call), Some((run, _))) => Some(Claimed { run: run.clone(), call, event }),
-                _ => None,
-            };
-            Ok(Some(AppliedIn { call, event, case: closed.map(|(case, _)| case), woken, claimed }))
+            Ok(Some(AppliedIn { call, event, case: closed.map(|(case, _)| case), woken }))
         }
 
         #[async_trait]
@@ -1192,18 +1102,17 @@ macro_rules! impl_store {
                         change.result.as_ref(),
                         // Waking the run in the decision's commit saves a
                         // commit on the way from the decision to the call running.
-                        (change.refuse_questions, ItsRun::Wake, change.claim.as_ref()),
+                        (change.refuse_questions, ItsRun::Wake),
                     )
                         .await?;
                 match applied {
-                    Some(AppliedIn { call, event, case, woken, claimed }) => {
+                    Some(AppliedIn { call, event, case, woken }) => {
                         tx.commit().await?;
                         Ok(Decided::Applied(Box::new($crate::store::Applied {
                             call,
                             event,
                             closed_case: case,
                             woken_run: woken.map(|(_, event)| event),
-                            claimed,
                         })))
                     }
                     None => {
@@ -1243,7 +1152,7 @@ macro_rules! impl_store {
                     // compare-and-set simply skips that call. The first call
                     // decided locks the batch's run (one model turn, one run).
                     let its_run = if changed.is_empty() { ItsRun::Lock } else { ItsRun::Leave };
-                    if let Some(applied) = decide_in(&mut tx, &id, decision, status, None, None, (false, its_run, None)).await? {
+                    if let Some(applied) = decide_in(&mut tx, &id, decision, status, None, None, (false, its_run)).await? {
                         changed.push((applied.call, applied.event));
                     }
                 }
@@ -1305,7 +1214,7 @@ macro_rules! impl_store {
                     // The engine wakes the runs after this commits: the
                     // conversations are locked already, so their runs'
                     // locks would come out of order here.
-                    if let Some(applied) = decide_in(&mut tx, &id, &decision, status, None, None, (false, ItsRun::Leave, None)).await? {
+                    if let Some(applied) = decide_in(&mut tx, &id, &decision, status, None, None, (false, ItsRun::Leave)).await? {
                         changed.push((applied.call, applied.event));
                     }
                 }

@@ -218,69 +218,6 @@ async fn a_restart_between_pause_and_decision_resumes_the_run() {
     assert!(!f.dir.path().join("workspace/notes.txt").exists());
 }
 
-/// With the worker here, an approval claims its call in its own commit
-/// and hands it to this process's agent, which runs it and takes the run
-/// on; no other step of the process runs it too. Without, the call waits
-/// approved for a worker.
-#[tokio::test]
-async fn an_approval_hands_its_call_to_the_worker_here() {
-    let f = Fixture::new().await;
-    let engine = f.agent.engine().clone();
-    let c = engine.create_conversation().await.unwrap().id;
-    assert_eq!(f.say(&c, "delete notes.txt").await, StepOutcome::Waiting);
-    let call = f.calls(&c).await.remove(0);
-    engine.attach_runner(Arc::new(f.agent.clone()));
-    let mut events = engine.events().subscribe();
-    let approved = engine
-        .decide(&call.id, Verdict::Approve, &you())
-        .await
-        .unwrap();
-    assert_eq!(approved.status, CallStatus::Approved);
-    let stored = engine.store().tool_call(&call.id).await.unwrap().unwrap();
-    assert_ne!(
-        stored.status,
-        CallStatus::Approved,
-        "claimed in the approval's commit"
-    );
-    let run = engine
-        .store()
-        .run(&call.run_id.clone().unwrap())
-        .await
-        .unwrap()
-        .unwrap();
-    assert_eq!(f.agent.step(&run.id).await.unwrap(), StepOutcome::Busy);
-    let statuses = tokio::time::timeout(std::time::Duration::from_secs(5), async {
-        let mut statuses = Vec::new();
-        loop {
-            let event = events.recv().await.unwrap();
-            match event.kind {
-                crate::domain::EventKind::ToolCallUpdated => {
-                    statuses.push(event.data["status"].as_str().unwrap().to_owned());
-                }
-                crate::domain::EventKind::RunUpdated if event.data["status"] == "done" => {
-                    break statuses;
-                }
-                _ => {}
-            }
-        }
-    })
-    .await
-    .expect("the run ends");
-    assert_eq!(statuses, ["approved", "executing", "completed"]);
-    assert!(!f.dir.path().join("workspace/notes.txt").exists());
-    assert!(f.last_reply(&c).await.contains("notes.txt"));
-
-    engine.detach_runner();
-    f.say(&c, "delete todo.md").await;
-    let call = f.calls(&c).await.pop().unwrap();
-    engine
-        .decide(&call.id, Verdict::Approve, &you())
-        .await
-        .unwrap();
-    let stored = engine.store().tool_call(&call.id).await.unwrap().unwrap();
-    assert_eq!(stored.status, CallStatus::Approved);
-}
-
 /// An agent over `engine` with the demo tools in `dir`, and the run of a
 /// new conversation, waiting for approval to delete notes.txt.
 async fn waiting_to_delete_notes(
@@ -294,45 +231,6 @@ async fn waiting_to_delete_notes(
     let run = engine.store().active_run(&c).await.unwrap().unwrap();
     assert_eq!(agent.step(&run.id).await.unwrap(), StepOutcome::Waiting);
     (agent, c, run)
-}
-
-/// An approval whose request is dropped while it is stored (its client
-/// gone) still runs the call it claims, instead of leaving it to be
-/// reported interrupted once the claim's lease runs out. On PostgreSQL,
-/// where storing a decision waits on the network: the request is dropped
-/// at its first wait.
-#[tokio::test]
-async fn a_claiming_approval_whose_request_is_dropped_still_runs_its_call() {
-    let Some(db) = crate::store::conformance::postgres().await else {
-        eprintln!("AIRLOCK_TEST_DATABASE_URL is not set: PostgreSQL check skipped");
-        return;
-    };
-    let dir = tempfile::tempdir().unwrap();
-    let engine = Engine::new(db.store.clone(), Arc::new(SystemClock), config());
-    let (agent, c, _) = waiting_to_delete_notes(&engine, dir.path()).await;
-    let call = engine.tool_calls(&c).await.unwrap().remove(0);
-    engine.attach_runner(Arc::new(agent.clone()));
-    let mut events = engine.events().subscribe();
-    {
-        let you = you();
-        let decision = std::pin::pin!(engine.decide(&call.id, Verdict::Approve, &you));
-        assert!(futures::poll!(decision).is_pending());
-    }
-    tokio::time::timeout(std::time::Duration::from_secs(5), async {
-        loop {
-            let event = events.recv().await.unwrap();
-            if event.kind == crate::domain::EventKind::RunUpdated && event.data["status"] == "done"
-            {
-                break;
-            }
-        }
-    })
-    .await
-    .expect("the run ends");
-    let stored = engine.store().tool_call(&call.id).await.unwrap().unwrap();
-    assert_eq!(stored.status, CallStatus::Completed);
-    assert!(!dir.path().join("workspace/notes.txt").exists());
-    engine.detach_runner();
 }
 
 #[tokio::test]
@@ -509,7 +407,6 @@ async fn a_decision_whose_wake_up_was_lost_is_found_by_the_sweep() {
             arguments: None,
             result: None,
             refuse_questions: false,
-            claim: None,
         })
         .await
         .unwrap();
