@@ -1,0 +1,159 @@
+//! Conversations and their messages: stored, listed by activity, and text the other store would refuse refused alike.
+
+use super::*;
+
+pub(crate) async fn conversations_round_trip(f: &Fixture) {
+    let store = f.store.clone();
+    let c = conversation(0);
+    store.insert_conversation(&c).await.unwrap();
+    let got = store.conversation(&c.id).await.unwrap().unwrap();
+    assert_eq!(got.id, c.id);
+    assert_eq!(
+        got.created_at.timestamp_millis(),
+        c.created_at.timestamp_millis()
+    );
+    let renamed = store.set_title(&c.id, "renamed", Utc::now()).await.unwrap();
+    assert_eq!(
+        store.conversation(&c.id).await.unwrap().unwrap().title,
+        "renamed"
+    );
+    // The rename reaches the conversation's stream, and not the inbox's.
+    assert_eq!(renamed.kind, EventKind::ConversationUpdated);
+    assert_eq!(renamed.data, json!({ "title": "renamed" }));
+    assert_eq!(renamed.inbox_seq, None);
+    let stream = store.events_after(&c.id, 0, 10).await.unwrap();
+    assert_eq!(stream.len(), 1);
+    assert_eq!(
+        (stream[0].seq, &stream[0].data),
+        (renamed.seq, &renamed.data)
+    );
+    assert!(store
+        .conversation(&ConversationId::new())
+        .await
+        .unwrap()
+        .is_none());
+    assert!(matches!(
+        store
+            .set_title(&ConversationId::new(), "x", Utc::now())
+            .await,
+        Err(StoreError::NotFound("conversation"))
+    ));
+}
+
+pub(crate) async fn conversations_list_by_latest_activity(f: &Fixture) {
+    let store = f.store.clone();
+    let older = conversation(-10_000);
+    let newer = conversation(-5_000);
+    store.insert_conversation(&older).await.unwrap();
+    store.insert_conversation(&newer).await.unwrap();
+    let ids = |list: Vec<crate::domain::ConversationSummary>| {
+        list.into_iter()
+            .map(|s| s.conversation.id)
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(
+        ids(store.list_conversations(10).await.unwrap()),
+        [newer.id.clone(), older.id.clone()]
+    );
+    // A message in the older conversation brings it to the top.
+    store
+        .append_message(message(&older, Role::User, "hello"))
+        .await
+        .unwrap();
+    store
+        .insert_calls(&[call(&older, 0, CallStatus::PendingApproval)], &[])
+        .await
+        .unwrap();
+    let list = store.list_conversations(10).await.unwrap();
+    assert_eq!(list[0].conversation.id, older.id);
+    assert_eq!(list[0].message_count, 1);
+    assert_eq!(list[0].pending_count, 1);
+    assert_eq!(list[1].pending_count, 0);
+    assert_eq!(store.list_conversations(1).await.unwrap().len(), 1);
+}
+
+/// Text with the NUL character is refused by both stores, with an error a
+/// client can be told about, and nothing of it is stored; JSON that
+/// escapes it is stored as it is.
+pub(crate) async fn text_with_nul_is_refused_alike(f: &Fixture) {
+    let c = new_conversation(&f.store).await;
+    let refused = f
+        .store
+        .append_message(message(&c, Role::User, "a\0b"))
+        .await;
+    assert!(matches!(refused, Err(StoreError::NulInText)), "{refused:?}");
+    let refused = f.store.set_title(&c.id, "a\0b", Utc::now()).await;
+    assert!(matches!(refused, Err(StoreError::NulInText)), "{refused:?}");
+    assert!(f.store.messages(&c.id).await.unwrap().is_empty());
+    assert!(f.store.events_after(&c.id, 0, 10).await.unwrap().is_empty());
+    let escaped = ToolCall {
+        arguments: serde_json::json!({"text": "a\0b"}),
+        ..call(&c, 0, CallStatus::PendingApproval)
+    };
+    f.store
+        .insert_calls(std::slice::from_ref(&escaped), &[])
+        .await
+        .unwrap();
+    let stored = f.store.tool_call(&escaped.id).await.unwrap().unwrap();
+    assert_eq!(stored.arguments, escaped.arguments);
+}
+
+pub(crate) async fn messages_append_in_order(f: &Fixture) {
+    let store = f.store.clone();
+    let c = conversation(0);
+    store.insert_conversation(&c).await.unwrap();
+    // Concurrent appends each get their own position, with no gaps.
+    let appends = (0..20).map(|i| {
+        let store = store.clone();
+        let m = message(
+            &c,
+            if i % 2 == 0 {
+                Role::User
+            } else {
+                Role::Assistant
+            },
+            &format!("m{i}"),
+        );
+        tokio::spawn(async move { store.append_message(m).await.unwrap().0.seq })
+    });
+    let mut seqs: Vec<i64> = futures::future::join_all(appends)
+        .await
+        .into_iter()
+        .map(Result::unwrap)
+        .collect();
+    seqs.sort();
+    assert_eq!(seqs, (1..=20).collect::<Vec<_>>());
+    let stored = store.messages(&c.id).await.unwrap();
+    assert_eq!(
+        stored.iter().map(|m| m.seq).collect::<Vec<_>>(),
+        (1..=20).collect::<Vec<_>>()
+    );
+    assert!(matches!(
+        store
+            .append_message(message(&conversation(0), Role::User, "x"))
+            .await,
+        Err(StoreError::NotFound("conversation"))
+    ));
+    // The newest few, still in order.
+    let recent = store.recent_messages(&c.id, 3).await.unwrap();
+    assert_eq!(
+        recent.iter().map(|m| m.seq).collect::<Vec<_>>(),
+        [18, 19, 20]
+    );
+    assert_eq!(recent, stored[17..].to_vec());
+    assert_eq!(store.recent_messages(&c.id, 100).await.unwrap(), stored);
+    // Calls of the recent turns only: those proposed from message 18 on.
+    let mut early = call(&c, 0, CallStatus::Completed);
+    early.message_seq = Some(2);
+    let mut late = call(&c, 0, CallStatus::Completed);
+    late.message_seq = Some(18);
+    store
+        .insert_calls(&[early, late.clone()], &[])
+        .await
+        .unwrap();
+    let from = store.tool_calls_from(&c.id, 18).await.unwrap();
+    assert_eq!(
+        from.iter().map(|c| c.id.clone()).collect::<Vec<_>>(),
+        [late.id]
+    );
+}
