@@ -111,6 +111,17 @@ pub struct DecisionChange {
     pub refuse_questions: bool,
 }
 
+/// A run ended with its last message (see [`Store::conclude_run`]).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Concluded {
+    /// The message, stored.
+    pub message: Message,
+    /// The message's event.
+    pub message_event: Event,
+    /// The run's event, after the message's.
+    pub run_event: Event,
+}
+
 /// A decision that won: what it stored and what it set in motion.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Applied {
@@ -348,7 +359,7 @@ pub trait Store: Send + Sync + std::fmt::Debug {
         message: NewMessage,
         status: RunStatus,
         error: Option<&str>,
-    ) -> Result<(Message, Event, Event), StoreError>;
+    ) -> Result<Concluded, StoreError>;
 
     /// Marks a waiting run running again with a `run.updated` event, once
     /// none of its calls waits for a person; `None` if one still does, or if

@@ -458,7 +458,7 @@ impl Agent {
     ) -> Result<(), AgentError> {
         // A model's failure may quote what its provider sent.
         let error = error.map(storable);
-        let (_, said, released) = self
+        let concluded = self
             .engine
             .store()
             .conclude_run(
@@ -468,7 +468,9 @@ impl Agent {
                 error.as_deref(),
             )
             .await?;
-        self.engine.events().publish([said, released]);
+        self.engine
+            .events()
+            .publish([concluded.message_event, concluded.run_event]);
         Ok(())
     }
 

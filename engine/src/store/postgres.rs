@@ -277,12 +277,21 @@ mod queries {
     const STORED_ELSEWHERE: &str =
         "origin is distinct from current_setting('airlock.origin', true) as stored_elsewhere";
 
-    fn row_placed(row: &DbRow) -> Result<(i64, Event, bool), StoreError> {
-        Ok((
-            row.try_get("feed_seq")?,
-            row_event(row)?,
-            row.try_get("stored_elsewhere")?,
-        ))
+    /// An event as placed in the shared feed.
+    struct Placed {
+        /// Its place in the feed.
+        position: i64,
+        event: Event,
+        /// Whether another process stored it (see `STORED_ELSEWHERE`).
+        elsewhere: bool,
+    }
+
+    fn row_placed(row: &DbRow) -> Result<Placed, StoreError> {
+        Ok(Placed {
+            position: row.try_get("feed_seq")?,
+            event: row_event(row)?,
+            elsewhere: row.try_get("stored_elsewhere")?,
+        })
     }
 
     impl_store!(
@@ -318,16 +327,13 @@ mod queries {
                 .fetch_all(self.writer())
                 .await?;
                 let mut placed = rows.iter().map(row_placed).collect::<Result<Vec<_>, _>>()?;
-                placed.sort_by_key(|(position, _, _)| *position);
-                let Some((first, _, _)) = placed.first() else {
+                placed.sort_by_key(|p| p.position);
+                let Some(first) = placed.first() else {
                     return Ok(FeedBatch::default());
                 };
                 Ok(FeedBatch {
-                    after: first - 1,
-                    events: placed
-                        .into_iter()
-                        .map(|(_, event, elsewhere)| (event, elsewhere))
-                        .collect(),
+                    after: first.position - 1,
+                    events: placed.into_iter().map(|p| (p.event, p.elsewhere)).collect(),
                 })
             }
 
@@ -352,7 +358,7 @@ mod queries {
                 .await?;
                 let events = rows
                     .iter()
-                    .map(|row| row_placed(row).map(|(_, event, elsewhere)| (event, elsewhere)))
+                    .map(|row| row_placed(row).map(|p| (p.event, p.elsewhere)))
                     .collect::<Result<_, _>>()?;
                 Ok(FeedBatch { after, events })
             }

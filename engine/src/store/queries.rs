@@ -615,7 +615,7 @@ macro_rules! impl_store {
             m: NewMessage,
             status: RunStatus,
             error: Option<&str>,
-        ) -> Result<(Message, Event, Event), StoreError> {
+        ) -> Result<$crate::store::Concluded, StoreError> {
             let at = to_millis(m.created_at);
             let ended = Run {
                 status,
@@ -675,7 +675,7 @@ macro_rules! impl_store {
             let (Some(Some(said)), Some(Some(released))) = (stored.next(), stored.next()) else {
                 return Err(corrupt("events", "a run's end stored without both its events"));
             };
-            Ok((message, said, released))
+            Ok($crate::store::Concluded { message, message_event: said, run_event: released })
         }
 
         /// Takes the lock on run `id` that a wake-up needs ([`wake_in`]).
@@ -1389,7 +1389,7 @@ macro_rules! impl_store {
                 m: NewMessage,
                 status: RunStatus,
                 error: Option<&str>,
-            ) -> Result<(Message, Event, Event), StoreError> {
+            ) -> Result<$crate::store::Concluded, StoreError> {
                 if $writes_in_with && matches!(status, RunStatus::Done | RunStatus::Failed) {
                     return conclude_in_one(self.writer(), (run, owner), m, status, error).await;
                 }
@@ -1400,7 +1400,7 @@ macro_rules! impl_store {
                 let (message, said) = append_message_in(&mut tx, m).await?;
                 let released = append_event(&mut tx, run_event(&run), at).await?;
                 tx.commit().await?;
-                Ok((message, said, released))
+                Ok($crate::store::Concluded { message, message_event: said, run_event: released })
             }
 
             async fn wake_run(&self, id: &RunId, now: DateTime<Utc>) -> Result<Option<Event>, StoreError> {

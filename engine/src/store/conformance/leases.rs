@@ -198,7 +198,11 @@ pub(crate) async fn a_run_concludes_with_its_last_message_in_one_commit(f: &Fixt
         "{refused:?}"
     );
     assert!(f.store.messages(&c.id).await.unwrap().is_empty());
-    let (said, message_event, run_event) = f
+    let crate::store::Concluded {
+        message: said,
+        message_event,
+        run_event,
+    } = f
         .store
         .conclude_run((&run, "a"), last(), crate::domain::RunStatus::Done, None)
         .await
