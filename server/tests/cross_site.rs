@@ -51,16 +51,9 @@ impl Fixture {
             .redirect(reqwest::redirect::Policy::none())
             .build()
             .unwrap();
-        let asked: Value = client
-            .post(server.url("/api/v1/tool-calls"))
-            .bearer_auth(KEY)
-            .json(&json!({"tool": "delete_file", "arguments": {"path": "c.txt"}, "source": "filesystem"}))
-            .send()
-            .await
-            .unwrap()
-            .json()
-            .await
-            .unwrap();
+        let call =
+            json!({"tool": "delete_file", "arguments": {"path": "c.txt"}, "source": "filesystem"});
+        let asked = support::ask_gateway(&client, &server.base, KEY, call).await;
         let (case, token) = support::review_link(&asked["hitl"]);
         let port = server.base.rsplit(':').next().unwrap().parse().unwrap();
         Self {

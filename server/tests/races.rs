@@ -9,7 +9,7 @@
 
 mod support;
 
-use serde_json::{json, Value};
+use serde_json::json;
 
 const KEY: &str = "race-key";
 
@@ -44,16 +44,8 @@ async fn race(database: Option<&str>) {
     let setup = reqwest::Client::new();
     let mut cases = Vec::with_capacity(pairs);
     for n in 0..pairs {
-        let body: Value = setup
-            .post(format!("{base}/api/v1/tool-calls"))
-            .bearer_auth(KEY)
-            .json(&json!({"tool": "delete_file", "arguments": {"path": format!("f{n}")}, "source": "filesystem", "session_id": format!("s{}", n % 8)}))
-            .send()
-            .await
-            .unwrap()
-            .json()
-            .await
-            .unwrap();
+        let call = json!({"tool": "delete_file", "arguments": {"path": format!("f{n}")}, "source": "filesystem", "session_id": format!("s{}", n % 8)});
+        let body = support::ask_gateway(&setup, &base, KEY, call).await;
         let hitl = &body["hitl"];
         let (case, token) = support::review_link(hitl);
         cases.push((

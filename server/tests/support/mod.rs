@@ -122,6 +122,26 @@ pub async fn start_on(
     start(data, config, &env, workers).await
 }
 
+/// Asks the gateway at `base` with API key `key` to run the call `body`
+/// describes; the answer's JSON.
+pub async fn ask_gateway(
+    client: &reqwest::Client,
+    base: &str,
+    key: &str,
+    body: serde_json::Value,
+) -> serde_json::Value {
+    client
+        .post(format!("{base}/api/v1/tool-calls"))
+        .bearer_auth(key)
+        .json(&body)
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap()
+}
+
 /// The case id and the link token of a gateway answer's `hitl` object.
 pub fn review_link(hitl: &serde_json::Value) -> (String, String) {
     let case = hitl["case_id"].as_str().expect("a case id");
