@@ -1,0 +1,158 @@
+//! The demo model: which message proposes which calls, and how it answers their results.
+
+use super::*;
+use rstest::rstest;
+
+fn user(text: &str) -> Turn {
+    Turn::User { text: text.into() }
+}
+
+fn tools(reply: &ModelReply) -> Vec<(String, Value)> {
+    reply
+        .calls
+        .iter()
+        .map(|c| (c.tool.clone(), c.arguments.clone()))
+        .collect()
+}
+
+#[rstest]
+#[case("list files", "list_directory", json!({"path": "."}))]
+#[case("List drafts", "list_directory", json!({"path": "drafts"}))]
+#[case("read notes.txt", "read_file", json!({"path": "notes.txt"}))]
+#[case("delete drafts/plan.md", "delete_file", json!({"path": "drafts/plan.md"}))]
+#[case("write ideas.md: ship it: today", "write_file", json!({"path": "ideas.md", "content": "ship it: today"}))]
+#[case("email ana@example.com: lunch at one", "send_email", json!({"to": "ana@example.com", "subject": "A note from Airlock", "body": "lunch at one"}))]
+#[case("clean up", "list_directory", json!({"path": "."}))]
+#[case("ask me which file to keep", "request_human_input", json!({"question": "Which file to keep?"}))]
+#[case("ask me which file to keep: notes.txt or todo.md", "request_human_input", json!({"question": "Which file to keep?", "choices": ["notes.txt", "todo.md"]}))]
+fn phrases_become_calls(#[case] text: &str, #[case] tool: &str, #[case] args: Value) {
+    assert_eq!(tools(&respond(&[user(text)])), [(tool.to_owned(), args)]);
+}
+
+#[test]
+fn two_deletes_are_one_batch() {
+    let reply = respond(&[user("delete notes.txt and todo.md")]);
+    let paths: Vec<_> = reply
+        .calls
+        .iter()
+        .map(|c| c.arguments["path"].as_str().unwrap())
+        .collect();
+    assert_eq!(paths, ["notes.txt", "todo.md"]);
+    assert!(reply.calls.iter().all(|c| c.tool == "delete_file"));
+}
+
+#[test]
+fn an_email_to_several_people_is_one_batch_of_one_email_each() {
+    let reply = respond(&[user("email ana@example.com and bo@example.com: at one")]);
+    let to: Vec<_> = reply
+        .calls
+        .iter()
+        .map(|c| {
+            (
+                c.tool.as_str(),
+                c.arguments["to"].as_str().unwrap(),
+                c.arguments["body"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        to,
+        [
+            ("send_email", "ana@example.com", "at one"),
+            ("send_email", "bo@example.com", "at one")
+        ]
+    );
+    assert!(respond(&[user("email : hi")]).calls.is_empty());
+}
+
+#[test]
+fn anything_else_gets_help() {
+    let reply = respond(&[user("what can you do?")]);
+    assert!(reply.calls.is_empty());
+    assert!(reply.text.contains("list files"));
+}
+
+fn done(tool: &str, arguments: Value, outcome: CallOutcome) -> TranscriptCall {
+    TranscriptCall {
+        id: "call_1".into(),
+        tool: tool.into(),
+        arguments,
+        outcome,
+    }
+}
+
+#[test]
+fn clean_up_deletes_what_the_listing_found_in_one_batch() {
+    let listing = done(
+        "list_directory",
+        json!({"path": "."}),
+        CallOutcome::Completed {
+            result: json!({"files": [{"path": "a.txt"}, {"path": "drafts/b.md"}]}),
+            edited_from: None,
+        },
+    );
+    let turns = [
+        user("clean up"),
+        Turn::Assistant {
+            text: String::new(),
+            calls: vec![listing],
+        },
+    ];
+    let reply = respond(&turns);
+    assert_eq!(
+        tools(&reply),
+        [
+            ("delete_file".to_owned(), json!({"path": "a.txt"})),
+            ("delete_file".to_owned(), json!({"path": "drafts/b.md"}))
+        ]
+    );
+}
+
+#[test]
+fn after_results_it_reports_and_acknowledges_rejections_without_retrying() {
+    let turns = [
+        user("delete a.txt and b.txt"),
+        Turn::Assistant {
+            text: String::new(),
+            calls: vec![
+                done(
+                    "delete_file",
+                    json!({"path": "a.txt"}),
+                    CallOutcome::Completed {
+                        result: json!({}),
+                        edited_from: None,
+                    },
+                ),
+                done(
+                    "delete_file",
+                    json!({"path": "b.txt"}),
+                    CallOutcome::Rejected {
+                        reason: Some("b is the backup".into()),
+                    },
+                ),
+            ],
+        },
+    ];
+    let reply = respond(&turns);
+    assert!(reply.calls.is_empty(), "no retry: {reply:?}");
+    assert!(reply.text.contains("I deleted a.txt."));
+    assert!(reply
+        .text
+        .contains("You rejected deleting b.txt (\"b is the backup\")"));
+}
+
+#[tokio::test]
+async fn text_streams_in_pieces() {
+    let pieces = std::sync::Mutex::new(Vec::new());
+    let request = ModelRequest {
+        turns: vec![user("hello")],
+        tools: vec![],
+    };
+    let reply = DemoModel
+        .reply(&request, &|p| pieces.lock().unwrap().push(p.to_owned()))
+        .await
+        .unwrap();
+    let pieces = pieces.into_inner().unwrap();
+    assert!(pieces.len() > 5);
+    assert_eq!(pieces.concat(), reply.text);
+}
