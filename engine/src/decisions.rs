@@ -10,13 +10,15 @@ use chrono::Duration;
 use serde_json::Value;
 
 use crate::domain::{BatchId, ConversationId, GrantId, RunId, ToolCallId};
-use crate::domain::{CallStatus, Channel, Decision, DecisionKind, Grant, GrantScope, ToolCall};
+use crate::domain::{CallStatus, Decision, DecisionKind, Grant, GrantScope, ToolCall};
 use crate::domain::{NewCase, ReviewCase};
 use crate::domain::{Run, RunStatus};
 use crate::domain::{AGENT_SOURCE, QUESTION_TOOL};
 use crate::engine::{Engine, EngineError};
 use crate::policy::{CallFacts, Outcome, Verdict as PolicyVerdict};
 use crate::store::{Applied, Decided, DecisionChange, StoreError};
+
+pub use crate::domain::{ProposedCall, Reviewer, Verdict};
 
 /// Longest rejection reason, in characters.
 pub const MAX_REASON_CHARS: usize = 2_000;
@@ -26,56 +28,6 @@ const MAX_NAME_CHARS: usize = 200;
 
 /// How many lapsed approvals one expiry pass handles.
 const EXPIRY_BATCH: i64 = 500;
-
-/// A call the model proposes.
-#[derive(Debug, Clone)]
-pub struct ProposedCall {
-    /// The tool source.
-    pub source: String,
-    /// The tool.
-    pub tool: String,
-    /// Its arguments.
-    pub arguments: Value,
-    /// Whether the tool says it only reads.
-    pub read_only_hint: bool,
-}
-
-/// What a person decides about one pending call.
-#[derive(Debug, Clone, PartialEq)]
-pub enum Verdict {
-    /// Run it as proposed.
-    Approve,
-    /// Do not run it, optionally saying why.
-    Reject {
-        /// The reason, shown to the model.
-        reason: Option<String>,
-    },
-    /// Run it with these arguments instead.
-    Edit {
-        /// The new arguments (a JSON object).
-        arguments: Value,
-    },
-    /// Run it and allow this tool from now on, here or everywhere.
-    AlwaysAllow {
-        /// Whether the grant covers every conversation.
-        everywhere: bool,
-    },
-    /// Withdraw the review without deciding: the call does not run, its
-    /// case ends `cancelled`, and the model reads it as a rejection.
-    Cancel {
-        /// Why, shown to the model and to whoever asked.
-        reason: Option<String>,
-    },
-}
-
-/// Who decides, and through which channel.
-#[derive(Debug, Clone)]
-pub struct Reviewer {
-    /// A name or identity, recorded as `decided_by`.
-    pub name: String,
-    /// Where the decision is taken.
-    pub channel: Channel,
-}
 
 impl Reviewer {
     fn checked_name(&self) -> Result<String, EngineError> {
@@ -115,18 +67,6 @@ fn checked_reason(reason: Option<String>) -> Result<Option<String>, EngineError>
 
 fn not_for_questions() -> EngineError {
     EngineError::invalid("call", "a question takes an answer, not an approval")
-}
-
-pub(crate) fn already_decided(call: ToolCall) -> EngineError {
-    let (by, at) = match call.decision {
-        Some(d) => (d.by, d.at),
-        None => ("the policy".to_owned(), call.updated_at),
-    };
-    EngineError::AlreadyDecided {
-        by,
-        at,
-        status: call.status,
-    }
 }
 
 fn store_not_found(e: StoreError) -> EngineError {
@@ -371,7 +311,7 @@ impl Engine {
             Decided::AlreadyDecided(call) if change.refuse_questions && call.is_question() => {
                 Err(not_for_questions())
             }
-            Decided::AlreadyDecided(call) => Err(already_decided(*call)),
+            Decided::AlreadyDecided(call) => Err(EngineError::already_decided(*call)),
             Decided::NotFound => Err(EngineError::NotFound("tool call")),
         }
     }
@@ -397,7 +337,7 @@ impl Engine {
             .await?
             .ok_or(EngineError::NotFound("tool call"))?;
         if call.status != CallStatus::PendingApproval {
-            return Err(already_decided(call));
+            return Err(EngineError::already_decided(call));
         }
         let verdict = self
             .inner
@@ -565,7 +505,7 @@ impl Engine {
         };
         match self.decide_and_publish(&change).await? {
             Decided::Applied(applied) => Ok((applied.call, applied.closed_case)),
-            Decided::AlreadyDecided(call) => Err(already_decided(*call)),
+            Decided::AlreadyDecided(call) => Err(EngineError::already_decided(*call)),
             Decided::NotFound => Err(EngineError::NotFound("tool call")),
         }
     }

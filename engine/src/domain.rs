@@ -14,11 +14,12 @@ pub mod review;
 pub mod review_flow;
 pub mod run;
 pub mod token;
+pub mod verdict;
 pub mod view;
 
 pub use call::{
-    CallStatus, Channel, Decision, DecisionKind, ExpiryAction, ToolCall, AGENT_SOURCE,
-    QUESTION_TOOL, SYSTEM_TIMEOUT,
+    CallStatus, Channel, Decision, DecisionKind, ExpiryAction, ProposedCall, ToolCall,
+    AGENT_SOURCE, QUESTION_TOOL, SYSTEM_TIMEOUT,
 };
 pub use callback::{Callback, CallbackAttempt};
 pub use conversation::{
@@ -33,4 +34,5 @@ pub use review::{
 pub use review_flow::{case_for, closing, closing_of, event_data, prompt_for, rfc3339, Closing};
 pub use run::{lease_until, Run, RunStatus, LEASE_SECONDS};
 pub use token::{hash_text, ReviewToken};
+pub use verdict::{Reviewer, Verdict};
 pub use view::{ConversationSnapshot, ConversationView, InboxSnapshot, Posted};

@@ -10,7 +10,7 @@ use crate::config::Config;
 use crate::domain::{
     title_from_message, CallStatus, Conversation, ConversationId, ConversationSnapshot,
     ConversationSummary, ConversationView, InboxSnapshot, MessageId, Posted, Role, RunStatus,
-    UNTITLED,
+    ToolCall, UNTITLED,
 };
 use crate::events::Events;
 use crate::store::{NewMessage, Store, StoreError};
@@ -74,6 +74,19 @@ impl From<StoreError> for EngineError {
 }
 
 impl EngineError {
+    /// Another decision came first: who took it, when, and where it left the call.
+    pub(crate) fn already_decided(call: ToolCall) -> Self {
+        let (by, at) = match call.decision {
+            Some(d) => (d.by, d.at),
+            None => ("the policy".to_owned(), call.updated_at),
+        };
+        Self::AlreadyDecided {
+            by,
+            at,
+            status: call.status,
+        }
+    }
+
     pub(crate) fn invalid(field: &'static str, message: impl Into<String>) -> Self {
         Self::Invalid {
             field,
@@ -186,9 +199,9 @@ impl Engine {
     /// its answer; anything else rejects them ("the user sent a new message
     /// instead") and goes to the model. With no run under way, a run starts.
     async fn hand_to_agent(&self, id: &ConversationId, content: &str) -> Result<(), EngineError> {
-        use crate::decisions::{Reviewer, Verdict};
         use crate::domain::CallStatus;
         use crate::domain::RunStatus;
+        use crate::domain::{Reviewer, Verdict};
         let reviewer = Reviewer {
             name: CHAT_USER.to_owned(),
             channel: crate::domain::Channel::Chat,

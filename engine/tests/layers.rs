@@ -10,8 +10,8 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
-/// The engine's top-level modules by floor: a module may import its own
-/// floor's pure helpers only where named in `SIDEWAYS`, and any lower floor.
+/// The engine's top-level modules by floor: a module may import any module
+/// of a lower floor, and none of its own floor or above.
 const FLOORS: &[&[&str]] = &[
     &["domain", "clock", "intent"],
     &["policy"],
@@ -19,14 +19,6 @@ const FLOORS: &[&[&str]] = &[
     &["store", "events", "tools"],
     &["decisions", "reviews", "agent", "grants", "relay"],
     &["engine"],
-];
-
-/// Imports between modules of one floor that are part of the design.
-const SIDEWAYS: &[(&str, &str)] = &[
-    // The agent proposes calls and decides the ones the policy lets run.
-    ("agent", "decisions"),
-    ("reviews", "decisions"),
-    ("relay", "decisions"),
 ];
 
 /// Upward imports that the layering still has to lose, each a known step
@@ -53,8 +45,7 @@ fn engine_modules_only_import_lower_floors() {
     let mut wrong = Vec::new();
     let mut seen_not_yet = BTreeSet::new();
     for (from, to) in graph.top_level_edges() {
-        let allowed = floor(&to) < floor(&from) || SIDEWAYS.contains(&(from.as_str(), to.as_str()));
-        if allowed {
+        if floor(&to) < floor(&from) {
             continue;
         }
         if NOT_YET.contains(&(from.as_str(), to.as_str())) {

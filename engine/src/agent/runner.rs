@@ -11,7 +11,7 @@ use std::sync::Arc;
 
 use super::model::{Model, ModelRequest, Turn};
 use super::{transcript, QUESTION_TOOL};
-use crate::decisions::ProposedCall;
+use crate::domain::ProposedCall;
 use crate::domain::Role;
 use crate::domain::RunId;
 use crate::domain::{lease_until, Run, RunStatus};

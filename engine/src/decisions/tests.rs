@@ -8,6 +8,7 @@ use serde_json::json;
 use super::*;
 use crate::clock::{Clock, ManualClock};
 use crate::config::Config;
+use crate::domain::Channel;
 use crate::domain::EventKind;
 use crate::store::sqlite::SqliteStore;
 

@@ -261,6 +261,19 @@ impl ToolCall {
     }
 }
 
+/// A call the model proposes.
+#[derive(Debug, Clone)]
+pub struct ProposedCall {
+    /// The tool source.
+    pub source: String,
+    /// The tool.
+    pub tool: String,
+    /// Its arguments.
+    pub arguments: Value,
+    /// Whether the tool says it only reads.
+    pub read_only_hint: bool,
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

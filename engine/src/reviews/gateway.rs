@@ -6,8 +6,8 @@ use chrono::Duration;
 use serde_json::Value;
 
 use super::{case_for, NewCase, Requester, ReviewCase, ReviewToken};
-use crate::decisions::ProposedCall;
 use crate::domain::BatchId;
+use crate::domain::ProposedCall;
 use crate::domain::{CallStatus, ToolCall};
 use crate::engine::{Engine, EngineError};
 use crate::policy::Outcome;

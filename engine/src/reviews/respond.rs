@@ -8,10 +8,10 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::{token, CaseEvent, CaseId, CaseStatus, CaseType, ReviewCase, ReviewToken};
-use crate::decisions::{already_decided, Reviewer, Verdict};
 use crate::domain::Role;
 use crate::domain::ToolCallId;
 use crate::domain::{Channel, ToolCall};
+use crate::domain::{Reviewer, Verdict};
 use crate::engine::{Engine, EngineError};
 
 /// Who responded when the page's `Your name` was left empty.
@@ -294,7 +294,7 @@ impl Engine {
                     .tool_call(&case.tool_call_id)
                     .await?
                     .ok_or(EngineError::NotFound("tool call"))?;
-                Err(already_decided(call))
+                Err(EngineError::already_decided(call))
             }
             _ => Ok(case),
         }
