@@ -2,13 +2,19 @@
 
 use super::*;
 
+/// A batch of three calls of `c` waiting for a person, not stored yet.
+fn three_pending(c: &Conversation) -> (BatchId, Vec<ToolCall>) {
+    let batch = BatchId::new();
+    let calls = (0..3)
+        .map(|i| call_in(c, &batch, i, CallStatus::PendingApproval))
+        .collect();
+    (batch, calls)
+}
+
 pub(crate) async fn calls_are_stored_with_events(f: &Fixture) {
     let store = f.store.clone();
     let c = new_conversation(&store).await;
-    let batch = BatchId::new();
-    let calls: Vec<_> = (0..3)
-        .map(|i| call_in(&c, &batch, i, CallStatus::PendingApproval))
-        .collect();
+    let (_, calls) = three_pending(&c);
     let events = store.insert_calls(&calls, &[]).await.unwrap();
     assert_eq!(events.iter().map(|e| e.seq).collect::<Vec<_>>(), [1, 2, 3]);
     assert!(events.iter().all(|e| e.kind == EventKind::ToolCallCreated));
@@ -167,10 +173,7 @@ pub(super) async fn approve_batch(
 pub(crate) async fn a_batch_is_decided_at_once(f: &Fixture) {
     let store = f.store.clone();
     let c = new_conversation(&store).await;
-    let batch = BatchId::new();
-    let calls: Vec<_> = (0..3)
-        .map(|i| call_in(&c, &batch, i, CallStatus::PendingApproval))
-        .collect();
+    let (batch, calls) = three_pending(&c);
     store.insert_calls(&calls, &[]).await.unwrap();
     let single = DecisionChange {
         call_id: calls[0].id.clone(),
