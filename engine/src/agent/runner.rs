@@ -221,57 +221,39 @@ impl Agent {
         let Some(_stepping) = Stepping::enter(&self.stepping, run_id) else {
             return Ok(StepOutcome::Busy);
         };
-        let now = self.engine.clock().now();
-        let Some((run, open)) = self
-            .engine
-            .store()
+        let store = self.engine.store();
+        let clock = self.engine.clock();
+        let now = clock.now();
+        let Some((run, open)) = store
             .take_run(run_id, &self.owner, now, lease_until(now))
             .await?
         else {
             return Ok(StepOutcome::Busy);
         };
-        self.renewing(
-            &self.owner,
-            run_id,
-            self.step_leased(&self.owner, run, Some(open)),
-        )
-        .await
-    }
-
-    /// `step`, while the lease `owner` holds on `run_id` is renewed.
-    async fn renewing<T>(
-        &self,
-        owner: &str,
-        run_id: &RunId,
-        step: impl std::future::Future<Output = T>,
-    ) -> T {
-        let store = self.engine.store();
-        let clock = self.engine.clock();
         let renew = async {
             loop {
                 tokio::time::sleep(RENEW_EVERY).await;
                 let now = clock.now();
-                if let Err(e) = store.renew_lease(run_id, owner, lease_until(now)).await {
+                if let Err(e) = store
+                    .renew_lease(run_id, &self.owner, lease_until(now))
+                    .await
+                {
                     tracing::warn!(run = %run_id, error = %e, "cannot renew the run's lease");
                 }
             }
         };
         tokio::select! {
-            outcome = step => outcome,
+            outcome = self.step_leased(run, open) => outcome,
             _ = renew => unreachable!("the renewal loop never ends"),
         }
     }
 
-    /// [`Agent::step`] once the lease (`owner`) is held; `taken`: the run's
-    /// open calls as read with the lease, if they were.
-    async fn step_leased(
-        &self,
-        owner: &str,
-        run: Run,
-        mut taken: Option<Vec<ToolCall>>,
-    ) -> Result<StepOutcome, AgentError> {
+    /// [`Agent::step`] once the lease is held; `taken`: the run's open calls
+    /// as read with the lease.
+    async fn step_leased(&self, run: Run, taken: Vec<ToolCall>) -> Result<StepOutcome, AgentError> {
         let store = self.engine.store().clone();
         let run_id = &run.id;
+        let mut taken = Some(taken);
         for _ in 0..MAX_TURNS {
             let mut open = match taken.take() {
                 Some(open) => open,
@@ -294,12 +276,12 @@ impl Agent {
                 };
             }
             if open.iter().any(|c| c.status == CallStatus::PendingApproval) {
-                if self.release(owner, run_id, RunStatus::Waiting).await? == RunStatus::Waiting {
+                if self.release(run_id, RunStatus::Waiting).await? == RunStatus::Waiting {
                     return Ok(StepOutcome::Waiting);
                 }
                 // Its last waiting call was decided since the look above:
                 // take the run back and go on.
-                if !self.retake(owner, run_id).await? {
+                if !self.retake(run_id).await? {
                     return Ok(StepOutcome::Busy);
                 }
                 continue;
@@ -307,7 +289,7 @@ impl Agent {
             if !open.is_empty() {
                 // Calls still executing elsewhere (a lease that ran out while a
                 // tool ran): leave the run to the process that runs them.
-                self.release(owner, run_id, RunStatus::Running).await?;
+                self.release(run_id, RunStatus::Running).await?;
                 return Ok(StepOutcome::Busy);
             }
             // The model sees the recent part of a long conversation, so a
@@ -334,13 +316,13 @@ impl Agent {
                 Err(e) => {
                     let text = format!("I could not reach the model: {e}");
                     let error = e.to_string();
-                    self.conclude((&run, owner), &text, RunStatus::Failed, Some(&error))
+                    self.conclude(&run, &text, RunStatus::Failed, Some(&error))
                         .await?;
                     return Ok(StepOutcome::Failed(error));
                 }
             };
             if reply.calls.is_empty() {
-                self.conclude((&run, owner), &reply.text, RunStatus::Done, None)
+                self.conclude(&run, &reply.text, RunStatus::Done, None)
                     .await?;
                 return Ok(StepOutcome::Done);
             }
@@ -369,24 +351,24 @@ impl Agent {
             self.engine
                 .propose_in_run(&run.conversation_id, Some((run_id, message.seq)), proposals)
                 .await?;
-            if !self.retake(owner, run_id).await? {
+            if !self.retake(run_id).await? {
                 return Ok(StepOutcome::Busy);
             }
         }
         let error = format!("the agent stopped after {MAX_TURNS} turns without finishing");
         let text = format!("I stopped: {error}.");
-        self.conclude((&run, owner), &text, RunStatus::Failed, Some(&error))
+        self.conclude(&run, &text, RunStatus::Failed, Some(&error))
             .await?;
         Ok(StepOutcome::Failed(error))
     }
 
-    /// Takes the run's lease (again) for `owner`; false when another holds it.
-    async fn retake(&self, owner: &str, run_id: &RunId) -> Result<bool, AgentError> {
+    /// Takes the run's lease (again); false when another holds it.
+    async fn retake(&self, run_id: &RunId) -> Result<bool, AgentError> {
         let now = self.engine.clock().now();
         let run = self
             .engine
             .store()
-            .acquire_run(run_id, owner, now, lease_until(now))
+            .acquire_run(run_id, &self.owner, now, lease_until(now))
             .await?;
         Ok(run.is_some())
     }
@@ -447,11 +429,11 @@ impl Agent {
         Ok(message)
     }
 
-    /// Says the run's last message and releases the run (leased to
-    /// `owner`) with `status`, in one commit.
+    /// Says the run's last message and releases the run with `status`, in
+    /// one commit.
     async fn conclude(
         &self,
-        (run, owner): (&Run, &str),
+        run: &Run,
         text: &str,
         status: RunStatus,
         error: Option<&str>,
@@ -462,7 +444,7 @@ impl Agent {
             .engine
             .store()
             .conclude_run(
-                (run, owner),
+                (run, &self.owner),
                 self.reply(&run.conversation_id, text),
                 status,
                 error.as_deref(),
@@ -474,19 +456,14 @@ impl Agent {
         Ok(())
     }
 
-    /// Gives the run (leased to `owner`) up with `status`; the status it
-    /// was stored with (a run sent to wait whose calls were all decided
-    /// meanwhile stays running).
-    async fn release(
-        &self,
-        owner: &str,
-        run_id: &RunId,
-        status: RunStatus,
-    ) -> Result<RunStatus, AgentError> {
+    /// Gives the run up with `status`; the status it was stored with (a
+    /// run sent to wait whose calls were all decided meanwhile stays
+    /// running).
+    async fn release(&self, run_id: &RunId, status: RunStatus) -> Result<RunStatus, AgentError> {
         let (run, event) = self
             .engine
             .store()
-            .release_run(run_id, owner, status, None, self.engine.clock().now())
+            .release_run(run_id, &self.owner, status, None, self.engine.clock().now())
             .await?;
         self.engine.events().publish([event]);
         Ok(run.status)
