@@ -35,4 +35,4 @@ pub use review_flow::{case_for, closing, closing_of, event_data, prompt_for, rfc
 pub use run::{lease_until, Run, RunStatus, LEASE_SECONDS};
 pub use token::{hash_text, ReviewToken};
 pub use verdict::{Reviewer, Verdict};
-pub use view::{ConversationSnapshot, ConversationView, InboxSnapshot, Posted};
+pub use view::{ConversationSnapshot, ConversationView, InboxSnapshot, Posted, TitledInbox};

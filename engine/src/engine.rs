@@ -10,7 +10,7 @@ use crate::config::Config;
 use crate::domain::{
     title_from_message, CallStatus, Conversation, ConversationId, ConversationSnapshot,
     ConversationSummary, ConversationView, InboxSnapshot, MessageId, Posted, Role, RunStatus,
-    ToolCall, UNTITLED,
+    TitledInbox, ToolCall, UNTITLED,
 };
 use crate::events::Events;
 use crate::store::{NewMessage, Store, StoreError};
@@ -292,19 +292,22 @@ impl Engine {
     pub async fn inbox_snapshot(&self, limit: i64) -> Result<InboxSnapshot, EngineError> {
         let cursor = self.inner.store.inbox_cursor().await?;
         let pending = self.inner.store.pending_calls(limit).await?;
+        Ok(InboxSnapshot { cursor, pending })
+    }
+
+    /// [`Engine::inbox_snapshot`] with the title of each call's conversation,
+    /// for the approvals page.
+    pub async fn titled_inbox(&self, limit: i64) -> Result<TitledInbox, EngineError> {
+        let inbox = self.inbox_snapshot(limit).await?;
         let mut titles = HashMap::new();
-        for call in &pending {
+        for call in &inbox.pending {
             if !titles.contains_key(&call.conversation_id) {
                 let conversation = self.inner.store.conversation(&call.conversation_id).await?;
                 let title = conversation.map(|c| c.title).unwrap_or_default();
                 titles.insert(call.conversation_id.clone(), title);
             }
         }
-        Ok(InboxSnapshot {
-            cursor,
-            pending,
-            titles,
-        })
+        Ok(TitledInbox { inbox, titles })
     }
 
     /// A conversation's stored events after position `seq`.

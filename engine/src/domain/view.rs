@@ -35,7 +35,15 @@ pub struct InboxSnapshot {
     pub cursor: i64,
     /// The calls waiting for a person, oldest first.
     pub pending: Vec<ToolCall>,
-    /// The titles of the conversations those calls belong to.
+}
+
+/// The approvals inbox as its page shows it: the snapshot, and the titles
+/// of the conversations its calls belong to (the live stream needs none).
+#[derive(Debug, Clone, PartialEq)]
+pub struct TitledInbox {
+    /// The inbox.
+    pub inbox: InboxSnapshot,
+    /// Each conversation's title, by its id.
     pub titles: HashMap<ConversationId, String>,
 }
 

@@ -13,18 +13,19 @@ const INBOX_LIMIT: i64 = 500;
 #[server(prefix = "/api/fn", endpoint = "list_approvals", input = GetUrl)]
 pub async fn list_approvals() -> Result<Inbox, AppError> {
     let engine = crate::state::engine();
-    let inbox = engine.inbox_snapshot(INBOX_LIMIT).await?;
+    let titled = engine.titled_inbox(INBOX_LIMIT).await?;
     let now = engine.clock().now();
-    let items = inbox
+    let items = titled
+        .inbox
         .pending
         .into_iter()
         .map(|call| {
-            let title = inbox.titles.get(&call.conversation_id).cloned();
+            let title = titled.titles.get(&call.conversation_id).cloned();
             crate::wire::InboxItem::from_call(call, title.unwrap_or_default(), now)
         })
         .collect();
     Ok(Inbox {
-        cursor: inbox.cursor,
+        cursor: titled.inbox.cursor,
         items,
     })
 }
