@@ -19,3 +19,18 @@ pub struct AppState {
 pub fn engine() -> engine::Engine {
     leptos::prelude::expect_context::<AppState>().engine
 }
+
+/// The base of the absolute links handed out: the public URL, else
+/// `http://` and the host the request came to, when it is a plain host
+/// (letters, digits and `.-:[]` only, so a link cannot be bent elsewhere).
+pub fn link_base(public_url: Option<&str>, host: Option<&str>) -> Option<String> {
+    if let Some(url) = public_url {
+        return Some(url.to_owned());
+    }
+    let plain = |h: &&str| {
+        !h.is_empty()
+            && h.bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b".-:[]".contains(&b))
+    };
+    host.filter(plain).map(|host| format!("http://{host}"))
+}

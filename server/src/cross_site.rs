@@ -115,7 +115,7 @@ fn source_of(request: &Request) -> Option<&str> {
 }
 
 fn misdirected(host: &str) -> Response {
-    let host: String = host.chars().filter(|c| !c.is_control()).take(200).collect();
+    let host = printable(host);
     plain(
         StatusCode::MISDIRECTED_REQUEST,
         format!(
@@ -127,11 +127,7 @@ fn misdirected(host: &str) -> Response {
 }
 
 fn cross_site(source: &str) -> Response {
-    let source: String = source
-        .chars()
-        .filter(|c| !c.is_control())
-        .take(200)
-        .collect();
+    let source = printable(source);
     plain(
         StatusCode::FORBIDDEN,
         format!(
@@ -139,6 +135,12 @@ fn cross_site(source: &str) -> Response {
              `{source}`. Nothing was changed.\n"
         ),
     )
+}
+
+/// A header's text as a message may quote it: no control characters, and
+/// not longer than a line.
+fn printable(text: &str) -> String {
+    text.chars().filter(|c| !c.is_control()).take(200).collect()
 }
 
 fn plain(status: StatusCode, message: String) -> Response {

@@ -40,19 +40,11 @@ pub struct Hitl {
 impl Hitl {
     /// The absolute base URL for links in answers to this request.
     fn base_url(&self, headers: &HeaderMap) -> String {
-        if let Some(url) = &self.public_url {
-            return url.clone();
-        }
         let host = headers
             .get(axum::http::header::HOST)
-            .and_then(|h| h.to_str().ok())
-            .filter(|h| {
-                !h.is_empty()
-                    && h.bytes()
-                        .all(|b| b.is_ascii_alphanumeric() || b".-:[]".contains(&b))
-            })
-            .unwrap_or("127.0.0.1:3000");
-        format!("http://{host}")
+            .and_then(|h| h.to_str().ok());
+        app::state::link_base(self.public_url.as_deref(), host)
+            .unwrap_or_else(|| "http://127.0.0.1:3000".to_owned())
     }
 }
 

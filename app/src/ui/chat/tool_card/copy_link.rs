@@ -91,17 +91,15 @@ fn page_query() -> Option<String> {
 /// public URL, else the request's host (as the HITL API builds its links).
 fn page_origin() -> Option<String> {
     #[cfg(feature = "ssr")]
-    let origin = use_context::<crate::state::AppState>()
-        .and_then(|state| state.public_url)
-        .or_else(|| {
-            let parts = use_context::<http::request::Parts>()?;
-            let host = parts.headers.get(http::header::HOST)?.to_str().ok()?;
-            let plain = !host.is_empty()
-                && host
-                    .bytes()
-                    .all(|b| b.is_ascii_alphanumeric() || b".-:[]".contains(&b));
-            plain.then(|| format!("http://{host}"))
-        });
+    let origin = {
+        let public_url = use_context::<crate::state::AppState>().and_then(|s| s.public_url);
+        let parts = use_context::<http::request::Parts>();
+        let host = parts
+            .as_ref()
+            .and_then(|p| p.headers.get(http::header::HOST))
+            .and_then(|h| h.to_str().ok());
+        crate::state::link_base(public_url.as_deref(), host)
+    };
     #[cfg(all(feature = "hydrate", not(feature = "ssr")))]
     let origin = web_sys::window().and_then(|w| w.location().origin().ok());
     #[cfg(not(any(feature = "ssr", feature = "hydrate")))]
