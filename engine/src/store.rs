@@ -13,12 +13,9 @@ use crate::domain::{CaseEvent, CaseId, CaseStatus, NewCase, ReviewCase};
 use crate::domain::{Conversation, ConversationSummary, Message, Role};
 use crate::domain::{Run, RunStatus};
 
-#[macro_use]
-mod review_queries;
-#[macro_use]
-mod queries;
 mod migrate;
 pub mod postgres;
+pub mod sql;
 pub mod sqlite;
 
 #[cfg(test)]
@@ -40,6 +37,17 @@ pub enum StoreError {
     /// text; SQLite refuses it too, so both stores take the same input.
     #[error("text may not contain the NUL character (U+0000)")]
     NulInText,
+    /// A result has no column the code reads.
+    #[error("no column `{0}` in the result")]
+    NoColumn(String),
+    /// A column holds a value of another type than the code reads.
+    #[error("column `{column}`: {detail}")]
+    Unreadable {
+        /// The column.
+        column: String,
+        /// What was found.
+        detail: String,
+    },
     /// A stored row holds a value the code cannot read.
     #[error("corrupt row in {table}: {detail}")]
     Corrupt {
@@ -70,10 +78,7 @@ impl From<sqlx::Error> for StoreError {
 
 impl From<sqlite::db::Error> for StoreError {
     fn from(e: sqlite::db::Error) -> Self {
-        match e {
-            sqlite::db::Error::NulInText => StoreError::NulInText,
-            other => StoreError::Sqlite(other),
-        }
+        StoreError::Sqlite(e)
     }
 }
 
@@ -426,31 +431,20 @@ pub trait Store: Send + Sync + std::fmt::Debug {
     /// Tells the other processes on the same database that a grant was made
     /// or revoked (grants are not events of a conversation, so the feed
     /// does not carry them). Nobody else writes to a SQLite file.
-    async fn announce_grants(&self) -> Result<(), StoreError> {
-        Ok(())
-    }
+    async fn announce_grants(&self) -> Result<(), StoreError>;
 
     /// Places events that committed without a feed position (stored by any
     /// process) at the next positions, at most `limit` of them, gives the
     /// inbox's among them their inbox positions, and announces the batch.
     /// A store only one process writes to (SQLite) has nothing to place: it
     /// numbers its events as it stores them.
-    async fn place_events(&self, _limit: i64) -> Result<FeedBatch, StoreError> {
-        Ok(FeedBatch::default())
-    }
+    async fn place_events(&self, limit: i64) -> Result<FeedBatch, StoreError>;
 
     /// The feed's events after position `after`, at most `limit`.
-    async fn feed_after(&self, after: i64, _limit: i64) -> Result<FeedBatch, StoreError> {
-        Ok(FeedBatch {
-            after,
-            events: Vec::new(),
-        })
-    }
+    async fn feed_after(&self, after: i64, limit: i64) -> Result<FeedBatch, StoreError>;
 
     /// The newest feed position (0 when nothing has been placed).
-    async fn feed_head(&self) -> Result<i64, StoreError> {
-        Ok(0)
-    }
+    async fn feed_head(&self) -> Result<i64, StoreError>;
 
     /// One review case.
     async fn review_case(&self, id: &CaseId) -> Result<Option<ReviewCase>, StoreError>;

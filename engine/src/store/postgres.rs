@@ -5,8 +5,12 @@ use std::str::FromStr;
 use sqlx::postgres::{PgConnectOptions, PgPoolOptions};
 use sqlx::PgPool;
 
+mod backend;
+mod feed;
+
 use super::migrate::{statements, Migration};
-use super::{Announcement, StoreError};
+use super::sql::SqlStore;
+use super::StoreError;
 
 /// Creates `schema` in the database at `url` and returns a URL whose
 /// connections use it, so several deployments (or test runs) share one
@@ -100,11 +104,21 @@ const GRANTS: &str = "grants";
 /// and each batch is announced with `NOTIFY`; every replica follows the
 /// feed and relays to its own subscribers what other processes stored (see
 /// `Engine::follow_feed`).
+pub type PgStore = SqlStore<Postgres>;
+
+/// The connections of a [`PgStore`].
 #[derive(Debug, Clone)]
-pub struct PgStore {
+pub struct Postgres {
     pool: PgPool,
-    /// Connections whose commits do not wait for the WAL flush (see
-    /// [`PgStore::lax_writer`]).
+    /// For writes that may be lost in a crash of PostgreSQL itself (not of
+    /// Airlock) without harm: taking and renewing a run's lease. A lease is
+    /// only a claim that keeps other replicas from stepping the run at the
+    /// same time; a call still runs at most once, because claiming the call
+    /// is a durable commit. These commits skip waiting for the WAL flush
+    /// (a few milliseconds on the path from a decision to its call
+    /// starting), and the next durable commit flushes them too. Nothing
+    /// that stores an event goes here: a subscriber may already have seen
+    /// the event when it is lost.
     lax: PgPool,
 }
 
@@ -128,7 +142,7 @@ fn pool_options(max: u32) -> PgPoolOptions {
         })
 }
 
-impl PgStore {
+impl SqlStore<Postgres> {
     /// Connects to the database at `url` and migrates it.
     pub async fn connect(url: &str) -> Result<Self, StoreError> {
         // Each event records the process that stored it (migration 0007).
@@ -139,84 +153,18 @@ impl PgStore {
         let lax = pool_options(4)
             .connect_with(options.options([("synchronous_commit", "off")]))
             .await?;
-        let store = Self { pool, lax };
-        store.migrate().await?;
-        Ok(store)
-    }
-
-    /// The feed positions through which events have been placed, as they
-    /// are announced. A dropped listener connection is re-established;
-    /// announcements sent while it was down are missed, and the next one
-    /// covers them (a follower reads from where it left off).
-    async fn listen(
-        &self,
-    ) -> Result<Option<tokio::sync::mpsc::Receiver<Announcement>>, StoreError> {
-        // Channels are database-wide: deployments in other schemas of the
-        // same database announce there too, and their positions mean nothing here.
-        let schema: String = sqlx::query_scalar("select current_schema()")
-            .fetch_one(&self.pool)
-            .await?;
-        let mut listener = sqlx::postgres::PgListener::connect_with(&self.pool).await?;
-        listener.listen(EVENTS_CHANNEL).await?;
-        let (tx, rx) = tokio::sync::mpsc::channel(1024);
-        tokio::spawn(async move {
-            loop {
-                match listener.recv().await {
-                    Ok(note) => {
-                        // schema:feed position, or schema:grants
-                        let Some((in_schema, what)) = note.payload().split_once(':') else {
-                            continue;
-                        };
-                        if in_schema != schema {
-                            continue;
-                        }
-                        let announced = match what {
-                            GRANTS => Announcement::Grants,
-                            through => match through.parse() {
-                                Ok(through) => Announcement::Placed(through),
-                                Err(_) => continue,
-                            },
-                        };
-                        if tx.send(announced).await.is_err() {
-                            return;
-                        }
-                    }
-                    Err(e) => {
-                        tracing::warn!(error = %e, "event listener lost its connection; reconnecting");
-                        tokio::time::sleep(std::time::Duration::from_millis(500)).await;
-                    }
-                }
-            }
-        });
-        Ok(Some(rx))
+        let postgres = Postgres { pool, lax };
+        postgres.migrate().await?;
+        Ok(SqlStore::new(postgres))
     }
 
     /// The pool, for tests that need to reset the schema.
     pub fn pool(&self) -> &PgPool {
-        &self.pool
+        &self.database().pool
     }
+}
 
-    fn writer(&self) -> &PgPool {
-        &self.pool
-    }
-
-    fn reader(&self) -> &PgPool {
-        &self.pool
-    }
-
-    /// For writes that may be lost in a crash of PostgreSQL itself (not of
-    /// Airlock) without harm: taking and renewing a run's lease. A lease is
-    /// only a claim that keeps other replicas from stepping the run at the
-    /// same time; a call still runs at most once, because claiming the call
-    /// is a durable commit. These commits skip waiting for the WAL flush
-    /// (a few milliseconds on the path from a decision to its call
-    /// starting), and the next durable commit flushes them too. Nothing
-    /// that stores an event goes here: a subscriber may already have seen
-    /// the event when it is lost.
-    fn lax_writer(&self) -> &PgPool {
-        &self.lax
-    }
-
+impl Postgres {
     async fn migrate(&self) -> Result<(), StoreError> {
         let mut tx = self.pool.begin().await?;
         // Replicas that start together wait here for the first to finish.
@@ -257,119 +205,4 @@ impl PgStore {
         tx.commit().await?;
         Ok(())
     }
-}
-
-/// The query API the shared queries use: sqlx's own.
-mod db {
-    pub use sqlx::Row as RowTrait;
-    pub use sqlx::{query, query_scalar};
-
-    pub type DbRow = sqlx::postgres::PgRow;
-    pub type Tx<'c> = sqlx::Transaction<'c, sqlx::Postgres>;
-    pub type Pool = sqlx::PgPool;
-}
-
-mod queries {
-    use crate::store::FeedBatch;
-
-    /// Whether another process stored the event (its own events a process
-    /// has published already), as an extra column of a query on `events`.
-    const STORED_ELSEWHERE: &str =
-        "origin is distinct from current_setting('airlock.origin', true) as stored_elsewhere";
-
-    /// An event as placed in the shared feed.
-    struct Placed {
-        /// Its place in the feed.
-        position: i64,
-        event: Event,
-        /// Whether another process stored it (see `STORED_ELSEWHERE`).
-        elsewhere: bool,
-    }
-
-    fn row_placed(row: &DbRow) -> Result<Placed, StoreError> {
-        Ok(Placed {
-            position: row.try_get("feed_seq")?,
-            event: row_event(row)?,
-            elsewhere: row.try_get("stored_elsewhere")?,
-        })
-    }
-
-    impl_store!(
-        super::PgStore,
-        "postgres",
-        "begin",
-        // Events are numbered after they commit, by `place_events`.
-        true,
-        // Data-modifying `with`: a change spanning tables in one round trip.
-        true,
-        " for update",
-        " for update skip locked",
-        {
-            async fn place_events(&self, limit: i64) -> Result<FeedBatch, StoreError> {
-                // One statement, its own transaction: the database looks for
-                // events without a place, and if there are any takes the
-                // sequencers' lock, numbers a page of them after the feed's
-                // head (and the inbox's events after the inbox's), moves both
-                // counters and announces the batch when it commits
-                // (migration 0009). Sequencers take turns at the lock, and
-                // each batch commits whole, after the one before.
-                let inbox_kinds: Vec<&str> = EventKind::ALL
-                    .into_iter()
-                    .filter(|kind| kind.concerns_inbox())
-                    .map(EventKind::as_str)
-                    .collect();
-                let rows = db::query(&format!(
-                    "select p.*, p.{STORED_ELSEWHERE} from place_events($1, $2, $3) as p"
-                ))
-                .bind(limit)
-                .bind(&inbox_kinds)
-                .bind(super::EVENTS_CHANNEL)
-                .fetch_all(self.writer())
-                .await?;
-                let mut placed = rows.iter().map(row_placed).collect::<Result<Vec<_>, _>>()?;
-                placed.sort_by_key(|p| p.position);
-                let Some(first) = placed.first() else {
-                    return Ok(FeedBatch::default());
-                };
-                Ok(FeedBatch {
-                    after: first.position - 1,
-                    events: placed.into_iter().map(|p| (p.event, p.elsewhere)).collect(),
-                })
-            }
-
-            async fn announce_grants(&self) -> Result<(), StoreError> {
-                db::query("select pg_notify($1, current_schema() || ':' || $2)")
-                    .bind(super::EVENTS_CHANNEL)
-                    .bind(super::GRANTS)
-                    .execute(self.writer())
-                    .await?;
-                Ok(())
-            }
-
-            async fn feed_after(&self, after: i64, limit: i64) -> Result<FeedBatch, StoreError> {
-                // Batches commit whole and in turn, so the placed positions
-                // are always 1..n: these follow `after` without a gap.
-                let rows = db::query(&format!(
-                    "select *, {STORED_ELSEWHERE} from events where feed_seq > $1 order by feed_seq limit $2"
-                ))
-                .bind(after)
-                .bind(limit)
-                .fetch_all(self.reader())
-                .await?;
-                let events = rows
-                    .iter()
-                    .map(|row| row_placed(row).map(|p| (p.event, p.elsewhere)))
-                    .collect::<Result<_, _>>()?;
-                Ok(FeedBatch { after, events })
-            }
-
-            async fn feed_head(&self) -> Result<i64, StoreError> {
-                Ok(
-                    db::query_scalar("select seq from feed_counter where id = 1")
-                        .fetch_one(self.reader())
-                        .await?,
-                )
-            }
-        }
-    );
 }

@@ -2,8 +2,8 @@
 
 mod checkpoint;
 pub mod db;
+mod error;
 mod pool;
-mod rows;
 
 use std::path::Path;
 use std::sync::Arc;
@@ -12,6 +12,7 @@ use std::time::Duration;
 use rusqlite::{Connection, OpenFlags, OptionalExtension, TransactionBehavior};
 
 use super::migrate::{statements, Migration};
+use super::sql::SqlStore;
 use super::StoreError;
 
 const MIGRATIONS: &[Migration] = &[
@@ -95,8 +96,11 @@ const BUSY_TIMEOUT: Duration = Duration::from_secs(10);
 /// fsync) run on their own connection in the background instead of inside
 /// whichever commit crosses SQLite's threshold, so no decision waits for one
 /// (see `sqlite/checkpoint.rs`).
+pub type SqliteStore = SqlStore<Sqlite>;
+
+/// The connections of a [`SqliteStore`]: the writer's and the readers'.
 #[derive(Debug, Clone)]
-pub struct SqliteStore {
+pub struct Sqlite {
     writer: Arc<db::Pool>,
     reader: Arc<db::Pool>,
 }
@@ -112,7 +116,7 @@ fn connect(path: &Path, flags: OpenFlags) -> rusqlite::Result<Connection> {
     Ok(conn)
 }
 
-impl SqliteStore {
+impl SqlStore<Sqlite> {
     /// Opens (creating when missing) the database file at `path` and migrates it.
     pub async fn open(path: &str) -> Result<Self, StoreError> {
         let path = Path::new(path);
@@ -144,28 +148,7 @@ impl SqliteStore {
             Arc::downgrade(&reader),
             checkpoint::Schedule::default(),
         ));
-        Ok(Self { writer, reader })
-    }
-
-    /// One process owns a SQLite file's live events: there is nobody else to hear.
-    async fn listen(
-        &self,
-    ) -> Result<Option<tokio::sync::mpsc::Receiver<super::Announcement>>, StoreError> {
-        Ok(None)
-    }
-
-    fn writer(&self) -> &db::Pool {
-        &self.writer
-    }
-
-    fn reader(&self) -> &db::Pool {
-        &self.reader
-    }
-
-    /// Every commit is the same here: none waits for an fsync (`synchronous
-    /// = normal` in WAL mode).
-    fn lax_writer(&self) -> &db::Pool {
-        &self.writer
+        Ok(SqlStore::new(Sqlite { writer, reader }))
     }
 }
 
@@ -207,22 +190,6 @@ fn migrate(conn: &Connection, migrations: &[Migration]) -> rusqlite::Result<()> 
         tx.commit()?;
     }
     Ok(())
-}
-
-mod queries {
-    impl_store!(
-        super::SqliteStore,
-        "sqlite",
-        super::BEGIN,
-        // One writer numbers its events as it stores them.
-        false,
-        // No `update` inside `with`, and no round trips to save.
-        false,
-        // Row locks: the write lock `begin immediate` takes covers every row.
-        "",
-        "",
-        {}
-    );
 }
 
 #[cfg(test)]

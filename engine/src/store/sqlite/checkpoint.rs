@@ -239,8 +239,9 @@ pub(super) async fn in_background(
 mod tests {
     use rusqlite::OpenFlags;
 
-    use super::super::db::{query, query_scalar, Conn, Pool};
+    use super::super::db::{Conn, Pool};
     use super::*;
+    use crate::store::sql::{query, query_scalar};
 
     #[cfg(target_os = "linux")]
     #[tokio::test]
@@ -320,7 +321,7 @@ mod tests {
             let mut tx = writer.begin_with("begin immediate").await.unwrap();
             query("insert into t (id, body) values ($1, zeroblob(3000))")
                 .bind(id)
-                .execute(&mut *tx)
+                .execute(&mut tx)
                 .await
                 .unwrap();
             tx.commit().await.unwrap();

@@ -16,10 +16,10 @@ use std::ops::{Deref, DerefMut};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
-use rusqlite::types::Value;
 use tokio::sync::{watch, Mutex, MutexGuard};
 
-use super::rows::{Error, Row, Rows};
+use super::error::Error;
+use crate::store::sql::{Arg, Row, Rows, Value};
 
 /// The most transactions one commit carries, so a steady queue still
 /// commits now and then.
@@ -163,7 +163,7 @@ impl Conn {
     }
 
     /// Runs `sql` with `args` bound to its `$n` (or `?n`) parameters.
-    pub(super) fn run(&mut self, sql: &str, args: &[Value]) -> Result<Rows, Error> {
+    pub(super) fn run(&mut self, sql: &str, args: &[Arg]) -> Result<Rows, Error> {
         let started = std::time::Instant::now();
         let result = self.run_timed(sql, args);
         let took = started.elapsed();
@@ -175,7 +175,7 @@ impl Conn {
         result
     }
 
-    fn run_timed(&mut self, sql: &str, args: &[Value]) -> Result<Rows, Error> {
+    fn run_timed(&mut self, sql: &str, args: &[Arg]) -> Result<Rows, Error> {
         let mut statement = self.raw.prepare_cached(sql)?;
         let shape = match self.shapes.get(sql) {
             // A schema change can change what `*` stands for.
@@ -204,10 +204,7 @@ impl Conn {
             let values = (0..width)
                 .map(|i| row.get::<_, Value>(i))
                 .collect::<Result<Vec<_>, _>>()?;
-            rows.push(Row {
-                columns: columns.clone(),
-                values,
-            });
+            rows.push(Row::new(columns.clone(), values));
         }
         drop(cursor);
         drop(statement);
@@ -365,7 +362,7 @@ impl Pool {
 
     /// Runs one statement: on a reader, directly; on the writer, as a
     /// transaction of its own in the group.
-    pub(super) async fn run(&self, sql: &str, args: &[Value]) -> Result<Rows, Error> {
+    pub(super) async fn run(&self, sql: &str, args: &[Arg]) -> Result<Rows, Error> {
         let Some(begin) = self.begin else {
             return self.acquire().await.run(sql, args);
         };
@@ -571,8 +568,9 @@ impl Drop for Transaction<'_> {
 
 #[cfg(test)]
 mod tests {
-    use super::super::db::{query, query_scalar};
     use super::*;
+    use crate::store::sql::{query, query_scalar};
+    use crate::store::StoreError;
 
     fn writer() -> Arc<Pool> {
         let conn = rusqlite::Connection::open_in_memory().unwrap();
@@ -592,13 +590,13 @@ mod tests {
         )])
     }
 
-    async fn insert(pool: &Pool, id: i64) -> Result<(), Error> {
+    async fn insert(pool: &Pool, id: i64) -> Result<(), StoreError> {
         let mut tx = pool.begin_with("begin immediate").await?;
         query("insert into parent (id) values ($1)")
             .bind(id)
-            .execute(&mut *tx)
+            .execute(&mut tx)
             .await?;
-        tx.commit().await
+        Ok(tx.commit().await?)
     }
 
     async fn ids(pool: &Pool) -> Vec<i64> {
@@ -616,7 +614,7 @@ mod tests {
     async fn queue_behind(
         pool: &Arc<Pool>,
         ids: std::ops::Range<i64>,
-    ) -> Vec<tokio::task::JoinHandle<Result<(), Error>>> {
+    ) -> Vec<tokio::task::JoinHandle<Result<(), StoreError>>> {
         let tasks: Vec<_> = ids
             .map(|id| {
                 let pool = pool.clone();
@@ -668,9 +666,9 @@ mod tests {
                 let mut tx = pool.begin_with("begin immediate").await?;
                 gate.await.unwrap();
                 query("insert into parent (id) values (2)")
-                    .execute(&mut *tx)
+                    .execute(&mut tx)
                     .await?;
-                tx.commit().await
+                Ok::<_, StoreError>(tx.commit().await?)
             })
         };
         until_queued(&pool, 1).await;
@@ -718,13 +716,13 @@ mod tests {
         let pool = writer();
         let mut rolled_back = pool.begin_with("begin immediate").await.unwrap();
         query("insert into parent (id) values (1)")
-            .execute(&mut *rolled_back)
+            .execute(&mut rolled_back)
             .await
             .unwrap();
         rolled_back.rollback().await.unwrap();
         let mut dropped = pool.begin_with("begin immediate").await.unwrap();
         query("insert into parent (id) values (2)")
-            .execute(&mut *dropped)
+            .execute(&mut dropped)
             .await
             .unwrap();
         drop(dropped);
@@ -743,7 +741,7 @@ mod tests {
             tokio::spawn(async move {
                 let mut tx = pool.begin_with("begin immediate").await.unwrap();
                 query("insert into parent (id) values (99)")
-                    .execute(&mut *tx)
+                    .execute(&mut tx)
                     .await
                     .unwrap();
             })
@@ -797,7 +795,7 @@ mod tests {
             .run_alone("pragma wal_checkpoint(truncate)", &readers())
             .await
             .unwrap();
-        let busy = <i64 as super::super::db::Decode>::decode(&rows[0].values[0]).unwrap();
+        let busy = rows[0].first::<i64>().unwrap();
         assert_eq!(busy, 0, "nothing kept the checkpoint from finishing");
         assert_eq!(std::fs::metadata(&log).unwrap().len(), 0);
         assert_eq!(ids(&pool).await.len(), 50);
@@ -809,7 +807,7 @@ mod tests {
         let mut first = pool.begin_with("begin immediate").await.unwrap();
         // A child without its parent passes until the commit checks it.
         query("insert into child (id, parent) values (1, 42)")
-            .execute(&mut *first)
+            .execute(&mut first)
             .await
             .unwrap();
         let queued = queue_behind(&pool, 2..5).await;
@@ -819,7 +817,10 @@ mod tests {
             "{failed:?}"
         );
         for task in queued {
-            assert!(matches!(task.await.unwrap(), Err(Error::GroupFailed(_))));
+            assert!(matches!(
+                task.await.unwrap(),
+                Err(StoreError::Sqlite(Error::GroupFailed(_)))
+            ));
         }
         assert!(
             ids(&pool).await.is_empty(),

@@ -1,0 +1,178 @@
+//! Conversations and their messages.
+
+use chrono::{DateTime, Utc};
+
+use super::decode::{row_conversation, row_message};
+use super::{query, query_scalar, Backend, SqlStore, Transaction};
+use crate::domain::{
+    Conversation, ConversationId, ConversationSummary, Event, EventKind, Message, NewEvent,
+};
+use crate::store::{from_millis, to_millis, NewMessage, StoreError};
+
+/// Message `m` as stored at position `seq` (its time to the
+/// millisecond), and its event.
+pub(super) fn message_stored(m: NewMessage, seq: i64) -> Result<(Message, NewEvent), StoreError> {
+    let message = Message {
+        id: m.id,
+        conversation_id: m.conversation_id,
+        seq,
+        role: m.role,
+        content: m.content,
+        created_at: from_millis("messages", to_millis(m.created_at))?,
+    };
+    let event = NewEvent {
+        conversation_id: message.conversation_id.clone(),
+        kind: EventKind::MessageCreated,
+        data: message.to_json(),
+    };
+    Ok((message, event))
+}
+
+impl<B: Backend> SqlStore<B> {
+    pub(super) async fn insert_conversation(&self, c: &Conversation) -> Result<(), StoreError> {
+        query(
+            "insert into conversations (conversation_id, title, created_at, updated_at) values ($1, $2, $3, $4)",
+        )
+        .bind(c.id.as_str())
+        .bind(&c.title)
+        .bind(to_millis(c.created_at))
+        .bind(to_millis(c.updated_at))
+        .execute(self.writer())
+        .await?;
+        Ok(())
+    }
+
+    pub(super) async fn conversation(
+        &self,
+        id: &ConversationId,
+    ) -> Result<Option<Conversation>, StoreError> {
+        let row = query("select * from conversations where conversation_id = $1")
+            .bind(id.as_str())
+            .fetch_optional(self.reader())
+            .await?;
+        row.as_ref().map(row_conversation).transpose()
+    }
+
+    pub(super) async fn list_conversations(
+        &self,
+        limit: i64,
+    ) -> Result<Vec<ConversationSummary>, StoreError> {
+        let found = query(
+            // Turns that only call tools leave an empty assistant
+            // message as their anchor; people do not count those.
+            "select c.*, (select count(*) from messages m
+                          where m.conversation_id = c.conversation_id and m.content <> '') as shown_messages,
+                         (select count(*) from tool_calls t
+                          where t.conversation_id = c.conversation_id
+                            and t.status = 'pending_approval') as pending_count
+             from conversations c
+             order by c.updated_at desc, c.conversation_id desc limit $1",
+        )
+        .bind(limit)
+        .fetch_all(self.reader())
+        .await?;
+        found
+            .iter()
+            .map(|row| {
+                Ok(ConversationSummary {
+                    conversation: row_conversation(row)?,
+                    message_count: row.try_get("shown_messages")?,
+                    pending_count: row.try_get("pending_count")?,
+                })
+            })
+            .collect()
+    }
+
+    pub(super) async fn set_title(
+        &self,
+        id: &ConversationId,
+        title: &str,
+        at: DateTime<Utc>,
+    ) -> Result<Event, StoreError> {
+        let mut tx = self.begin().await?;
+        let done = query("update conversations set title = $1 where conversation_id = $2")
+            .bind(title)
+            .bind(id.as_str())
+            .execute(&mut tx)
+            .await?;
+        if done == 0 {
+            tx.rollback().await?;
+            return Err(StoreError::NotFound("conversation"));
+        }
+        let event = NewEvent {
+            conversation_id: id.clone(),
+            kind: EventKind::ConversationUpdated,
+            data: serde_json::json!({ "title": title }),
+        };
+        let event = Self::append_event(&mut tx, event, at).await?;
+        tx.commit().await?;
+        Ok(event)
+    }
+
+    pub(super) async fn append_message(
+        &self,
+        m: NewMessage,
+    ) -> Result<(Message, Event), StoreError> {
+        let mut tx = self.begin().await?;
+        let appended = Self::append_message_in(&mut tx, m).await?;
+        tx.commit().await?;
+        Ok(appended)
+    }
+
+    /// Appends message `m` at the end of its conversation inside `tx`, with its event.
+    pub(super) async fn append_message_in(
+        tx: &mut B::Tx<'_>,
+        m: NewMessage,
+    ) -> Result<(Message, Event), StoreError> {
+        let seq: Option<i64> = query_scalar(
+            "update conversations set message_seq = message_seq + 1, updated_at = $1
+             where conversation_id = $2 returning message_seq",
+        )
+        .bind(to_millis(m.created_at))
+        .bind(m.conversation_id.as_str())
+        .fetch_optional(&mut *tx)
+        .await?;
+        let seq = seq.ok_or(StoreError::NotFound("conversation"))?;
+        query(
+            "insert into messages (message_id, conversation_id, seq, role, content, created_at)
+             values ($1, $2, $3, $4, $5, $6)",
+        )
+        .bind(m.id.as_str())
+        .bind(m.conversation_id.as_str())
+        .bind(seq)
+        .bind(m.role.as_str())
+        .bind(&m.content)
+        .bind(to_millis(m.created_at))
+        .execute(&mut *tx)
+        .await?;
+        let (message, event) = message_stored(m, seq)?;
+        let event = Self::append_event(tx, event, message.created_at).await?;
+        Ok((message, event))
+    }
+
+    pub(super) async fn messages(&self, id: &ConversationId) -> Result<Vec<Message>, StoreError> {
+        let found = query("select * from messages where conversation_id = $1 order by seq")
+            .bind(id.as_str())
+            .fetch_all(self.reader())
+            .await?;
+        found.iter().map(row_message).collect()
+    }
+
+    pub(super) async fn recent_messages(
+        &self,
+        id: &ConversationId,
+        limit: i64,
+    ) -> Result<Vec<Message>, StoreError> {
+        let mut found =
+            query("select * from messages where conversation_id = $1 order by seq desc limit $2")
+                .bind(id.as_str())
+                .bind(limit)
+                .fetch_all(self.reader())
+                .await?
+                .iter()
+                .map(row_message)
+                .collect::<Result<Vec<_>, _>>()?;
+        found.reverse();
+        Ok(found)
+    }
+}

@@ -1,0 +1,188 @@
+//! The ways a pending call is decided: by a person (one call or a whole
+//! batch) and by its deadline passing. Each is one transaction around
+//! `decide_in`.
+
+use chrono::{DateTime, Utc};
+
+use super::decide::{AppliedIn, ItsRun};
+use super::decode::corrupt;
+use super::{query, query_scalar, Backend, SqlStore, Transaction};
+use crate::domain::{BatchId, CallStatus, Channel, Decision, DecisionKind, Event};
+use crate::domain::{ExpiryAction, ToolCall, ToolCallId};
+use crate::store::{to_millis, Applied, Decided, DecisionChange, StoreError};
+
+/// The waiting calls of batch `$1` a decision to `$2` covers (approving
+/// never covers the agent's questions: they need an answer), in the batch's order.
+const BATCH_CALLS: &str = "select tool_call_id from tool_calls
+     where batch_id = $1 and status = 'pending_approval' and (source <> 'agent' or $2 <> 'approved')
+     order by position";
+
+/// [`BATCH_CALLS`], locked.
+const BATCH_CALLS_LOCKED: &str = "select tool_call_id from tool_calls
+     where batch_id = $1 and status = 'pending_approval' and (source <> 'agent' or $2 <> 'approved')
+     order by position for update";
+
+/// Up to `$2` waiting calls whose deadline passed by `$1`, soonest first.
+const DUE_CALLS: &str = "select tool_call_id, default_action, conversation_id from tool_calls
+     where status = 'pending_approval' and expires_at is not null and expires_at <= $1
+     order by expires_at limit $2";
+
+/// [`DUE_CALLS`], locked, skipping any a decision holds: the next pass sees
+/// them if they are still due.
+const DUE_CALLS_LOCKED: &str =
+    "select tool_call_id, default_action, conversation_id from tool_calls
+     where status = 'pending_approval' and expires_at is not null and expires_at <= $1
+     order by expires_at limit $2 for update skip locked";
+
+const LOCK_CONVERSATION: &str = "select 1 from conversations where conversation_id = $1 for update";
+
+impl<B: Backend> SqlStore<B> {
+    pub(super) async fn decide(&self, change: &DecisionChange) -> Result<Decided, StoreError> {
+        let mut tx = self.begin().await?;
+        // Waking the run in the decision's commit saves a commit on the way
+        // from the decision to the call running.
+        match Self::decide_in(&mut tx, change, ItsRun::Wake).await? {
+            Some(AppliedIn {
+                call,
+                event,
+                case,
+                woken,
+            }) => {
+                tx.commit().await?;
+                Ok(Decided::Applied(Box::new(Applied {
+                    call,
+                    event,
+                    closed_case: case,
+                    woken_run: woken.map(|(_, event)| event),
+                })))
+            }
+            None => {
+                tx.rollback().await?;
+                Ok(match self.tool_call(&change.call_id).await? {
+                    Some(call) => Decided::AlreadyDecided(Box::new(call)),
+                    None => Decided::NotFound,
+                })
+            }
+        }
+    }
+
+    pub(super) async fn decide_batch(
+        &self,
+        batch_id: &BatchId,
+        decision: &Decision,
+        status: CallStatus,
+    ) -> Result<(Vec<(ToolCall, Event)>, Option<Event>), StoreError> {
+        let mut tx = self.begin().await?;
+        // The batch's calls are locked first, always in the batch's order,
+        // so a single decision on one of them (or another batch decision)
+        // waits instead of deadlocking with us.
+        let sql = if B::LOCKS_ROWS {
+            BATCH_CALLS_LOCKED
+        } else {
+            BATCH_CALLS
+        };
+        let ids: Vec<String> = query_scalar(sql)
+            .bind(batch_id.as_str())
+            .bind(status.as_str())
+            .fetch_all(&mut tx)
+            .await?;
+        let mut changed: Vec<(ToolCall, Event)> = Vec::with_capacity(ids.len());
+        for id in ids {
+            let change = DecisionChange {
+                call_id: ToolCallId::parse(&id).map_err(|e| corrupt("tool_calls", e))?,
+                decision: decision.clone(),
+                status,
+                arguments: None,
+                result: None,
+                refuse_questions: false,
+            };
+            // A concurrent single decision may have won meanwhile; the
+            // compare-and-set simply skips that call. The first call decided
+            // locks the batch's run (one model turn, one run).
+            let its_run = if changed.is_empty() {
+                ItsRun::Lock
+            } else {
+                ItsRun::Leave
+            };
+            if let Some(applied) = Self::decide_in(&mut tx, &change, its_run).await? {
+                changed.push((applied.call, applied.event));
+            }
+        }
+        let woken = match changed.first().and_then(|(call, _)| call.run_id.as_ref()) {
+            Some(run) => Self::wake_in(&mut tx, run, decision.at)
+                .await?
+                .map(|(_, event)| event),
+            None => None,
+        };
+        tx.commit().await?;
+        Ok((changed, woken))
+    }
+
+    pub(super) async fn expire_due(
+        &self,
+        now: DateTime<Utc>,
+        limit: i64,
+    ) -> Result<Vec<(ToolCall, Event)>, StoreError> {
+        let mut tx = self.begin().await?;
+        // Locks first: the due calls, then their conversations in one order,
+        // and only then the event counters, the same order a single decision
+        // takes them in.
+        let sql = if B::LOCKS_ROWS {
+            DUE_CALLS_LOCKED
+        } else {
+            DUE_CALLS
+        };
+        let due = query(sql)
+            .bind(to_millis(now))
+            .bind(limit)
+            .fetch_all(&mut tx)
+            .await?;
+        if B::LOCKS_ROWS {
+            let mut conversations = due
+                .iter()
+                .map(|row| row.try_get::<String>("conversation_id"))
+                .collect::<Result<Vec<_>, _>>()?;
+            conversations.sort();
+            conversations.dedup();
+            for c in &conversations {
+                query(LOCK_CONVERSATION)
+                    .bind(c)
+                    .fetch_optional(&mut tx)
+                    .await?;
+            }
+        }
+        let mut changed = Vec::with_capacity(due.len());
+        for row in due {
+            let id: String = row.try_get("tool_call_id")?;
+            let action: String = row.try_get("default_action")?;
+            let (status, reason) = match ExpiryAction::parse(&action) {
+                Some(ExpiryAction::Approve) => {
+                    (CallStatus::Approved, "expired: approved by default")
+                }
+                _ => (CallStatus::Expired, "expired: nobody decided in time"),
+            };
+            let change = DecisionChange {
+                call_id: ToolCallId::parse(&id).map_err(|e| corrupt("tool_calls", e))?,
+                decision: Decision {
+                    kind: DecisionKind::Expire,
+                    by: crate::domain::SYSTEM_TIMEOUT.to_owned(),
+                    at: now,
+                    reason: Some(reason.to_owned()),
+                    channel: Channel::System,
+                },
+                status,
+                arguments: None,
+                result: None,
+                refuse_questions: false,
+            };
+            // The engine wakes the runs after this commits: the
+            // conversations are locked already, so their runs' locks would
+            // come out of order here.
+            if let Some(applied) = Self::decide_in(&mut tx, &change, ItsRun::Leave).await? {
+                changed.push((applied.call, applied.event));
+            }
+        }
+        tx.commit().await?;
+        Ok(changed)
+    }
+}

@@ -1,0 +1,226 @@
+//! Domain values from the rows the queries return. Columns hold plain
+//! text and integers: ids as text, times as milliseconds, JSON as text.
+
+use chrono::{DateTime, Utc};
+use serde_json::Value;
+
+use super::Row;
+use crate::domain::{BatchId, ConversationId, GrantId, MessageId, RunId, ToolCallId};
+use crate::domain::{CallStatus, Channel, Decision, DecisionKind, Grant, GrantScope, ToolCall};
+use crate::domain::{CaseEvent, CaseId, CaseStatus, CaseType, Requester, ReviewCase};
+use crate::domain::{Conversation, Message, Role};
+use crate::domain::{Event, EventKind, ExpiryAction, Run, RunStatus};
+use crate::store::{from_millis, StoreError};
+
+pub(super) fn corrupt(table: &'static str, detail: impl ToString) -> StoreError {
+    StoreError::Corrupt {
+        table,
+        detail: detail.to_string(),
+    }
+}
+
+pub(super) fn json(table: &'static str, text: &str) -> Result<Value, StoreError> {
+    serde_json::from_str(text).map_err(|e| corrupt(table, e))
+}
+
+pub(super) fn row_conversation(row: &Row) -> Result<Conversation, StoreError> {
+    let id: String = row.try_get("conversation_id")?;
+    Ok(Conversation {
+        id: ConversationId::parse(&id).map_err(|e| corrupt("conversations", e))?,
+        title: row.try_get("title")?,
+        created_at: from_millis("conversations", row.try_get("created_at")?)?,
+        updated_at: from_millis("conversations", row.try_get("updated_at")?)?,
+    })
+}
+
+pub(super) fn row_message(row: &Row) -> Result<Message, StoreError> {
+    let id: String = row.try_get("message_id")?;
+    let conversation_id: String = row.try_get("conversation_id")?;
+    let role: String = row.try_get("role")?;
+    Ok(Message {
+        id: MessageId::parse(&id).map_err(|e| corrupt("messages", e))?,
+        conversation_id: ConversationId::parse(&conversation_id)
+            .map_err(|e| corrupt("messages", e))?,
+        seq: row.try_get("seq")?,
+        role: Role::parse(&role).ok_or_else(|| corrupt("messages", format!("role {role}")))?,
+        content: row.try_get("content")?,
+        created_at: from_millis("messages", row.try_get("created_at")?)?,
+    })
+}
+
+pub(super) fn row_call(row: &Row) -> Result<ToolCall, StoreError> {
+    const T: &str = "tool_calls";
+    let text = |name: &str| -> Result<String, StoreError> { row.try_get::<String>(name) };
+    let opt_text =
+        |name: &str| -> Result<Option<String>, StoreError> { row.try_get::<Option<String>>(name) };
+    let opt_time = |name: &str| -> Result<Option<DateTime<Utc>>, StoreError> {
+        row.try_get::<Option<i64>>(name)?
+            .map(|ms| from_millis(T, ms))
+            .transpose()
+    };
+    let status = text("status")?;
+    let decision = match opt_text("decision")? {
+        None => None,
+        Some(kind) => Some(Decision {
+            kind: DecisionKind::parse(&kind)
+                .ok_or_else(|| corrupt(T, format!("decision {kind}")))?,
+            by: opt_text("decided_by")?.unwrap_or_default(),
+            at: opt_time("decided_at")?.ok_or_else(|| corrupt(T, "decision without time"))?,
+            reason: opt_text("decision_reason")?,
+            channel: {
+                let c = opt_text("decision_channel")?.unwrap_or_default();
+                Channel::parse(&c).ok_or_else(|| corrupt(T, format!("channel {c}")))?
+            },
+        }),
+    };
+    let default_action = text("default_action")?;
+    Ok(ToolCall {
+        id: ToolCallId::parse(&text("tool_call_id")?).map_err(|e| corrupt(T, e))?,
+        conversation_id: ConversationId::parse(&text("conversation_id")?)
+            .map_err(|e| corrupt(T, e))?,
+        batch_id: BatchId::parse(&text("batch_id")?).map_err(|e| corrupt(T, e))?,
+        run_id: opt_text("run_id")?
+            .map(|r| RunId::parse(&r).map_err(|e| corrupt(T, e)))
+            .transpose()?,
+        message_seq: row.try_get("message_seq")?,
+        position: row.try_get("position")?,
+        source: text("source")?,
+        tool: text("tool")?,
+        arguments: json(T, &text("arguments")?)?,
+        original_arguments: opt_text("original_arguments")?
+            .map(|a| json(T, &a))
+            .transpose()?,
+        status: CallStatus::parse(&status).ok_or_else(|| corrupt(T, format!("status {status}")))?,
+        policy_reason: text("policy_reason")?,
+        expires_at: opt_time("expires_at")?,
+        default_action: ExpiryAction::parse(&default_action)
+            .ok_or_else(|| corrupt(T, format!("default_action {default_action}")))?,
+        decision,
+        result: opt_text("result")?.map(|r| json(T, &r)).transpose()?,
+        error: opt_text("error")?,
+        created_at: from_millis(T, row.try_get("created_at")?)?,
+        updated_at: from_millis(T, row.try_get("updated_at")?)?,
+    })
+}
+
+pub(super) fn row_run(row: &Row) -> Result<Run, StoreError> {
+    row_run_named(row, "")
+}
+
+/// A run from columns named with `prefix` (`run_id` as `{prefix}run_id`, …).
+pub(super) fn row_run_named(row: &Row, prefix: &str) -> Result<Run, StoreError> {
+    const T: &str = "runs";
+    let column = |name: &str| format!("{prefix}{name}");
+    let id: String = row.try_get(column("run_id").as_str())?;
+    let conversation: String = row.try_get(column("conversation_id").as_str())?;
+    let status: String = row.try_get(column("status").as_str())?;
+    Ok(Run {
+        id: RunId::parse(&id).map_err(|e| corrupt(T, e))?,
+        conversation_id: ConversationId::parse(&conversation).map_err(|e| corrupt(T, e))?,
+        status: RunStatus::parse(&status).ok_or_else(|| corrupt(T, format!("status {status}")))?,
+        error: row.try_get(column("error").as_str())?,
+        created_at: from_millis(T, row.try_get(column("created_at").as_str())?)?,
+        updated_at: from_millis(T, row.try_get(column("updated_at").as_str())?)?,
+    })
+}
+
+pub(super) fn row_grant(row: &Row) -> Result<Grant, StoreError> {
+    const T: &str = "grants";
+    let id: String = row.try_get("grant_id")?;
+    let conversation: Option<String> = row.try_get("conversation_id")?;
+    let revoked: Option<i64> = row.try_get("revoked_at")?;
+    Ok(Grant {
+        id: GrantId::parse(&id).map_err(|e| corrupt(T, e))?,
+        source: row.try_get("source")?,
+        tool: row.try_get("tool")?,
+        scope: match conversation {
+            Some(c) => {
+                GrantScope::Conversation(ConversationId::parse(&c).map_err(|e| corrupt(T, e))?)
+            }
+            None => GrantScope::Global,
+        },
+        created_by: row.try_get("created_by")?,
+        created_at: from_millis(T, row.try_get("created_at")?)?,
+        revoked_at: revoked.map(|ms| from_millis(T, ms)).transpose()?,
+    })
+}
+
+pub(crate) fn row_event(row: &Row) -> Result<Event, StoreError> {
+    const T: &str = "events";
+    let conversation: String = row.try_get("conversation_id")?;
+    let kind: String = row.try_get("kind")?;
+    let data: String = row.try_get("data")?;
+    Ok(Event {
+        id: row.try_get("event_id")?,
+        conversation_id: ConversationId::parse(&conversation).map_err(|e| corrupt(T, e))?,
+        seq: row.try_get("seq")?,
+        inbox_seq: row.try_get("inbox_seq")?,
+        kind: EventKind::parse(&kind).ok_or_else(|| corrupt(T, format!("kind {kind}")))?,
+        data: json(T, &data)?,
+        created_at: from_millis(T, row.try_get("created_at")?)?,
+    })
+}
+
+pub(super) fn row_case(row: &Row) -> Result<ReviewCase, StoreError> {
+    row_case_named(row, "")
+}
+
+/// A case whose columns are named `{prefix}…` (`closed_case_id`, … after a decision).
+pub(super) fn row_case_named(row: &Row, prefix: &str) -> Result<ReviewCase, StoreError> {
+    const T: &str = "review_cases";
+    let column = |name: &str| format!("{prefix}{name}");
+    let text =
+        |name: &str| -> Result<String, StoreError> { row.try_get::<String>(column(name).as_str()) };
+    let opt_text = |name: &str| -> Result<Option<String>, StoreError> {
+        row.try_get::<Option<String>>(column(name).as_str())
+    };
+    let opt_time = |name: &str| -> Result<Option<DateTime<Utc>>, StoreError> {
+        row.try_get::<Option<i64>>(column(name).as_str())?
+            .map(|ms| from_millis(T, ms))
+            .transpose()
+    };
+    let case_type = text("case_type")?;
+    let status = text("status")?;
+    let default_action = text("default_action")?;
+    Ok(ReviewCase {
+        id: CaseId::parse(&text("case_id")?).map_err(|e| corrupt(T, e))?,
+        tool_call_id: ToolCallId::parse(&text("tool_call_id")?).map_err(|e| corrupt(T, e))?,
+        conversation_id: ConversationId::parse(&text("conversation_id")?)
+            .map_err(|e| corrupt(T, e))?,
+        case_type: CaseType::parse(&case_type)
+            .ok_or_else(|| corrupt(T, format!("type {case_type}")))?,
+        status: CaseStatus::parse(&status).ok_or_else(|| corrupt(T, format!("status {status}")))?,
+        prompt: text("prompt")?,
+        default_action: ExpiryAction::parse(&default_action)
+            .ok_or_else(|| corrupt(T, format!("default_action {default_action}")))?,
+        requester: Requester {
+            client: opt_text("client")?,
+            agent_id: opt_text("agent_id")?,
+            session_id: opt_text("session_id")?,
+            callback_url: opt_text("callback_url")?,
+        },
+        result: opt_text("result")?.map(|r| json(T, &r)).transpose()?,
+        responded_by: opt_text("responded_by")?,
+        created_at: from_millis(T, row.try_get(column("created_at").as_str())?)?,
+        expires_at: opt_time("expires_at")?,
+        opened_at: opt_time("opened_at")?,
+        completed_at: opt_time("completed_at")?,
+        expired_at: opt_time("expired_at")?,
+        cancelled_at: opt_time("cancelled_at")?,
+        cancel_reason: opt_text("cancel_reason")?,
+        version: row.try_get(column("version").as_str())?,
+    })
+}
+
+pub(super) fn row_case_event(row: &Row) -> Result<CaseEvent, StoreError> {
+    const T: &str = "review_events";
+    let id: String = row.try_get("case_id")?;
+    let data: String = row.try_get("data")?;
+    Ok(CaseEvent {
+        case_id: CaseId::parse(&id).map_err(|e| corrupt(T, e))?,
+        seq: row.try_get("seq")?,
+        kind: row.try_get("kind")?,
+        data: json(T, &data)?,
+        created_at: from_millis(T, row.try_get("created_at")?)?,
+    })
+}

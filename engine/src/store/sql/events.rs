@@ -1,0 +1,193 @@
+//! Events: appended in the transaction of the change they report, and read
+//! back by position for the streams.
+
+use chrono::{DateTime, Utc};
+
+use super::decode::{corrupt, row_event};
+use super::{query, query_scalar, Backend, Row, SqlStore};
+use crate::domain::{ConversationId, Event, EventKind, NewEvent, Run, ToolCall};
+use crate::store::{from_millis, to_millis, StoreError};
+
+pub(super) fn run_event(run: &Run) -> NewEvent {
+    NewEvent {
+        conversation_id: run.conversation_id.clone(),
+        kind: EventKind::RunUpdated,
+        data: serde_json::to_value(run).expect("a run serialises"),
+    }
+}
+
+pub(super) fn call_event(call: &ToolCall, kind: EventKind) -> NewEvent {
+    NewEvent {
+        conversation_id: call.conversation_id.clone(),
+        kind,
+        data: serde_json::to_value(call).expect("a tool call serialises"),
+    }
+}
+
+/// Event `event`, stored at `at` in the row `row` returned (its
+/// `event_id` and `seq`), to be placed in the inbox later (PostgreSQL).
+pub(super) fn appended(row: &Row, event: NewEvent, at: DateTime<Utc>) -> Result<Event, StoreError> {
+    Ok(Event {
+        id: row.try_get("event_id")?,
+        conversation_id: event.conversation_id,
+        seq: row.try_get("seq")?,
+        inbox_seq: None,
+        kind: event.kind,
+        data: event.data,
+        created_at: from_millis("events", to_millis(at))?,
+    })
+}
+
+/// The events `sent`, in the order of their positions, as one
+/// statement stored them: each matched by its kind to a row the
+/// statement returned (`event_id`, `seq`, `kind`), rows of one kind
+/// in the order of their positions, stored at `at`; `None` for one
+/// it did not store.
+pub(super) fn appended_by_kind(
+    rows: &[Row],
+    sent: Vec<NewEvent>,
+    at: DateTime<Utc>,
+) -> Result<Vec<Option<Event>>, StoreError> {
+    let mut found: Vec<Option<Event>> = sent.iter().map(|_| None).collect();
+    let mut sent: Vec<Option<NewEvent>> = sent.into_iter().map(Some).collect();
+    let mut ordered = Vec::with_capacity(rows.len());
+    for row in rows {
+        ordered.push((row.try_get::<i64>("seq")?, row));
+    }
+    ordered.sort_by_key(|(seq, _)| *seq);
+    for (_, row) in ordered {
+        let kind: String = row.try_get("kind")?;
+        let Some((i, event)) = sent
+            .iter_mut()
+            .enumerate()
+            .find_map(|(i, e)| e.take_if(|e| e.kind.as_str() == kind).map(|e| (i, e)))
+        else {
+            return Err(corrupt("events", format!("an unexpected {kind} event")));
+        };
+        found[i] = Some(appended(row, event, at)?);
+    }
+    Ok(found)
+}
+
+impl<B: Backend> SqlStore<B> {
+    /// Appends an event inside `tx`, at the next position of its
+    /// conversation's stream (and of the inbox's, for call events).
+    pub(super) async fn append_event(
+        tx: &mut B::Tx<'_>,
+        event: NewEvent,
+        at: DateTime<Utc>,
+    ) -> Result<Event, StoreError> {
+        let (id, seq, inbox_seq): (i64, i64, Option<i64>) = if B::PLACES_EVENTS_LATER {
+            // Numbered in the inbox after it commits (`place_events`,
+            // migration 0007): the position and the row in one round
+            // trip (SQLite has no UPDATE inside WITH, and no round trips).
+            let row = query(
+                "with bumped as (
+                     update conversations set event_seq = event_seq + 1
+                     where conversation_id = $1 returning event_seq)
+                 insert into events (conversation_id, seq, kind, data, created_at)
+                 select $1, event_seq, $2, $3, $4 from bumped
+                 returning event_id, seq",
+            )
+            .bind(event.conversation_id.as_str())
+            .bind(event.kind.as_str())
+            .bind(event.data.to_string())
+            .bind(to_millis(at))
+            .fetch_optional(&mut *tx)
+            .await?
+            .ok_or(StoreError::NotFound("conversation"))?;
+            (row.try_get("event_id")?, row.try_get("seq")?, None)
+        } else {
+            // One writer (SQLite): the next positions are one past the
+            // largest stored, read inside the writing transaction, so
+            // they are gapless and commit in order (see migration 0009),
+            // and the append is one statement that changes only the
+            // events table.
+            let row = query(
+                "insert into events (conversation_id, seq, inbox_seq, kind, data, created_at)
+                 select conversation_id,
+                        coalesce((select max(seq) from events where conversation_id = $1), 0) + 1,
+                        case when $2 then coalesce((select max(inbox_seq) from events), 0) + 1 end,
+                        $3, $4, $5
+                 from conversations where conversation_id = $1
+                 returning event_id, seq, inbox_seq",
+            )
+            .bind(event.conversation_id.as_str())
+            .bind(event.kind.concerns_inbox())
+            .bind(event.kind.as_str())
+            .bind(event.data.to_string())
+            .bind(to_millis(at))
+            .fetch_optional(&mut *tx)
+            .await?
+            .ok_or(StoreError::NotFound("conversation"))?;
+            (
+                row.try_get("event_id")?,
+                row.try_get("seq")?,
+                row.try_get("inbox_seq")?,
+            )
+        };
+        Ok(Event {
+            id,
+            conversation_id: event.conversation_id,
+            seq,
+            inbox_seq,
+            kind: event.kind,
+            data: event.data,
+            created_at: from_millis("events", to_millis(at))?,
+        })
+    }
+
+    pub(super) async fn event_cursor(&self, id: &ConversationId) -> Result<i64, StoreError> {
+        let sql = if B::PLACES_EVENTS_LATER {
+            "select event_seq from conversations where conversation_id = $1"
+        } else {
+            // Positions are derived from the events themselves (see `append_event`).
+            "select coalesce((select max(seq) from events where conversation_id = $1), 0)
+             from conversations where conversation_id = $1"
+        };
+        let seq: Option<i64> = query_scalar(sql)
+            .bind(id.as_str())
+            .fetch_optional(self.reader())
+            .await?;
+        seq.ok_or(StoreError::NotFound("conversation"))
+    }
+
+    pub(super) async fn inbox_cursor(&self) -> Result<i64, StoreError> {
+        let sql = if B::PLACES_EVENTS_LATER {
+            "select seq from inbox_counter where id = 1"
+        } else {
+            "select coalesce(max(inbox_seq), 0) from events"
+        };
+        query_scalar(sql).fetch_one(self.reader()).await
+    }
+
+    pub(super) async fn events_after(
+        &self,
+        id: &ConversationId,
+        seq: i64,
+        limit: i64,
+    ) -> Result<Vec<Event>, StoreError> {
+        let found = query(
+            "select * from events where conversation_id = $1 and seq > $2 order by seq limit $3",
+        )
+        .bind(id.as_str())
+        .bind(seq)
+        .bind(limit)
+        .fetch_all(self.reader())
+        .await?;
+        found.iter().map(row_event).collect()
+    }
+
+    pub(super) async fn inbox_events_after(
+        &self,
+        inbox_seq: i64,
+        limit: i64,
+    ) -> Result<Vec<Event>, StoreError> {
+        let found = query("select * from events where inbox_seq > $1 order by inbox_seq limit $2")
+            .bind(inbox_seq)
+            .bind(limit)
+            .fetch_all(self.reader())
+            .await?;
+        found.iter().map(row_event).collect()
+    }
+}

@@ -1,0 +1,138 @@
+//! The HITL gateway's own rows: the conversation each agent session maps
+//! to, and the callbacks owed to requesters.
+
+use chrono::{DateTime, Utc};
+
+use super::decode::corrupt;
+use super::{query, query_scalar, Backend, Pool, SqlStore, Transaction};
+use crate::domain::{Callback, CallbackAttempt, CaseId, ConversationId};
+use crate::store::{to_millis, StoreError};
+
+impl<B: Backend> SqlStore<B> {
+    async fn find_session(pool: Pool<'_, B>, key: &str) -> Result<Option<String>, StoreError> {
+        query_scalar("select conversation_id from gateway_sessions where session_key = $1")
+            .bind(key)
+            .fetch_optional(pool)
+            .await
+    }
+
+    pub(super) async fn gateway_conversation(
+        &self,
+        key: &str,
+        title: &str,
+        now: DateTime<Utc>,
+    ) -> Result<ConversationId, StoreError> {
+        let parse =
+            |id: String| ConversationId::parse(&id).map_err(|e| corrupt("gateway_sessions", e));
+        // Nearly every request finds its session; looking on a reader
+        // keeps it from queueing behind the writes for one row.
+        if let Some(id) = Self::find_session(self.reader(), key).await? {
+            return parse(id);
+        }
+        let id = ConversationId::new();
+        let mut tx = self.begin().await?;
+        query(
+            "insert into conversations (conversation_id, title, created_at, updated_at) values ($1, $2, $3, $3)",
+        )
+        .bind(id.as_str())
+        .bind(title)
+        .bind(to_millis(now))
+        .execute(&mut tx)
+        .await?;
+        let mapped: Option<String> = query_scalar(
+            "insert into gateway_sessions (session_key, conversation_id) values ($1, $2)
+             on conflict (session_key) do nothing returning conversation_id",
+        )
+        .bind(key)
+        .bind(id.as_str())
+        .fetch_optional(&mut tx)
+        .await?;
+        if mapped.is_some() {
+            tx.commit().await?;
+            return Ok(id);
+        }
+        // A concurrent request mapped the session first: use its conversation.
+        tx.rollback().await?;
+        let id = Self::find_session(self.writer(), key)
+            .await?
+            .ok_or(StoreError::NotFound("gateway session"))?;
+        parse(id)
+    }
+
+    pub(super) async fn due_callbacks(
+        &self,
+        now: DateTime<Utc>,
+        limit: i64,
+    ) -> Result<Vec<Callback>, StoreError> {
+        let found = query(
+            "select callback_id, case_id, url, body, attempts from callback_outbox
+             where delivered_at is null and failed_at is null and next_attempt_at <= $1
+             order by next_attempt_at limit $2",
+        )
+        .bind(to_millis(now))
+        .bind(limit)
+        .fetch_all(self.reader())
+        .await?;
+        found
+            .iter()
+            .map(|row| {
+                let case: String = row.try_get("case_id")?;
+                Ok(Callback {
+                    id: row.try_get("callback_id")?,
+                    case_id: CaseId::parse(&case).map_err(|e| corrupt("callback_outbox", e))?,
+                    url: row.try_get("url")?,
+                    body: row.try_get("body")?,
+                    attempts: row.try_get("attempts")?,
+                })
+            })
+            .collect()
+    }
+
+    pub(super) async fn claim_callback(
+        &self,
+        id: i64,
+        now: DateTime<Utc>,
+        until: DateTime<Utc>,
+    ) -> Result<bool, StoreError> {
+        let claimed = query(
+            "update callback_outbox set next_attempt_at = $1
+             where callback_id = $2 and next_attempt_at <= $3
+               and delivered_at is null and failed_at is null",
+        )
+        .bind(to_millis(until))
+        .bind(id)
+        .bind(to_millis(now))
+        .execute(self.writer())
+        .await?;
+        Ok(claimed == 1)
+    }
+
+    pub(super) async fn record_callback(
+        &self,
+        id: i64,
+        attempt: &CallbackAttempt,
+    ) -> Result<(), StoreError> {
+        let (delivered, next, failed, error) = match attempt {
+            CallbackAttempt::Delivered { at } => (Some(to_millis(*at)), None, None, None),
+            CallbackAttempt::Retry { next_at, error } => {
+                (None, Some(to_millis(*next_at)), None, Some(error.as_str()))
+            }
+            CallbackAttempt::GaveUp { at, error } => {
+                (None, None, Some(to_millis(*at)), Some(error.as_str()))
+            }
+        };
+        query(
+            "update callback_outbox set attempts = attempts + 1, delivered_at = $1,
+                next_attempt_at = coalesce($2, next_attempt_at), failed_at = $3, last_error = coalesce($4, last_error)
+             where callback_id = $5",
+        )
+        .bind(delivered)
+        .bind(next)
+        .bind(failed)
+        .bind(error)
+        .bind(id)
+        .execute(self.writer())
+        .await?;
+        Ok(())
+    }
+}

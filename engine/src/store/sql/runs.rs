@@ -1,0 +1,280 @@
+//! Runs: one turn of the agent each, from start to end, and the wake-up
+//! of a run that waited for people.
+
+use chrono::{DateTime, Utc};
+
+use super::conversations::message_stored;
+use super::decode::{corrupt, row_run};
+use super::events::{appended_by_kind, run_event};
+use super::{query, Backend, SqlStore, Transaction};
+use crate::domain::{ConversationId, Event, NewEvent, Run, RunId, RunStatus};
+use crate::store::{from_millis, to_millis, Concluded, NewMessage, StoreError};
+
+/// Sets run `$4`'s status `$1`, error `$2` and time `$3` and gives up owner
+/// `$5`'s lease. A run sent to wait whose last waiting call was decided a
+/// moment ago (that decision found it running and woke nothing) stays running.
+const RELEASE_RUN: &str = "update runs set
+        status = case when $1 = 'waiting'
+            and not exists (select 1 from tool_calls t where t.run_id = $4 and t.status = 'pending_approval')
+            then 'running' else $1 end,
+        error = $2, updated_at = $3, lease_owner = null, lease_until = null
+     where run_id = $4 and lease_owner = $5 returning *";
+
+/// Ends run `$4` (as [`RELEASE_RUN`] would, owner `$5`, conversation `$6`),
+/// appends its last message (`$7` id, `$8` role, `$9` text) and both events
+/// (`$10`–`$13`), in one statement, its own transaction. Rows are locked run
+/// first, then conversation, as every writer takes them.
+const CONCLUDE_RUN_IN_ONE: &str = "with released as (
+         update runs set status = $1, error = $2, updated_at = $3, lease_owner = null, lease_until = null
+         where run_id = $4 and lease_owner = $5 and conversation_id = $6
+         returning conversation_id),
+     bumped as (
+         update conversations
+         set message_seq = message_seq + 1, event_seq = event_seq + 2, updated_at = $3
+         where conversation_id in (select conversation_id from released)
+         returning conversation_id, message_seq, event_seq),
+     said as (
+         insert into messages (message_id, conversation_id, seq, role, content, created_at)
+         select $7, conversation_id, message_seq, $8, $9, $3 from bumped),
+     appended as (
+         insert into events (conversation_id, seq, kind, data, created_at)
+         select conversation_id, event_seq - 1, $10,
+                jsonb_set($11::jsonb, '{seq}', to_jsonb(message_seq))::text, $3 from bumped
+         union all
+         select conversation_id, event_seq, $12, $13, $3 from bumped
+         returning event_id, seq, kind)
+     select appended.*, bumped.message_seq from appended, bumped";
+
+const LOCK_RUN: &str = "select 1 from runs where run_id = $1 for update";
+
+/// Marks run `$2` running again at `$1` when it waits and none of its calls
+/// waits for a person any more.
+const WAKE_RUN: &str = "update runs set status = 'running', updated_at = $1
+     where run_id = $2 and status = 'waiting'
+       and not exists (select 1 from tool_calls t where t.run_id = $2 and t.status = 'pending_approval')
+     returning *";
+
+impl<B: Backend> SqlStore<B> {
+    pub(super) async fn insert_run(&self, run: &Run) -> Result<Event, StoreError> {
+        let mut tx = self.begin().await?;
+        query(
+            "insert into runs (run_id, conversation_id, status, created_at, updated_at) values ($1, $2, $3, $4, $4)",
+        )
+        .bind(run.id.as_str())
+        .bind(run.conversation_id.as_str())
+        .bind(run.status.as_str())
+        .bind(to_millis(run.created_at))
+        .execute(&mut tx)
+        .await?;
+        let event = Self::append_event(&mut tx, run_event(run), run.created_at).await?;
+        tx.commit().await?;
+        Ok(event)
+    }
+
+    pub(super) async fn active_run(
+        &self,
+        conversation: &ConversationId,
+    ) -> Result<Option<Run>, StoreError> {
+        let row = query(
+            "select * from runs where conversation_id = $1 and status in ('running', 'waiting')
+             order by created_at desc limit 1",
+        )
+        .bind(conversation.as_str())
+        .fetch_optional(self.reader())
+        .await?;
+        row.as_ref().map(row_run).transpose()
+    }
+
+    pub(super) async fn run(&self, id: &RunId) -> Result<Option<Run>, StoreError> {
+        let row = query("select * from runs where run_id = $1")
+            .bind(id.as_str())
+            .fetch_optional(self.reader())
+            .await?;
+        row.as_ref().map(row_run).transpose()
+    }
+
+    /// Sets run `id`'s status and gives up `owner`'s lease inside `tx`;
+    /// the run as stored. Its event is the caller's to append.
+    pub(super) async fn release_in(
+        tx: &mut B::Tx<'_>,
+        (id, owner): (&RunId, &str),
+        status: RunStatus,
+        error: Option<&str>,
+        now: DateTime<Utc>,
+    ) -> Result<Run, StoreError> {
+        // A run sent to wait whose last waiting call was decided a moment
+        // ago (that decision found it running and woke nothing) stays running.
+        let row = query(RELEASE_RUN)
+            .bind(status.as_str())
+            .bind(error)
+            .bind(to_millis(now))
+            .bind(id.as_str())
+            .bind(owner)
+            .fetch_optional(&mut *tx)
+            .await?
+            .ok_or(StoreError::NotFound("leased run"))?;
+        row_run(&row)
+    }
+
+    pub(super) async fn release_run(
+        &self,
+        id: &RunId,
+        owner: &str,
+        status: RunStatus,
+        error: Option<&str>,
+        now: DateTime<Utc>,
+    ) -> Result<(Run, Event), StoreError> {
+        let mut tx = self.begin().await?;
+        if status == RunStatus::Waiting {
+            // Locked before its check for waiting calls reads them, so
+            // that read sees a decision that held the lock first.
+            Self::lock_run(&mut tx, id).await?;
+        }
+        let run = Self::release_in(&mut tx, (id, owner), status, error, now).await?;
+        let event = Self::append_event(&mut tx, run_event(&run), now).await?;
+        tx.commit().await?;
+        Ok((run, event))
+    }
+
+    /// [`Store::conclude_run`] in one statement, its own transaction: the
+    /// run ended, the message appended, and both events, as
+    /// `append_message_in`, `release_in` and `append_event` store them
+    /// one by one. While its lease is held only the run's status, error
+    /// and time change, and the release sets all three, so the run as
+    /// stored is `run` with them; the message's position, assigned here,
+    /// is written into its event's data by the database.
+    async fn conclude_in_one(
+        &self,
+        (run, owner): (&Run, &str),
+        m: NewMessage,
+        status: RunStatus,
+        error: Option<&str>,
+    ) -> Result<Concluded, StoreError> {
+        let at = to_millis(m.created_at);
+        let ended = Run {
+            status,
+            error: error.map(str::to_owned),
+            updated_at: from_millis("runs", at)?,
+            // As stored, to the millisecond.
+            created_at: from_millis("runs", to_millis(run.created_at))?,
+            ..run.clone()
+        };
+        // Its position is assigned below; the database writes it into the event's data.
+        let (mut message, said) = message_stored(m, 0)?;
+        let released = run_event(&ended);
+        // Rows are locked run first, then conversation, as every writer takes them.
+        let rows = query(CONCLUDE_RUN_IN_ONE)
+            .bind(status.as_str())
+            .bind(error)
+            .bind(at)
+            .bind(run.id.as_str())
+            .bind(owner)
+            .bind(run.conversation_id.as_str())
+            .bind(message.id.as_str())
+            .bind(message.role.as_str())
+            .bind(&message.content)
+            .bind(said.kind.as_str())
+            .bind(said.data.to_string())
+            .bind(released.kind.as_str())
+            .bind(released.data.to_string())
+            .fetch_all(self.writer())
+            .await?;
+        let Some(first) = rows.first() else {
+            return Err(StoreError::NotFound("leased run"));
+        };
+        message.seq = first.try_get("message_seq")?;
+        let said = NewEvent {
+            data: message.to_json(),
+            ..said
+        };
+        let mut stored =
+            appended_by_kind(&rows, vec![said, released], ended.updated_at)?.into_iter();
+        let (Some(Some(said)), Some(Some(released))) = (stored.next(), stored.next()) else {
+            return Err(corrupt(
+                "events",
+                "a run's end stored without both its events",
+            ));
+        };
+        Ok(Concluded {
+            message,
+            message_event: said,
+            run_event: released,
+        })
+    }
+
+    pub(super) async fn conclude_run(
+        &self,
+        (run, owner): (&Run, &str),
+        m: NewMessage,
+        status: RunStatus,
+        error: Option<&str>,
+    ) -> Result<Concluded, StoreError> {
+        if B::WRITES_IN_WITH && matches!(status, RunStatus::Done | RunStatus::Failed) {
+            return self.conclude_in_one((run, owner), m, status, error).await;
+        }
+        let at = m.created_at;
+        let mut tx = self.begin().await?;
+        // The run's row before the conversation's, as every writer takes them.
+        let run = Self::release_in(&mut tx, (&run.id, owner), status, error, at).await?;
+        let (message, said) = Self::append_message_in(&mut tx, m).await?;
+        let released = Self::append_event(&mut tx, run_event(&run), at).await?;
+        tx.commit().await?;
+        Ok(Concluded {
+            message,
+            message_event: said,
+            run_event: released,
+        })
+    }
+
+    /// Takes the lock on run `id` that a wake-up needs ([`wake_in`]).
+    ///
+    /// Writers take rows in one order: calls, then their run, then the
+    /// conversation (every event bumps its counter), so a decision that
+    /// wakes a run cannot deadlock with the worker releasing it (run,
+    /// then conversation). SQLite's one writer holds every row already.
+    pub(super) async fn lock_run(tx: &mut B::Tx<'_>, id: &RunId) -> Result<(), StoreError> {
+        if B::LOCKS_ROWS {
+            query(LOCK_RUN)
+                .bind(id.as_str())
+                .fetch_optional(&mut *tx)
+                .await?;
+        }
+        Ok(())
+    }
+
+    /// Marks run `id` running again inside `tx`, with its event, when it
+    /// waits and none of its calls waits for a person any more. The
+    /// caller holds the run's lock ([`lock_run`]): of two decisions on one
+    /// run's last two waiting calls, the second to take the lock reads
+    /// the first's committed decision here, so exactly one wakes the run.
+    pub(super) async fn wake_in(
+        tx: &mut B::Tx<'_>,
+        id: &RunId,
+        now: DateTime<Utc>,
+    ) -> Result<Option<(Run, Event)>, StoreError> {
+        let row = query(WAKE_RUN)
+            .bind(to_millis(now))
+            .bind(id.as_str())
+            .fetch_optional(&mut *tx)
+            .await?;
+        let Some(row) = row else { return Ok(None) };
+        let run = row_run(&row)?;
+        let event = Self::append_event(tx, run_event(&run), now).await?;
+        Ok(Some((run, event)))
+    }
+
+    pub(super) async fn wake_run(
+        &self,
+        id: &RunId,
+        now: DateTime<Utc>,
+    ) -> Result<Option<Event>, StoreError> {
+        let mut tx = self.begin().await?;
+        // Locked first, as a decision that wakes the run in its own
+        // commit locks it: whichever of the two comes second sees
+        // the other's decision.
+        Self::lock_run(&mut tx, id).await?;
+        let woken = Self::wake_in(&mut tx, id, now).await?;
+        tx.commit().await?;
+        Ok(woken.map(|(_, event)| event))
+    }
+}

@@ -1,0 +1,351 @@
+//! [`Store`] for [`SqlStore`]: each method is the one of the same name in
+//! the file of its concern (`conversations.rs`, `calls.rs`, `decisions.rs`,
+//! `runs.rs`, `leases.rs`, `events.rs`, `grants.rs`, `reviews.rs`,
+//! `gateway.rs`), or the backend's own for the shared feed.
+
+use async_trait::async_trait;
+use chrono::{DateTime, Utc};
+
+use super::{Backend, SqlStore};
+use crate::domain::{BatchId, ConversationId, GrantId, RunId, ToolCallId};
+use crate::domain::{CallStatus, Decision, Event, Grant, ToolCall};
+use crate::domain::{Callback, CallbackAttempt};
+use crate::domain::{CaseEvent, CaseId, CaseStatus, NewCase, ReviewCase};
+use crate::domain::{Conversation, ConversationSummary, Message};
+use crate::domain::{Run, RunStatus};
+use crate::store::{Announcement, Concluded, Decided, DecisionChange, FeedBatch, NewMessage};
+use crate::store::{Store, StoreError};
+
+#[async_trait]
+impl<B: Backend> Store for SqlStore<B> {
+    fn backend(&self) -> &'static str {
+        B::NAME
+    }
+
+    async fn insert_conversation(&self, conversation: &Conversation) -> Result<(), StoreError> {
+        SqlStore::insert_conversation(self, conversation).await
+    }
+
+    async fn conversation(&self, id: &ConversationId) -> Result<Option<Conversation>, StoreError> {
+        SqlStore::conversation(self, id).await
+    }
+
+    async fn list_conversations(&self, limit: i64) -> Result<Vec<ConversationSummary>, StoreError> {
+        SqlStore::list_conversations(self, limit).await
+    }
+
+    async fn set_title(
+        &self,
+        id: &ConversationId,
+        title: &str,
+        at: DateTime<Utc>,
+    ) -> Result<Event, StoreError> {
+        SqlStore::set_title(self, id, title, at).await
+    }
+
+    async fn append_message(&self, message: NewMessage) -> Result<(Message, Event), StoreError> {
+        SqlStore::append_message(self, message).await
+    }
+
+    async fn messages(&self, id: &ConversationId) -> Result<Vec<Message>, StoreError> {
+        SqlStore::messages(self, id).await
+    }
+
+    async fn recent_messages(
+        &self,
+        id: &ConversationId,
+        limit: i64,
+    ) -> Result<Vec<Message>, StoreError> {
+        SqlStore::recent_messages(self, id, limit).await
+    }
+
+    async fn insert_calls(
+        &self,
+        calls: &[ToolCall],
+        cases: &[NewCase],
+    ) -> Result<Vec<Event>, StoreError> {
+        SqlStore::insert_calls(self, calls, cases).await
+    }
+
+    async fn tool_call(&self, id: &ToolCallId) -> Result<Option<ToolCall>, StoreError> {
+        SqlStore::tool_call(self, id).await
+    }
+
+    async fn tool_calls(&self, id: &ConversationId) -> Result<Vec<ToolCall>, StoreError> {
+        SqlStore::tool_calls(self, id).await
+    }
+
+    async fn tool_calls_from(
+        &self,
+        id: &ConversationId,
+        seq: i64,
+    ) -> Result<Vec<ToolCall>, StoreError> {
+        SqlStore::tool_calls_from(self, id, seq).await
+    }
+
+    async fn pending_calls(&self, limit: i64) -> Result<Vec<ToolCall>, StoreError> {
+        SqlStore::pending_calls(self, limit).await
+    }
+
+    async fn decide(&self, change: &DecisionChange) -> Result<Decided, StoreError> {
+        SqlStore::decide(self, change).await
+    }
+
+    async fn decide_batch(
+        &self,
+        batch_id: &BatchId,
+        decision: &Decision,
+        status: CallStatus,
+    ) -> Result<(Vec<(ToolCall, Event)>, Option<Event>), StoreError> {
+        SqlStore::decide_batch(self, batch_id, decision, status).await
+    }
+
+    async fn expire_due(
+        &self,
+        now: DateTime<Utc>,
+        limit: i64,
+    ) -> Result<Vec<(ToolCall, Event)>, StoreError> {
+        SqlStore::expire_due(self, now, limit).await
+    }
+
+    async fn insert_grant(&self, grant: &Grant) -> Result<(), StoreError> {
+        SqlStore::insert_grant(self, grant).await
+    }
+
+    async fn revoke_grant(
+        &self,
+        id: &GrantId,
+        at: DateTime<Utc>,
+    ) -> Result<Option<DateTime<Utc>>, StoreError> {
+        SqlStore::revoke_grant(self, id, at).await
+    }
+
+    async fn grants(&self) -> Result<Vec<Grant>, StoreError> {
+        SqlStore::grants(self).await
+    }
+
+    async fn has_grant(
+        &self,
+        source: &str,
+        tool: &str,
+        conversation: &ConversationId,
+    ) -> Result<bool, StoreError> {
+        SqlStore::has_grant(self, source, tool, conversation).await
+    }
+
+    async fn insert_run(&self, run: &Run) -> Result<Event, StoreError> {
+        SqlStore::insert_run(self, run).await
+    }
+
+    async fn active_run(&self, conversation: &ConversationId) -> Result<Option<Run>, StoreError> {
+        SqlStore::active_run(self, conversation).await
+    }
+
+    async fn run(&self, id: &RunId) -> Result<Option<Run>, StoreError> {
+        SqlStore::run(self, id).await
+    }
+
+    async fn acquire_run(
+        &self,
+        id: &RunId,
+        owner: &str,
+        now: DateTime<Utc>,
+        until: DateTime<Utc>,
+    ) -> Result<Option<Run>, StoreError> {
+        SqlStore::acquire_run(self, id, owner, now, until).await
+    }
+
+    async fn take_run(
+        &self,
+        id: &RunId,
+        owner: &str,
+        now: DateTime<Utc>,
+        until: DateTime<Utc>,
+    ) -> Result<Option<(Run, Vec<ToolCall>)>, StoreError> {
+        SqlStore::take_run(self, id, owner, now, until).await
+    }
+
+    async fn renew_lease(
+        &self,
+        id: &RunId,
+        owner: &str,
+        until: DateTime<Utc>,
+    ) -> Result<(), StoreError> {
+        SqlStore::renew_lease(self, id, owner, until).await
+    }
+
+    async fn end_leases(&self) -> Result<u64, StoreError> {
+        SqlStore::end_leases(self).await
+    }
+
+    async fn release_run(
+        &self,
+        id: &RunId,
+        owner: &str,
+        status: RunStatus,
+        error: Option<&str>,
+        now: DateTime<Utc>,
+    ) -> Result<(Run, Event), StoreError> {
+        SqlStore::release_run(self, id, owner, status, error, now).await
+    }
+
+    async fn conclude_run(
+        &self,
+        run: (&Run, &str),
+        message: NewMessage,
+        status: RunStatus,
+        error: Option<&str>,
+    ) -> Result<Concluded, StoreError> {
+        SqlStore::conclude_run(self, run, message, status, error).await
+    }
+
+    async fn wake_run(&self, id: &RunId, now: DateTime<Utc>) -> Result<Option<Event>, StoreError> {
+        SqlStore::wake_run(self, id, now).await
+    }
+
+    async fn runs_to_step(&self, now: DateTime<Utc>, limit: i64) -> Result<Vec<RunId>, StoreError> {
+        SqlStore::runs_to_step(self, now, limit).await
+    }
+
+    async fn open_calls(&self, run: &RunId) -> Result<Vec<ToolCall>, StoreError> {
+        SqlStore::open_calls(self, run).await
+    }
+
+    async fn claim_call(
+        &self,
+        call: &ToolCall,
+        now: DateTime<Utc>,
+    ) -> Result<Option<(ToolCall, Event)>, StoreError> {
+        SqlStore::claim_call(self, call, now).await
+    }
+
+    async fn finish_call(
+        &self,
+        call: &ToolCall,
+        outcome: Result<serde_json::Value, String>,
+        now: DateTime<Utc>,
+    ) -> Result<Option<(ToolCall, Event)>, StoreError> {
+        SqlStore::finish_call(self, call, outcome, now).await
+    }
+
+    async fn fail_interrupted(
+        &self,
+        now: DateTime<Utc>,
+    ) -> Result<Vec<(ToolCall, Event)>, StoreError> {
+        SqlStore::fail_interrupted(self, now).await
+    }
+
+    async fn event_cursor(&self, id: &ConversationId) -> Result<i64, StoreError> {
+        SqlStore::event_cursor(self, id).await
+    }
+
+    async fn inbox_cursor(&self) -> Result<i64, StoreError> {
+        SqlStore::inbox_cursor(self).await
+    }
+
+    async fn events_after(
+        &self,
+        id: &ConversationId,
+        seq: i64,
+        limit: i64,
+    ) -> Result<Vec<Event>, StoreError> {
+        SqlStore::events_after(self, id, seq, limit).await
+    }
+
+    async fn inbox_events_after(
+        &self,
+        inbox_seq: i64,
+        limit: i64,
+    ) -> Result<Vec<Event>, StoreError> {
+        SqlStore::inbox_events_after(self, inbox_seq, limit).await
+    }
+
+    async fn feed_announcements(
+        &self,
+    ) -> Result<Option<tokio::sync::mpsc::Receiver<Announcement>>, StoreError> {
+        self.backend.listen().await
+    }
+
+    async fn announce_grants(&self) -> Result<(), StoreError> {
+        self.backend.announce_grants().await
+    }
+
+    async fn place_events(&self, limit: i64) -> Result<FeedBatch, StoreError> {
+        self.backend.place_events(limit).await
+    }
+
+    async fn feed_after(&self, after: i64, limit: i64) -> Result<FeedBatch, StoreError> {
+        self.backend.feed_after(after, limit).await
+    }
+
+    async fn feed_head(&self) -> Result<i64, StoreError> {
+        self.backend.feed_head().await
+    }
+
+    async fn review_case(&self, id: &CaseId) -> Result<Option<ReviewCase>, StoreError> {
+        SqlStore::review_case(self, id).await
+    }
+
+    async fn case_for_call(&self, id: &ToolCallId) -> Result<Option<ReviewCase>, StoreError> {
+        SqlStore::case_for_call(self, id).await
+    }
+
+    async fn review_case_with_tokens(
+        &self,
+        id: &CaseId,
+    ) -> Result<Option<(ReviewCase, Vec<String>)>, StoreError> {
+        SqlStore::review_case_with_tokens(self, id).await
+    }
+
+    async fn add_case_token(
+        &self,
+        id: &CaseId,
+        hash: &str,
+        at: DateTime<Utc>,
+    ) -> Result<(), StoreError> {
+        SqlStore::add_case_token(self, id, hash, at).await
+    }
+
+    async fn advance_case(
+        &self,
+        id: &CaseId,
+        to: CaseStatus,
+        at: DateTime<Utc>,
+    ) -> Result<Option<(ReviewCase, CaseEvent)>, StoreError> {
+        SqlStore::advance_case(self, id, to, at).await
+    }
+
+    async fn case_events_after(&self, id: &CaseId, seq: i64) -> Result<Vec<CaseEvent>, StoreError> {
+        SqlStore::case_events_after(self, id, seq).await
+    }
+
+    async fn gateway_conversation(
+        &self,
+        key: &str,
+        title: &str,
+        now: DateTime<Utc>,
+    ) -> Result<ConversationId, StoreError> {
+        SqlStore::gateway_conversation(self, key, title, now).await
+    }
+
+    async fn due_callbacks(
+        &self,
+        now: DateTime<Utc>,
+        limit: i64,
+    ) -> Result<Vec<Callback>, StoreError> {
+        SqlStore::due_callbacks(self, now, limit).await
+    }
+
+    async fn claim_callback(
+        &self,
+        id: i64,
+        now: DateTime<Utc>,
+        until: DateTime<Utc>,
+    ) -> Result<bool, StoreError> {
+        SqlStore::claim_callback(self, id, now, until).await
+    }
+
+    async fn record_callback(&self, id: i64, attempt: &CallbackAttempt) -> Result<(), StoreError> {
+        SqlStore::record_callback(self, id, attempt).await
+    }
+}
