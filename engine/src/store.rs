@@ -6,177 +6,27 @@ use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 
 use crate::domain::Event;
-use crate::domain::{BatchId, ConversationId, GrantId, MessageId, RunId, ToolCallId};
+use crate::domain::{BatchId, ConversationId, GrantId, RunId, ToolCallId};
 use crate::domain::{CallStatus, Decision, Grant, ToolCall};
 use crate::domain::{Callback, CallbackAttempt};
 use crate::domain::{CaseEvent, CaseId, CaseStatus, NewCase, ReviewCase};
-use crate::domain::{Conversation, ConversationSummary, Message, Role};
+use crate::domain::{Conversation, ConversationSummary, Message};
 use crate::domain::{Run, RunStatus};
 
+mod error;
 mod migrate;
 pub mod postgres;
 pub mod sql;
 pub mod sqlite;
+mod values;
 
 #[cfg(test)]
 pub(crate) mod conformance;
 
-/// What can go wrong talking to the database.
-#[derive(Debug, thiserror::Error)]
-pub enum StoreError {
-    /// The database URL names no backend we have.
-    #[error("unsupported database URL `{0}`: use a file path, `sqlite://…` or `postgres://…`")]
-    UnsupportedUrl(String),
-    /// The database failed or could not be reached.
-    #[error("database error: {0}")]
-    Database(sqlx::Error),
-    /// The SQLite file failed or could not be opened.
-    #[error("database error: {0}")]
-    Sqlite(sqlite::db::Error),
-    /// Text holding the NUL character, which PostgreSQL cannot store as
-    /// text; SQLite refuses it too, so both stores take the same input.
-    #[error("text may not contain the NUL character (U+0000)")]
-    NulInText,
-    /// A result has no column the code reads.
-    #[error("no column `{0}` in the result")]
-    NoColumn(String),
-    /// A column holds a value of another type than the code reads.
-    #[error("column `{column}`: {detail}")]
-    Unreadable {
-        /// The column.
-        column: String,
-        /// What was found.
-        detail: String,
-    },
-    /// A stored row holds a value the code cannot read.
-    #[error("corrupt row in {table}: {detail}")]
-    Corrupt {
-        /// The table the row is in.
-        table: &'static str,
-        /// What is wrong with it.
-        detail: String,
-    },
-    /// The row a change refers to does not exist.
-    #[error("{0} not found")]
-    NotFound(&'static str),
-    /// A PostgreSQL schema name that is not plain lowercase letters, digits and `_`.
-    #[error("`{0}` is not a schema name: use lowercase letters, digits and _")]
-    InvalidSchema(String),
-}
-
-impl From<sqlx::Error> for StoreError {
-    fn from(e: sqlx::Error) -> Self {
-        // 22021: a NUL byte in text; 22P05: a `\u0000` escape in JSON the
-        // database parses.
-        let code = e.as_database_error().and_then(|d| d.code());
-        match code.as_deref() {
-            Some("22021" | "22P05") => StoreError::NulInText,
-            _ => StoreError::Database(e),
-        }
-    }
-}
-
-impl From<sqlite::db::Error> for StoreError {
-    fn from(e: sqlite::db::Error) -> Self {
-        StoreError::Sqlite(e)
-    }
-}
-
-/// A message to append.
-#[derive(Debug, Clone)]
-pub struct NewMessage {
-    /// Its id, chosen by the caller so retries can be recognised.
-    pub id: MessageId,
-    /// The conversation it goes to.
-    pub conversation_id: ConversationId,
-    /// Who wrote it.
-    pub role: Role,
-    /// Its text.
-    pub content: String,
-    /// When it was written.
-    pub created_at: DateTime<Utc>,
-}
-
-/// A decision to apply to a pending call, as a compare-and-set.
-#[derive(Debug, Clone)]
-pub struct DecisionChange {
-    /// The call.
-    pub call_id: ToolCallId,
-    /// The decision.
-    pub decision: Decision,
-    /// The status the call moves to.
-    pub status: CallStatus,
-    /// New arguments, for an edit.
-    pub arguments: Option<serde_json::Value>,
-    /// The result, for a decision that completes the call (an answer to a question).
-    pub result: Option<serde_json::Value>,
-    /// Leave the call alone if it is one of the agent's questions, which
-    /// take an answer, not an approval: the decision then reports it as
-    /// [`Decided::AlreadyDecided`].
-    pub refuse_questions: bool,
-}
-
-/// A run ended with its last message (see [`Store::conclude_run`]).
-#[derive(Debug, Clone, PartialEq)]
-pub struct Concluded {
-    /// The message, stored.
-    pub message: Message,
-    /// The message's event.
-    pub message_event: Event,
-    /// The run's event, after the message's.
-    pub run_event: Event,
-}
-
-/// A decision that won: what it stored and what it set in motion.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Applied {
-    /// The call as decided.
-    pub call: ToolCall,
-    /// The call's `tool_call.updated` event.
-    pub event: Event,
-    /// The review case the decision closed, when the call had one open.
-    pub closed_case: Option<ReviewCase>,
-    /// The run's `run.updated` event, when the decision woke the call's run
-    /// (see [`Store::wake_run`]).
-    pub woken_run: Option<Event>,
-}
-
-/// How a compare-and-set decision ended.
-#[derive(Debug, Clone, PartialEq)]
-pub enum Decided {
-    /// This decision won.
-    Applied(Box<Applied>),
-    /// Another decision came first; the call as it stands.
-    AlreadyDecided(Box<ToolCall>),
-    /// No such call.
-    NotFound,
-}
-
-/// Events in the order of the feed every process on a shared database
-/// follows (PostgreSQL): consecutive positions from `after + 1`.
-#[derive(Debug, Clone, Default, PartialEq)]
-pub struct FeedBatch {
-    /// The feed position just before the first event.
-    pub after: i64,
-    /// The events, each with whether another process stored it.
-    pub events: Vec<(Event, bool)>,
-}
-
-impl FeedBatch {
-    /// The position of the last event (`after` when there is none).
-    pub fn through(&self) -> i64 {
-        self.after + self.events.len() as i64
-    }
-}
-
-/// What a process on a shared database announces to the others.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Announcement {
-    /// Events are placed in the feed through this position.
-    Placed(i64),
-    /// An "always allow" grant was made or revoked.
-    Grants,
-}
+pub use error::StoreError;
+pub use values::{
+    Announcement, Applied, Concluded, Decided, DecisionChange, FeedBatch, NewMessage,
+};
 
 /// Durable storage for everything Airlock knows.
 ///

@@ -25,6 +25,9 @@ mod row;
 mod runs;
 mod store;
 
+#[cfg(test)]
+mod fragments;
+
 pub use query::{query, query_scalar, Arg, Executor, Pool, PoolKind, Query, Scalar};
 pub use row::{Decode, Row, Rows, Value};
 

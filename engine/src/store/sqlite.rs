@@ -1,6 +1,7 @@
 //! The SQLite store: one file under the data directory, in WAL mode.
 
 mod checkpoint;
+mod conn;
 pub mod db;
 mod error;
 mod pool;

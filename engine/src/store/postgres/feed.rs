@@ -9,6 +9,10 @@ use crate::domain::{Event, EventKind};
 use crate::store::sql::{query, query_scalar, row_event, Pool, PoolKind, Row};
 use crate::store::{Announcement, FeedBatch, StoreError};
 
+const CURRENT_SCHEMA: &str = "select current_schema()";
+
+const FEED_HEAD: &str = "select seq from feed_counter where id = 1";
+
 /// Places up to `$1` events (`$2`: the kinds the inbox numbers too) and
 /// announces the batch on channel `$3` when it commits (migration 0009).
 /// `stored_elsewhere` says whether another process stored the event: a
@@ -52,7 +56,7 @@ fn on(pg: &Postgres, kind: PoolKind) -> Pool<'_, Postgres> {
 pub(super) async fn listen(pg: &Postgres) -> Result<Receiver<Announcement>, StoreError> {
     // Channels are database-wide: deployments in other schemas of the
     // same database announce there too, and their positions mean nothing here.
-    let schema: String = sqlx::query_scalar("select current_schema()")
+    let schema: String = sqlx::query_scalar(CURRENT_SCHEMA)
         .fetch_one(&pg.pool)
         .await?;
     let mut listener = sqlx::postgres::PgListener::connect_with(&pg.pool).await?;
@@ -148,7 +152,7 @@ pub(super) async fn after(pg: &Postgres, after: i64, limit: i64) -> Result<FeedB
 
 /// See [`Store::feed_head`](crate::store::Store::feed_head).
 pub(super) async fn head(pg: &Postgres) -> Result<i64, StoreError> {
-    query_scalar("select seq from feed_counter where id = 1")
+    query_scalar(FEED_HEAD)
         .fetch_one(on(pg, PoolKind::Reader))
         .await
 }

@@ -11,10 +11,35 @@ use crate::domain::{
 };
 use crate::store::{from_millis, to_millis, StoreError};
 
+const INSERT_AUDIT_ENTRY: &str = "insert into audit_log (tool_call_id, conversation_id, action, actor, channel, detail, created_at)
+     values ($1, $2, $3, $4, $5, $6, $7)";
+
+const INSERT_CALL: &str =
+    "insert into tool_calls (tool_call_id, conversation_id, batch_id, position, source, tool,
+        arguments, status, policy_reason, expires_at, default_action, created_at, updated_at,
+        run_id, message_seq)
+     values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $12, $13, $14)";
+
+const TOOL_CALL: &str = "select * from tool_calls where tool_call_id = $1";
+
+const TOOL_CALLS: &str =
+    "select * from tool_calls where conversation_id = $1 order by created_at, batch_id, position";
+
+const TOOL_CALLS_FROM: &str =
+    "select * from tool_calls where conversation_id = $1 and message_seq >= $2
+     order by created_at, batch_id, position";
+
+const PENDING_CALLS: &str = "select * from tool_calls where status = 'pending_approval'
+     order by created_at, batch_id, position limit $1";
+
+const INTERRUPTED_CALLS: &str = "select * from tool_calls t where status = 'executing'
+     and not exists (select 1 from runs r where r.run_id = t.run_id
+                       and r.lease_until is not null and r.lease_until >= $1)";
+
 /// Moves a call on, if it is still as it was read: `$1` status, `$2`
 /// result, `$3` error, `$4` time; `$5` the call, `$6` and `$7` its status
 /// and time as read.
-const ADVANCE_CALL: &str =
+pub(super) const ADVANCE_CALL: &str =
     "update tool_calls set status = $1, result = $2, error = $3, updated_at = $4
      where tool_call_id = $5 and status = $6 and updated_at = $7";
 
@@ -22,7 +47,7 @@ const ADVANCE_CALL: &str =
 /// event (`$10` kind, `$11` data) in one round trip, one transaction, the
 /// event appended as `append_event` appends it. Rows are locked call first,
 /// then conversation, as every writer takes them.
-const ADVANCE_CALL_IN_ONE: &str = "with changed as (
+pub(super) const ADVANCE_CALL_IN_ONE: &str = "with changed as (
          update tool_calls set status = $1, result = $2, error = $3, updated_at = $4
          where tool_call_id = $5 and status = $6 and updated_at = $7
          returning conversation_id),
@@ -63,19 +88,16 @@ impl<B: Backend> SqlStore<B> {
         channel: &str,
         at: DateTime<Utc>,
     ) -> Result<(), StoreError> {
-        query(
-            "insert into audit_log (tool_call_id, conversation_id, action, actor, channel, detail, created_at)
-             values ($1, $2, $3, $4, $5, $6, $7)",
-        )
-        .bind(call.id.as_str())
-        .bind(call.conversation_id.as_str())
-        .bind(action)
-        .bind(actor)
-        .bind(channel)
-        .bind(audit_detail(call))
-        .bind(to_millis(at))
-        .execute(&mut *tx)
-        .await?;
+        query(INSERT_AUDIT_ENTRY)
+            .bind(call.id.as_str())
+            .bind(call.conversation_id.as_str())
+            .bind(action)
+            .bind(actor)
+            .bind(channel)
+            .bind(audit_detail(call))
+            .bind(to_millis(at))
+            .execute(&mut *tx)
+            .await?;
         Ok(())
     }
 
@@ -143,28 +165,23 @@ impl<B: Backend> SqlStore<B> {
         let mut tx = self.begin().await?;
         let mut events = Vec::with_capacity(calls.len());
         for c in calls {
-            query(
-                "insert into tool_calls (tool_call_id, conversation_id, batch_id, position, source, tool,
-                    arguments, status, policy_reason, expires_at, default_action, created_at, updated_at,
-                    run_id, message_seq)
-                 values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $12, $13, $14)",
-            )
-            .bind(c.id.as_str())
-            .bind(c.conversation_id.as_str())
-            .bind(c.batch_id.as_str())
-            .bind(c.position)
-            .bind(&c.source)
-            .bind(&c.tool)
-            .bind(c.arguments.to_string())
-            .bind(c.status.as_str())
-            .bind(&c.policy_reason)
-            .bind(c.expires_at.map(to_millis))
-            .bind(c.default_action.as_str())
-            .bind(to_millis(c.created_at))
-            .bind(c.run_id.as_ref().map(|r| r.as_str()))
-            .bind(c.message_seq)
-            .execute(&mut tx)
-            .await?;
+            query(INSERT_CALL)
+                .bind(c.id.as_str())
+                .bind(c.conversation_id.as_str())
+                .bind(c.batch_id.as_str())
+                .bind(c.position)
+                .bind(&c.source)
+                .bind(&c.tool)
+                .bind(c.arguments.to_string())
+                .bind(c.status.as_str())
+                .bind(&c.policy_reason)
+                .bind(c.expires_at.map(to_millis))
+                .bind(c.default_action.as_str())
+                .bind(to_millis(c.created_at))
+                .bind(c.run_id.as_ref().map(|r| r.as_str()))
+                .bind(c.message_seq)
+                .execute(&mut tx)
+                .await?;
             Self::audit(&mut tx, c, "propose", "agent", "system", c.created_at).await?;
             events.push(
                 Self::append_event(
@@ -183,7 +200,7 @@ impl<B: Backend> SqlStore<B> {
     }
 
     pub(super) async fn tool_call(&self, id: &ToolCallId) -> Result<Option<ToolCall>, StoreError> {
-        let row = query("select * from tool_calls where tool_call_id = $1")
+        let row = query(TOOL_CALL)
             .bind(id.as_str())
             .fetch_optional(self.reader())
             .await?;
@@ -194,12 +211,10 @@ impl<B: Backend> SqlStore<B> {
         &self,
         id: &ConversationId,
     ) -> Result<Vec<ToolCall>, StoreError> {
-        let found = query(
-            "select * from tool_calls where conversation_id = $1 order by created_at, batch_id, position",
-        )
-        .bind(id.as_str())
-        .fetch_all(self.reader())
-        .await?;
+        let found = query(TOOL_CALLS)
+            .bind(id.as_str())
+            .fetch_all(self.reader())
+            .await?;
         found.iter().map(row_call).collect()
     }
 
@@ -208,25 +223,19 @@ impl<B: Backend> SqlStore<B> {
         id: &ConversationId,
         seq: i64,
     ) -> Result<Vec<ToolCall>, StoreError> {
-        let found = query(
-            "select * from tool_calls where conversation_id = $1 and message_seq >= $2
-             order by created_at, batch_id, position",
-        )
-        .bind(id.as_str())
-        .bind(seq)
-        .fetch_all(self.reader())
-        .await?;
+        let found = query(TOOL_CALLS_FROM)
+            .bind(id.as_str())
+            .bind(seq)
+            .fetch_all(self.reader())
+            .await?;
         found.iter().map(row_call).collect()
     }
 
     pub(super) async fn pending_calls(&self, limit: i64) -> Result<Vec<ToolCall>, StoreError> {
-        let found = query(
-            "select * from tool_calls where status = 'pending_approval'
-             order by created_at, batch_id, position limit $1",
-        )
-        .bind(limit)
-        .fetch_all(self.reader())
-        .await?;
+        let found = query(PENDING_CALLS)
+            .bind(limit)
+            .fetch_all(self.reader())
+            .await?;
         found.iter().map(row_call).collect()
     }
 
@@ -278,14 +287,10 @@ impl<B: Backend> SqlStore<B> {
     ) -> Result<Vec<(ToolCall, Event)>, StoreError> {
         // Only calls whose run no live process holds: another replica
         // may be running the rest right now.
-        let rows = query(
-            "select * from tool_calls t where status = 'executing'
-               and not exists (select 1 from runs r where r.run_id = t.run_id
-                                 and r.lease_until is not null and r.lease_until >= $1)",
-        )
-        .bind(to_millis(now))
-        .fetch_all(self.reader())
-        .await?;
+        let rows = query(INTERRUPTED_CALLS)
+            .bind(to_millis(now))
+            .fetch_all(self.reader())
+            .await?;
         let mut failed = Vec::with_capacity(rows.len());
         for row in &rows {
             let call = row_call(row)?;

@@ -9,6 +9,36 @@ use crate::domain::{
 };
 use crate::store::{from_millis, to_millis, NewMessage, StoreError};
 
+const INSERT_CONVERSATION: &str = "insert into conversations (conversation_id, title, created_at, updated_at) values ($1, $2, $3, $4)";
+
+const CONVERSATION: &str = "select * from conversations where conversation_id = $1";
+
+/// The newest conversations, with how many messages people see (turns
+/// that only call tools leave an empty assistant message as their anchor;
+/// people do not count those) and how many calls wait.
+const LIST_CONVERSATIONS: &str = "select c.*,
+        (select count(*) from messages m
+         where m.conversation_id = c.conversation_id and m.content <> '') as shown_messages,
+        (select count(*) from tool_calls t
+         where t.conversation_id = c.conversation_id and t.status = 'pending_approval') as pending_count
+     from conversations c
+     order by c.updated_at desc, c.conversation_id desc limit $1";
+
+const SET_TITLE: &str = "update conversations set title = $1 where conversation_id = $2";
+
+const NEXT_MESSAGE_SEQ: &str =
+    "update conversations set message_seq = message_seq + 1, updated_at = $1
+     where conversation_id = $2 returning message_seq";
+
+const INSERT_MESSAGE: &str =
+    "insert into messages (message_id, conversation_id, seq, role, content, created_at)
+     values ($1, $2, $3, $4, $5, $6)";
+
+const MESSAGES: &str = "select * from messages where conversation_id = $1 order by seq";
+
+const RECENT_MESSAGES: &str =
+    "select * from messages where conversation_id = $1 order by seq desc limit $2";
+
 /// Message `m` as stored at position `seq` (its time to the
 /// millisecond), and its event.
 pub(super) fn message_stored(m: NewMessage, seq: i64) -> Result<(Message, NewEvent), StoreError> {
@@ -30,15 +60,13 @@ pub(super) fn message_stored(m: NewMessage, seq: i64) -> Result<(Message, NewEve
 
 impl<B: Backend> SqlStore<B> {
     pub(super) async fn insert_conversation(&self, c: &Conversation) -> Result<(), StoreError> {
-        query(
-            "insert into conversations (conversation_id, title, created_at, updated_at) values ($1, $2, $3, $4)",
-        )
-        .bind(c.id.as_str())
-        .bind(&c.title)
-        .bind(to_millis(c.created_at))
-        .bind(to_millis(c.updated_at))
-        .execute(self.writer())
-        .await?;
+        query(INSERT_CONVERSATION)
+            .bind(c.id.as_str())
+            .bind(&c.title)
+            .bind(to_millis(c.created_at))
+            .bind(to_millis(c.updated_at))
+            .execute(self.writer())
+            .await?;
         Ok(())
     }
 
@@ -46,7 +74,7 @@ impl<B: Backend> SqlStore<B> {
         &self,
         id: &ConversationId,
     ) -> Result<Option<Conversation>, StoreError> {
-        let row = query("select * from conversations where conversation_id = $1")
+        let row = query(CONVERSATION)
             .bind(id.as_str())
             .fetch_optional(self.reader())
             .await?;
@@ -57,20 +85,10 @@ impl<B: Backend> SqlStore<B> {
         &self,
         limit: i64,
     ) -> Result<Vec<ConversationSummary>, StoreError> {
-        let found = query(
-            // Turns that only call tools leave an empty assistant
-            // message as their anchor; people do not count those.
-            "select c.*, (select count(*) from messages m
-                          where m.conversation_id = c.conversation_id and m.content <> '') as shown_messages,
-                         (select count(*) from tool_calls t
-                          where t.conversation_id = c.conversation_id
-                            and t.status = 'pending_approval') as pending_count
-             from conversations c
-             order by c.updated_at desc, c.conversation_id desc limit $1",
-        )
-        .bind(limit)
-        .fetch_all(self.reader())
-        .await?;
+        let found = query(LIST_CONVERSATIONS)
+            .bind(limit)
+            .fetch_all(self.reader())
+            .await?;
         found
             .iter()
             .map(|row| {
@@ -90,7 +108,7 @@ impl<B: Backend> SqlStore<B> {
         at: DateTime<Utc>,
     ) -> Result<Event, StoreError> {
         let mut tx = self.begin().await?;
-        let done = query("update conversations set title = $1 where conversation_id = $2")
+        let done = query(SET_TITLE)
             .bind(title)
             .bind(id.as_str())
             .execute(&mut tx)
@@ -124,34 +142,28 @@ impl<B: Backend> SqlStore<B> {
         tx: &mut B::Tx<'_>,
         m: NewMessage,
     ) -> Result<(Message, Event), StoreError> {
-        let seq: Option<i64> = query_scalar(
-            "update conversations set message_seq = message_seq + 1, updated_at = $1
-             where conversation_id = $2 returning message_seq",
-        )
-        .bind(to_millis(m.created_at))
-        .bind(m.conversation_id.as_str())
-        .fetch_optional(&mut *tx)
-        .await?;
+        let seq: Option<i64> = query_scalar(NEXT_MESSAGE_SEQ)
+            .bind(to_millis(m.created_at))
+            .bind(m.conversation_id.as_str())
+            .fetch_optional(&mut *tx)
+            .await?;
         let seq = seq.ok_or(StoreError::NotFound("conversation"))?;
-        query(
-            "insert into messages (message_id, conversation_id, seq, role, content, created_at)
-             values ($1, $2, $3, $4, $5, $6)",
-        )
-        .bind(m.id.as_str())
-        .bind(m.conversation_id.as_str())
-        .bind(seq)
-        .bind(m.role.as_str())
-        .bind(&m.content)
-        .bind(to_millis(m.created_at))
-        .execute(&mut *tx)
-        .await?;
+        query(INSERT_MESSAGE)
+            .bind(m.id.as_str())
+            .bind(m.conversation_id.as_str())
+            .bind(seq)
+            .bind(m.role.as_str())
+            .bind(&m.content)
+            .bind(to_millis(m.created_at))
+            .execute(&mut *tx)
+            .await?;
         let (message, event) = message_stored(m, seq)?;
         let event = Self::append_event(tx, event, message.created_at).await?;
         Ok((message, event))
     }
 
     pub(super) async fn messages(&self, id: &ConversationId) -> Result<Vec<Message>, StoreError> {
-        let found = query("select * from messages where conversation_id = $1 order by seq")
+        let found = query(MESSAGES)
             .bind(id.as_str())
             .fetch_all(self.reader())
             .await?;
@@ -163,15 +175,14 @@ impl<B: Backend> SqlStore<B> {
         id: &ConversationId,
         limit: i64,
     ) -> Result<Vec<Message>, StoreError> {
-        let mut found =
-            query("select * from messages where conversation_id = $1 order by seq desc limit $2")
-                .bind(id.as_str())
-                .bind(limit)
-                .fetch_all(self.reader())
-                .await?
-                .iter()
-                .map(row_message)
-                .collect::<Result<Vec<_>, _>>()?;
+        let mut found = query(RECENT_MESSAGES)
+            .bind(id.as_str())
+            .bind(limit)
+            .fetch_all(self.reader())
+            .await?
+            .iter()
+            .map(row_message)
+            .collect::<Result<Vec<_>, _>>()?;
         found.reverse();
         Ok(found)
     }

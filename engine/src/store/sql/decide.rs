@@ -35,7 +35,7 @@ pub(super) struct AppliedIn {
 
 /// The compare-and-set of a decision: one pending call (with `$10`, one
 /// that is not the agent's question, `$11`/`$12`).
-const DECIDE_CALL: &str = "update tool_calls set
+pub(super) const DECIDE_CALL: &str = "update tool_calls set
         status = $1, decision = $2, decided_by = $3, decided_at = $4,
         decision_reason = $5, decision_channel = $6, updated_at = $4,
         original_arguments = case when $7 is null then original_arguments else arguments end,
@@ -50,7 +50,7 @@ const DECIDE_CALL: &str = "update tool_calls set
 /// `reviews::CLOSE_CASE` closes it (with `$19`: status `$14`, result `$20`
 /// for the agent's question or else `$15`, responder `$16`, time `$17`,
 /// reason `$18`). The run's and the case's columns come back renamed.
-const DECIDE_CALL_LOCKING_ITS_RUN: &str = "with changed as (
+pub(super) const DECIDE_CALL_LOCKING_ITS_RUN: &str = "with changed as (
          update tool_calls set
              status = $1, decision = $2, decided_by = $3, decided_at = $4,
              decision_reason = $5, decision_channel = $6, updated_at = $4,
@@ -95,7 +95,7 @@ const DECIDE_CALL_LOCKING_ITS_RUN: &str = "with changed as (
 /// its case's event and callback (`$8`–`$14`, when there is a case), the run
 /// `$15` woken when none of its calls waits any more, and the events (`$16`–`$19`),
 /// as `append_event` appends them.
-const RECORD_DECISION: &str = "with audited as (
+pub(super) const RECORD_DECISION: &str = "with audited as (
          insert into audit_log (tool_call_id, conversation_id, action, actor, channel, detail, created_at)
          values ($1, $2, $3, $4, $5, $6, $7)),
      case_event as (

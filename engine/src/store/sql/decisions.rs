@@ -13,23 +13,24 @@ use crate::store::{to_millis, Applied, Decided, DecisionChange, StoreError};
 
 /// The waiting calls of batch `$1` a decision to `$2` covers (approving
 /// never covers the agent's questions: they need an answer), in the batch's order.
-const BATCH_CALLS: &str = "select tool_call_id from tool_calls
+pub(super) const BATCH_CALLS: &str = "select tool_call_id from tool_calls
      where batch_id = $1 and status = 'pending_approval' and (source <> 'agent' or $2 <> 'approved')
      order by position";
 
 /// [`BATCH_CALLS`], locked.
-const BATCH_CALLS_LOCKED: &str = "select tool_call_id from tool_calls
+pub(super) const BATCH_CALLS_LOCKED: &str = "select tool_call_id from tool_calls
      where batch_id = $1 and status = 'pending_approval' and (source <> 'agent' or $2 <> 'approved')
      order by position for update";
 
 /// Up to `$2` waiting calls whose deadline passed by `$1`, soonest first.
-const DUE_CALLS: &str = "select tool_call_id, default_action, conversation_id from tool_calls
+pub(super) const DUE_CALLS: &str =
+    "select tool_call_id, default_action, conversation_id from tool_calls
      where status = 'pending_approval' and expires_at is not null and expires_at <= $1
      order by expires_at limit $2";
 
 /// [`DUE_CALLS`], locked, skipping any a decision holds: the next pass sees
 /// them if they are still due.
-const DUE_CALLS_LOCKED: &str =
+pub(super) const DUE_CALLS_LOCKED: &str =
     "select tool_call_id, default_action, conversation_id from tool_calls
      where status = 'pending_approval' and expires_at is not null and expires_at <= $1
      order by expires_at limit $2 for update skip locked";

@@ -8,6 +8,47 @@ use super::{query, query_scalar, Backend, Row, SqlStore};
 use crate::domain::{ConversationId, Event, EventKind, NewEvent, Run, ToolCall};
 use crate::store::{from_millis, to_millis, StoreError};
 
+/// Appends an event at its conversation's next position, from the
+/// conversation's counter, in one round trip; the inbox numbers it after it
+/// commits (`place_events`, migration 0007).
+const APPEND_EVENT_BY_COUNTER: &str = "with bumped as (
+         update conversations set event_seq = event_seq + 1
+         where conversation_id = $1 returning event_seq)
+     insert into events (conversation_id, seq, kind, data, created_at)
+     select $1, event_seq, $2, $3, $4 from bumped
+     returning event_id, seq";
+
+/// Appends an event one past the largest position stored (and one past the
+/// inbox's, with `$2`): read inside the writing transaction of the one
+/// writer, these are gapless and commit in order (migration 0009), and the
+/// append changes only the events table.
+const APPEND_EVENT_AFTER_LAST: &str =
+    "insert into events (conversation_id, seq, inbox_seq, kind, data, created_at)
+     select conversation_id,
+            coalesce((select max(seq) from events where conversation_id = $1), 0) + 1,
+            case when $2 then coalesce((select max(inbox_seq) from events), 0) + 1 end,
+            $3, $4, $5
+     from conversations where conversation_id = $1
+     returning event_id, seq, inbox_seq";
+
+/// A conversation's position, from its counter.
+const CURSOR_BY_COUNTER: &str = "select event_seq from conversations where conversation_id = $1";
+
+/// A conversation's position, from its events (see [`APPEND_EVENT_AFTER_LAST`]).
+const CURSOR_AFTER_LAST: &str =
+    "select coalesce((select max(seq) from events where conversation_id = $1), 0)
+     from conversations where conversation_id = $1";
+
+const INBOX_CURSOR_BY_COUNTER: &str = "select seq from inbox_counter where id = 1";
+
+const INBOX_CURSOR_AFTER_LAST: &str = "select coalesce(max(inbox_seq), 0) from events";
+
+const EVENTS_AFTER: &str =
+    "select * from events where conversation_id = $1 and seq > $2 order by seq limit $3";
+
+const INBOX_EVENTS_AFTER: &str =
+    "select * from events where inbox_seq > $1 order by inbox_seq limit $2";
+
 pub(super) fn run_event(run: &Run) -> NewEvent {
     NewEvent {
         conversation_id: run.conversation_id.clone(),
@@ -78,48 +119,25 @@ impl<B: Backend> SqlStore<B> {
         at: DateTime<Utc>,
     ) -> Result<Event, StoreError> {
         let (id, seq, inbox_seq): (i64, i64, Option<i64>) = if B::PLACES_EVENTS_LATER {
-            // Numbered in the inbox after it commits (`place_events`,
-            // migration 0007): the position and the row in one round
-            // trip (SQLite has no UPDATE inside WITH, and no round trips).
-            let row = query(
-                "with bumped as (
-                     update conversations set event_seq = event_seq + 1
-                     where conversation_id = $1 returning event_seq)
-                 insert into events (conversation_id, seq, kind, data, created_at)
-                 select $1, event_seq, $2, $3, $4 from bumped
-                 returning event_id, seq",
-            )
-            .bind(event.conversation_id.as_str())
-            .bind(event.kind.as_str())
-            .bind(event.data.to_string())
-            .bind(to_millis(at))
-            .fetch_optional(&mut *tx)
-            .await?
-            .ok_or(StoreError::NotFound("conversation"))?;
+            let row = query(APPEND_EVENT_BY_COUNTER)
+                .bind(event.conversation_id.as_str())
+                .bind(event.kind.as_str())
+                .bind(event.data.to_string())
+                .bind(to_millis(at))
+                .fetch_optional(&mut *tx)
+                .await?
+                .ok_or(StoreError::NotFound("conversation"))?;
             (row.try_get("event_id")?, row.try_get("seq")?, None)
         } else {
-            // One writer (SQLite): the next positions are one past the
-            // largest stored, read inside the writing transaction, so
-            // they are gapless and commit in order (see migration 0009),
-            // and the append is one statement that changes only the
-            // events table.
-            let row = query(
-                "insert into events (conversation_id, seq, inbox_seq, kind, data, created_at)
-                 select conversation_id,
-                        coalesce((select max(seq) from events where conversation_id = $1), 0) + 1,
-                        case when $2 then coalesce((select max(inbox_seq) from events), 0) + 1 end,
-                        $3, $4, $5
-                 from conversations where conversation_id = $1
-                 returning event_id, seq, inbox_seq",
-            )
-            .bind(event.conversation_id.as_str())
-            .bind(event.kind.concerns_inbox())
-            .bind(event.kind.as_str())
-            .bind(event.data.to_string())
-            .bind(to_millis(at))
-            .fetch_optional(&mut *tx)
-            .await?
-            .ok_or(StoreError::NotFound("conversation"))?;
+            let row = query(APPEND_EVENT_AFTER_LAST)
+                .bind(event.conversation_id.as_str())
+                .bind(event.kind.concerns_inbox())
+                .bind(event.kind.as_str())
+                .bind(event.data.to_string())
+                .bind(to_millis(at))
+                .fetch_optional(&mut *tx)
+                .await?
+                .ok_or(StoreError::NotFound("conversation"))?;
             (
                 row.try_get("event_id")?,
                 row.try_get("seq")?,
@@ -139,11 +157,9 @@ impl<B: Backend> SqlStore<B> {
 
     pub(super) async fn event_cursor(&self, id: &ConversationId) -> Result<i64, StoreError> {
         let sql = if B::PLACES_EVENTS_LATER {
-            "select event_seq from conversations where conversation_id = $1"
+            CURSOR_BY_COUNTER
         } else {
-            // Positions are derived from the events themselves (see `append_event`).
-            "select coalesce((select max(seq) from events where conversation_id = $1), 0)
-             from conversations where conversation_id = $1"
+            CURSOR_AFTER_LAST
         };
         let seq: Option<i64> = query_scalar(sql)
             .bind(id.as_str())
@@ -154,9 +170,9 @@ impl<B: Backend> SqlStore<B> {
 
     pub(super) async fn inbox_cursor(&self) -> Result<i64, StoreError> {
         let sql = if B::PLACES_EVENTS_LATER {
-            "select seq from inbox_counter where id = 1"
+            INBOX_CURSOR_BY_COUNTER
         } else {
-            "select coalesce(max(inbox_seq), 0) from events"
+            INBOX_CURSOR_AFTER_LAST
         };
         query_scalar(sql).fetch_one(self.reader()).await
     }
@@ -167,14 +183,12 @@ impl<B: Backend> SqlStore<B> {
         seq: i64,
         limit: i64,
     ) -> Result<Vec<Event>, StoreError> {
-        let found = query(
-            "select * from events where conversation_id = $1 and seq > $2 order by seq limit $3",
-        )
-        .bind(id.as_str())
-        .bind(seq)
-        .bind(limit)
-        .fetch_all(self.reader())
-        .await?;
+        let found = query(EVENTS_AFTER)
+            .bind(id.as_str())
+            .bind(seq)
+            .bind(limit)
+            .fetch_all(self.reader())
+            .await?;
         found.iter().map(row_event).collect()
     }
 
@@ -183,7 +197,7 @@ impl<B: Backend> SqlStore<B> {
         inbox_seq: i64,
         limit: i64,
     ) -> Result<Vec<Event>, StoreError> {
-        let found = query("select * from events where inbox_seq > $1 order by inbox_seq limit $2")
+        let found = query(INBOX_EVENTS_AFTER)
             .bind(inbox_seq)
             .bind(limit)
             .fetch_all(self.reader())

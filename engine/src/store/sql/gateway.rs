@@ -8,9 +8,29 @@ use super::{query, query_scalar, Backend, Pool, SqlStore, Transaction};
 use crate::domain::{Callback, CallbackAttempt, CaseId, ConversationId};
 use crate::store::{to_millis, StoreError};
 
+const FIND_SESSION: &str = "select conversation_id from gateway_sessions where session_key = $1";
+
+const INSERT_GATEWAY_CONVERSATION: &str = "insert into conversations (conversation_id, title, created_at, updated_at) values ($1, $2, $3, $3)";
+
+const MAP_SESSION: &str =
+    "insert into gateway_sessions (session_key, conversation_id) values ($1, $2)
+     on conflict (session_key) do nothing returning conversation_id";
+
+const DUE_CALLBACKS: &str = "select callback_id, case_id, url, body, attempts from callback_outbox
+     where delivered_at is null and failed_at is null and next_attempt_at <= $1
+     order by next_attempt_at limit $2";
+
+const CLAIM_CALLBACK: &str = "update callback_outbox set next_attempt_at = $1
+     where callback_id = $2 and next_attempt_at <= $3
+       and delivered_at is null and failed_at is null";
+
+const RECORD_CALLBACK: &str = "update callback_outbox set attempts = attempts + 1, delivered_at = $1,
+        next_attempt_at = coalesce($2, next_attempt_at), failed_at = $3, last_error = coalesce($4, last_error)
+     where callback_id = $5";
+
 impl<B: Backend> SqlStore<B> {
     async fn find_session(pool: Pool<'_, B>, key: &str) -> Result<Option<String>, StoreError> {
-        query_scalar("select conversation_id from gateway_sessions where session_key = $1")
+        query_scalar(FIND_SESSION)
             .bind(key)
             .fetch_optional(pool)
             .await
@@ -31,22 +51,17 @@ impl<B: Backend> SqlStore<B> {
         }
         let id = ConversationId::new();
         let mut tx = self.begin().await?;
-        query(
-            "insert into conversations (conversation_id, title, created_at, updated_at) values ($1, $2, $3, $3)",
-        )
-        .bind(id.as_str())
-        .bind(title)
-        .bind(to_millis(now))
-        .execute(&mut tx)
-        .await?;
-        let mapped: Option<String> = query_scalar(
-            "insert into gateway_sessions (session_key, conversation_id) values ($1, $2)
-             on conflict (session_key) do nothing returning conversation_id",
-        )
-        .bind(key)
-        .bind(id.as_str())
-        .fetch_optional(&mut tx)
-        .await?;
+        query(INSERT_GATEWAY_CONVERSATION)
+            .bind(id.as_str())
+            .bind(title)
+            .bind(to_millis(now))
+            .execute(&mut tx)
+            .await?;
+        let mapped: Option<String> = query_scalar(MAP_SESSION)
+            .bind(key)
+            .bind(id.as_str())
+            .fetch_optional(&mut tx)
+            .await?;
         if mapped.is_some() {
             tx.commit().await?;
             return Ok(id);
@@ -64,15 +79,11 @@ impl<B: Backend> SqlStore<B> {
         now: DateTime<Utc>,
         limit: i64,
     ) -> Result<Vec<Callback>, StoreError> {
-        let found = query(
-            "select callback_id, case_id, url, body, attempts from callback_outbox
-             where delivered_at is null and failed_at is null and next_attempt_at <= $1
-             order by next_attempt_at limit $2",
-        )
-        .bind(to_millis(now))
-        .bind(limit)
-        .fetch_all(self.reader())
-        .await?;
+        let found = query(DUE_CALLBACKS)
+            .bind(to_millis(now))
+            .bind(limit)
+            .fetch_all(self.reader())
+            .await?;
         found
             .iter()
             .map(|row| {
@@ -94,16 +105,12 @@ impl<B: Backend> SqlStore<B> {
         now: DateTime<Utc>,
         until: DateTime<Utc>,
     ) -> Result<bool, StoreError> {
-        let claimed = query(
-            "update callback_outbox set next_attempt_at = $1
-             where callback_id = $2 and next_attempt_at <= $3
-               and delivered_at is null and failed_at is null",
-        )
-        .bind(to_millis(until))
-        .bind(id)
-        .bind(to_millis(now))
-        .execute(self.writer())
-        .await?;
+        let claimed = query(CLAIM_CALLBACK)
+            .bind(to_millis(until))
+            .bind(id)
+            .bind(to_millis(now))
+            .execute(self.writer())
+            .await?;
         Ok(claimed == 1)
     }
 
@@ -121,18 +128,14 @@ impl<B: Backend> SqlStore<B> {
                 (None, None, Some(to_millis(*at)), Some(error.as_str()))
             }
         };
-        query(
-            "update callback_outbox set attempts = attempts + 1, delivered_at = $1,
-                next_attempt_at = coalesce($2, next_attempt_at), failed_at = $3, last_error = coalesce($4, last_error)
-             where callback_id = $5",
-        )
-        .bind(delivered)
-        .bind(next)
-        .bind(failed)
-        .bind(error)
-        .bind(id)
-        .execute(self.writer())
-        .await?;
+        query(RECORD_CALLBACK)
+            .bind(delivered)
+            .bind(next)
+            .bind(failed)
+            .bind(error)
+            .bind(id)
+            .execute(self.writer())
+            .await?;
         Ok(())
     }
 }

@@ -7,24 +7,33 @@ use super::{query, query_scalar, Backend, SqlStore};
 use crate::domain::{ConversationId, Grant, GrantId, GrantScope};
 use crate::store::{from_millis, to_millis, StoreError};
 
+const INSERT_GRANT: &str =
+    "insert into grants (grant_id, source, tool, conversation_id, created_by, created_at)
+     values ($1, $2, $3, $4, $5, $6)";
+
+const REVOKE_GRANT: &str = "update grants set revoked_at = coalesce(revoked_at, $1) where grant_id = $2 returning revoked_at";
+
+const GRANTS: &str = "select * from grants order by created_at desc, grant_id desc";
+
+const HAS_GRANT: &str =
+    "select cast(1 as bigint) from grants where source = $1 and tool = $2 and revoked_at is null
+     and (conversation_id is null or conversation_id = $3) limit 1";
+
 impl<B: Backend> SqlStore<B> {
     pub(super) async fn insert_grant(&self, g: &Grant) -> Result<(), StoreError> {
         let conversation = match &g.scope {
             GrantScope::Conversation(c) => Some(c.as_str()),
             GrantScope::Global => None,
         };
-        query(
-            "insert into grants (grant_id, source, tool, conversation_id, created_by, created_at)
-             values ($1, $2, $3, $4, $5, $6)",
-        )
-        .bind(g.id.as_str())
-        .bind(&g.source)
-        .bind(&g.tool)
-        .bind(conversation)
-        .bind(&g.created_by)
-        .bind(to_millis(g.created_at))
-        .execute(self.writer())
-        .await?;
+        query(INSERT_GRANT)
+            .bind(g.id.as_str())
+            .bind(&g.source)
+            .bind(&g.tool)
+            .bind(conversation)
+            .bind(&g.created_by)
+            .bind(to_millis(g.created_at))
+            .execute(self.writer())
+            .await?;
         Ok(())
     }
 
@@ -33,20 +42,16 @@ impl<B: Backend> SqlStore<B> {
         id: &GrantId,
         at: DateTime<Utc>,
     ) -> Result<Option<DateTime<Utc>>, StoreError> {
-        let revoked: Option<i64> = query_scalar(
-            "update grants set revoked_at = coalesce(revoked_at, $1) where grant_id = $2 returning revoked_at",
-        )
-        .bind(to_millis(at))
-        .bind(id.as_str())
-        .fetch_optional(self.writer())
-        .await?;
+        let revoked: Option<i64> = query_scalar(REVOKE_GRANT)
+            .bind(to_millis(at))
+            .bind(id.as_str())
+            .fetch_optional(self.writer())
+            .await?;
         revoked.map(|ms| from_millis("grants", ms)).transpose()
     }
 
     pub(super) async fn grants(&self) -> Result<Vec<Grant>, StoreError> {
-        let found = query("select * from grants order by created_at desc, grant_id desc")
-            .fetch_all(self.reader())
-            .await?;
+        let found = query(GRANTS).fetch_all(self.reader()).await?;
         found.iter().map(row_grant).collect()
     }
 
@@ -56,15 +61,12 @@ impl<B: Backend> SqlStore<B> {
         tool: &str,
         conversation: &ConversationId,
     ) -> Result<bool, StoreError> {
-        let found: Option<i64> = query_scalar(
-            "select cast(1 as bigint) from grants where source = $1 and tool = $2 and revoked_at is null
-               and (conversation_id is null or conversation_id = $3) limit 1",
-        )
-        .bind(source)
-        .bind(tool)
-        .bind(conversation.as_str())
-        .fetch_optional(self.reader())
-        .await?;
+        let found: Option<i64> = query_scalar(HAS_GRANT)
+            .bind(source)
+            .bind(tool)
+            .bind(conversation.as_str())
+            .fetch_optional(self.reader())
+            .await?;
         Ok(found.is_some())
     }
 }

@@ -9,9 +9,14 @@ use super::{query, query_scalar, Backend, SqlStore};
 use crate::domain::{Run, RunId, ToolCall};
 use crate::store::{to_millis, StoreError};
 
+const RENEW_LEASE: &str = "update runs set lease_until = $1 where run_id = $2 and lease_owner = $3";
+
+const END_LEASES: &str =
+    "update runs set lease_owner = null, lease_until = null where lease_owner is not null";
+
 /// Takes the lease on run `$3` for owner `$1` until `$2` when the run is
 /// running or waiting and no live owner (by time `$4`) holds it; the run.
-const TAKE_LEASE: &str = "update runs set lease_owner = $1, lease_until = $2
+pub(super) const TAKE_LEASE: &str = "update runs set lease_owner = $1, lease_until = $2
      where run_id = $3 and status in ('running', 'waiting')
        and (lease_until is null or lease_until < $4 or lease_owner = $1)
      returning *";
@@ -19,7 +24,7 @@ const TAKE_LEASE: &str = "update runs set lease_owner = $1, lease_until = $2
 /// [`TAKE_LEASE`], with a row per open call of the run as
 /// `calls::OPEN_CALLS` reads them (one with no call when there is none),
 /// the run's columns renamed `its_…`.
-const TAKE_RUN: &str = "with taken as (
+pub(super) const TAKE_RUN: &str = "with taken as (
          update runs set lease_owner = $1, lease_until = $2
          where run_id = $3 and status in ('running', 'waiting')
            and (lease_until is null or lease_until < $4 or lease_owner = $1)
@@ -35,7 +40,7 @@ const TAKE_RUN: &str = "with taken as (
 /// changed first, at most `$2`. A waiting run none of whose calls still
 /// waits was decided but not woken (the process died between the decision
 /// and the wake-up): it is runnable too.
-const RUNS_TO_STEP: &str = "select run_id from runs r where (lease_until is null or lease_until < $1)
+pub(super) const RUNS_TO_STEP: &str = "select run_id from runs r where (lease_until is null or lease_until < $1)
        and (status = 'running' or (status = 'waiting'
             and not exists (select 1 from tool_calls t where t.run_id = r.run_id and t.status = 'pending_approval')))
      order by updated_at limit $2";
@@ -101,7 +106,7 @@ impl<B: Backend> SqlStore<B> {
         owner: &str,
         until: DateTime<Utc>,
     ) -> Result<(), StoreError> {
-        query("update runs set lease_until = $1 where run_id = $2 and lease_owner = $3")
+        query(RENEW_LEASE)
             .bind(to_millis(until))
             .bind(id.as_str())
             .bind(owner)
@@ -111,11 +116,7 @@ impl<B: Backend> SqlStore<B> {
     }
 
     pub(super) async fn end_leases(&self) -> Result<u64, StoreError> {
-        let done = query(
-            "update runs set lease_owner = null, lease_until = null where lease_owner is not null",
-        )
-        .execute(self.writer())
-        .await?;
+        let done = query(END_LEASES).execute(self.writer()).await?;
         Ok(done)
     }
 

@@ -8,10 +8,40 @@ use super::{query, Backend, Row, SqlStore, Transaction};
 use crate::domain::{CaseEvent, CaseId, CaseStatus, NewCase, ReviewCase, ToolCall, ToolCallId};
 use crate::store::{from_millis, to_millis, StoreError};
 
+const INSERT_CASE: &str =
+    "insert into review_cases (case_id, tool_call_id, conversation_id, case_type, status, prompt,
+        default_action, client, agent_id, session_id, callback_url, created_at, expires_at)
+     values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)";
+
+const INSERT_TOKEN: &str =
+    "insert into review_tokens (token_hash, case_id, created_at) values ($1, $2, $3)";
+
+const INSERT_CASE_EVENT: &str =
+    "insert into review_events (case_id, seq, kind, data, created_at) values ($1, $2, $3, $4, $5)";
+
+const QUEUE_CALLBACK: &str =
+    "insert into callback_outbox (case_id, url, body, next_attempt_at) values ($1, $2, $3, $4)";
+
+const REVIEW_CASE: &str = "select * from review_cases where case_id = $1";
+
+const CASE_FOR_CALL: &str = "select * from review_cases where tool_call_id = $1";
+
+const REVIEW_CASE_WITH_TOKENS: &str = "select c.*, t.token_hash from review_cases c
+     left join review_tokens t on t.case_id = c.case_id
+     where c.case_id = $1";
+
+const ADVANCE_CASE: &str = "update review_cases set status = $1, opened_at = coalesce(opened_at, $2), version = version + 1
+     where case_id = $3 and (status = $4 or status = $5)
+     returning *";
+
+const CASE_EVENTS_AFTER: &str =
+    "select * from review_events where case_id = $1 and seq > $2 order by seq";
+
 /// Closes call `$5`'s open review case as its decision settles it (see
 /// `domain::closing`): status `$1`, result `$2`, responder `$3`, time `$4`
 /// and reason `$6`; the case as closed.
-const CLOSE_CASE: &str = "update review_cases set status = $1, result = $2, responded_by = $3,
+pub(super) const CLOSE_CASE: &str =
+    "update review_cases set status = $1, result = $2, responded_by = $3,
         completed_at = case when $1 = 'completed' then $4 else completed_at end,
         expired_at = case when $1 = 'expired' then $4 else expired_at end,
         cancelled_at = case when $1 = 'cancelled' then $4 else cancelled_at end,
@@ -55,35 +85,29 @@ pub(super) fn callback_of(case: &ReviewCase, event: &CaseEvent) -> Option<(Strin
 impl<B: Backend> SqlStore<B> {
     pub(super) async fn insert_case(tx: &mut B::Tx<'_>, new: &NewCase) -> Result<(), StoreError> {
         let c = &new.case;
-        query(
-            "insert into review_cases (case_id, tool_call_id, conversation_id, case_type, status, prompt,
-                default_action, client, agent_id, session_id, callback_url, created_at, expires_at)
-             values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)",
-        )
-        .bind(c.id.as_str())
-        .bind(c.tool_call_id.as_str())
-        .bind(c.conversation_id.as_str())
-        .bind(c.case_type.as_str())
-        .bind(c.status.as_str())
-        .bind(&c.prompt)
-        .bind(c.default_action.as_str())
-        .bind(&c.requester.client)
-        .bind(&c.requester.agent_id)
-        .bind(&c.requester.session_id)
-        .bind(&c.requester.callback_url)
-        .bind(to_millis(c.created_at))
-        .bind(c.expires_at.map(to_millis))
-        .execute(&mut *tx)
-        .await?;
-        if let Some(hash) = &new.token_hash {
-            query(
-                "insert into review_tokens (token_hash, case_id, created_at) values ($1, $2, $3)",
-            )
-            .bind(hash)
+        query(INSERT_CASE)
             .bind(c.id.as_str())
+            .bind(c.tool_call_id.as_str())
+            .bind(c.conversation_id.as_str())
+            .bind(c.case_type.as_str())
+            .bind(c.status.as_str())
+            .bind(&c.prompt)
+            .bind(c.default_action.as_str())
+            .bind(&c.requester.client)
+            .bind(&c.requester.agent_id)
+            .bind(&c.requester.session_id)
+            .bind(&c.requester.callback_url)
             .bind(to_millis(c.created_at))
+            .bind(c.expires_at.map(to_millis))
             .execute(&mut *tx)
             .await?;
+        if let Some(hash) = &new.token_hash {
+            query(INSERT_TOKEN)
+                .bind(hash)
+                .bind(c.id.as_str())
+                .bind(to_millis(c.created_at))
+                .execute(&mut *tx)
+                .await?;
         }
         Ok(())
     }
@@ -103,7 +127,7 @@ impl<B: Backend> SqlStore<B> {
         tx: &mut B::Tx<'_>,
         event: &CaseEvent,
     ) -> Result<(), StoreError> {
-        query("insert into review_events (case_id, seq, kind, data, created_at) values ($1, $2, $3, $4, $5)")
+        query(INSERT_CASE_EVENT)
             .bind(event.case_id.as_str())
             .bind(event.seq)
             .bind(&event.kind)
@@ -144,21 +168,19 @@ impl<B: Backend> SqlStore<B> {
     ) -> Result<(), StoreError> {
         Self::insert_case_event(tx, event).await?;
         if let Some((url, body)) = callback_of(case, event) {
-            query(
-                "insert into callback_outbox (case_id, url, body, next_attempt_at) values ($1, $2, $3, $4)",
-            )
-            .bind(case.id.as_str())
-            .bind(url)
-            .bind(body)
-            .bind(to_millis(event.created_at))
-            .execute(&mut *tx)
-            .await?;
+            query(QUEUE_CALLBACK)
+                .bind(case.id.as_str())
+                .bind(url)
+                .bind(body)
+                .bind(to_millis(event.created_at))
+                .execute(&mut *tx)
+                .await?;
         }
         Ok(())
     }
 
     pub(super) async fn review_case(&self, id: &CaseId) -> Result<Option<ReviewCase>, StoreError> {
-        let row = query("select * from review_cases where case_id = $1")
+        let row = query(REVIEW_CASE)
             .bind(id.as_str())
             .fetch_optional(self.reader())
             .await?;
@@ -169,7 +191,7 @@ impl<B: Backend> SqlStore<B> {
         &self,
         id: &ToolCallId,
     ) -> Result<Option<ReviewCase>, StoreError> {
-        let row = query("select * from review_cases where tool_call_id = $1")
+        let row = query(CASE_FOR_CALL)
             .bind(id.as_str())
             .fetch_optional(self.reader())
             .await?;
@@ -181,14 +203,10 @@ impl<B: Backend> SqlStore<B> {
         id: &CaseId,
     ) -> Result<Option<(ReviewCase, Vec<String>)>, StoreError> {
         // One row per token (one row with a null hash when it has none).
-        let rows = query(
-            "select c.*, t.token_hash from review_cases c
-             left join review_tokens t on t.case_id = c.case_id
-             where c.case_id = $1",
-        )
-        .bind(id.as_str())
-        .fetch_all(self.reader())
-        .await?;
+        let rows = query(REVIEW_CASE_WITH_TOKENS)
+            .bind(id.as_str())
+            .fetch_all(self.reader())
+            .await?;
         let Some(first) = rows.first() else {
             return Ok(None);
         };
@@ -206,7 +224,7 @@ impl<B: Backend> SqlStore<B> {
         hash: &str,
         at: DateTime<Utc>,
     ) -> Result<(), StoreError> {
-        query("insert into review_tokens (token_hash, case_id, created_at) values ($1, $2, $3)")
+        query(INSERT_TOKEN)
             .bind(hash)
             .bind(id.as_str())
             .bind(to_millis(at))
@@ -229,18 +247,14 @@ impl<B: Backend> SqlStore<B> {
             _ => return Ok(None),
         };
         let mut tx = self.begin().await?;
-        let row = query(
-            "update review_cases set status = $1, opened_at = coalesce(opened_at, $2), version = version + 1
-             where case_id = $3 and (status = $4 or status = $5)
-             returning *",
-        )
-        .bind(to.as_str())
-        .bind(to_millis(at))
-        .bind(id.as_str())
-        .bind(from[0])
-        .bind(from[from.len() - 1])
-        .fetch_optional(&mut tx)
-        .await?;
+        let row = query(ADVANCE_CASE)
+            .bind(to.as_str())
+            .bind(to_millis(at))
+            .bind(id.as_str())
+            .bind(from[0])
+            .bind(from[from.len() - 1])
+            .fetch_optional(&mut tx)
+            .await?;
         let Some(row) = row else {
             tx.rollback().await?;
             return Ok(None);
@@ -256,12 +270,11 @@ impl<B: Backend> SqlStore<B> {
         id: &CaseId,
         seq: i64,
     ) -> Result<Vec<CaseEvent>, StoreError> {
-        let found =
-            query("select * from review_events where case_id = $1 and seq > $2 order by seq")
-                .bind(id.as_str())
-                .bind(seq)
-                .fetch_all(self.reader())
-                .await?;
+        let found = query(CASE_EVENTS_AFTER)
+            .bind(id.as_str())
+            .bind(seq)
+            .fetch_all(self.reader())
+            .await?;
         found.iter().map(row_case_event).collect()
     }
 }

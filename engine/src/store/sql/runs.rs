@@ -10,10 +10,18 @@ use super::{query, Backend, SqlStore, Transaction};
 use crate::domain::{ConversationId, Event, NewEvent, Run, RunId, RunStatus};
 use crate::store::{from_millis, to_millis, Concluded, NewMessage, StoreError};
 
+const INSERT_RUN: &str = "insert into runs (run_id, conversation_id, status, created_at, updated_at) values ($1, $2, $3, $4, $4)";
+
+const ACTIVE_RUN: &str =
+    "select * from runs where conversation_id = $1 and status in ('running', 'waiting')
+     order by created_at desc limit 1";
+
+const RUN: &str = "select * from runs where run_id = $1";
+
 /// Sets run `$4`'s status `$1`, error `$2` and time `$3` and gives up owner
 /// `$5`'s lease. A run sent to wait whose last waiting call was decided a
 /// moment ago (that decision found it running and woke nothing) stays running.
-const RELEASE_RUN: &str = "update runs set
+pub(super) const RELEASE_RUN: &str = "update runs set
         status = case when $1 = 'waiting'
             and not exists (select 1 from tool_calls t where t.run_id = $4 and t.status = 'pending_approval')
             then 'running' else $1 end,
@@ -49,7 +57,7 @@ const LOCK_RUN: &str = "select 1 from runs where run_id = $1 for update";
 
 /// Marks run `$2` running again at `$1` when it waits and none of its calls
 /// waits for a person any more.
-const WAKE_RUN: &str = "update runs set status = 'running', updated_at = $1
+pub(super) const WAKE_RUN: &str = "update runs set status = 'running', updated_at = $1
      where run_id = $2 and status = 'waiting'
        and not exists (select 1 from tool_calls t where t.run_id = $2 and t.status = 'pending_approval')
      returning *";
@@ -57,15 +65,13 @@ const WAKE_RUN: &str = "update runs set status = 'running', updated_at = $1
 impl<B: Backend> SqlStore<B> {
     pub(super) async fn insert_run(&self, run: &Run) -> Result<Event, StoreError> {
         let mut tx = self.begin().await?;
-        query(
-            "insert into runs (run_id, conversation_id, status, created_at, updated_at) values ($1, $2, $3, $4, $4)",
-        )
-        .bind(run.id.as_str())
-        .bind(run.conversation_id.as_str())
-        .bind(run.status.as_str())
-        .bind(to_millis(run.created_at))
-        .execute(&mut tx)
-        .await?;
+        query(INSERT_RUN)
+            .bind(run.id.as_str())
+            .bind(run.conversation_id.as_str())
+            .bind(run.status.as_str())
+            .bind(to_millis(run.created_at))
+            .execute(&mut tx)
+            .await?;
         let event = Self::append_event(&mut tx, run_event(run), run.created_at).await?;
         tx.commit().await?;
         Ok(event)
@@ -75,18 +81,15 @@ impl<B: Backend> SqlStore<B> {
         &self,
         conversation: &ConversationId,
     ) -> Result<Option<Run>, StoreError> {
-        let row = query(
-            "select * from runs where conversation_id = $1 and status in ('running', 'waiting')
-             order by created_at desc limit 1",
-        )
-        .bind(conversation.as_str())
-        .fetch_optional(self.reader())
-        .await?;
+        let row = query(ACTIVE_RUN)
+            .bind(conversation.as_str())
+            .fetch_optional(self.reader())
+            .await?;
         row.as_ref().map(row_run).transpose()
     }
 
     pub(super) async fn run(&self, id: &RunId) -> Result<Option<Run>, StoreError> {
-        let row = query("select * from runs where run_id = $1")
+        let row = query(RUN)
             .bind(id.as_str())
             .fetch_optional(self.reader())
             .await?;
