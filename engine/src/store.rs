@@ -165,7 +165,7 @@ pub trait Store: Send + Sync + std::fmt::Debug {
     /// the lease was taken (a decision that held the run's lock meanwhile):
     /// what they say is only where the step starts, since claiming a call
     /// checks it as read, and sending the run to wait checks its calls again.
-    async fn take_run(
+    async fn acquire_run_with_open_calls(
         &self,
         id: &RunId,
         owner: &str,

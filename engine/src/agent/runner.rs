@@ -225,7 +225,7 @@ impl Agent {
         let clock = self.engine.clock();
         let now = clock.now();
         let Some((run, open)) = store
-            .take_run(run_id, &self.owner, now, lease_until(now))
+            .acquire_run_with_open_calls(run_id, &self.owner, now, lease_until(now))
             .await?
         else {
             return Ok(StepOutcome::Busy);

@@ -77,7 +77,7 @@ pub(crate) async fn a_run_is_taken_with_its_open_calls(f: &Fixture) {
     let run = running_run(f, &c, now).await;
     let (taken, open) = f
         .store
-        .take_run(&run.id, "a", now, until)
+        .acquire_run_with_open_calls(&run.id, "a", now, until)
         .await
         .unwrap()
         .unwrap();
@@ -102,7 +102,7 @@ pub(crate) async fn a_run_is_taken_with_its_open_calls(f: &Fixture) {
     f.store.insert_calls(&calls, &[]).await.unwrap();
     let (_, open) = f
         .store
-        .take_run(&run.id, "a", now, until)
+        .acquire_run_with_open_calls(&run.id, "a", now, until)
         .await
         .unwrap()
         .unwrap();
@@ -114,7 +114,7 @@ pub(crate) async fn a_run_is_taken_with_its_open_calls(f: &Fixture) {
     assert_eq!(open, f.store.open_calls(&run.id).await.unwrap());
     assert!(
         f.store
-            .take_run(&run.id, "b", now, until)
+            .acquire_run_with_open_calls(&run.id, "b", now, until)
             .await
             .unwrap()
             .is_none(),

@@ -4,7 +4,7 @@
 use super::calls::{ADVANCE_CALL, ADVANCE_CALL_IN_ONE, OPEN_CALLS};
 use super::decide::{DECIDE_CALL, DECIDE_CALL_LOCKING_ITS_RUN, RECORD_DECISION};
 use super::decisions::{BATCH_CALLS, BATCH_CALLS_LOCKED, DUE_CALLS, DUE_CALLS_LOCKED};
-use super::leases::{RUNS_TO_STEP, TAKE_LEASE, TAKE_RUN};
+use super::leases::{RUNS_TO_STEP, TAKE_LEASE, TAKE_LEASE_WITH_OPEN_CALLS};
 use super::reviews::CLOSE_CASE;
 use super::runs::{RELEASE_RUN, WAKE_RUN};
 
@@ -65,15 +65,15 @@ fn a_locked_statement_is_the_plain_one_with_its_lock() {
 fn a_statement_in_one_round_trip_holds_the_statements_it_stands_for() {
     assert_contains(ADVANCE_CALL_IN_ONE, ADVANCE_CALL);
     assert_contains(DECIDE_CALL_LOCKING_ITS_RUN, DECIDE_CALL);
-    assert_contains(TAKE_RUN, TAKE_LEASE);
+    assert_contains(TAKE_LEASE_WITH_OPEN_CALLS, TAKE_LEASE);
     // The open calls, and their order, as the run's open calls are read alone.
     let (open, order) = flat(OPEN_CALLS)
         .split_once(" and ")
         .and_then(|(_, rest)| rest.split_once(" order by "))
         .map(|(open, order)| (open.to_owned(), format!("order by {order}")))
         .expect("OPEN_CALLS has a condition and an order");
-    assert_contains(TAKE_RUN, &open);
-    assert_contains(TAKE_RUN, &order);
+    assert_contains(TAKE_LEASE_WITH_OPEN_CALLS, &open);
+    assert_contains(TAKE_LEASE_WITH_OPEN_CALLS, &order);
 }
 
 #[test]

@@ -24,7 +24,7 @@ pub(super) const TAKE_LEASE: &str = "update runs set lease_owner = $1, lease_unt
 /// [`TAKE_LEASE`], with a row per open call of the run as
 /// `calls::OPEN_CALLS` reads them (one with no call when there is none),
 /// the run's columns renamed `its_…`.
-pub(super) const TAKE_RUN: &str = "with taken as (
+pub(super) const TAKE_LEASE_WITH_OPEN_CALLS: &str = "with taken as (
          update runs set lease_owner = $1, lease_until = $2
          where run_id = $3 and status in ('running', 'waiting')
            and (lease_until is null or lease_until < $4 or lease_owner = $1)
@@ -63,7 +63,7 @@ impl<B: Backend> SqlStore<B> {
         row.as_ref().map(row_run).transpose()
     }
 
-    pub(super) async fn take_run(
+    pub(super) async fn acquire_run_with_open_calls(
         &self,
         id: &RunId,
         owner: &str,
@@ -80,7 +80,7 @@ impl<B: Backend> SqlStore<B> {
         }
         // The lease as `acquire_run` takes it, with a row per open
         // call (one with no call when there is none).
-        let rows = query(TAKE_RUN)
+        let rows = query(TAKE_LEASE_WITH_OPEN_CALLS)
             .bind(owner)
             .bind(to_millis(until))
             .bind(id.as_str())

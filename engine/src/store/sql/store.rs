@@ -155,14 +155,14 @@ impl<B: Backend> Store for SqlStore<B> {
         SqlStore::acquire_run(self, id, owner, now, until).await
     }
 
-    async fn take_run(
+    async fn acquire_run_with_open_calls(
         &self,
         id: &RunId,
         owner: &str,
         now: DateTime<Utc>,
         until: DateTime<Utc>,
     ) -> Result<Option<(Run, Vec<ToolCall>)>, StoreError> {
-        SqlStore::take_run(self, id, owner, now, until).await
+        SqlStore::acquire_run_with_open_calls(self, id, owner, now, until).await
     }
 
     async fn renew_lease(
