@@ -13,7 +13,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use engine::agent::demo_model::DemoModel;
-use engine::agent::{Agent, StepOutcome};
+use engine::agent::StepOutcome;
 use engine::config::Config;
 use engine::decisions::{Reviewer, Verdict};
 use engine::domain::{CallStatus, Channel};
@@ -51,7 +51,7 @@ async fn measure(prior: usize) -> Row {
         .unwrap();
     let engine = Engine::new(store.clone(), Arc::new(SystemClock), config());
     let tools: Arc<dyn ToolSource> = Arc::new(DemoTools::open(dir.path()).unwrap());
-    let agent = Agent::new(engine.clone(), Arc::new(DemoModel), vec![tools], "bench");
+    let agent = engine.agent(Arc::new(DemoModel), vec![tools], "bench");
     let conversation = engine.create_conversation().await.unwrap().id;
     for i in 0..prior {
         let role = if i % 2 == 0 {

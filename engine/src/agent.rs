@@ -1,10 +1,12 @@
 //! The agent: a model that proposes tool calls, and the loop that runs them
 //! under the policy, pausing durably while calls wait for a person.
 
+mod catalog;
 pub mod demo_model;
 pub mod model;
 pub mod openai;
 pub mod runner;
+mod stepping;
 pub mod transcript;
 pub mod worker;
 

@@ -1,262 +1,111 @@
 //! The [`Engine`] handle: the one door through which the web layer reads and
-//! changes Airlock's state. It validates input, applies the rules and calls
-//! the store.
+//! changes Airlock's state. Every method is declared here and is one call
+//! into the service that does the work: `conversations`, `decisions`,
+//! `grants`, `reviews`, `relay`, and the agent (`agent`).
 
-use std::collections::HashMap;
 use std::sync::Arc;
 
+use chrono::{DateTime, Utc};
+use tokio::sync::watch;
+
+use crate::agent::{Agent, Model};
 use crate::clock::Clock;
 use crate::config::Config;
-use crate::domain::{
-    title_from_message, CallStatus, Conversation, ConversationId, ConversationSnapshot,
-    ConversationSummary, ConversationView, InboxSnapshot, MessageId, Posted, Role, RunStatus,
-    TitledInbox, ToolCall, UNTITLED,
-};
+use crate::core::Core;
+use crate::domain::{BatchId, ConversationId, GrantId, RunId, ToolCallId};
+use crate::domain::{CaseEvent, CaseId, ReviewCase, ReviewToken};
+use crate::domain::{Channel, Grant, GrantEntry, ProposedCall, Reviewer, Run, ToolCall, Verdict};
+use crate::domain::{Conversation, ConversationSnapshot, ConversationSummary, ConversationView};
+use crate::domain::{InboxSnapshot, Posted, TitledInbox};
+use crate::error::EngineError;
 use crate::events::Events;
-use crate::store::{NewMessage, Store, StoreError};
+use crate::reviews::{callbacks, gateway, respond};
+use crate::reviews::{GatewayOutcome, GatewayRequest, ReviewView, Submission};
+use crate::store::Store;
+use crate::tools::ToolSource;
+use crate::{conversations, decisions, grants, relay};
 
-/// Longest message a person may send, in characters.
-pub const MAX_MESSAGE_CHARS: usize = 20_000;
-
-/// Who decides when a person decides by writing in the chat.
-pub const CHAT_USER: &str = "chat user";
-
-/// How many conversations the home page lists.
-const CONVERSATION_LIST_LIMIT: i64 = 200;
-
-/// Why an engine call did not do what was asked.
-#[derive(Debug, thiserror::Error)]
-pub enum EngineError {
-    /// The thing named does not exist.
-    #[error("{0} not found")]
-    NotFound(&'static str),
-    /// The input is not acceptable; `field` names which part.
-    #[error("{field}: {message}")]
-    Invalid {
-        /// The input field at fault.
-        field: &'static str,
-        /// What is wrong, in words for a person.
-        message: String,
-    },
-    /// Another decision on the same call came first.
-    #[error("already decided by {by}")]
-    AlreadyDecided {
-        /// Who decided.
-        by: String,
-        /// When.
-        at: chrono::DateTime<chrono::Utc>,
-        /// The status the call is in now.
-        status: CallStatus,
-    },
-    /// A review link's token is missing or does not belong to the case.
-    #[error("this review link is not valid: ask for a new one")]
-    Forbidden,
-    /// The review case expired before anyone responded.
-    #[error("this review expired at {at}")]
-    Expired {
-        /// When it expired.
-        at: chrono::DateTime<chrono::Utc>,
-    },
-    /// The store failed.
-    #[error(transparent)]
-    Store(StoreError),
-}
-
-impl From<StoreError> for EngineError {
-    fn from(e: StoreError) -> Self {
-        match e {
-            // The one store failure a client causes: text it sent that no
-            // check before the store named a field for.
-            StoreError::NulInText => EngineError::invalid("text", e.to_string()),
-            other => EngineError::Store(other),
-        }
-    }
-}
-
-impl EngineError {
-    /// Another decision came first: who took it, when, and where it left the call.
-    pub(crate) fn already_decided(call: ToolCall) -> Self {
-        let (by, at) = match call.decision {
-            Some(d) => (d.by, d.at),
-            None => ("the policy".to_owned(), call.updated_at),
-        };
-        Self::AlreadyDecided {
-            by,
-            at,
-            status: call.status,
-        }
-    }
-
-    pub(crate) fn invalid(field: &'static str, message: impl Into<String>) -> Self {
-        Self::Invalid {
-            field,
-            message: message.into(),
-        }
-    }
-
-    /// Refuses a person's text holding the NUL character, which neither
-    /// store keeps; `what` names the text in the message ("a reason").
-    pub(crate) fn refuse_nul(field: &'static str, what: &str, text: &str) -> Result<(), Self> {
-        if text.contains('\0') {
-            return Err(Self::invalid(
-                field,
-                format!("{what} may not contain the NUL character (U+0000)"),
-            ));
-        }
-        Ok(())
-    }
-}
+pub use crate::conversations::MAX_MESSAGE_CHARS;
+pub use crate::decisions::CHAT_USER;
 
 /// A cheap-to-clone handle on Airlock's core.
 #[derive(Debug, Clone)]
 pub struct Engine {
-    pub(crate) inner: Arc<Inner>,
-}
-
-#[derive(Debug)]
-pub(crate) struct Inner {
-    pub(crate) store: Arc<dyn Store>,
-    pub(crate) clock: Arc<dyn Clock>,
-    pub(crate) events: Events,
-    pub(crate) config: Config,
+    core: Arc<Core>,
 }
 
 impl Engine {
     /// An engine over `store`, telling time by `clock`, applying `config`.
     pub fn new(store: Arc<dyn Store>, clock: Arc<dyn Clock>, config: Config) -> Self {
-        let inner = Inner {
+        let core = Core {
             store,
             clock,
             events: Events::new(),
             config,
         };
         Self {
-            inner: Arc::new(inner),
+            core: Arc::new(core),
         }
+    }
+
+    /// An agent that records into this engine; `owner` names this process
+    /// in run leases.
+    pub fn agent(
+        &self,
+        model: Arc<dyn Model>,
+        sources: Vec<Arc<dyn ToolSource>>,
+        owner: impl Into<String>,
+    ) -> Agent {
+        Agent::new(self.core.clone(), model, sources, owner)
+    }
+
+    /// The engine over `core`, for tests that hold only an agent.
+    #[cfg(test)]
+    pub(crate) fn with_core(core: Arc<Core>) -> Self {
+        Self { core }
+    }
+
+    /// What the services work with, for tests that call one directly.
+    #[cfg(test)]
+    pub(crate) fn core(&self) -> &Core {
+        &self.core
     }
 
     /// The live event hub, for streams.
     pub fn events(&self) -> &Events {
-        &self.inner.events
+        &self.core.events
     }
 
     /// The configuration in force.
     pub fn config(&self) -> &Config {
-        &self.inner.config
+        &self.core.config
     }
 
     /// The clock the engine tells time by.
     pub fn clock(&self) -> &Arc<dyn Clock> {
-        &self.inner.clock
+        &self.core.clock
     }
 
     /// The store, for health checks.
     pub fn store(&self) -> &Arc<dyn Store> {
-        &self.inner.store
+        &self.core.store
     }
+
+    // Conversations and messages.
 
     /// Starts an empty conversation.
     pub async fn create_conversation(&self) -> Result<Conversation, EngineError> {
-        let now = self.inner.clock.now();
-        let conversation = Conversation {
-            id: ConversationId::new(),
-            title: UNTITLED.to_owned(),
-            created_at: now,
-            updated_at: now,
-        };
-        self.inner.store.insert_conversation(&conversation).await?;
-        Ok(conversation)
+        conversations::create_conversation(&self.core).await
     }
 
     /// Conversations, most recently active first.
     pub async fn conversations(&self) -> Result<Vec<ConversationSummary>, EngineError> {
-        Ok(self
-            .inner
-            .store
-            .list_conversations(CONVERSATION_LIST_LIMIT)
-            .await?)
+        conversations::conversations(&self.core).await
     }
 
     /// One conversation with its messages.
     pub async fn conversation(&self, id: &ConversationId) -> Result<ConversationView, EngineError> {
-        let conversation = self
-            .inner
-            .store
-            .conversation(id)
-            .await?
-            .ok_or(EngineError::NotFound("conversation"))?;
-        let messages = self.inner.store.messages(id).await?;
-        Ok(ConversationView {
-            conversation,
-            messages,
-        })
-    }
-
-    /// Gives a person's message to the agent. While calls wait for a
-    /// person, the message decides them: "approve", "yes" or "go ahead"
-    /// approves them all; "reject", "no" or "deny …" rejects them all with
-    /// the rest as the reason; a lone pending question takes the message as
-    /// its answer; anything else rejects them ("the user sent a new message
-    /// instead") and goes to the model. With no run under way, a run starts.
-    async fn hand_to_agent(&self, id: &ConversationId, content: &str) -> Result<(), EngineError> {
-        use crate::domain::CallStatus;
-        use crate::domain::RunStatus;
-        use crate::domain::{Reviewer, Verdict};
-        let reviewer = Reviewer {
-            name: CHAT_USER.to_owned(),
-            channel: crate::domain::Channel::Chat,
-        };
-        let run = match self.inner.store.active_run(id).await? {
-            None => {
-                self.start_run(id).await?;
-                return Ok(());
-            }
-            Some(run) if run.status == RunStatus::Running => return Ok(()),
-            Some(run) => run,
-        };
-        let pending: Vec<_> = self
-            .inner
-            .store
-            .open_calls(&run.id)
-            .await?
-            .into_iter()
-            .filter(|c| c.status == CallStatus::PendingApproval)
-            .collect();
-        let questions: Vec<_> = pending
-            .iter()
-            .filter(|c| c.tool == crate::domain::QUESTION_TOOL)
-            .collect();
-        if pending.len() == 1 && questions.len() == 1 {
-            self.answer(&questions[0].id, content, &reviewer).await?;
-            return Ok(());
-        }
-        let (approve, reason) = match crate::intent::chat_intent(content) {
-            crate::intent::ChatIntent::Approve => (true, None),
-            crate::intent::ChatIntent::Reject(reason) => (false, reason),
-            crate::intent::ChatIntent::Other => (
-                false,
-                Some("the user sent a new message instead".to_owned()),
-            ),
-        };
-        let mut batches: Vec<_> = pending.iter().map(|c| c.batch_id.clone()).collect();
-        batches.dedup();
-        for batch in batches {
-            self.decide_batch(&batch, approve, reason.clone(), &reviewer)
-                .await?;
-        }
-        // Questions are not approved by "yes"; they go when the rest is rejected.
-        if !approve {
-            for q in questions {
-                let verdict = Verdict::Reject {
-                    reason: reason.clone(),
-                };
-                match self.decide(&q.id, verdict, &reviewer).await {
-                    Ok(_) | Err(EngineError::AlreadyDecided { .. }) => {}
-                    Err(e) => return Err(e),
-                }
-            }
-        }
-        Ok(())
+        conversations::conversation(&self.core, id).await
     }
 
     /// A conversation's state for a new subscriber: the position of its
@@ -267,47 +116,19 @@ impl Engine {
         &self,
         id: &ConversationId,
     ) -> Result<ConversationSnapshot, EngineError> {
-        let cursor = self
-            .inner
-            .store
-            .event_cursor(id)
-            .await
-            .map_err(|e| match e {
-                StoreError::NotFound(what) => EngineError::NotFound(what),
-                other => other.into(),
-            })?;
-        let view = self.conversation(id).await?;
-        let calls = self.inner.store.tool_calls(id).await?;
-        let run = self.inner.store.active_run(id).await?;
-        Ok(ConversationSnapshot {
-            cursor,
-            view,
-            calls,
-            working: run.is_some_and(|run| run.status == RunStatus::Running),
-        })
+        conversations::conversation_snapshot(&self.core, id).await
     }
 
     /// The inbox's state for a new subscriber: the newest event id, then the
     /// pending approvals (see [`Engine::conversation_snapshot`] on ordering).
     pub async fn inbox_snapshot(&self, limit: i64) -> Result<InboxSnapshot, EngineError> {
-        let cursor = self.inner.store.inbox_cursor().await?;
-        let pending = self.inner.store.pending_calls(limit).await?;
-        Ok(InboxSnapshot { cursor, pending })
+        conversations::inbox_snapshot(&self.core, limit).await
     }
 
     /// [`Engine::inbox_snapshot`] with the title of each call's conversation,
     /// for the approvals page.
     pub async fn titled_inbox(&self, limit: i64) -> Result<TitledInbox, EngineError> {
-        let inbox = self.inbox_snapshot(limit).await?;
-        let mut titles = HashMap::new();
-        for call in &inbox.pending {
-            if !titles.contains_key(&call.conversation_id) {
-                let conversation = self.inner.store.conversation(&call.conversation_id).await?;
-                let title = conversation.map(|c| c.title).unwrap_or_default();
-                titles.insert(call.conversation_id.clone(), title);
-            }
-        }
-        Ok(TitledInbox { inbox, titles })
+        conversations::titled_inbox(&self.core, limit).await
     }
 
     /// A conversation's stored events after position `seq`.
@@ -317,7 +138,7 @@ impl Engine {
         seq: i64,
         limit: i64,
     ) -> Result<Vec<crate::domain::Event>, EngineError> {
-        Ok(self.inner.store.events_after(id, seq, limit).await?)
+        conversations::events_after(&self.core, id, seq, limit).await
     }
 
     /// Tool call events of every conversation after inbox position `inbox_seq`.
@@ -326,11 +147,7 @@ impl Engine {
         inbox_seq: i64,
         limit: i64,
     ) -> Result<Vec<crate::domain::Event>, EngineError> {
-        Ok(self
-            .inner
-            .store
-            .inbox_events_after(inbox_seq, limit)
-            .await?)
+        conversations::inbox_events_after(&self.core, inbox_seq, limit).await
     }
 
     /// Appends a person's message to a conversation. The first message also
@@ -340,52 +157,239 @@ impl Engine {
         id: &ConversationId,
         content: &str,
     ) -> Result<Posted, EngineError> {
-        let content = content.trim();
-        if content.is_empty() {
-            return Err(EngineError::invalid("content", "the message is empty"));
-        }
-        if content.chars().count() > MAX_MESSAGE_CHARS {
-            return Err(EngineError::invalid(
-                "content",
-                format!("the message is longer than {MAX_MESSAGE_CHARS} characters"),
-            ));
-        }
-        EngineError::refuse_nul("content", "the message", content)?;
-        let (message, event) = self
-            .inner
-            .store
-            .append_message(NewMessage {
-                id: MessageId::new(),
-                conversation_id: id.clone(),
-                role: Role::User,
-                content: content.to_owned(),
-                created_at: self.inner.clock.now(),
-            })
-            .await
-            .map_err(|e| match e {
-                StoreError::NotFound(what) => EngineError::NotFound(what),
-                other => other.into(),
-            })?;
-        self.inner.events.publish([event]);
-        // Named before the agent starts, so the name comes first in the stream.
-        let conversation_title = if message.seq == 1 {
-            let title = title_from_message(content);
-            let event = self
-                .inner
-                .store
-                .set_title(id, &title, message.created_at)
-                .await?;
-            self.inner.events.publish([event]);
-            title
-        } else {
-            let conversation = self.inner.store.conversation(id).await?;
-            conversation.map(|c| c.title).unwrap_or_default()
-        };
-        self.hand_to_agent(id, content).await?;
-        Ok(Posted {
-            message,
-            conversation_title,
-        })
+        conversations::post_message(&self.core, id, content).await
+    }
+
+    // Proposing and deciding calls, and runs.
+
+    /// Classifies a model turn's calls by policy and stores them as one
+    /// batch: allowed calls are `approved`, denied or hidden ones `rejected`,
+    /// the rest `pending_approval` with their expiry.
+    pub async fn propose_calls(
+        &self,
+        conversation: &ConversationId,
+        proposals: Vec<ProposedCall>,
+    ) -> Result<Vec<ToolCall>, EngineError> {
+        decisions::propose_calls(&self.core, conversation, proposals).await
+    }
+
+    /// Like [`Engine::propose_calls`], for the calls of an agent run's turn:
+    /// `turn` names the run and the assistant message that proposed them.
+    pub async fn propose_in_run(
+        &self,
+        conversation: &ConversationId,
+        turn: Option<(&RunId, i64)>,
+        proposals: Vec<ProposedCall>,
+    ) -> Result<Vec<ToolCall>, EngineError> {
+        decisions::propose_in_run(&self.core, conversation, turn, proposals).await
+    }
+
+    /// Applies a person's decision to one pending call.
+    pub async fn decide(
+        &self,
+        call_id: &ToolCallId,
+        verdict: Verdict,
+        reviewer: &Reviewer,
+    ) -> Result<ToolCall, EngineError> {
+        decisions::decide(&self.core, call_id, verdict, reviewer).await
+    }
+
+    /// Approves or rejects every still-pending call of a batch at once.
+    pub async fn decide_batch(
+        &self,
+        batch_id: &BatchId,
+        approve: bool,
+        reason: Option<String>,
+        reviewer: &Reviewer,
+    ) -> Result<Vec<ToolCall>, EngineError> {
+        decisions::decide_batch(&self.core, batch_id, approve, reason, reviewer).await
+    }
+
+    /// Approves or rejects every call of a conversation that waits for a
+    /// person ("Approve all" / "Reject all"), one atomic batch decision per
+    /// model turn. Approving leaves the agent's questions alone: they take an
+    /// answer. Calls decided meanwhile by someone else are skipped, not errors.
+    pub async fn decide_pending(
+        &self,
+        conversation: &ConversationId,
+        approve: bool,
+        reason: Option<String>,
+        reviewer: &Reviewer,
+    ) -> Result<Vec<ToolCall>, EngineError> {
+        decisions::decide_pending(&self.core, conversation, approve, reason, reviewer).await
+    }
+
+    /// Applies the default action of every lapsed approval, once; returns how
+    /// many it applied. Safe to run from several processes at once.
+    pub async fn expire_due(&self) -> Result<usize, EngineError> {
+        decisions::expire_due(&self.core).await
+    }
+
+    /// Answers a question the agent asked (`request_human_input`).
+    pub async fn answer(
+        &self,
+        call_id: &ToolCallId,
+        answer: &str,
+        reviewer: &Reviewer,
+    ) -> Result<ToolCall, EngineError> {
+        decisions::answer(&self.core, call_id, answer, reviewer).await
+    }
+
+    /// Starts a run of the agent in a conversation.
+    pub async fn start_run(&self, conversation: &ConversationId) -> Result<Run, EngineError> {
+        decisions::start_run(&self.core, conversation).await
+    }
+
+    /// The calls of a conversation, in order.
+    pub async fn tool_calls(
+        &self,
+        conversation: &ConversationId,
+    ) -> Result<Vec<ToolCall>, EngineError> {
+        decisions::tool_calls(&self.core, conversation).await
+    }
+
+    /// Every call waiting for a person, oldest first.
+    pub async fn pending_approvals(&self, limit: i64) -> Result<Vec<ToolCall>, EngineError> {
+        decisions::pending_approvals(&self.core, limit).await
+    }
+
+    // "Always allow" grants.
+
+    /// Every grant, newest first, revoked ones included.
+    pub async fn grants(&self) -> Result<Vec<Grant>, EngineError> {
+        grants::grants(&self.core).await
+    }
+
+    /// Every grant, newest first, with its conversation's title.
+    pub async fn grant_entries(&self) -> Result<Vec<GrantEntry>, EngineError> {
+        grants::grant_entries(&self.core).await
+    }
+
+    /// Revokes a grant: its tool asks again from the next call on. Returns
+    /// when it was revoked. Revoking one already revoked (in another tab,
+    /// say) is what the person wants, so it succeeds and keeps the first
+    /// time; an unknown grant is `NotFound`.
+    pub async fn revoke_grant(&self, id: &GrantId) -> Result<DateTime<Utc>, EngineError> {
+        grants::revoke_grant(&self.core, id).await
+    }
+
+    // The HITL gateway.
+
+    /// Classifies an external agent's call by its source's policy and
+    /// records it in the conversation of the agent's session; a call that
+    /// must wait gets a review case and a fresh link token.
+    pub async fn gateway_call(
+        &self,
+        request: GatewayRequest,
+    ) -> Result<GatewayOutcome, EngineError> {
+        gateway::gateway_call(&self.core, request).await
+    }
+
+    // Review pages and their cases.
+
+    /// Opens a review page: checks the token and marks the case `opened`.
+    pub async fn open_review(
+        &self,
+        id: &CaseId,
+        presented: &str,
+    ) -> Result<ReviewView, EngineError> {
+        respond::open_review(&self.core, id, presented).await
+    }
+
+    /// A review page as it stands now, for keeping an open page current:
+    /// checks the token like [`Engine::open_review`] but changes nothing.
+    pub async fn review_view(
+        &self,
+        id: &CaseId,
+        presented: &str,
+    ) -> Result<ReviewView, EngineError> {
+        respond::review_view(&self.core, id, presented).await
+    }
+
+    /// Marks the case `in_progress`: someone started filling in the page.
+    pub async fn touch_review(
+        &self,
+        id: &CaseId,
+        presented: &str,
+    ) -> Result<ReviewCase, EngineError> {
+        respond::touch_review(&self.core, id, presented).await
+    }
+
+    /// Responds to a case through its link, once: a second response gets
+    /// [`EngineError::AlreadyDecided`], a lapsed case [`EngineError::Expired`].
+    pub async fn respond_review(
+        &self,
+        id: &CaseId,
+        presented: &str,
+        submission: Submission,
+        channel: Channel,
+    ) -> Result<ReviewCase, EngineError> {
+        respond::respond_review(&self.core, id, presented, submission, channel).await
+    }
+
+    /// Withdraws a case through its link: the reviewer declines to decide
+    /// ("Human clicks cancel"). The call does not run, the case ends
+    /// `cancelled` with `reason`, its agent is told as it is of any
+    /// response, and the chat's model reads it as a rejection. Once only,
+    /// like a response.
+    pub async fn cancel_review(
+        &self,
+        id: &CaseId,
+        presented: &str,
+        reason: Option<String>,
+        responded_by: Option<&str>,
+        channel: Channel,
+    ) -> Result<ReviewCase, EngineError> {
+        respond::cancel_review(&self.core, id, presented, reason, responded_by, channel).await
+    }
+
+    /// A case as its agent polls it. A gateway case is visible only to the
+    /// API client that created it.
+    pub async fn review_status(
+        &self,
+        id: &CaseId,
+        client: Option<&str>,
+    ) -> Result<ReviewCase, EngineError> {
+        respond::review_status(&self.core, id, client).await
+    }
+
+    /// A case's events after position `seq`.
+    pub async fn review_events_after(
+        &self,
+        id: &CaseId,
+        seq: i64,
+    ) -> Result<Vec<CaseEvent>, EngineError> {
+        respond::review_events_after(&self.core, id, seq).await
+    }
+
+    /// A new review link for a waiting call: its case and a fresh token.
+    /// Earlier links stay valid, so a link can be handed to several people.
+    pub async fn review_link(
+        &self,
+        call_id: &ToolCallId,
+    ) -> Result<(CaseId, ReviewToken), EngineError> {
+        respond::review_link(&self.core, call_id).await
+    }
+
+    // Callbacks to requesters.
+
+    /// Delivers every callback that is due, signing each with `secret`, and
+    /// returns how many were delivered.
+    pub async fn deliver_callbacks(
+        &self,
+        client: &reqwest::Client,
+        secret: &[u8],
+    ) -> Result<usize, EngineError> {
+        callbacks::deliver_callbacks(&self.core, client, secret).await
+    }
+
+    // Other replicas' events.
+
+    /// Places stored events in the shared feed and relays what other
+    /// processes commit to this process's subscribers, until `stop` turns
+    /// true. Returns at once on a store no other process writes to (SQLite).
+    pub async fn follow_feed(&self, stop: watch::Receiver<bool>) -> Result<(), EngineError> {
+        relay::follow_feed(&self.core, stop).await
     }
 }
 

@@ -5,9 +5,12 @@
 pub mod agent;
 pub mod clock;
 pub mod config;
+pub mod conversations;
+mod core;
 pub mod decisions;
 pub mod domain;
 pub mod engine;
+mod error;
 pub mod events;
 pub mod grants;
 pub mod intent;
@@ -26,7 +29,8 @@ pub use domain::{
     Conversation, ConversationId, ConversationSummary, ConversationView, IdError, Message,
     MessageId, Role,
 };
-pub use engine::{Engine, EngineError};
+pub use engine::Engine;
+pub use error::EngineError;
 pub use store::{Store, StoreError};
 
 /// Airlock's version, as reported by `/healthz`.

@@ -10,7 +10,8 @@ use std::time::Duration;
 
 use tokio::sync::watch;
 
-use crate::engine::{Engine, EngineError};
+use crate::core::Core;
+use crate::error::EngineError;
 use crate::store::{Announcement, FeedBatch};
 
 /// Events placed, and read back, per query.
@@ -29,93 +30,91 @@ const PLACE_EVERY: Duration = Duration::from_millis(500);
 /// the place: this process's own streams have the events at once.
 const PLACE_AFTER: Duration = Duration::from_millis(5);
 
-impl Engine {
-    /// Places stored events in the shared feed and relays what other
-    /// processes commit to this process's subscribers, until `stop` turns
-    /// true. Returns at once on a store no other process writes to (SQLite).
-    pub async fn follow_feed(&self, mut stop: watch::Receiver<bool>) -> Result<(), EngineError> {
-        let store = &self.inner.store;
-        let Some(mut announced) = store.feed_announcements().await? else {
-            return Ok(());
+pub(crate) async fn follow_feed(
+    core: &Core,
+    mut stop: watch::Receiver<bool>,
+) -> Result<(), EngineError> {
+    let store = &core.store;
+    let Some(mut announced) = store.feed_announcements().await? else {
+        return Ok(());
+    };
+    let mut cursor = store.feed_head().await?;
+    let stored = core.events.stored();
+    let mut tick = tokio::time::interval(PLACE_EVERY);
+    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    loop {
+        tokio::select! {
+            _ = stored.notified() => {
+                tokio::time::sleep(PLACE_AFTER).await;
+                cursor = place(core, cursor).await;
+            }
+            _ = tick.tick() => cursor = place(core, cursor).await,
+            announcement = announced.recv() => match announcement {
+                Some(Announcement::Placed(through)) => cursor = follow(core, cursor, through).await,
+                Some(Announcement::Grants) => core.events.grants_changed(),
+                None => return Ok(()),
+            },
+            _ = stop.changed() => return Ok(()),
+        }
+    }
+}
+
+/// Places whatever waits for a place; the new feed cursor.
+async fn place(core: &Core, mut cursor: i64) -> i64 {
+    loop {
+        let batch = match core.store.place_events(FEED_PAGE).await {
+            Ok(batch) => batch,
+            Err(e) => {
+                // The next signal or tick tries again.
+                tracing::warn!(error = %e, "could not place events in the feed");
+                return cursor;
+            }
         };
-        let mut cursor = store.feed_head().await?;
-        let stored = self.inner.events.stored();
-        let mut tick = tokio::time::interval(PLACE_EVERY);
-        tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-        loop {
-            tokio::select! {
-                _ = stored.notified() => {
-                    tokio::time::sleep(PLACE_AFTER).await;
-                    cursor = self.place(cursor).await;
-                }
-                _ = tick.tick() => cursor = self.place(cursor).await,
-                announcement = announced.recv() => match announcement {
-                    Some(Announcement::Placed(through)) => cursor = self.follow(cursor, through).await,
-                    Some(Announcement::Grants) => self.inner.events.grants_changed(),
-                    None => return Ok(()),
-                },
-                _ = stop.changed() => return Ok(()),
+        if batch.events.is_empty() {
+            return cursor;
+        }
+        // Another process placed the positions before this batch.
+        cursor = follow(core, cursor, batch.after).await;
+        let full = batch.events.len() as i64 == FEED_PAGE;
+        cursor = relay(core, cursor, batch);
+        if !full {
+            return cursor;
+        }
+    }
+}
+
+/// Reads the feed from `cursor` through at least `through`; the new cursor.
+async fn follow(core: &Core, mut cursor: i64, through: i64) -> i64 {
+    while cursor < through {
+        match core.store.feed_after(cursor, FEED_PAGE).await {
+            Ok(batch) if !batch.events.is_empty() => cursor = relay(core, cursor, batch),
+            Ok(_) => break,
+            Err(e) => {
+                // Streams fill the gap from the store when they see the
+                // next event; the worker's sweep finds runs it missed.
+                tracing::warn!(error = %e, "could not read the feed");
+                break;
             }
         }
     }
+    cursor
+}
 
-    /// Places whatever waits for a place; the new feed cursor.
-    async fn place(&self, mut cursor: i64) -> i64 {
-        loop {
-            let batch = match self.inner.store.place_events(FEED_PAGE).await {
-                Ok(batch) => batch,
-                Err(e) => {
-                    // The next signal or tick tries again.
-                    tracing::warn!(error = %e, "could not place events in the feed");
-                    return cursor;
-                }
-            };
-            if batch.events.is_empty() {
-                return cursor;
-            }
-            // Another process placed the positions before this batch.
-            cursor = self.follow(cursor, batch.after).await;
-            let full = batch.events.len() as i64 == FEED_PAGE;
-            cursor = self.relay(cursor, batch);
-            if !full {
-                return cursor;
-            }
-        }
-    }
-
-    /// Reads the feed from `cursor` through at least `through`; the new cursor.
-    async fn follow(&self, mut cursor: i64, through: i64) -> i64 {
-        while cursor < through {
-            match self.inner.store.feed_after(cursor, FEED_PAGE).await {
-                Ok(batch) if !batch.events.is_empty() => cursor = self.relay(cursor, batch),
-                Ok(_) => break,
-                Err(e) => {
-                    // Streams fill the gap from the store when they see the
-                    // next event; the worker's sweep finds runs it missed.
-                    tracing::warn!(error = %e, "could not read the feed");
-                    break;
-                }
-            }
-        }
-        cursor
-    }
-
-    /// Publishes the batch's events past `cursor` that this process has not
-    /// published itself (its own inbox events, now numbered, go out again:
-    /// streams skip positions they have sent); the new cursor.
-    fn relay(&self, cursor: i64, batch: FeedBatch) -> i64 {
-        let through = batch.through();
-        let skip = usize::try_from(cursor - batch.after).unwrap_or(0);
-        self.inner.events.publish_placed(
-            batch
-                .events
-                .into_iter()
-                .skip(skip)
-                .filter(|(event, elsewhere)| *elsewhere || event.inbox_seq.is_some())
-                .map(|(event, _)| event),
-        );
-        through.max(cursor)
-    }
+/// Publishes the batch's events past `cursor` that this process has not
+/// published itself (its own inbox events, now numbered, go out again:
+/// streams skip positions they have sent); the new cursor.
+fn relay(core: &Core, cursor: i64, batch: FeedBatch) -> i64 {
+    let through = batch.through();
+    let skip = usize::try_from(cursor - batch.after).unwrap_or(0);
+    core.events.publish_placed(
+        batch
+            .events
+            .into_iter()
+            .skip(skip)
+            .filter(|(event, elsewhere)| *elsewhere || event.inbox_seq.is_some())
+            .map(|(event, _)| event),
+    );
+    through.max(cursor)
 }
 
 #[cfg(test)]

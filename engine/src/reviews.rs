@@ -7,8 +7,8 @@
 //! channel it came from (chat, review page, HTTP or expiry).
 
 pub mod callbacks;
-mod gateway;
-mod respond;
+pub(crate) mod gateway;
+pub(crate) mod respond;
 
 #[cfg(test)]
 mod tests;

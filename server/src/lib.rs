@@ -154,7 +154,7 @@ pub async fn build(settings: &Settings) -> anyhow::Result<Services> {
             Arc::new(OpenAiModel::new(config).context("cannot set up the model client")?)
         }
     };
-    let agent = Agent::new(engine.clone(), model, tools, owner);
+    let agent = engine.agent(model, tools, owner);
     let leptos_options = LeptosOptions::builder()
         .output_name("airlock")
         .site_root(settings.site_root.as_str())

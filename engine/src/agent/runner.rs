@@ -9,14 +9,18 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use super::model::{Model, ModelRequest, Turn};
+use super::catalog::Catalog;
+use super::model::{Model, ModelRequest};
+use super::stepping::{Stepping, SteppingRuns};
 use super::{transcript, QUESTION_TOOL};
+use crate::core::Core;
+use crate::decisions;
 use crate::domain::ProposedCall;
 use crate::domain::Role;
 use crate::domain::RunId;
 use crate::domain::{lease_until, Run, RunStatus};
 use crate::domain::{CallStatus, ToolCall};
-use crate::engine::{Engine, EngineError};
+use crate::error::EngineError;
 use crate::store::NewMessage;
 use crate::tools::{ToolSource, ToolSpec};
 
@@ -49,59 +53,19 @@ pub enum StepOutcome {
 /// Why the loop itself could not proceed (the store failed).
 pub type AgentError = EngineError;
 
-/// The agent: a model, the tool sources, and the engine that records it all.
+/// The agent: a model, the tool sources, and the core that records it all.
 #[derive(Debug, Clone)]
 pub struct Agent {
-    engine: Engine,
+    core: Arc<Core>,
     model: Arc<dyn Model>,
     sources: Arc<BTreeMap<String, Arc<dyn ToolSource>>>,
-    /// Every source's tools under the names the model knows them by; a
-    /// source's tool list is fixed once it is connected, so this is built once.
-    catalog: Arc<Vec<Offered>>,
+    /// The tools the model is offered, under the names it knows them by.
+    catalog: Arc<Catalog>,
     owner: String,
     /// Runs this process is stepping now. The store's lease keeps other
     /// processes off a run, but this process's own owner name passes it, so
     /// two wake-ups arriving together (an event and a sweep) must meet here.
     stepping: SteppingRuns,
-}
-
-/// The runs a process is stepping now (see [`Agent::stepping`]).
-type SteppingRuns = Arc<std::sync::Mutex<std::collections::HashSet<RunId>>>;
-
-/// Holds a run in [`Agent::stepping`] while a step runs.
-struct Stepping {
-    runs: SteppingRuns,
-    run: RunId,
-}
-
-impl Stepping {
-    /// `None` when this process already steps the run.
-    fn enter(runs: &SteppingRuns, run: &RunId) -> Option<Self> {
-        let mut held = runs.lock().unwrap_or_else(|e| e.into_inner());
-        held.insert(run.clone()).then(|| Self {
-            runs: runs.clone(),
-            run: run.clone(),
-        })
-    }
-}
-
-impl Drop for Stepping {
-    fn drop(&mut self) {
-        let mut held = self.runs.lock().unwrap_or_else(|e| e.into_inner());
-        held.remove(&self.run);
-    }
-}
-
-/// One tool as the model is offered it.
-#[derive(Debug)]
-struct Offered {
-    /// The source offering it.
-    source: String,
-    /// Its name within that source.
-    tool: String,
-    /// The tool as the model sees it: named `source__tool` when another
-    /// source offers a tool of the same name.
-    spec: ToolSpec,
 }
 
 /// Text from the model or a tool, as it can be stored: the stores refuse
@@ -112,43 +76,10 @@ fn storable(text: &str) -> String {
     text.replace('\0', "\u{FFFD}")
 }
 
-/// Names every source's tools for the model.
-fn catalog(sources: &BTreeMap<String, Arc<dyn ToolSource>>) -> Vec<Offered> {
-    let all: Vec<(&String, ToolSpec)> = sources
-        .iter()
-        .flat_map(|(name, source)| source.tools().into_iter().map(move |t| (name, t)))
-        .collect();
-    all.iter()
-        .map(|(source, t)| {
-            let shared = all.iter().filter(|(_, other)| other.name == t.name).count() > 1;
-            let name = if shared {
-                let safe: String = source
-                    .chars()
-                    .map(|c| {
-                        if c.is_ascii_alphanumeric() || c == '-' {
-                            c
-                        } else {
-                            '_'
-                        }
-                    })
-                    .collect();
-                format!("{safe}__{}", t.name)
-            } else {
-                t.name.clone()
-            };
-            Offered {
-                source: (*source).clone(),
-                tool: t.name.clone(),
-                spec: ToolSpec { name, ..t.clone() },
-            }
-        })
-        .collect()
-}
-
 impl Agent {
     /// An agent; `owner` names this process in run leases.
-    pub fn new(
-        engine: Engine,
+    pub(crate) fn new(
+        core: Arc<Core>,
         model: Arc<dyn Model>,
         sources: Vec<Arc<dyn ToolSource>>,
         owner: impl Into<String>,
@@ -158,62 +89,25 @@ impl Agent {
             .map(|s| (s.name().to_owned(), s))
             .collect();
         Self {
-            engine,
+            core,
             model,
-            catalog: Arc::new(catalog(&sources)),
+            catalog: Arc::new(Catalog::new(&sources)),
             sources: Arc::new(sources),
             owner: owner.into(),
             stepping: Arc::default(),
         }
     }
 
-    /// The engine the agent records into.
-    pub fn engine(&self) -> &Engine {
-        &self.engine
+    /// What the agent records into.
+    pub(crate) fn core(&self) -> &Core {
+        &self.core
     }
 
     /// The tools the model is offered: every source's tools its policy does
     /// not hide, plus the built-in question tool. A tool whose name two
     /// sources share is offered as `source__tool` from each.
     pub fn offered_tools(&self) -> Vec<ToolSpec> {
-        let config = self.engine.config();
-        let mut tools: Vec<ToolSpec> = self
-            .catalog
-            .iter()
-            .filter(|o| config.policy_for(&o.source).is_visible(&o.tool))
-            .map(|o| o.spec.clone())
-            .collect();
-        tools.push(super::question_tool());
-        tools
-    }
-
-    /// The name the model knows a source's tool by.
-    fn model_name(&self, source: &str, tool: &str) -> String {
-        self.catalog
-            .iter()
-            .find(|o| o.source == source && o.tool == tool)
-            .map_or_else(|| tool.to_owned(), |o| o.spec.name.clone())
-    }
-
-    /// The offered tool behind a name the model used.
-    fn resolve(&self, model_name: &str) -> Option<&Offered> {
-        self.catalog.iter().find(|o| o.spec.name == model_name)
-    }
-
-    /// Past calls under the names the model was offered them by.
-    fn named_for_model(&self, mut turns: Vec<Turn>, calls: &[ToolCall]) -> Vec<Turn> {
-        for turn in &mut turns {
-            if let Turn::Assistant { calls: told, .. } = turn {
-                for t in told {
-                    if let Some(c) = calls.iter().find(|c| c.id.as_str() == t.id) {
-                        if c.source != super::AGENT_SOURCE {
-                            t.tool = self.model_name(&c.source, &c.tool);
-                        }
-                    }
-                }
-            }
-        }
-        turns
+        self.catalog.offered_tools(&self.core.config)
     }
 
     /// Takes the run as far as it can go.
@@ -221,8 +115,8 @@ impl Agent {
         let Some(_stepping) = Stepping::enter(&self.stepping, run_id) else {
             return Ok(StepOutcome::Busy);
         };
-        let store = self.engine.store();
-        let clock = self.engine.clock();
+        let store = &self.core.store;
+        let clock = &self.core.clock;
         let now = clock.now();
         let Some((run, open)) = store
             .acquire_run_with_open_calls(run_id, &self.owner, now, lease_until(now))
@@ -251,7 +145,7 @@ impl Agent {
     /// [`Agent::step`] once the lease is held; `taken`: the run's open calls
     /// as read with the lease.
     async fn step_leased(&self, run: Run, taken: Vec<ToolCall>) -> Result<StepOutcome, AgentError> {
-        let store = self.engine.store().clone();
+        let store = self.core.store.clone();
         let run_id = &run.id;
         let mut taken = Some(taken);
         for _ in 0..MAX_TURNS {
@@ -300,11 +194,13 @@ impl Agent {
             let first = messages.first().map_or(0, |m| m.seq);
             let calls = store.tool_calls_from(&run.conversation_id, first).await?;
             let request = ModelRequest {
-                turns: self.named_for_model(transcript::turns(&messages, &calls), &calls),
+                turns: self
+                    .catalog
+                    .named_for_model(transcript::turns(&messages, &calls), &calls),
                 tools: self.offered_tools(),
             };
             // The reply's text streams to open browsers as it is written.
-            let events = self.engine.events().clone();
+            let events = self.core.events.clone();
             let writing_in = run.conversation_id.clone();
             let drafting = crate::domain::markdown::Drafting::default();
             let on_text = move |piece: &str| {
@@ -334,7 +230,7 @@ impl Agent {
                     let (source, tool, read_only) = if c.tool == QUESTION_TOOL {
                         (super::AGENT_SOURCE.to_owned(), c.tool, false)
                     } else {
-                        match self.resolve(&c.tool) {
+                        match self.catalog.resolve(&c.tool) {
                             Some(o) => (o.source.clone(), o.tool.clone(), o.spec.read_only),
                             // The policy refuses calls of tools nobody offers.
                             None => (String::new(), c.tool, false),
@@ -348,9 +244,13 @@ impl Agent {
                     }
                 })
                 .collect();
-            self.engine
-                .propose_in_run(&run.conversation_id, Some((run_id, message.seq)), proposals)
-                .await?;
+            decisions::propose_in_run(
+                &self.core,
+                &run.conversation_id,
+                Some((run_id, message.seq)),
+                proposals,
+            )
+            .await?;
             if !self.retake(run_id).await? {
                 return Ok(StepOutcome::Busy);
             }
@@ -364,10 +264,10 @@ impl Agent {
 
     /// Takes the run's lease (again); false when another holds it.
     async fn retake(&self, run_id: &RunId) -> Result<bool, AgentError> {
-        let now = self.engine.clock().now();
+        let now = self.core.clock.now();
         let run = self
-            .engine
-            .store()
+            .core
+            .store
             .acquire_run(run_id, &self.owner, now, lease_until(now))
             .await?;
         Ok(run.is_some())
@@ -376,20 +276,19 @@ impl Agent {
     /// Runs one approved call, at most once; false when someone else ran
     /// it, or its end was recorded by someone else.
     async fn execute(&self, call: &ToolCall) -> Result<bool, AgentError> {
-        let store = self.engine.store();
-        let Some((claimed, event)) = store.claim_call(call, self.engine.clock().now()).await?
-        else {
+        let store = &self.core.store;
+        let Some((claimed, event)) = store.claim_call(call, self.core.clock.now()).await? else {
             return Ok(false); // someone else runs it
         };
-        self.engine.events().publish([event]);
+        self.core.events.publish([event]);
         self.run_tool(&claimed).await
     }
 
     /// Runs a call claimed for this process, and records how it ended;
     /// false when its end was recorded by someone else.
     async fn run_tool(&self, claimed: &ToolCall) -> Result<bool, AgentError> {
-        let store = self.engine.store();
-        let clock = self.engine.clock();
+        let store = &self.core.store;
+        let clock = &self.core.clock;
         let outcome = match self.sources.get(&claimed.source) {
             Some(source) => source
                 .call(&claimed.tool, &claimed.arguments)
@@ -400,7 +299,7 @@ impl Agent {
         let Some((_, event)) = store.finish_call(claimed, outcome, clock.now()).await? else {
             return Ok(false);
         };
-        self.engine.events().publish([event]);
+        self.core.events.publish([event]);
         Ok(true)
     }
 
@@ -411,7 +310,7 @@ impl Agent {
             conversation_id: conversation.clone(),
             role: Role::Assistant,
             content: storable(text),
-            created_at: self.engine.clock().now(),
+            created_at: self.core.clock.now(),
         }
     }
 
@@ -421,11 +320,11 @@ impl Agent {
         text: &str,
     ) -> Result<crate::domain::Message, AgentError> {
         let (message, event) = self
-            .engine
-            .store()
+            .core
+            .store
             .append_message(self.reply(conversation, text))
             .await?;
-        self.engine.events().publish([event]);
+        self.core.events.publish([event]);
         Ok(message)
     }
 
@@ -441,8 +340,8 @@ impl Agent {
         // A model's failure may quote what its provider sent.
         let error = error.map(storable);
         let concluded = self
-            .engine
-            .store()
+            .core
+            .store
             .conclude_run(
                 (run, &self.owner),
                 self.reply(&run.conversation_id, text),
@@ -450,8 +349,8 @@ impl Agent {
                 error.as_deref(),
             )
             .await?;
-        self.engine
-            .events()
+        self.core
+            .events
             .publish([concluded.message_event, concluded.run_event]);
         Ok(())
     }
@@ -461,11 +360,11 @@ impl Agent {
     /// running).
     async fn release(&self, run_id: &RunId, status: RunStatus) -> Result<RunStatus, AgentError> {
         let (run, event) = self
-            .engine
-            .store()
-            .release_run(run_id, &self.owner, status, None, self.engine.clock().now())
+            .core
+            .store
+            .release_run(run_id, &self.owner, status, None, self.core.clock.now())
             .await?;
-        self.engine.events().publish([event]);
+        self.core.events.publish([event]);
         Ok(run.status)
     }
 }

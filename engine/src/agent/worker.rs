@@ -16,7 +16,7 @@ const SWEEP_INTERVAL: Duration = Duration::from_secs(2);
 
 /// Runs until `stop` turns true.
 pub async fn run_worker(agent: Agent, mut stop: watch::Receiver<bool>) {
-    let mut events = agent.engine().events().subscribe();
+    let mut events = agent.core().events.subscribe();
     let mut sweep = tokio::time::interval(SWEEP_INTERVAL);
     loop {
         tokio::select! {
@@ -47,12 +47,12 @@ fn spawn_step(agent: &Agent, id: RunId) {
 }
 
 async fn sweep_once(agent: &Agent) {
-    let engine = agent.engine();
-    let now = engine.clock().now();
-    match engine.store().fail_interrupted(now).await {
+    let core = agent.core();
+    let now = core.clock.now();
+    match core.store.fail_interrupted(now).await {
         Ok(failed) => {
             let (calls, events): (Vec<_>, Vec<_>) = failed.into_iter().unzip();
-            engine.events().publish(events);
+            core.events.publish(events);
             for call in calls {
                 tracing::warn!(call = %call.id, tool = %call.tool, "marked an interrupted call failed");
                 if let Some(run) = call.run_id {
@@ -62,7 +62,7 @@ async fn sweep_once(agent: &Agent) {
         }
         Err(e) => tracing::warn!(error = %e, "cannot look for interrupted calls"),
     }
-    match engine.store().runs_to_step(now, 100).await {
+    match core.store.runs_to_step(now, 100).await {
         Ok(runs) => runs.into_iter().for_each(|id| spawn_step(agent, id)),
         Err(e) => tracing::warn!(error = %e, "cannot look for runs to step"),
     }

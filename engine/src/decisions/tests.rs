@@ -1,5 +1,7 @@
 //! Decisions through the engine, on a real SQLite file.
 
+use crate::Engine;
+use chrono::Duration;
 use std::sync::Arc;
 
 use chrono::Utc;

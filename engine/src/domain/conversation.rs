@@ -96,7 +96,7 @@ pub const UNTITLED: &str = "New conversation";
 const TITLE_CHARS: usize = 60;
 
 /// Makes a title from the first message: its first line, cut at a word
-/// boundary near [`TITLE_CHARS`] characters.
+/// boundary near `TITLE_CHARS` characters.
 pub fn title_from_message(content: &str) -> String {
     let line = content
         .lines()

@@ -1,6 +1,8 @@
 //! The engine handle's own rules: messages, errors and conversations.
 
 use super::*;
+use crate::domain::UNTITLED;
+use crate::store::StoreError;
 
 #[test]
 fn text_the_store_refuses_is_the_clients_mistake() {

@@ -12,8 +12,9 @@ use chrono::{DateTime, Utc};
 use hmac::{Hmac, Mac};
 use sha2::Sha256;
 
+use crate::core::Core;
 pub use crate::domain::{Callback, CallbackAttempt};
-use crate::engine::{Engine, EngineError};
+use crate::error::EngineError;
 
 /// The header that carries the signature.
 pub const SIGNATURE_HEADER: &str = "X-HITL-Signature";
@@ -68,54 +69,50 @@ fn after_failure(callback: &Callback, error: String, now: DateTime<Utc>) -> Call
     }
 }
 
-impl Engine {
-    /// Delivers every callback that is due, signing each with `secret`, and
-    /// returns how many were delivered.
-    pub async fn deliver_callbacks(
-        &self,
-        client: &reqwest::Client,
-        secret: &[u8],
-    ) -> Result<usize, EngineError> {
-        let store = &self.inner.store;
-        let due = store
-            .due_callbacks(self.inner.clock.now(), DELIVERY_BATCH)
-            .await?;
-        let mut delivered = 0;
-        for callback in due {
-            // Replicas share the outbox: whoever claims a callback sends it.
-            let now = self.inner.clock.now();
-            let hold = chrono::Duration::from_std(DELIVERY_TIMEOUT * 2).unwrap_or_default();
-            if !store.claim_callback(callback.id, now, now + hold).await? {
-                continue;
-            }
-            let sent = client
-                .post(&callback.url)
-                .timeout(DELIVERY_TIMEOUT)
-                .header(reqwest::header::CONTENT_TYPE, "application/json")
-                .header(SIGNATURE_HEADER, sign(secret, &callback.body))
-                .body(callback.body.clone())
-                .send()
-                .await;
-            let now = self.inner.clock.now();
-            let attempt = match sent {
-                Ok(answer) if answer.status().is_success() => {
-                    delivered += 1;
-                    CallbackAttempt::Delivered { at: now }
-                }
-                Ok(answer) => after_failure(
-                    &callback,
-                    format!("the receiver answered {}", answer.status()),
-                    now,
-                ),
-                Err(e) => after_failure(&callback, format!("could not deliver: {e}"), now),
-            };
-            if !matches!(attempt, CallbackAttempt::Delivered { .. }) {
-                tracing::warn!(case = %callback.case_id, attempts = callback.attempts + 1, ?attempt, "callback not delivered");
-            }
-            store.record_callback(callback.id, &attempt).await?;
+pub(crate) async fn deliver_callbacks(
+    core: &Core,
+    client: &reqwest::Client,
+    secret: &[u8],
+) -> Result<usize, EngineError> {
+    let store = &core.store;
+    let due = store
+        .due_callbacks(core.clock.now(), DELIVERY_BATCH)
+        .await?;
+    let mut delivered = 0;
+    for callback in due {
+        // Replicas share the outbox: whoever claims a callback sends it.
+        let now = core.clock.now();
+        let hold = chrono::Duration::from_std(DELIVERY_TIMEOUT * 2).unwrap_or_default();
+        if !store.claim_callback(callback.id, now, now + hold).await? {
+            continue;
         }
-        Ok(delivered)
+        let sent = client
+            .post(&callback.url)
+            .timeout(DELIVERY_TIMEOUT)
+            .header(reqwest::header::CONTENT_TYPE, "application/json")
+            .header(SIGNATURE_HEADER, sign(secret, &callback.body))
+            .body(callback.body.clone())
+            .send()
+            .await;
+        let now = core.clock.now();
+        let attempt = match sent {
+            Ok(answer) if answer.status().is_success() => {
+                delivered += 1;
+                CallbackAttempt::Delivered { at: now }
+            }
+            Ok(answer) => after_failure(
+                &callback,
+                format!("the receiver answered {}", answer.status()),
+                now,
+            ),
+            Err(e) => after_failure(&callback, format!("could not deliver: {e}"), now),
+        };
+        if !matches!(attempt, CallbackAttempt::Delivered { .. }) {
+            tracing::warn!(case = %callback.case_id, attempts = callback.attempts + 1, ?attempt, "callback not delivered");
+        }
+        store.record_callback(callback.id, &attempt).await?;
     }
+    Ok(delivered)
 }
 
 #[cfg(test)]

@@ -6,10 +6,12 @@ use chrono::Duration;
 use serde_json::Value;
 
 use super::{case_for, NewCase, Requester, ReviewCase, ReviewToken};
+use crate::core::Core;
+use crate::decisions;
 use crate::domain::BatchId;
 use crate::domain::ProposedCall;
 use crate::domain::{CallStatus, ToolCall};
-use crate::engine::{Engine, EngineError};
+use crate::error::EngineError;
 use crate::policy::Outcome;
 
 /// The longest a gateway case stays open (HITL Protocol §13.1).
@@ -120,77 +122,71 @@ fn session_title(r: &Requester) -> String {
     }
 }
 
-impl Engine {
-    /// Classifies an external agent's call by its source's policy and
-    /// records it in the conversation of the agent's session; a call that
-    /// must wait gets a review case and a fresh link token.
-    pub async fn gateway_call(
-        &self,
-        request: GatewayRequest,
-    ) -> Result<GatewayOutcome, EngineError> {
-        request.validate()?;
-        let now = self.inner.clock.now();
-        let r = &request.requester;
-        let key = [
-            r.client.as_deref().unwrap_or(""),
-            r.agent_id.as_deref().unwrap_or(""),
-            r.session_id.as_deref().unwrap_or(""),
-        ]
-        .join("\u{1f}");
-        let conversation = self
-            .inner
-            .store
-            .gateway_conversation(&key, &session_title(r), now)
-            .await?;
-        let proposal = ProposedCall {
-            source: request.source.clone(),
-            tool: request.tool.clone(),
-            arguments: request.arguments.clone(),
-            read_only_hint: false,
-        };
-        let verdict = self.classify(&conversation, &proposal).await?;
-        let hidden = verdict.hidden && verdict.outcome == Outcome::Deny;
-        let mut call = self.new_call(
-            &conversation,
-            None,
-            &BatchId::new(),
-            0,
-            proposal,
-            verdict,
-            now,
-        );
-        let waiting = call.status == CallStatus::PendingApproval;
-        if waiting {
-            // An agent on the other end needs a deadline (at most 7 days).
-            let latest = now + MAX_TIMEOUT;
-            call.expires_at = Some(call.expires_at.map_or(latest, |at| at.min(latest)));
-        }
-        let pending = waiting.then(|| {
-            let token = ReviewToken::mint();
-            let case = case_for(&call, request.requester.clone());
-            (case, token)
-        });
-        let cases: Vec<NewCase> = pending
-            .iter()
-            .map(|(case, token)| NewCase {
-                case: case.clone(),
-                token_hash: Some(token.hash()),
-            })
-            .collect();
-        let events = self
-            .inner
-            .store
-            .insert_calls(std::slice::from_ref(&call), &cases)
-            .await?;
-        self.inner.events.publish(events);
-        Ok(match pending {
-            Some((case, token)) => GatewayOutcome::Waiting {
-                call,
-                case: Box::new(case),
-                token,
-            },
-            None if call.status == CallStatus::Approved => GatewayOutcome::Allowed(call),
-            None => GatewayOutcome::Refused { call, hidden },
-        })
+pub(crate) async fn gateway_call(
+    core: &Core,
+    request: GatewayRequest,
+) -> Result<GatewayOutcome, EngineError> {
+    request.validate()?;
+    let now = core.clock.now();
+    let r = &request.requester;
+    let key = [
+        r.client.as_deref().unwrap_or(""),
+        r.agent_id.as_deref().unwrap_or(""),
+        r.session_id.as_deref().unwrap_or(""),
+    ]
+    .join("\u{1f}");
+    let conversation = core
+        .store
+        .gateway_conversation(&key, &session_title(r), now)
+        .await?;
+    let proposal = ProposedCall {
+        source: request.source.clone(),
+        tool: request.tool.clone(),
+        arguments: request.arguments.clone(),
+        read_only_hint: false,
+    };
+    let verdict = decisions::classify(core, &conversation, &proposal).await?;
+    let hidden = verdict.hidden && verdict.outcome == Outcome::Deny;
+    let mut call = decisions::new_call(
+        core,
+        &conversation,
+        None,
+        &BatchId::new(),
+        0,
+        proposal,
+        verdict,
+        now,
+    );
+    let waiting = call.status == CallStatus::PendingApproval;
+    if waiting {
+        // An agent on the other end needs a deadline (at most 7 days).
+        let latest = now + MAX_TIMEOUT;
+        call.expires_at = Some(call.expires_at.map_or(latest, |at| at.min(latest)));
     }
+    let pending = waiting.then(|| {
+        let token = ReviewToken::mint();
+        let case = case_for(&call, request.requester.clone());
+        (case, token)
+    });
+    let cases: Vec<NewCase> = pending
+        .iter()
+        .map(|(case, token)| NewCase {
+            case: case.clone(),
+            token_hash: Some(token.hash()),
+        })
+        .collect();
+    let events = core
+        .store
+        .insert_calls(std::slice::from_ref(&call), &cases)
+        .await?;
+    core.events.publish(events);
+    Ok(match pending {
+        Some((case, token)) => GatewayOutcome::Waiting {
+            call,
+            case: Box::new(case),
+            token,
+        },
+        None if call.status == CallStatus::Approved => GatewayOutcome::Allowed(call),
+        None => GatewayOutcome::Refused { call, hidden },
+    })
 }

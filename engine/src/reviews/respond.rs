@@ -8,11 +8,13 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::{token, CaseEvent, CaseId, CaseStatus, CaseType, ReviewCase, ReviewToken};
+use crate::core::Core;
+use crate::decisions;
 use crate::domain::Role;
 use crate::domain::ToolCallId;
 use crate::domain::{Channel, ToolCall};
 use crate::domain::{Reviewer, Verdict};
-use crate::engine::{Engine, EngineError};
+use crate::error::EngineError;
 
 /// Who responded when the page's `Your name` was left empty.
 pub const ANONYMOUS_REVIEWER: &str = "reviewer with the link";
@@ -131,264 +133,239 @@ fn text_field(data: &Value, key: &str) -> Option<String> {
         .filter(|s| !s.trim().is_empty())
 }
 
-impl Engine {
-    /// The case, if `presented` is one of its link tokens. An unknown case
-    /// and a wrong token answer alike, so links cannot be probed.
-    async fn verified_case(&self, id: &CaseId, presented: &str) -> Result<ReviewCase, EngineError> {
-        match self.inner.store.review_case_with_tokens(id).await? {
-            Some((case, hashes)) if token::matches(presented, &hashes) => Ok(case),
-            _ => Err(EngineError::Forbidden),
+/// The case, if `presented` is one of its link tokens. An unknown case
+/// and a wrong token answer alike, so links cannot be probed.
+async fn verified_case(
+    core: &Core,
+    id: &CaseId,
+    presented: &str,
+) -> Result<ReviewCase, EngineError> {
+    match core.store.review_case_with_tokens(id).await? {
+        Some((case, hashes)) if token::matches(presented, &hashes) => Ok(case),
+        _ => Err(EngineError::Forbidden),
+    }
+}
+
+/// The case as it stands, applying its expiry first if it lapsed and the
+/// expiry pass has not reached it yet.
+async fn current(core: &Core, case: ReviewCase) -> Result<ReviewCase, EngineError> {
+    let lapsed = case.expires_at.is_some_and(|at| at <= core.clock.now());
+    if case.status.is_terminal() || !lapsed {
+        return Ok(case);
+    }
+    decisions::expire_due(core).await?;
+    core.store
+        .review_case(&case.id)
+        .await?
+        .ok_or(EngineError::NotFound("review case"))
+}
+
+async fn advance(core: &Core, case: ReviewCase, to: CaseStatus) -> Result<ReviewCase, EngineError> {
+    let now = core.clock.now();
+    match core.store.advance_case(&case.id, to, now).await? {
+        Some((moved, _event)) => {
+            core.events.case_changed(moved.id.as_str());
+            Ok(moved)
         }
+        None => Ok(case),
     }
+}
 
-    /// The case as it stands, applying its expiry first if it lapsed and the
-    /// expiry pass has not reached it yet.
-    async fn current(&self, case: ReviewCase) -> Result<ReviewCase, EngineError> {
-        let lapsed = case
-            .expires_at
-            .is_some_and(|at| at <= self.inner.clock.now());
-        if case.status.is_terminal() || !lapsed {
-            return Ok(case);
-        }
-        self.expire_due().await?;
-        self.inner
-            .store
-            .review_case(&case.id)
-            .await?
-            .ok_or(EngineError::NotFound("review case"))
+pub(crate) async fn open_review(
+    core: &Core,
+    id: &CaseId,
+    presented: &str,
+) -> Result<ReviewView, EngineError> {
+    let case = verified_case(core, id, presented).await?;
+    let mut case = current(core, case).await?;
+    if case.status == CaseStatus::Pending {
+        case = advance(core, case, CaseStatus::Opened).await?;
     }
+    view_of(core, case).await
+}
 
-    async fn advance(&self, case: ReviewCase, to: CaseStatus) -> Result<ReviewCase, EngineError> {
-        let now = self.inner.clock.now();
-        match self.inner.store.advance_case(&case.id, to, now).await? {
-            Some((moved, _event)) => {
-                self.inner.events.case_changed(moved.id.as_str());
-                Ok(moved)
-            }
-            None => Ok(case),
-        }
+pub(crate) async fn review_view(
+    core: &Core,
+    id: &CaseId,
+    presented: &str,
+) -> Result<ReviewView, EngineError> {
+    let case = verified_case(core, id, presented).await?;
+    let case = current(core, case).await?;
+    view_of(core, case).await
+}
+
+/// The case with its call and what led to it.
+async fn view_of(core: &Core, case: ReviewCase) -> Result<ReviewView, EngineError> {
+    let call = core
+        .store
+        .tool_call(&case.tool_call_id)
+        .await?
+        .ok_or(EngineError::NotFound("tool call"))?;
+    let context = context_of(core, &call).await?;
+    Ok(ReviewView {
+        case,
+        call,
+        context,
+    })
+}
+
+pub(crate) async fn touch_review(
+    core: &Core,
+    id: &CaseId,
+    presented: &str,
+) -> Result<ReviewCase, EngineError> {
+    let case = verified_case(core, id, presented).await?;
+    let mut case = current(core, case).await?;
+    if case.status == CaseStatus::Pending {
+        case = advance(core, case, CaseStatus::Opened).await?;
     }
-
-    /// Opens a review page: checks the token and marks the case `opened`.
-    pub async fn open_review(
-        &self,
-        id: &CaseId,
-        presented: &str,
-    ) -> Result<ReviewView, EngineError> {
-        let case = self.verified_case(id, presented).await?;
-        let mut case = self.current(case).await?;
-        if case.status == CaseStatus::Pending {
-            case = self.advance(case, CaseStatus::Opened).await?;
-        }
-        self.view_of(case).await
+    if case.status == CaseStatus::Opened {
+        case = advance(core, case, CaseStatus::InProgress).await?;
     }
+    Ok(case)
+}
 
-    /// A review page as it stands now, for keeping an open page current:
-    /// checks the token like [`Engine::open_review`] but changes nothing.
-    pub async fn review_view(
-        &self,
-        id: &CaseId,
-        presented: &str,
-    ) -> Result<ReviewView, EngineError> {
-        let case = self.verified_case(id, presented).await?;
-        let case = self.current(case).await?;
-        self.view_of(case).await
-    }
-
-    /// The case with its call and what led to it.
-    async fn view_of(&self, case: ReviewCase) -> Result<ReviewView, EngineError> {
-        let call = self
-            .inner
-            .store
-            .tool_call(&case.tool_call_id)
-            .await?
-            .ok_or(EngineError::NotFound("tool call"))?;
-        let context = self.context_of(&call).await?;
-        Ok(ReviewView {
-            case,
-            call,
-            context,
-        })
-    }
-
-    /// Marks the case `in_progress`: someone started filling in the page.
-    pub async fn touch_review(
-        &self,
-        id: &CaseId,
-        presented: &str,
-    ) -> Result<ReviewCase, EngineError> {
-        let case = self.verified_case(id, presented).await?;
-        let mut case = self.current(case).await?;
-        if case.status == CaseStatus::Pending {
-            case = self.advance(case, CaseStatus::Opened).await?;
-        }
-        if case.status == CaseStatus::Opened {
-            case = self.advance(case, CaseStatus::InProgress).await?;
-        }
-        Ok(case)
-    }
-
-    /// Responds to a case through its link, once: a second response gets
-    /// [`EngineError::AlreadyDecided`], a lapsed case [`EngineError::Expired`].
-    pub async fn respond_review(
-        &self,
-        id: &CaseId,
-        presented: &str,
-        submission: Submission,
-        channel: Channel,
-    ) -> Result<ReviewCase, EngineError> {
-        let case = self.still_open(id, presented).await?;
-        let reviewer = reviewer_named(submission.responded_by.as_deref(), channel);
-        let (_call, closed) = match submission.response(case.case_type)? {
-            Response::Decide(verdict) => {
-                let question = case.case_type == CaseType::Input;
-                self.decide_known(&case.tool_call_id, verdict, &reviewer, Some(question))
-                    .await?
-            }
-            Response::Answer(answer) => {
-                self.answer_closing(&case.tool_call_id, &answer, &reviewer)
-                    .await?
-            }
-        };
-        self.closed_case(closed, &case.id).await
-    }
-
-    /// Withdraws a case through its link: the reviewer declines to decide
-    /// ("Human clicks cancel"). The call does not run, the case ends
-    /// `cancelled` with `reason`, its agent is told as it is of any
-    /// response, and the chat's model reads it as a rejection. Once only,
-    /// like a response.
-    pub async fn cancel_review(
-        &self,
-        id: &CaseId,
-        presented: &str,
-        reason: Option<String>,
-        responded_by: Option<&str>,
-        channel: Channel,
-    ) -> Result<ReviewCase, EngineError> {
-        let case = self.still_open(id, presented).await?;
-        let reviewer = reviewer_named(responded_by, channel);
-        let (_call, closed) = self
-            .decide_known(
-                &case.tool_call_id,
-                Verdict::Cancel { reason },
-                &reviewer,
-                None,
-            )
-            .await?;
-        self.closed_case(closed, &case.id).await
-    }
-
-    /// The case behind a link, if it still takes a response.
-    async fn still_open(&self, id: &CaseId, presented: &str) -> Result<ReviewCase, EngineError> {
-        let case = self.verified_case(id, presented).await?;
-        let case = self.current(case).await?;
-        match case.status {
-            CaseStatus::Expired => Err(EngineError::Expired {
-                at: case.expired_at.unwrap_or(case.created_at),
-            }),
-            CaseStatus::Completed | CaseStatus::Cancelled => {
-                let call = self
-                    .inner
-                    .store
-                    .tool_call(&case.tool_call_id)
-                    .await?
-                    .ok_or(EngineError::NotFound("tool call"))?;
-                Err(EngineError::already_decided(call))
-            }
-            _ => Ok(case),
-        }
-    }
-
-    /// The case a response closed, as the response's transaction stored it;
-    /// read again only if that did not close it.
-    async fn closed_case(
-        &self,
-        closed: Option<ReviewCase>,
-        id: &CaseId,
-    ) -> Result<ReviewCase, EngineError> {
-        match closed {
-            Some(case) if case.id == *id => Ok(case),
-            _ => self
-                .inner
-                .store
-                .review_case(id)
+pub(crate) async fn respond_review(
+    core: &Core,
+    id: &CaseId,
+    presented: &str,
+    submission: Submission,
+    channel: Channel,
+) -> Result<ReviewCase, EngineError> {
+    let case = still_open(core, id, presented).await?;
+    let reviewer = reviewer_named(submission.responded_by.as_deref(), channel);
+    let (_call, closed) = match submission.response(case.case_type)? {
+        Response::Decide(verdict) => {
+            let question = case.case_type == CaseType::Input;
+            decisions::decide_known(core, &case.tool_call_id, verdict, &reviewer, Some(question))
                 .await?
-                .ok_or(EngineError::NotFound("review case")),
         }
-    }
+        Response::Answer(answer) => {
+            decisions::answer_closing(core, &case.tool_call_id, &answer, &reviewer).await?
+        }
+    };
+    closed_case(core, closed, &case.id).await
+}
 
-    /// A case as its agent polls it. A gateway case is visible only to the
-    /// API client that created it.
-    pub async fn review_status(
-        &self,
-        id: &CaseId,
-        client: Option<&str>,
-    ) -> Result<ReviewCase, EngineError> {
-        let case = self
-            .inner
+pub(crate) async fn cancel_review(
+    core: &Core,
+    id: &CaseId,
+    presented: &str,
+    reason: Option<String>,
+    responded_by: Option<&str>,
+    channel: Channel,
+) -> Result<ReviewCase, EngineError> {
+    let case = still_open(core, id, presented).await?;
+    let reviewer = reviewer_named(responded_by, channel);
+    let (_call, closed) = decisions::decide_known(
+        core,
+        &case.tool_call_id,
+        Verdict::Cancel { reason },
+        &reviewer,
+        None,
+    )
+    .await?;
+    closed_case(core, closed, &case.id).await
+}
+
+/// The case behind a link, if it still takes a response.
+async fn still_open(core: &Core, id: &CaseId, presented: &str) -> Result<ReviewCase, EngineError> {
+    let case = verified_case(core, id, presented).await?;
+    let case = current(core, case).await?;
+    match case.status {
+        CaseStatus::Expired => Err(EngineError::Expired {
+            at: case.expired_at.unwrap_or(case.created_at),
+        }),
+        CaseStatus::Completed | CaseStatus::Cancelled => {
+            let call = core
+                .store
+                .tool_call(&case.tool_call_id)
+                .await?
+                .ok_or(EngineError::NotFound("tool call"))?;
+            Err(EngineError::already_decided(call))
+        }
+        _ => Ok(case),
+    }
+}
+
+/// The case a response closed, as the response's transaction stored it;
+/// read again only if that did not close it.
+async fn closed_case(
+    core: &Core,
+    closed: Option<ReviewCase>,
+    id: &CaseId,
+) -> Result<ReviewCase, EngineError> {
+    match closed {
+        Some(case) if case.id == *id => Ok(case),
+        _ => core
             .store
             .review_case(id)
             .await?
-            .ok_or(EngineError::NotFound("review case"))?;
-        if case.requester.client.is_some() && case.requester.client.as_deref() != client {
-            return Err(EngineError::NotFound("review case"));
-        }
-        self.current(case).await
+            .ok_or(EngineError::NotFound("review case")),
     }
+}
 
-    /// A case's events after position `seq`.
-    pub async fn review_events_after(
-        &self,
-        id: &CaseId,
-        seq: i64,
-    ) -> Result<Vec<CaseEvent>, EngineError> {
-        Ok(self.inner.store.case_events_after(id, seq).await?)
+pub(crate) async fn review_status(
+    core: &Core,
+    id: &CaseId,
+    client: Option<&str>,
+) -> Result<ReviewCase, EngineError> {
+    let case = core
+        .store
+        .review_case(id)
+        .await?
+        .ok_or(EngineError::NotFound("review case"))?;
+    if case.requester.client.is_some() && case.requester.client.as_deref() != client {
+        return Err(EngineError::NotFound("review case"));
     }
+    current(core, case).await
+}
 
-    /// A new review link for a waiting call: its case and a fresh token.
-    /// Earlier links stay valid, so a link can be handed to several people.
-    pub async fn review_link(
-        &self,
-        call_id: &ToolCallId,
-    ) -> Result<(CaseId, ReviewToken), EngineError> {
-        let case = self
-            .inner
-            .store
-            .case_for_call(call_id)
-            .await?
-            .ok_or(EngineError::NotFound("review case"))?;
-        let token = ReviewToken::mint();
-        self.inner
-            .store
-            .add_case_token(&case.id, &token.hash(), self.inner.clock.now())
-            .await?;
-        Ok((case.id, token))
-    }
+pub(crate) async fn review_events_after(
+    core: &Core,
+    id: &CaseId,
+    seq: i64,
+) -> Result<Vec<CaseEvent>, EngineError> {
+    Ok(core.store.case_events_after(id, seq).await?)
+}
 
-    /// The person's last message before the call and the agent's text with it.
-    async fn context_of(&self, call: &ToolCall) -> Result<ReviewContext, EngineError> {
-        let Some(seq) = call.message_seq else {
-            return Ok(ReviewContext::default());
-        };
-        let messages = self
-            .inner
-            .store
-            .recent_messages(&call.conversation_id, CONTEXT_WINDOW)
-            .await?;
-        let assistant_text = messages
-            .iter()
-            .find(|m| m.seq == seq && m.role == Role::Assistant)
-            .map(|m| m.content.clone())
-            .filter(|t| !t.trim().is_empty());
-        let user_message = messages
-            .iter()
-            .rev()
-            .find(|m| m.seq < seq && m.role == Role::User)
-            .map(|m| m.content.clone());
-        Ok(ReviewContext {
-            user_message,
-            assistant_text,
-        })
-    }
+pub(crate) async fn review_link(
+    core: &Core,
+    call_id: &ToolCallId,
+) -> Result<(CaseId, ReviewToken), EngineError> {
+    let case = core
+        .store
+        .case_for_call(call_id)
+        .await?
+        .ok_or(EngineError::NotFound("review case"))?;
+    let token = ReviewToken::mint();
+    core.store
+        .add_case_token(&case.id, &token.hash(), core.clock.now())
+        .await?;
+    Ok((case.id, token))
+}
+
+/// The person's last message before the call and the agent's text with it.
+async fn context_of(core: &Core, call: &ToolCall) -> Result<ReviewContext, EngineError> {
+    let Some(seq) = call.message_seq else {
+        return Ok(ReviewContext::default());
+    };
+    let messages = core
+        .store
+        .recent_messages(&call.conversation_id, CONTEXT_WINDOW)
+        .await?;
+    let assistant_text = messages
+        .iter()
+        .find(|m| m.seq == seq && m.role == Role::Assistant)
+        .map(|m| m.content.clone())
+        .filter(|t| !t.trim().is_empty());
+    let user_message = messages
+        .iter()
+        .rev()
+        .find(|m| m.seq < seq && m.role == Role::User)
+        .map(|m| m.content.clone());
+    Ok(ReviewContext {
+        user_message,
+        assistant_text,
+    })
 }

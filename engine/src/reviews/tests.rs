@@ -11,8 +11,8 @@ use crate::clock::{Clock, ManualClock};
 use crate::config::{Config, ExpiryAction};
 use crate::decisions::{ProposedCall, Reviewer, Verdict};
 use crate::domain::{CallStatus, Channel};
-use crate::engine::{Engine, EngineError};
 use crate::store::sqlite::SqliteStore;
+use crate::{Engine, EngineError};
 
 const CONFIG: &str = r#"
 approvals:
@@ -516,10 +516,14 @@ async fn the_agents_own_calls_and_questions_are_cases_with_links_on_demand() {
         matches!(refused, Err(EngineError::Invalid { .. })),
         "{refused:?}"
     );
-    let known = f
-        .engine
-        .decide_known(&calls[1].id, Verdict::Approve, &chat, Some(true))
-        .await;
+    let known = crate::decisions::decide_known(
+        f.engine.core(),
+        &calls[1].id,
+        Verdict::Approve,
+        &chat,
+        Some(true),
+    )
+    .await;
     assert!(
         matches!(known, Err(EngineError::Invalid { .. })),
         "{known:?}"

@@ -1,6 +1,7 @@
 //! A whole conversation through the OpenAI-compatible provider against a
 //! real server (aimock): what the model is sent after a mixed batch.
 
+use crate::Engine;
 use std::sync::Arc;
 
 use serde_json::json;
@@ -47,7 +48,7 @@ async fn a_mixed_batch_gives_the_model_one_result_per_call() {
     let engine = Engine::new(Arc::new(store), Arc::new(SystemClock), config());
     let tools: Arc<dyn ToolSource> = Arc::new(DemoTools::open(dir.path()).unwrap());
     let model = Arc::new(OpenAiModel::new(mock.config()).unwrap());
-    let agent = Agent::new(engine.clone(), model, vec![tools], "test");
+    let agent = (engine.clone()).agent(model, vec![tools], "test");
 
     let c = engine.create_conversation().await.unwrap().id;
     engine.post_message(&c, "tidy the workspace").await.unwrap();
@@ -184,7 +185,7 @@ async fn tools_two_sources_share_are_namespaced_and_reach_the_right_server() {
     let engine = Engine::new(Arc::new(store), Arc::new(SystemClock), config());
     let demo: Arc<dyn ToolSource> = Arc::new(DemoTools::open(dir.path()).unwrap());
     let model = Arc::new(OpenAiModel::new(mock.config()).unwrap());
-    let agent = Agent::new(engine.clone(), model, vec![demo, Arc::new(files)], "test");
+    let agent = (engine.clone()).agent(model, vec![demo, Arc::new(files)], "test");
 
     let offered: Vec<String> = agent.offered_tools().into_iter().map(|t| t.name).collect();
     for name in [

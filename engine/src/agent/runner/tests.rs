@@ -1,6 +1,8 @@
 //! Whole conversations through the demo model and the demo toolset, on a
 //! real SQLite file, stepping runs as the worker would.
 
+use crate::agent::model::Turn;
+use crate::Engine;
 use std::sync::Arc;
 
 use serde_json::json;
@@ -33,7 +35,7 @@ async fn agent_at(dir: &std::path::Path, owner: &str) -> Agent {
         .unwrap();
     let engine = Engine::new(Arc::new(store), Arc::new(SystemClock), config());
     let tools: Arc<dyn ToolSource> = Arc::new(DemoTools::open(dir).unwrap());
-    Agent::new(engine, Arc::new(DemoModel), vec![tools], owner)
+    (engine).agent(Arc::new(DemoModel), vec![tools], owner)
 }
 
 impl Fixture {
@@ -49,19 +51,13 @@ impl Fixture {
     async fn with_model(model: impl Model + 'static) -> Self {
         let mut f = Self::new().await;
         let tools: Arc<dyn ToolSource> = Arc::new(DemoTools::open(f.dir.path()).unwrap());
-        f.agent = Agent::new(
-            f.agent.engine().clone(),
-            Arc::new(model),
-            vec![tools],
-            "test",
-        );
+        f.agent = (engine_of(&f.agent).clone()).agent(Arc::new(model), vec![tools], "test");
         f
     }
 
     /// Posts a message and steps the run it starts or resumes.
     async fn say(&self, conversation: &ConversationId, text: &str) -> StepOutcome {
-        self.agent
-            .engine()
+        engine_of(&self.agent)
             .post_message(conversation, text)
             .await
             .unwrap();
@@ -69,9 +65,7 @@ impl Fixture {
     }
 
     async fn step(&self, conversation: &ConversationId) -> StepOutcome {
-        let run = self
-            .agent
-            .engine()
+        let run = engine_of(&self.agent)
             .store()
             .active_run(conversation)
             .await
@@ -83,9 +77,7 @@ impl Fixture {
     }
 
     async fn last_reply(&self, conversation: &ConversationId) -> String {
-        let view = self
-            .agent
-            .engine()
+        let view = engine_of(&self.agent)
             .conversation(conversation)
             .await
             .unwrap();
@@ -99,7 +91,10 @@ impl Fixture {
     }
 
     async fn calls(&self, conversation: &ConversationId) -> Vec<ToolCall> {
-        self.agent.engine().tool_calls(conversation).await.unwrap()
+        engine_of(&self.agent)
+            .tool_calls(conversation)
+            .await
+            .unwrap()
     }
 }
 
@@ -113,7 +108,7 @@ fn you() -> Reviewer {
 #[tokio::test]
 async fn an_auto_approved_call_runs_and_the_model_answers() {
     let f = Fixture::new().await;
-    let c = f.agent.engine().create_conversation().await.unwrap().id;
+    let c = engine_of(&f.agent).create_conversation().await.unwrap().id;
     assert_eq!(f.say(&c, "list files").await, StepOutcome::Done);
     let calls = f.calls(&c).await;
     assert_eq!(calls.len(), 1);
@@ -127,7 +122,7 @@ async fn an_auto_approved_call_runs_and_the_model_answers() {
 #[tokio::test]
 async fn a_batch_of_three_gives_the_model_three_results() {
     let f = Fixture::new().await;
-    let c = f.agent.engine().create_conversation().await.unwrap().id;
+    let c = engine_of(&f.agent).create_conversation().await.unwrap().id;
     assert_eq!(
         f.say(&c, "delete notes.txt, todo.md and drafts/plan.md")
             .await,
@@ -141,7 +136,7 @@ async fn a_batch_of_three_gives_the_model_three_results() {
             .count(),
         3
     );
-    let engine = f.agent.engine();
+    let engine = engine_of(&f.agent);
     engine
         .decide(&calls[0].id, Verdict::Approve, &you())
         .await
@@ -197,18 +192,16 @@ async fn a_batch_of_three_gives_the_model_three_results() {
 #[tokio::test]
 async fn a_restart_between_pause_and_decision_resumes_the_run() {
     let f = Fixture::new().await;
-    let c = f.agent.engine().create_conversation().await.unwrap().id;
+    let c = engine_of(&f.agent).create_conversation().await.unwrap().id;
     assert_eq!(f.say(&c, "delete notes.txt").await, StepOutcome::Waiting);
     let call = f.calls(&c).await.remove(0);
     // A new process over the same data directory.
     let restarted = agent_at(f.dir.path(), "second process").await;
-    restarted
-        .engine()
+    engine_of(&restarted)
         .decide(&call.id, Verdict::Approve, &you())
         .await
         .unwrap();
-    let run = restarted
-        .engine()
+    let run = engine_of(&restarted)
         .store()
         .active_run(&c)
         .await
@@ -225,7 +218,7 @@ async fn waiting_to_delete_notes(
     dir: &std::path::Path,
 ) -> (Agent, ConversationId, Run) {
     let tools: Arc<dyn ToolSource> = Arc::new(DemoTools::open(dir).unwrap());
-    let agent = Agent::new(engine.clone(), Arc::new(DemoModel), vec![tools], "test");
+    let agent = (engine.clone()).agent(Arc::new(DemoModel), vec![tools], "test");
     let c = engine.create_conversation().await.unwrap().id;
     engine.post_message(&c, "delete notes.txt").await.unwrap();
     let run = engine.store().active_run(&c).await.unwrap().unwrap();
@@ -236,18 +229,15 @@ async fn waiting_to_delete_notes(
 #[tokio::test]
 async fn two_processes_racing_to_resume_resume_once() {
     let f = Fixture::new().await;
-    let c = f.agent.engine().create_conversation().await.unwrap().id;
+    let c = engine_of(&f.agent).create_conversation().await.unwrap().id;
     f.say(&c, "delete notes.txt").await;
     let call = f.calls(&c).await.remove(0);
-    f.agent
-        .engine()
+    engine_of(&f.agent)
         .decide(&call.id, Verdict::Approve, &you())
         .await
         .unwrap();
     let other = agent_at(f.dir.path(), "other process").await;
-    let run = f
-        .agent
-        .engine()
+    let run = engine_of(&f.agent)
         .store()
         .active_run(&c)
         .await
@@ -257,7 +247,7 @@ async fn two_processes_racing_to_resume_resume_once() {
     let outcomes = [a.unwrap(), b.unwrap()];
     assert!(outcomes.contains(&StepOutcome::Done), "{outcomes:?}");
     assert!(outcomes.contains(&StepOutcome::Busy), "{outcomes:?}");
-    let view = f.agent.engine().conversation(&c).await.unwrap();
+    let view = engine_of(&f.agent).conversation(&c).await.unwrap();
     let replies = view
         .messages
         .iter()
@@ -269,7 +259,7 @@ async fn two_processes_racing_to_resume_resume_once() {
 #[tokio::test]
 async fn chat_words_decide_what_waits() {
     let f = Fixture::new().await;
-    let c = f.agent.engine().create_conversation().await.unwrap().id;
+    let c = engine_of(&f.agent).create_conversation().await.unwrap().id;
     f.say(&c, "delete notes.txt and todo.md").await;
     assert_eq!(
         f.say(&c, "no, those are still needed").await,
@@ -301,7 +291,7 @@ async fn chat_words_decide_what_waits() {
 #[tokio::test]
 async fn a_question_waits_for_its_answer() {
     let f = Fixture::new().await;
-    let c = f.agent.engine().create_conversation().await.unwrap().id;
+    let c = engine_of(&f.agent).create_conversation().await.unwrap().id;
     assert_eq!(
         f.say(&c, "ask me which file to keep").await,
         StepOutcome::Waiting
@@ -311,9 +301,7 @@ async fn a_question_waits_for_its_answer() {
         (question.tool.as_str(), question.status),
         ("request_human_input", CallStatus::PendingApproval)
     );
-    assert!(f
-        .agent
-        .engine()
+    assert!(engine_of(&f.agent)
         .decide(&question.id, Verdict::Approve, &you())
         .await
         .is_err());
@@ -327,7 +315,7 @@ async fn a_question_waits_for_its_answer() {
 #[tokio::test]
 async fn clean_up_lists_then_asks_to_delete_everything_found() {
     let f = Fixture::new().await;
-    let c = f.agent.engine().create_conversation().await.unwrap().id;
+    let c = engine_of(&f.agent).create_conversation().await.unwrap().id;
     assert_eq!(f.say(&c, "clean up").await, StepOutcome::Waiting);
     let calls = f.calls(&c).await;
     let deletes: Vec<_> = calls.iter().filter(|c| c.tool == "delete_file").collect();
@@ -335,8 +323,7 @@ async fn clean_up_lists_then_asks_to_delete_everything_found() {
     assert!(deletes
         .iter()
         .all(|d| d.batch_id == deletes[0].batch_id && d.status == CallStatus::PendingApproval));
-    f.agent
-        .engine()
+    engine_of(&f.agent)
         .decide_batch(&deletes[0].batch_id, true, None, &you())
         .await
         .unwrap();
@@ -350,10 +337,10 @@ async fn clean_up_lists_then_asks_to_delete_everything_found() {
 #[tokio::test]
 async fn an_interrupted_call_is_failed_not_rerun() {
     let f = Fixture::new().await;
-    let c = f.agent.engine().create_conversation().await.unwrap().id;
+    let c = engine_of(&f.agent).create_conversation().await.unwrap().id;
     f.say(&c, "delete notes.txt").await;
     let call = f.calls(&c).await.remove(0);
-    let engine = f.agent.engine();
+    let engine = engine_of(&f.agent);
     let approved = engine
         .decide(&call.id, Verdict::Approve, &you())
         .await
@@ -382,10 +369,10 @@ async fn an_interrupted_call_is_failed_not_rerun() {
 #[tokio::test]
 async fn a_decision_whose_wake_up_was_lost_is_found_by_the_sweep() {
     let f = Fixture::new().await;
-    let c = f.agent.engine().create_conversation().await.unwrap().id;
+    let c = engine_of(&f.agent).create_conversation().await.unwrap().id;
     f.say(&c, "delete notes.txt").await;
     let call = f.calls(&c).await.remove(0);
-    let store = f.agent.engine().store().clone();
+    let store = engine_of(&f.agent).store().clone();
     let run = store.active_run(&c).await.unwrap().unwrap();
     assert!(store
         .runs_to_step(chrono::Utc::now(), 10)
@@ -415,8 +402,7 @@ async fn a_decision_whose_wake_up_was_lost_is_found_by_the_sweep() {
         "{decided:?}"
     );
     let restarted = agent_at(f.dir.path(), "second process").await;
-    let found = restarted
-        .engine()
+    let found = engine_of(&restarted)
         .store()
         .runs_to_step(chrono::Utc::now(), 10)
         .await
@@ -476,15 +462,12 @@ impl Model for SlowModel {
 #[tokio::test]
 async fn two_wake_ups_in_one_process_step_the_run_once() {
     let f = Fixture::with_model(SlowModel).await;
-    let c = f.agent.engine().create_conversation().await.unwrap().id;
-    f.agent
-        .engine()
+    let c = engine_of(&f.agent).create_conversation().await.unwrap().id;
+    engine_of(&f.agent)
         .post_message(&c, "email ana@example.com and bo@example.com: hi")
         .await
         .unwrap();
-    let run = f
-        .agent
-        .engine()
+    let run = engine_of(&f.agent)
         .store()
         .active_run(&c)
         .await
@@ -505,10 +488,10 @@ async fn two_wake_ups_in_one_process_step_the_run_once() {
 #[tokio::test]
 async fn a_call_running_elsewhere_keeps_the_model_waiting() {
     let f = Fixture::new().await;
-    let c = f.agent.engine().create_conversation().await.unwrap().id;
+    let c = engine_of(&f.agent).create_conversation().await.unwrap().id;
     f.say(&c, "delete notes.txt, todo.md and drafts/plan.md")
         .await;
-    let engine = f.agent.engine();
+    let engine = engine_of(&f.agent);
     let mut approved = Vec::new();
     for call in f.calls(&c).await {
         approved.push(
@@ -569,7 +552,7 @@ impl Model for NulModel {
 #[tokio::test]
 async fn a_nul_from_the_model_is_stored_as_a_replacement_character() {
     let f = Fixture::with_model(NulModel).await;
-    let c = f.agent.engine().create_conversation().await.unwrap().id;
+    let c = engine_of(&f.agent).create_conversation().await.unwrap().id;
     assert_eq!(f.say(&c, "list the files").await, StepOutcome::Done);
     let reply = f.last_reply(&c).await;
     assert!(reply.ends_with('\u{FFFD}'), "{reply:?}");
@@ -578,12 +561,11 @@ async fn a_nul_from_the_model_is_stored_as_a_replacement_character() {
 #[tokio::test]
 async fn a_nul_in_a_tools_error_is_stored_as_a_replacement_character() {
     let f = Fixture::new().await;
-    let c = f.agent.engine().create_conversation().await.unwrap().id;
+    let c = engine_of(&f.agent).create_conversation().await.unwrap().id;
     f.say(&c, "delete notes.txt").await;
     let call = f.calls(&c).await.remove(0);
     let edited = json!({"path": "no\0such.txt"});
-    f.agent
-        .engine()
+    engine_of(&f.agent)
         .decide(&call.id, Verdict::Edit { arguments: edited }, &you())
         .await
         .unwrap();
@@ -632,9 +614,14 @@ impl Model for NulToolModel {
 #[tokio::test]
 async fn a_nul_in_a_proposed_tools_name_is_stored_as_a_replacement_character() {
     let f = Fixture::with_model(NulToolModel).await;
-    let c = f.agent.engine().create_conversation().await.unwrap().id;
+    let c = engine_of(&f.agent).create_conversation().await.unwrap().id;
     assert_eq!(f.say(&c, "use the tool").await, StepOutcome::Done);
     let call = f.calls(&c).await.remove(0);
     assert_eq!(call.tool, "no\u{FFFD}such_tool");
     assert_eq!(f.last_reply(&c).await, "That tool is not there.");
+}
+
+/// The engine `agent` records into.
+fn engine_of(agent: &Agent) -> Engine {
+    Engine::with_core(agent.core.clone())
 }

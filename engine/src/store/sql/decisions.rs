@@ -1,15 +1,14 @@
-//! The ways a pending call is decided: by a person (one call or a whole
-//! batch) and by its deadline passing. Each is one transaction around
-//! `decide_in`.
+//! Deciding many calls in one transaction: a whole batch at once, and every
+//! call whose deadline passed. Each decides its calls with `decide_in`.
 
 use chrono::{DateTime, Utc};
 
-use super::decide::{AppliedIn, ItsRun};
+use super::decide::ItsRun;
 use super::decode::corrupt;
 use super::{query, query_scalar, Backend, SqlStore, Transaction};
 use crate::domain::{BatchId, CallStatus, Channel, Decision, DecisionKind, Event};
 use crate::domain::{ExpiryAction, ToolCall, ToolCallId};
-use crate::store::{to_millis, Applied, Decided, DecisionChange, StoreError};
+use crate::store::{to_millis, DecisionChange, StoreError};
 
 /// The waiting calls of batch `$1` a decision to `$2` covers (approving
 /// never covers the agent's questions: they need an answer), in the batch's order.
@@ -38,35 +37,6 @@ pub(super) const DUE_CALLS_LOCKED: &str =
 const LOCK_CONVERSATION: &str = "select 1 from conversations where conversation_id = $1 for update";
 
 impl<B: Backend> SqlStore<B> {
-    pub(super) async fn decide(&self, change: &DecisionChange) -> Result<Decided, StoreError> {
-        let mut tx = self.begin().await?;
-        // Waking the run in the decision's commit saves a commit on the way
-        // from the decision to the call running.
-        match Self::decide_in(&mut tx, change, ItsRun::Wake).await? {
-            Some(AppliedIn {
-                call,
-                event,
-                case,
-                woken,
-            }) => {
-                tx.commit().await?;
-                Ok(Decided::Applied(Box::new(Applied {
-                    call,
-                    event,
-                    closed_case: case,
-                    woken_run: woken.map(|(_, event)| event),
-                })))
-            }
-            None => {
-                tx.rollback().await?;
-                Ok(match self.tool_call(&change.call_id).await? {
-                    Some(call) => Decided::AlreadyDecided(Box::new(call)),
-                    None => Decided::NotFound,
-                })
-            }
-        }
-    }
-
     pub(super) async fn decide_batch(
         &self,
         batch_id: &BatchId,

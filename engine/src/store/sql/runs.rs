@@ -139,7 +139,7 @@ impl<B: Backend> SqlStore<B> {
         Ok((run, event))
     }
 
-    /// [`Store::conclude_run`] in one statement, its own transaction: the
+    /// [`Store::conclude_run`](crate::store::Store::conclude_run) in one statement, its own transaction: the
     /// run ended, the message appended, and both events, as
     /// `append_message_in`, `release_in` and `append_event` store them
     /// one by one. While its lease is held only the run's status, error
@@ -229,7 +229,7 @@ impl<B: Backend> SqlStore<B> {
         })
     }
 
-    /// Takes the lock on run `id` that a wake-up needs ([`wake_in`]).
+    /// Takes the lock on run `id` that a wake-up needs ([`wake_in`](Self::wake_in)).
     ///
     /// Writers take rows in one order: calls, then their run, then the
     /// conversation (every event bumps its counter), so a decision that
@@ -247,7 +247,7 @@ impl<B: Backend> SqlStore<B> {
 
     /// Marks run `id` running again inside `tx`, with its event, when it
     /// waits and none of its calls waits for a person any more. The
-    /// caller holds the run's lock ([`lock_run`]): of two decisions on one
+    /// caller holds the run's lock ([`lock_run`](Self::lock_run)): of two decisions on one
     /// run's last two waiting calls, the second to take the lock reads
     /// the first's committed decision here, so exactly one wakes the run.
     pub(super) async fn wake_in(

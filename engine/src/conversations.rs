@@ -1,0 +1,157 @@
+//! Conversations: started, listed, read for a new subscriber, and written to
+//! by a person, whose message goes on to the agent.
+
+use std::collections::HashMap;
+
+use crate::core::Core;
+use crate::decisions;
+use crate::domain::{
+    title_from_message, Conversation, ConversationId, ConversationSnapshot, ConversationSummary,
+    ConversationView, InboxSnapshot, MessageId, Posted, Role, RunStatus, TitledInbox, UNTITLED,
+};
+use crate::error::EngineError;
+use crate::store::{NewMessage, StoreError};
+
+/// Longest message a person may send, in characters.
+pub const MAX_MESSAGE_CHARS: usize = 20_000;
+
+/// How many conversations the home page lists.
+const CONVERSATION_LIST_LIMIT: i64 = 200;
+
+pub(crate) async fn create_conversation(core: &Core) -> Result<Conversation, EngineError> {
+    let now = core.clock.now();
+    let conversation = Conversation {
+        id: ConversationId::new(),
+        title: UNTITLED.to_owned(),
+        created_at: now,
+        updated_at: now,
+    };
+    core.store.insert_conversation(&conversation).await?;
+    Ok(conversation)
+}
+
+pub(crate) async fn conversations(core: &Core) -> Result<Vec<ConversationSummary>, EngineError> {
+    Ok(core
+        .store
+        .list_conversations(CONVERSATION_LIST_LIMIT)
+        .await?)
+}
+
+pub(crate) async fn conversation(
+    core: &Core,
+    id: &ConversationId,
+) -> Result<ConversationView, EngineError> {
+    let conversation = core
+        .store
+        .conversation(id)
+        .await?
+        .ok_or(EngineError::NotFound("conversation"))?;
+    let messages = core.store.messages(id).await?;
+    Ok(ConversationView {
+        conversation,
+        messages,
+    })
+}
+
+pub(crate) async fn conversation_snapshot(
+    core: &Core,
+    id: &ConversationId,
+) -> Result<ConversationSnapshot, EngineError> {
+    let cursor = core.store.event_cursor(id).await.map_err(|e| match e {
+        StoreError::NotFound(what) => EngineError::NotFound(what),
+        other => other.into(),
+    })?;
+    let view = conversation(core, id).await?;
+    let calls = core.store.tool_calls(id).await?;
+    let run = core.store.active_run(id).await?;
+    Ok(ConversationSnapshot {
+        cursor,
+        view,
+        calls,
+        working: run.is_some_and(|run| run.status == RunStatus::Running),
+    })
+}
+
+pub(crate) async fn inbox_snapshot(core: &Core, limit: i64) -> Result<InboxSnapshot, EngineError> {
+    let cursor = core.store.inbox_cursor().await?;
+    let pending = core.store.pending_calls(limit).await?;
+    Ok(InboxSnapshot { cursor, pending })
+}
+
+pub(crate) async fn titled_inbox(core: &Core, limit: i64) -> Result<TitledInbox, EngineError> {
+    let inbox = inbox_snapshot(core, limit).await?;
+    let mut titles = HashMap::new();
+    for call in &inbox.pending {
+        if !titles.contains_key(&call.conversation_id) {
+            let conversation = core.store.conversation(&call.conversation_id).await?;
+            let title = conversation.map(|c| c.title).unwrap_or_default();
+            titles.insert(call.conversation_id.clone(), title);
+        }
+    }
+    Ok(TitledInbox { inbox, titles })
+}
+
+pub(crate) async fn events_after(
+    core: &Core,
+    id: &ConversationId,
+    seq: i64,
+    limit: i64,
+) -> Result<Vec<crate::domain::Event>, EngineError> {
+    Ok(core.store.events_after(id, seq, limit).await?)
+}
+
+pub(crate) async fn inbox_events_after(
+    core: &Core,
+    inbox_seq: i64,
+    limit: i64,
+) -> Result<Vec<crate::domain::Event>, EngineError> {
+    Ok(core.store.inbox_events_after(inbox_seq, limit).await?)
+}
+
+pub(crate) async fn post_message(
+    core: &Core,
+    id: &ConversationId,
+    content: &str,
+) -> Result<Posted, EngineError> {
+    let content = content.trim();
+    if content.is_empty() {
+        return Err(EngineError::invalid("content", "the message is empty"));
+    }
+    if content.chars().count() > MAX_MESSAGE_CHARS {
+        return Err(EngineError::invalid(
+            "content",
+            format!("the message is longer than {MAX_MESSAGE_CHARS} characters"),
+        ));
+    }
+    EngineError::refuse_nul("content", "the message", content)?;
+    let (message, event) = core
+        .store
+        .append_message(NewMessage {
+            id: MessageId::new(),
+            conversation_id: id.clone(),
+            role: Role::User,
+            content: content.to_owned(),
+            created_at: core.clock.now(),
+        })
+        .await
+        .map_err(|e| match e {
+            StoreError::NotFound(what) => EngineError::NotFound(what),
+            other => other.into(),
+        })?;
+    core.events.publish([event]);
+    // Named before the agent starts, so the name comes first in the stream.
+    let conversation_title = if message.seq == 1 {
+        let title = title_from_message(content);
+        let event = core.store.set_title(id, &title, message.created_at).await?;
+        core.events.publish([event]);
+        title
+    } else {
+        let conversation = core.store.conversation(id).await?;
+        conversation.map(|c| c.title).unwrap_or_default()
+    };
+    decisions::hand_to_agent(core, id, content).await?;
+    Ok(Posted {
+        message,
+        conversation_title,
+    })
+}

@@ -1,0 +1,70 @@
+//! Answering a question the agent asked (`request_human_input`): the answer
+//! is the call's result, and the run goes on with it.
+
+use super::{decide_and_publish, MAX_REASON_CHARS};
+use crate::core::Core;
+use crate::domain::{CallStatus, Decision, DecisionKind, ReviewCase, Reviewer};
+use crate::domain::{ToolCall, ToolCallId, QUESTION_TOOL};
+use crate::error::EngineError;
+use crate::store::{Decided, DecisionChange};
+
+pub(crate) async fn answer(
+    core: &Core,
+    call_id: &ToolCallId,
+    answer: &str,
+    reviewer: &Reviewer,
+) -> Result<ToolCall, EngineError> {
+    let (call, _closed) = answer_closing(core, call_id, answer, reviewer).await?;
+    Ok(call)
+}
+
+/// Like [`answer`]; also returns the review case the
+/// answer closed, as it was stored.
+pub(crate) async fn answer_closing(
+    core: &Core,
+    call_id: &ToolCallId,
+    answer: &str,
+    reviewer: &Reviewer,
+) -> Result<(ToolCall, Option<ReviewCase>), EngineError> {
+    let by = reviewer.checked_name()?;
+    let answer = answer.trim();
+    if answer.is_empty() {
+        return Err(EngineError::invalid("answer", "the answer is empty"));
+    }
+    if answer.chars().count() > MAX_REASON_CHARS {
+        return Err(EngineError::invalid(
+            "answer",
+            format!("an answer is at most {MAX_REASON_CHARS} characters"),
+        ));
+    }
+    let call = core
+        .store
+        .tool_call(call_id)
+        .await?
+        .ok_or(EngineError::NotFound("tool call"))?;
+    if call.tool != QUESTION_TOOL {
+        return Err(EngineError::invalid(
+            "call",
+            "only questions take an answer",
+        ));
+    }
+    let change = DecisionChange {
+        call_id: call_id.clone(),
+        decision: Decision {
+            kind: DecisionKind::Approve,
+            by,
+            at: core.clock.now(),
+            reason: None,
+            channel: reviewer.channel,
+        },
+        status: CallStatus::Completed,
+        arguments: None,
+        result: Some(serde_json::json!({ "answer": answer })),
+        refuse_questions: false,
+    };
+    match decide_and_publish(core, &change).await? {
+        Decided::Applied(applied) => Ok((applied.call, applied.closed_case)),
+        Decided::AlreadyDecided(call) => Err(EngineError::already_decided(*call)),
+        Decided::NotFound => Err(EngineError::NotFound("tool call")),
+    }
+}

@@ -1,0 +1,71 @@
+//! A person's message while calls wait: the chat decides them by what it says.
+
+use super::{answer, decide, decide_batch, start_run, CHAT_USER};
+use crate::core::Core;
+use crate::domain::QUESTION_TOOL;
+use crate::domain::{CallStatus, Channel, ConversationId, Reviewer, RunStatus, Verdict};
+use crate::error::EngineError;
+use crate::intent;
+
+/// Gives a person's message to the agent. While calls wait for a
+/// person, the message decides them: "approve", "yes" or "go ahead"
+/// approves them all; "reject", "no" or "deny …" rejects them all with
+/// the rest as the reason; a lone pending question takes the message as
+/// its answer; anything else rejects them ("the user sent a new message
+/// instead") and goes to the model. With no run under way, a run starts.
+pub(crate) async fn hand_to_agent(
+    core: &Core,
+    id: &ConversationId,
+    content: &str,
+) -> Result<(), EngineError> {
+    let reviewer = Reviewer {
+        name: CHAT_USER.to_owned(),
+        channel: Channel::Chat,
+    };
+    let run = match core.store.active_run(id).await? {
+        None => {
+            start_run(core, id).await?;
+            return Ok(());
+        }
+        Some(run) if run.status == RunStatus::Running => return Ok(()),
+        Some(run) => run,
+    };
+    let pending: Vec<_> = core
+        .store
+        .open_calls(&run.id)
+        .await?
+        .into_iter()
+        .filter(|c| c.status == CallStatus::PendingApproval)
+        .collect();
+    let questions: Vec<_> = pending.iter().filter(|c| c.tool == QUESTION_TOOL).collect();
+    if pending.len() == 1 && questions.len() == 1 {
+        answer(core, &questions[0].id, content, &reviewer).await?;
+        return Ok(());
+    }
+    let (approve, reason) = match intent::chat_intent(content) {
+        intent::ChatIntent::Approve => (true, None),
+        intent::ChatIntent::Reject(reason) => (false, reason),
+        intent::ChatIntent::Other => (
+            false,
+            Some("the user sent a new message instead".to_owned()),
+        ),
+    };
+    let mut batches: Vec<_> = pending.iter().map(|c| c.batch_id.clone()).collect();
+    batches.dedup();
+    for batch in batches {
+        decide_batch(core, &batch, approve, reason.clone(), &reviewer).await?;
+    }
+    // Questions are not approved by "yes"; they go when the rest is rejected.
+    if !approve {
+        for q in questions {
+            let verdict = Verdict::Reject {
+                reason: reason.clone(),
+            };
+            match decide(core, &q.id, verdict, &reviewer).await {
+                Ok(_) | Err(EngineError::AlreadyDecided { .. }) => {}
+                Err(e) => return Err(e),
+            }
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,139 @@
+//! Proposing tool calls: the policy classifies each call a model turn (or a
+//! gateway request) proposes, and the calls are stored as one batch.
+
+use chrono::Duration;
+
+use super::{store_not_found, ProposedCall};
+use crate::core::Core;
+use crate::domain::{BatchId, ConversationId, RunId, ToolCall, ToolCallId};
+use crate::domain::{CallStatus, NewCase};
+use crate::domain::{AGENT_SOURCE, QUESTION_TOOL};
+use crate::error::EngineError;
+use crate::policy::{CallFacts, Outcome, Verdict as PolicyVerdict};
+
+pub(crate) async fn propose_calls(
+    core: &Core,
+    conversation: &ConversationId,
+    proposals: Vec<ProposedCall>,
+) -> Result<Vec<ToolCall>, EngineError> {
+    propose_in_run(core, conversation, None, proposals).await
+}
+
+pub(crate) async fn propose_in_run(
+    core: &Core,
+    conversation: &ConversationId,
+    turn: Option<(&RunId, i64)>,
+    proposals: Vec<ProposedCall>,
+) -> Result<Vec<ToolCall>, EngineError> {
+    let now = core.clock.now();
+    let batch_id = BatchId::new();
+    let mut calls = Vec::with_capacity(proposals.len());
+    for (position, p) in proposals.into_iter().enumerate() {
+        let verdict = classify(core, conversation, &p).await?;
+        calls.push(new_call(
+            core,
+            conversation,
+            turn,
+            &batch_id,
+            position,
+            p,
+            verdict,
+            now,
+        ));
+    }
+    let cases: Vec<NewCase> = calls
+        .iter()
+        .filter(|c| c.status == CallStatus::PendingApproval)
+        .map(|c| NewCase {
+            case: crate::domain::case_for(c, Default::default()),
+            token_hash: None,
+        })
+        .collect();
+    let events = core
+        .store
+        .insert_calls(&calls, &cases)
+        .await
+        .map_err(store_not_found)?;
+    core.events.publish(events);
+    Ok(calls)
+}
+
+/// A proposal as a stored call, with the status its verdict gives it and,
+/// when it waits, the expiry the configuration sets.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn new_call(
+    core: &Core,
+    conversation: &ConversationId,
+    turn: Option<(&RunId, i64)>,
+    batch_id: &BatchId,
+    position: usize,
+    p: ProposedCall,
+    verdict: PolicyVerdict,
+    now: chrono::DateTime<chrono::Utc>,
+) -> ToolCall {
+    let approvals = &core.config.approvals;
+    let status = match verdict.outcome {
+        Outcome::Allow => CallStatus::Approved,
+        Outcome::Deny => CallStatus::Rejected,
+        Outcome::RequireApproval => CallStatus::PendingApproval,
+    };
+    let expires_at = approvals
+        .expires_after
+        .map(|d| now + Duration::from_std(d).unwrap_or(Duration::days(365)));
+    ToolCall {
+        id: ToolCallId::new(),
+        conversation_id: conversation.clone(),
+        batch_id: batch_id.clone(),
+        run_id: turn.map(|(run, _)| run.clone()),
+        message_seq: turn.map(|(_, seq)| seq),
+        position: position as i64,
+        source: p.source,
+        tool: p.tool,
+        arguments: p.arguments,
+        original_arguments: None,
+        status,
+        policy_reason: verdict.reason,
+        expires_at: (status == CallStatus::PendingApproval)
+            .then_some(expires_at)
+            .flatten(),
+        default_action: approvals.default_action,
+        decision: None,
+        result: None,
+        error: None,
+        created_at: now,
+        updated_at: now,
+    }
+}
+
+/// What the policy says about one proposal. Unknown tools are refused,
+/// and the agent's questions always wait for a person.
+pub(crate) async fn classify(
+    core: &Core,
+    conversation: &ConversationId,
+    p: &ProposedCall,
+) -> Result<PolicyVerdict, EngineError> {
+    if p.source.is_empty() {
+        return Ok(PolicyVerdict {
+            outcome: Outcome::Deny,
+            hidden: true,
+            reason: format!("there is no tool named {}", p.tool),
+        });
+    }
+    if p.source == AGENT_SOURCE && p.tool == QUESTION_TOOL {
+        return Ok(PolicyVerdict {
+            outcome: Outcome::RequireApproval,
+            hidden: false,
+            reason: "the agent asks you a question".into(),
+        });
+    }
+    let granted = core
+        .store
+        .has_grant(&p.source, &p.tool, conversation)
+        .await?;
+    Ok(core.config.policy_for(&p.source).decide(CallFacts {
+        tool: &p.tool,
+        arguments: &p.arguments,
+        read_only_hint: p.read_only_hint,
+        granted,
+    }))
+}

@@ -1,0 +1,88 @@
+//! Why an engine call did not do what was asked: the one error type every
+//! service returns and the web layer maps to a status and a stable code.
+
+use crate::domain::{CallStatus, ToolCall};
+use crate::store::StoreError;
+
+/// Why an engine call did not do what was asked.
+#[derive(Debug, thiserror::Error)]
+pub enum EngineError {
+    /// The thing named does not exist.
+    #[error("{0} not found")]
+    NotFound(&'static str),
+    /// The input is not acceptable; `field` names which part.
+    #[error("{field}: {message}")]
+    Invalid {
+        /// The input field at fault.
+        field: &'static str,
+        /// What is wrong, in words for a person.
+        message: String,
+    },
+    /// Another decision on the same call came first.
+    #[error("already decided by {by}")]
+    AlreadyDecided {
+        /// Who decided.
+        by: String,
+        /// When.
+        at: chrono::DateTime<chrono::Utc>,
+        /// The status the call is in now.
+        status: CallStatus,
+    },
+    /// A review link's token is missing or does not belong to the case.
+    #[error("this review link is not valid: ask for a new one")]
+    Forbidden,
+    /// The review case expired before anyone responded.
+    #[error("this review expired at {at}")]
+    Expired {
+        /// When it expired.
+        at: chrono::DateTime<chrono::Utc>,
+    },
+    /// The store failed.
+    #[error(transparent)]
+    Store(StoreError),
+}
+
+impl From<StoreError> for EngineError {
+    fn from(e: StoreError) -> Self {
+        match e {
+            // The one store failure a client causes: text it sent that no
+            // check before the store named a field for.
+            StoreError::NulInText => EngineError::invalid("text", e.to_string()),
+            other => EngineError::Store(other),
+        }
+    }
+}
+
+impl EngineError {
+    /// Another decision came first: who took it, when, and where it left the call.
+    pub(crate) fn already_decided(call: ToolCall) -> Self {
+        let (by, at) = match call.decision {
+            Some(d) => (d.by, d.at),
+            None => ("the policy".to_owned(), call.updated_at),
+        };
+        Self::AlreadyDecided {
+            by,
+            at,
+            status: call.status,
+        }
+    }
+
+    pub(crate) fn invalid(field: &'static str, message: impl Into<String>) -> Self {
+        Self::Invalid {
+            field,
+            message: message.into(),
+        }
+    }
+
+    /// Refuses a person's text holding the NUL character, which neither
+    /// store keeps; `what` names the text in the message ("a reason").
+    pub(crate) fn refuse_nul(field: &'static str, what: &str, text: &str) -> Result<(), Self> {
+        if text.contains('\0') {
+            return Err(Self::invalid(
+                field,
+                format!("{what} may not contain the NUL character (U+0000)"),
+            ));
+        }
+        Ok(())
+    }
+}
