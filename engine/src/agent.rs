@@ -8,7 +8,6 @@ pub mod openai;
 pub mod runner;
 mod stepping;
 pub mod transcript;
-pub mod worker;
 
 use serde_json::json;
 
@@ -16,7 +15,7 @@ pub use model::{
     CallOutcome, Model, ModelError, ModelReply, ModelRequest, ProposedToolCall, TranscriptCall,
     Turn,
 };
-pub use runner::{Agent, StepOutcome};
+pub use runner::{run_worker, Agent, StepOutcome};
 
 use crate::tools::ToolSpec;
 

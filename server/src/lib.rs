@@ -33,7 +33,7 @@ use app::{shell, App};
 use cross_site::AllowedHosts;
 use engine::agent::demo_model::DemoModel;
 use engine::agent::openai::{OpenAiConfig, OpenAiModel};
-use engine::agent::worker::run_worker;
+use engine::agent::run_worker;
 use engine::agent::Agent;
 use engine::agent::Model;
 use engine::config::{Config, Connection};

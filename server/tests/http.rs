@@ -35,7 +35,7 @@ impl TestApp {
             ..
         } = server::build(&settings).await.unwrap();
         let (stop_worker, worker_stop) = tokio::sync::watch::channel(false);
-        tokio::spawn(engine::agent::worker::run_worker(agent, worker_stop));
+        tokio::spawn(engine::agent::run_worker(agent, worker_stop));
         let engine = state.engine.clone();
         let app = server::router(state, allowed_hosts);
         tokio::spawn(async move {

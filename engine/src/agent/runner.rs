@@ -5,9 +5,17 @@
 //!
 //! A run is stepped by one process at a time (a lease in the store), and a
 //! call runs at most once (approved → executing is a compare-and-set).
+//!
+//! [`run_worker`] drives the steps: it steps a run when the run becomes
+//! runnable (a `run.updated` event with status `running`), and every few
+//! seconds sweeps the store for runs nobody holds (left by a crash or another
+//! process) and for calls interrupted mid-execution.
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
+use std::time::Duration;
+
+use tokio::sync::watch;
 
 use super::catalog::Catalog;
 use super::model::{Model, ModelRequest};
@@ -15,22 +23,24 @@ use super::stepping::{Stepping, SteppingRuns};
 use super::{transcript, QUESTION_TOOL};
 use crate::core::Core;
 use crate::decisions;
-use crate::domain::ProposedCall;
-use crate::domain::Role;
 use crate::domain::RunId;
 use crate::domain::{lease_until, Run, RunStatus};
 use crate::domain::{CallStatus, ToolCall};
+use crate::domain::{EventKind, ProposedCall};
 use crate::error::EngineError;
-use crate::store::NewMessage;
 use crate::tools::{ToolSource, ToolSpec};
+use ending::storable;
 
 /// How often a step renews its lease, well inside
 /// [`LEASE_SECONDS`](crate::domain::LEASE_SECONDS), so a slow model or tool
 /// never loses a live process its run.
-const RENEW_EVERY: std::time::Duration = std::time::Duration::from_secs(3);
+const RENEW_EVERY: Duration = Duration::from_secs(3);
 
 /// Model turns one run may take; a model that keeps calling tools past this is stopped.
 const MAX_TURNS: usize = 25;
+
+/// How often the worker sweeps the store for runs to take over.
+const SWEEP_INTERVAL: Duration = Duration::from_secs(2);
 
 /// How many of a conversation's newest messages the model is shown. Far
 /// more than a model's context holds of ordinary chat, and it bounds the
@@ -66,14 +76,6 @@ pub struct Agent {
     /// processes off a run, but this process's own owner name passes it, so
     /// two wake-ups arriving together (an event and a sweep) must meet here.
     stepping: SteppingRuns,
-}
-
-/// Text from the model or a tool, as it can be stored: the stores refuse
-/// the NUL character (a person's input with one is refused), but what a
-/// model says or a tool reports must be recorded for its run to go on, so
-/// it is kept with U+FFFD in its place.
-fn storable(text: &str) -> String {
-    text.replace('\0', "\u{FFFD}")
 }
 
 impl Agent {
@@ -302,73 +304,63 @@ impl Agent {
         self.core.events.publish([event]);
         Ok(true)
     }
+}
 
-    /// The agent's message `text` in `conversation`, written now.
-    fn reply(&self, conversation: &crate::domain::ConversationId, text: &str) -> NewMessage {
-        NewMessage {
-            id: crate::domain::MessageId::new(),
-            conversation_id: conversation.clone(),
-            role: Role::Assistant,
-            content: storable(text),
-            created_at: self.core.clock.now(),
+/// Steps runs as they become runnable, until `stop` turns true.
+pub async fn run_worker(agent: Agent, mut stop: watch::Receiver<bool>) {
+    let mut events = agent.core().events.subscribe();
+    let mut sweep = tokio::time::interval(SWEEP_INTERVAL);
+    loop {
+        tokio::select! {
+            _ = stop.changed() => return,
+            _ = sweep.tick() => sweep_once(&agent).await,
+            received = events.recv() => match received {
+                Ok(event) if event.kind == EventKind::RunUpdated && event.data["status"] == "running" => {
+                    if let Some(id) = event.data["id"].as_str().and_then(|id| RunId::parse(id).ok()) {
+                        spawn_step(&agent, id);
+                    }
+                }
+                Ok(_) => {}
+                // Missed events: the sweep finds whatever they announced.
+                Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => sweep_once(&agent).await,
+                Err(tokio::sync::broadcast::error::RecvError::Closed) => return,
+            },
         }
-    }
-
-    async fn say(
-        &self,
-        conversation: &crate::domain::ConversationId,
-        text: &str,
-    ) -> Result<crate::domain::Message, AgentError> {
-        let (message, event) = self
-            .core
-            .store
-            .append_message(self.reply(conversation, text))
-            .await?;
-        self.core.events.publish([event]);
-        Ok(message)
-    }
-
-    /// Says the run's last message and releases the run with `status`, in
-    /// one commit.
-    async fn conclude(
-        &self,
-        run: &Run,
-        text: &str,
-        status: RunStatus,
-        error: Option<&str>,
-    ) -> Result<(), AgentError> {
-        // A model's failure may quote what its provider sent.
-        let error = error.map(storable);
-        let concluded = self
-            .core
-            .store
-            .conclude_run(
-                (run, &self.owner),
-                self.reply(&run.conversation_id, text),
-                status,
-                error.as_deref(),
-            )
-            .await?;
-        self.core
-            .events
-            .publish([concluded.message_event, concluded.run_event]);
-        Ok(())
-    }
-
-    /// Gives the run up with `status`; the status it was stored with (a
-    /// run sent to wait whose calls were all decided meanwhile stays
-    /// running).
-    async fn release(&self, run_id: &RunId, status: RunStatus) -> Result<RunStatus, AgentError> {
-        let (run, event) = self
-            .core
-            .store
-            .release_run(run_id, &self.owner, status, None, self.core.clock.now())
-            .await?;
-        self.core.events.publish([event]);
-        Ok(run.status)
     }
 }
 
+fn spawn_step(agent: &Agent, id: RunId) {
+    let agent = agent.clone();
+    tokio::spawn(async move {
+        if let Err(e) = agent.step(&id).await {
+            tracing::warn!(run = %id, error = %e, "stepping a run failed; the sweep retries it");
+        }
+    });
+}
+
+async fn sweep_once(agent: &Agent) {
+    let core = agent.core();
+    let now = core.clock.now();
+    match core.store.fail_interrupted(now).await {
+        Ok(failed) => {
+            let (calls, events): (Vec<_>, Vec<_>) = failed.into_iter().unzip();
+            core.events.publish(events);
+            for call in calls {
+                tracing::warn!(call = %call.id, tool = %call.tool, "marked an interrupted call failed");
+                if let Some(run) = call.run_id {
+                    spawn_step(agent, run);
+                }
+            }
+        }
+        Err(e) => tracing::warn!(error = %e, "cannot look for interrupted calls"),
+    }
+    match core.store.runs_to_step(now, 100).await {
+        Ok(runs) => runs.into_iter().for_each(|id| spawn_step(agent, id)),
+        Err(e) => tracing::warn!(error = %e, "cannot look for runs to step"),
+    }
+}
+
+mod ending;
 #[cfg(test)]
 mod provider_tests;
 #[cfg(test)]

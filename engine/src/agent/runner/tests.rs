@@ -2,6 +2,7 @@
 //! real SQLite file, stepping runs as the worker would.
 
 use crate::agent::model::Turn;
+use crate::domain::Role;
 use crate::Engine;
 use std::sync::Arc;
 
