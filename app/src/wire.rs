@@ -96,7 +96,6 @@ pub struct Inbox {
 /// A waiting call in the inbox, with where it comes from.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct InboxItem {
-    /// The call.
     pub call: ToolCallItem,
     /// The title of its conversation.
     pub conversation_title: String,

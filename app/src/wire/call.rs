@@ -30,7 +30,6 @@ pub struct ToolCallItem {
     pub message_seq: Option<i64>,
     /// Its tool source.
     pub source: String,
-    /// The tool.
     pub tool: String,
     /// The arguments it runs with.
     pub arguments: serde_json::Value,

@@ -7,7 +7,6 @@ use super::{time_label, ToolCallItem};
 /// A review case with its call and what led to it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ReviewItem {
-    /// The case id.
     pub case_id: String,
     /// `approval` or `input`.
     pub case_type: String,
@@ -37,7 +36,6 @@ pub struct ReviewItem {
     pub user_message: Option<String>,
     /// What the agent wrote with the call.
     pub assistant_text: Option<String>,
-    /// The call.
     pub call: ToolCallItem,
 }
 

@@ -43,10 +43,7 @@ pub enum CallOutcome {
         error: String,
     },
     /// A person answered the agent's question.
-    Answered {
-        /// The answer.
-        answer: String,
-    },
+    Answered { answer: String },
 }
 
 impl CallOutcome {
@@ -80,7 +77,6 @@ impl CallOutcome {
 pub struct TranscriptCall {
     /// The call's id, used as the provider's tool call id.
     pub id: String,
-    /// The tool.
     pub tool: String,
     /// The arguments it ran (or would have run) with.
     pub arguments: Value,
@@ -118,7 +114,6 @@ pub struct ModelRequest {
 /// A call the model proposes.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ProposedToolCall {
-    /// The tool.
     pub tool: String,
     /// Its arguments.
     pub arguments: Value,

@@ -266,7 +266,6 @@ impl ToolCall {
 pub struct ProposedCall {
     /// The tool source.
     pub source: String,
-    /// The tool.
     pub tool: String,
     /// Its arguments.
     pub arguments: Value,

@@ -23,7 +23,6 @@ pub struct Grant {
     pub id: GrantId,
     /// The tool source.
     pub source: String,
-    /// The tool.
     pub tool: String,
     /// Where it applies.
     pub scope: GrantScope,
@@ -38,7 +37,6 @@ pub struct Grant {
 /// A grant, with the title of the conversation it is limited to.
 #[derive(Debug, Clone, PartialEq)]
 pub struct GrantEntry {
-    /// The grant.
     pub grant: Grant,
     /// The title of its conversation; `None` for a grant that applies
     /// everywhere, or whose conversation is gone.

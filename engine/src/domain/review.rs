@@ -210,7 +210,6 @@ pub struct ReviewCase {
 /// A case to store with a batch of calls, and the hash of its first link's token.
 #[derive(Debug, Clone)]
 pub struct NewCase {
-    /// The case.
     pub case: ReviewCase,
     /// The SHA-256 (hex) of the token handed out with it, if one was.
     pub token_hash: Option<String>,

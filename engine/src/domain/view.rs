@@ -8,7 +8,6 @@ use super::{Conversation, ConversationId, Message, ToolCall};
 /// A conversation with its messages.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ConversationView {
-    /// The conversation.
     pub conversation: Conversation,
     /// Its messages in order.
     pub messages: Vec<Message>,
@@ -41,7 +40,6 @@ pub struct InboxSnapshot {
 /// of the conversations its calls belong to (the live stream needs none).
 #[derive(Debug, Clone, PartialEq)]
 pub struct TitledInbox {
-    /// The inbox.
     pub inbox: InboxSnapshot,
     /// Each conversation's title, by its id.
     pub titles: HashMap<ConversationId, String>,
@@ -51,7 +49,6 @@ pub struct TitledInbox {
 /// first message gives).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Posted {
-    /// The message.
     pub message: Message,
     /// The conversation's title.
     pub conversation_title: String,

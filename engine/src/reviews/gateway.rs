@@ -26,7 +26,6 @@ const MAX_URL_CHARS: usize = 2_000;
 /// An external agent's request to run one tool call.
 #[derive(Debug, Clone, PartialEq)]
 pub struct GatewayRequest {
-    /// The tool.
     pub tool: String,
     /// Its arguments (a JSON object).
     pub arguments: Value,

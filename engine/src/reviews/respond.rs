@@ -107,7 +107,6 @@ pub struct ReviewContext {
 /// Everything the review page shows.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ReviewView {
-    /// The case.
     pub case: ReviewCase,
     /// Its call.
     pub call: ToolCall,

@@ -24,7 +24,6 @@ pub enum StoreError {
     /// A column holds a value of another type than the code reads.
     #[error("column `{column}`: {detail}")]
     Unreadable {
-        /// The column.
         column: String,
         /// What was found.
         detail: String,

@@ -26,7 +26,6 @@ pub struct NewMessage {
 pub struct DecisionChange {
     /// The call.
     pub call_id: ToolCallId,
-    /// The decision.
     pub decision: Decision,
     /// The status the call moves to.
     pub status: CallStatus,

@@ -136,7 +136,6 @@ pub enum PoolKind {
 /// One of a backend's pools, as a place to run a statement.
 #[derive(Debug)]
 pub struct Pool<'a, B> {
-    /// The backend.
     pub backend: &'a B,
     /// Which pool.
     pub kind: PoolKind,

@@ -12,7 +12,6 @@ pub enum Value {
     Null,
     /// An integer of any width.
     Integer(i64),
-    /// Text.
     Text(String),
     /// A boolean (PostgreSQL; SQLite answers with integers).
     Bool(bool),
