@@ -10,6 +10,7 @@ pub mod event;
 pub mod grant;
 pub mod id;
 pub mod markdown;
+pub mod person;
 pub mod review;
 pub mod review_flow;
 pub mod run;
@@ -27,7 +28,9 @@ pub use conversation::{
 };
 pub use event::{Draft, Event, EventKind, NewEvent};
 pub use grant::{Grant, GrantEntry, GrantScope};
-pub use id::{BatchId, ConversationId, GrantId, IdError, MessageId, RunId, ToolCallId};
+pub use id::ToolCallId;
+pub use id::{BatchId, ConversationId, GrantId, IdError, MessageId, PersonId, RunId, SessionId};
+pub use person::{Access, Person, Session, SessionToken};
 pub use review::{
     CaseEvent, CaseId, CaseStatus, CaseType, NewCase, Requester, ReviewCase, MAX_PROMPT_CHARS,
 };

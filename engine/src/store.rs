@@ -15,6 +15,7 @@ use crate::domain::{Run, RunStatus};
 
 mod error;
 mod migrate;
+pub mod people;
 pub mod postgres;
 pub mod sql;
 pub mod sqlite;
@@ -24,6 +25,7 @@ mod values;
 pub(crate) mod conformance;
 
 pub use error::StoreError;
+pub use people::{Credentials, PeopleStore, SignedIn};
 pub use values::{
     Announcement, Applied, Concluded, Decided, DecisionChange, FeedBatch, NewMessage,
 };
@@ -33,7 +35,7 @@ pub use values::{
 /// Every method that changes state appends the matching events in the same
 /// transaction and returns them; the caller publishes them after commit.
 #[async_trait]
-pub trait Store: Send + Sync + std::fmt::Debug {
+pub trait Store: PeopleStore + Send + Sync + std::fmt::Debug {
     /// Which backend this is, for logs and `/healthz`.
     fn backend(&self) -> &'static str;
 

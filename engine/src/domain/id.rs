@@ -88,6 +88,15 @@ prefixed_id!(
     /// Names an "always allow" grant.
     GrantId, "grant_", "grant"
 );
+prefixed_id!(
+    /// Names a person who signs in.
+    PersonId, "person_", "person"
+);
+prefixed_id!(
+    /// Names one signed-in session, so a person can end it from the list
+    /// of their sessions (its token is never shown again).
+    SessionId, "ses_", "session"
+);
 
 #[cfg(test)]
 mod tests {

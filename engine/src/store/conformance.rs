@@ -8,7 +8,9 @@ use chrono::{Duration, Utc};
 
 use serde_json::json;
 
-use super::{to_millis, Applied, Decided, DecisionChange, NewMessage, Store, StoreError};
+use super::{
+    from_millis, to_millis, Applied, Decided, DecisionChange, NewMessage, Store, StoreError,
+};
 use crate::domain::ExpiryAction;
 use crate::domain::{BatchId, ConversationId, GrantId, MessageId, ToolCallId};
 use crate::domain::{CallStatus, Channel, Decision, DecisionKind, Grant, GrantScope, ToolCall};
@@ -20,6 +22,7 @@ mod decisions;
 mod events;
 mod grants;
 mod leases;
+mod people;
 mod reviews;
 mod wakeups;
 
@@ -28,6 +31,7 @@ use decisions::*;
 use events::*;
 use grants::*;
 use leases::*;
+use people::*;
 use reviews::*;
 use wakeups::*;
 
@@ -185,6 +189,9 @@ fn approve(call: &ToolCall) -> DecisionChange {
 }
 
 conformance!(
+    people_have_unique_names,
+    a_session_is_found_by_its_token_hash,
+    disabling_a_person_ends_their_sessions_at_once,
     leases_hold_until_released_or_ended,
     a_run_is_taken_with_its_open_calls,
     a_run_wakes_when_its_last_waiting_call_is_decided,

@@ -36,6 +36,9 @@ pub enum StoreError {
         /// What is wrong with it.
         detail: String,
     },
+    /// A row with the same unique name exists already.
+    #[error("{0} exists already")]
+    Duplicate(&'static str),
     /// The row a change refers to does not exist.
     #[error("{0} not found")]
     NotFound(&'static str),
@@ -59,5 +62,19 @@ impl From<sqlx::Error> for StoreError {
 impl From<sqlite::db::Error> for StoreError {
     fn from(e: sqlite::db::Error) -> Self {
         StoreError::Sqlite(e)
+    }
+}
+
+impl StoreError {
+    /// Whether the database refused a row for repeating a unique value.
+    pub(crate) fn is_unique_violation(&self) -> bool {
+        match self {
+            // 23505: unique_violation.
+            StoreError::Database(sqlx::Error::Database(e)) => e.code().as_deref() == Some("23505"),
+            StoreError::Sqlite(sqlite::db::Error::Sqlite(rusqlite::Error::SqliteFailure(e, _))) => {
+                e.extended_code == rusqlite::ffi::SQLITE_CONSTRAINT_UNIQUE
+            }
+            _ => false,
+        }
     }
 }

@@ -85,6 +85,11 @@ const MIGRATIONS: &[Migration] = &[
         description: "index placed events only",
         sql: include_str!("../../migrations/postgres/0010_index_placed_events_only.sql"),
     },
+    Migration {
+        version: 11,
+        description: "people",
+        sql: include_str!("../../migrations/postgres/0011_people.sql"),
+    },
 ];
 
 /// Arbitrary key of the advisory lock that serialises migrations across replicas.

@@ -19,6 +19,7 @@ mod events;
 mod gateway;
 mod grants;
 mod leases;
+mod people;
 mod query;
 mod reviews;
 mod row;

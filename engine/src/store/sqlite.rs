@@ -67,6 +67,11 @@ const MIGRATIONS: &[Migration] = &[
         description: "runs by conversation",
         sql: include_str!("../../migrations/sqlite/0010_runs_by_conversation.sql"),
     },
+    Migration {
+        version: 11,
+        description: "people",
+        sql: include_str!("../../migrations/sqlite/0011_people.sql"),
+    },
 ];
 
 /// How many read-only connections serve reads: one per core. Statements run

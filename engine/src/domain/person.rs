@@ -1,0 +1,128 @@
+//! People who sign in, what each may do, and their sessions. A session's
+//! token is a bearer credential in a cookie: only its SHA-256 is stored, as
+//! with review links, so a leaked database signs nobody in.
+
+use base64::Engine as _;
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
+
+use super::id::{PersonId, SessionId};
+use super::token::hash_text;
+
+/// What a person may do: an administrator manages people and every grant,
+/// an approver decides what their groups may decide, a viewer only reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Access {
+    /// People, grants everywhere, any revocation, the audit.
+    Admin,
+    /// Decides the calls their groups may decide.
+    Approver,
+    /// Reads only.
+    Viewer,
+}
+
+impl Access {
+    /// The stored and configured spelling.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Access::Admin => "admin",
+            Access::Approver => "approver",
+            Access::Viewer => "viewer",
+        }
+    }
+
+    /// The access `text` names, if any.
+    pub fn parse(text: &str) -> Option<Self> {
+        match text {
+            "admin" => Some(Access::Admin),
+            "approver" => Some(Access::Approver),
+            "viewer" => Some(Access::Viewer),
+            _ => None,
+        }
+    }
+}
+
+/// A person who signs in.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Person {
+    pub id: PersonId,
+    /// What they sign in with: lowercase letters, digits, `.`, `_` and `-`.
+    pub name: String,
+    /// How the pages and records show them.
+    pub display_name: String,
+    pub access: Access,
+    /// When an administrator disabled them; their sessions ended then.
+    pub disabled_at: Option<DateTime<Utc>>,
+    pub created_at: DateTime<Utc>,
+}
+
+/// A signed-in session of one person. It ends when it has been idle too
+/// long, at its absolute end, at sign-out, or when its person is disabled.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Session {
+    pub id: SessionId,
+    pub person_id: PersonId,
+    pub created_at: DateTime<Utc>,
+    /// The last request it authenticated (to the minute: see `people.rs`).
+    pub last_seen_at: DateTime<Utc>,
+    /// Its absolute end, however active it is.
+    pub expires_at: DateTime<Utc>,
+}
+
+/// A fresh session token, handed out once in a cookie and then forgotten.
+#[derive(Clone, PartialEq, Eq)]
+pub struct SessionToken(String);
+
+// The token is a credential: it never reaches a log line.
+impl std::fmt::Debug for SessionToken {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("SessionToken(…)")
+    }
+}
+
+impl SessionToken {
+    /// 32 fresh random bytes, base64url without padding.
+    pub fn mint() -> Self {
+        let bytes: [u8; 32] = rand::random();
+        Self(base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(bytes))
+    }
+
+    /// A token as a client presented it.
+    pub fn presented(text: &str) -> Self {
+        Self(text.to_owned())
+    }
+
+    /// The token as it goes into the cookie.
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+
+    /// What the store keeps and looks sessions up by: its SHA-256, in hex.
+    pub fn hash(&self) -> String {
+        hash_text(&self.0)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn access_round_trips_through_its_spelling() {
+        for access in [Access::Admin, Access::Approver, Access::Viewer] {
+            assert_eq!(Access::parse(access.as_str()), Some(access));
+        }
+        assert_eq!(Access::parse("root"), None);
+    }
+
+    #[test]
+    fn tokens_are_fresh_and_only_their_hash_is_kept() {
+        let (a, b) = (SessionToken::mint(), SessionToken::mint());
+        assert_ne!(a, b);
+        assert_eq!(a.as_str().len(), 43);
+        assert_eq!(a.hash(), SessionToken::presented(a.as_str()).hash());
+        assert_ne!(a.hash(), a.as_str());
+        assert_eq!(format!("{a:?}"), "SessionToken(…)");
+    }
+}
