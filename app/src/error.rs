@@ -38,6 +38,9 @@ pub enum AppError {
     #[error("this review link is not valid: ask whoever sent it for a new one")]
     #[serde(rename = "invalid_token")]
     Forbidden,
+    /// A sign-in was refused; the answer never says whether the name exists.
+    #[error("the name or the password is not right")]
+    SignInFailed,
     /// The review expired before anyone responded.
     #[error("this review expired at {at}")]
     #[serde(rename = "case_expired")]
@@ -64,6 +67,7 @@ impl AppError {
             AppError::Invalid { .. } => "invalid",
             AppError::AlreadyDecided { .. } => "already_decided",
             AppError::Forbidden => "invalid_token",
+            AppError::SignInFailed => "sign_in_failed",
             AppError::Expired { .. } => "case_expired",
             AppError::Internal => "internal",
             AppError::Transport { .. } => "transport",
@@ -77,6 +81,7 @@ const CODES: &[&str] = &[
     "already_decided",
     "invalid",
     "invalid_token",
+    "sign_in_failed",
     "case_expired",
     "internal",
     "transport",
@@ -107,6 +112,7 @@ impl<'de> Deserialize<'de> for AppError {
                 message: text("message"),
             },
             "invalid_token" => AppError::Forbidden,
+            "sign_in_failed" => AppError::SignInFailed,
             "case_expired" => AppError::Expired { at: text("at") },
             "internal" => AppError::Internal,
             "transport" => AppError::Transport {
@@ -178,6 +184,7 @@ impl AppError {
             AppError::Invalid { .. } => http::StatusCode::BAD_REQUEST,
             AppError::AlreadyDecided { .. } => http::StatusCode::CONFLICT,
             AppError::Forbidden => http::StatusCode::FORBIDDEN,
+            AppError::SignInFailed => http::StatusCode::UNAUTHORIZED,
             AppError::Expired { .. } => http::StatusCode::GONE,
             AppError::Internal | AppError::Transport { .. } => {
                 http::StatusCode::INTERNAL_SERVER_ERROR
@@ -202,6 +209,7 @@ impl From<engine::EngineError> for AppError {
                 status: status.as_str().to_owned(),
             },
             EngineError::Forbidden => AppError::Forbidden,
+            EngineError::SignInFailed => AppError::SignInFailed,
             EngineError::Expired { at } => AppError::Expired {
                 at: at.to_rfc3339(),
             },
@@ -256,6 +264,7 @@ mod tests {
                 message: "m".into(),
             },
             AppError::Forbidden,
+            AppError::SignInFailed,
             AppError::Expired {
                 at: "2026-01-01T00:00:00Z".into(),
             },

@@ -393,5 +393,6 @@ impl Engine {
     }
 }
 
+mod people;
 #[cfg(test)]
 mod tests;

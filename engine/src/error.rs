@@ -28,6 +28,10 @@ pub enum EngineError {
         /// The status the call is in now.
         status: CallStatus,
     },
+    /// A sign-in was refused: no such person, a wrong password, or a
+    /// disabled person, which the answer never tells apart.
+    #[error("the name or the password is not right")]
+    SignInFailed,
     /// A review link's token is missing or does not belong to the case.
     #[error("this review link is not valid: ask for a new one")]
     Forbidden,

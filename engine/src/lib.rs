@@ -16,6 +16,7 @@ pub mod grants;
 pub mod intent;
 #[cfg(test)]
 mod node_process;
+pub mod people;
 pub mod policy;
 #[cfg(test)]
 mod private_ca;

@@ -92,6 +92,7 @@ impl From<EngineError> for ApiError {
                 at: engine::reviews::rfc3339(&at),
             },
             EngineError::Forbidden => ApiError::InvalidToken,
+            EngineError::SignInFailed => ApiError::Unauthorized,
             EngineError::Expired { at } => ApiError::Expired(engine::reviews::rfc3339(&at)),
             EngineError::Store(e) => {
                 tracing::error!(error = %e, "store failure in a HITL request");

@@ -1,0 +1,46 @@
+//! The façade's methods for people and their sessions (see `people.rs`).
+
+use crate::domain::{Person, PersonId};
+use crate::error::EngineError;
+use crate::people::{self, NewPerson, Started};
+use crate::store::SignedIn;
+use crate::Engine;
+
+impl Engine {
+    /// Adds a person, with a password when they sign in with one.
+    pub async fn add_person(&self, new: NewPerson) -> Result<Person, EngineError> {
+        people::add_person(&self.core, new).await
+    }
+
+    /// Everyone, by name.
+    pub async fn people(&self) -> Result<Vec<Person>, EngineError> {
+        people::people(&self.core).await
+    }
+
+    /// Starts a session for the person who signs in as `name` with
+    /// `password`; [`EngineError::SignInFailed`] otherwise, whatever the reason.
+    pub async fn sign_in(&self, name: &str, password: &str) -> Result<Started, EngineError> {
+        people::sign_in(&self.core, name, password).await
+    }
+
+    /// The live session a cookie's `token` names, with its person; `None`
+    /// when it ended, lapsed, or its person was disabled.
+    pub async fn signed_in(&self, token: &str) -> Result<Option<SignedIn>, EngineError> {
+        people::signed_in(&self.core, token).await
+    }
+
+    /// Ends the session `token` names, if any.
+    pub async fn sign_out(&self, token: &str) -> Result<(), EngineError> {
+        people::sign_out(&self.core, token).await
+    }
+
+    /// Ends every session of a person; how many there were.
+    pub async fn sign_out_everywhere(&self, person: &PersonId) -> Result<u64, EngineError> {
+        people::sign_out_everywhere(&self.core, person).await
+    }
+
+    /// Disables a person: their sessions end at once and they cannot sign in.
+    pub async fn disable_person(&self, id: &PersonId) -> Result<Person, EngineError> {
+        people::disable_person(&self.core, id).await
+    }
+}

@@ -1,0 +1,199 @@
+//! People and their sessions: adding a person, signing in with a password,
+//! finding the person behind a session's token, signing out, and disabling
+//! a person. A failed sign-in never says whether the name exists.
+
+pub mod password;
+
+use chrono::{DateTime, Duration, Utc};
+
+use crate::core::Core;
+use crate::domain::{Access, Person, PersonId, Session, SessionId, SessionToken};
+use crate::error::EngineError;
+use crate::store::{from_millis, to_millis, SignedIn, StoreError};
+
+/// How long a session lasts without a request.
+pub const IDLE_LIFETIME: Duration = Duration::hours(12);
+
+/// How long a session lasts however active it is.
+pub const ABSOLUTE_LIFETIME: Duration = Duration::days(7);
+
+/// How stale a session's last use may be before a request records it anew:
+/// one write a minute per session, not one per request.
+const TOUCH_EVERY: Duration = Duration::minutes(1);
+
+/// Longest name and display name, in characters.
+const MAX_NAME_CHARS: usize = 64;
+const MAX_DISPLAY_NAME_CHARS: usize = 100;
+
+/// The clock's time as the store keeps it, to the millisecond, so what a
+/// call returns equals what a later read finds.
+fn now(core: &Core) -> Result<DateTime<Utc>, EngineError> {
+    Ok(from_millis("people", to_millis(core.clock.now()))?)
+}
+
+/// A person to add.
+#[derive(Debug, Clone)]
+pub struct NewPerson {
+    /// What they sign in with.
+    pub name: String,
+    /// How they are shown; their name when empty.
+    pub display_name: String,
+    pub access: Access,
+    /// `None` for a person who signs in only through an identity provider.
+    pub password: Option<String>,
+}
+
+/// A session just started: the token goes into the cookie, once.
+#[derive(Debug, Clone)]
+pub struct Started {
+    pub token: SessionToken,
+    pub session: Session,
+    pub person: Person,
+}
+
+fn checked_name(name: &str) -> Result<String, EngineError> {
+    let name = name.trim();
+    let allowed = |c: char| c.is_ascii_lowercase() || c.is_ascii_digit() || "._-".contains(c);
+    let valid = !name.is_empty()
+        && name.chars().count() <= MAX_NAME_CHARS
+        && name.chars().all(allowed)
+        && name.starts_with(|c: char| c.is_ascii_alphanumeric());
+    if !valid {
+        return Err(EngineError::invalid(
+            "name",
+            format!(
+                "a name is 1 to {MAX_NAME_CHARS} lowercase letters, digits, `.`, `_` or `-`, starting with a letter or digit"
+            ),
+        ));
+    }
+    Ok(name.to_owned())
+}
+
+fn checked_display_name(display_name: &str, name: &str) -> Result<String, EngineError> {
+    let shown = match display_name.trim() {
+        "" => name,
+        shown => shown,
+    };
+    if shown.chars().count() > MAX_DISPLAY_NAME_CHARS || shown.chars().any(char::is_control) {
+        return Err(EngineError::invalid(
+            "display_name",
+            format!("a display name is at most {MAX_DISPLAY_NAME_CHARS} characters, without control characters"),
+        ));
+    }
+    Ok(shown.to_owned())
+}
+
+pub(crate) async fn add_person(core: &Core, new: NewPerson) -> Result<Person, EngineError> {
+    let name = checked_name(&new.name)?;
+    let display_name = checked_display_name(&new.display_name, &name)?;
+    let hash = match new.password {
+        Some(password) => {
+            password::check(&password)?;
+            Some(password::hash(password).await?)
+        }
+        None => None,
+    };
+    let person = Person {
+        id: PersonId::new(),
+        name,
+        display_name,
+        access: new.access,
+        disabled_at: None,
+        created_at: now(core)?,
+    };
+    match core.store.insert_person(&person, hash.as_deref()).await {
+        Ok(()) => Ok(person),
+        Err(StoreError::Duplicate(_)) => Err(EngineError::invalid(
+            "name",
+            format!("someone is already called {}", person.name),
+        )),
+        Err(e) => Err(e.into()),
+    }
+}
+
+pub(crate) async fn sign_in(
+    core: &Core,
+    name: &str,
+    password: &str,
+) -> Result<Started, EngineError> {
+    let found = core.store.credentials(name.trim()).await?;
+    let stored = found.as_ref().and_then(|c| c.password_hash.clone());
+    // Checked before looking at anything else, so every refusal takes as long.
+    let matched = password::matches(password.to_owned(), stored).await;
+    let person = match found {
+        Some(c) if matched && c.person.disabled_at.is_none() => c.person,
+        _ => return Err(EngineError::SignInFailed),
+    };
+    let now = now(core)?;
+    let session = Session {
+        id: SessionId::new(),
+        person_id: person.id.clone(),
+        created_at: now,
+        last_seen_at: now,
+        expires_at: now + ABSOLUTE_LIFETIME,
+    };
+    let token = SessionToken::mint();
+    core.store.insert_session(&token.hash(), &session).await?;
+    Ok(Started {
+        token,
+        session,
+        person,
+    })
+}
+
+/// Whether a session has lapsed at `now`: idle too long or past its end.
+fn lapsed(session: &Session, now: DateTime<Utc>) -> bool {
+    now >= session.expires_at || now - session.last_seen_at >= IDLE_LIFETIME
+}
+
+pub(crate) async fn signed_in(core: &Core, token: &str) -> Result<Option<SignedIn>, EngineError> {
+    let Some(mut found) = core
+        .store
+        .session(&SessionToken::presented(token).hash())
+        .await?
+    else {
+        return Ok(None);
+    };
+    let now = now(core)?;
+    if found.person.disabled_at.is_some() || lapsed(&found.session, now) {
+        core.store.end_session(&found.session.id).await?;
+        return Ok(None);
+    }
+    if now - found.session.last_seen_at >= TOUCH_EVERY {
+        core.store.touch_session(&found.session.id, now).await?;
+        found.session.last_seen_at = now;
+    }
+    Ok(Some(found))
+}
+
+pub(crate) async fn sign_out(core: &Core, token: &str) -> Result<(), EngineError> {
+    if let Some(found) = core
+        .store
+        .session(&SessionToken::presented(token).hash())
+        .await?
+    {
+        core.store.end_session(&found.session.id).await?;
+    }
+    Ok(())
+}
+
+pub(crate) async fn sign_out_everywhere(
+    core: &Core,
+    person: &PersonId,
+) -> Result<u64, EngineError> {
+    Ok(core.store.end_sessions_of(person).await?)
+}
+
+pub(crate) async fn disable_person(core: &Core, id: &PersonId) -> Result<Person, EngineError> {
+    core.store
+        .disable_person(id, core.clock.now())
+        .await?
+        .ok_or(EngineError::NotFound("person"))
+}
+
+pub(crate) async fn people(core: &Core) -> Result<Vec<Person>, EngineError> {
+    Ok(core.store.people().await?)
+}
+
+#[cfg(test)]
+mod tests;
