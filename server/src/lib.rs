@@ -11,6 +11,7 @@ pub mod hitl;
 pub mod list_stream;
 pub mod listing;
 pub mod openapi;
+pub mod people_cli;
 pub mod review_stream;
 pub mod security_headers;
 pub mod settings;

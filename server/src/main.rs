@@ -3,6 +3,8 @@
 
 use anyhow::Context;
 use clap::{Parser, Subcommand};
+use engine::domain::Access;
+use server::people_cli::AddUser;
 use tracing_subscriber::EnvFilter;
 
 // Serving a request allocates and frees many small buffers across threads,
@@ -24,6 +26,28 @@ struct Cli {
 enum Command {
     /// Serve the web app, the HITL API and the agent (the default).
     Serve,
+    /// Manage the people who sign in.
+    #[command(subcommand)]
+    User(UserCommand),
+}
+
+#[derive(Debug, Subcommand)]
+enum UserCommand {
+    /// Add a person; the password is asked for on the terminal, or read
+    /// from standard input when that is not a terminal.
+    Add {
+        /// What they sign in with: lowercase letters, digits, `.`, `_`, `-`.
+        name: String,
+        /// How they are shown (their name when left out).
+        #[arg(long)]
+        display_name: Option<String>,
+        /// Make them an administrator.
+        #[arg(long, conflicts_with = "access")]
+        admin: bool,
+        /// What they may do: approver (the default) or viewer.
+        #[arg(long, value_parser = ["approver", "viewer"])]
+        access: Option<String>,
+    },
 }
 
 #[tokio::main]
@@ -31,6 +55,24 @@ async fn main() -> anyhow::Result<()> {
     let cli = Cli::parse();
     match cli.command.unwrap_or(Command::Serve) {
         Command::Serve => serve().await,
+        Command::User(UserCommand::Add {
+            name,
+            display_name,
+            admin,
+            access,
+        }) => {
+            let access = match (admin, access.as_deref()) {
+                (true, _) => Access::Admin,
+                (false, Some("viewer")) => Access::Viewer,
+                _ => Access::Approver,
+            };
+            let request = AddUser {
+                name,
+                display_name,
+                access,
+            };
+            server::people_cli::add_user(&server::Settings::from_env()?, request).await
+        }
     }
 }
 
