@@ -41,6 +41,12 @@ pub enum AppError {
     /// A sign-in was refused; the answer never says whether the name exists.
     #[error("the name or the password is not right")]
     SignInFailed,
+    /// Too many failed sign-ins: wait before the next.
+    #[error("too many failed sign-ins: try again in {retry_after_secs} seconds")]
+    TooManyAttempts {
+        /// How long to wait, in seconds.
+        retry_after_secs: u64,
+    },
     /// The review expired before anyone responded.
     #[error("this review expired at {at}")]
     #[serde(rename = "case_expired")]
@@ -68,6 +74,7 @@ impl AppError {
             AppError::AlreadyDecided { .. } => "already_decided",
             AppError::Forbidden => "invalid_token",
             AppError::SignInFailed => "sign_in_failed",
+            AppError::TooManyAttempts { .. } => "too_many_attempts",
             AppError::Expired { .. } => "case_expired",
             AppError::Internal => "internal",
             AppError::Transport { .. } => "transport",
@@ -82,6 +89,7 @@ const CODES: &[&str] = &[
     "invalid",
     "invalid_token",
     "sign_in_failed",
+    "too_many_attempts",
     "case_expired",
     "internal",
     "transport",
@@ -113,6 +121,12 @@ impl<'de> Deserialize<'de> for AppError {
             },
             "invalid_token" => AppError::Forbidden,
             "sign_in_failed" => AppError::SignInFailed,
+            "too_many_attempts" => AppError::TooManyAttempts {
+                retry_after_secs: record
+                    .get("retry_after_secs")
+                    .and_then(serde_json::Value::as_u64)
+                    .unwrap_or_default(),
+            },
             "case_expired" => AppError::Expired { at: text("at") },
             "internal" => AppError::Internal,
             "transport" => AppError::Transport {
@@ -185,6 +199,7 @@ impl AppError {
             AppError::AlreadyDecided { .. } => http::StatusCode::CONFLICT,
             AppError::Forbidden => http::StatusCode::FORBIDDEN,
             AppError::SignInFailed => http::StatusCode::UNAUTHORIZED,
+            AppError::TooManyAttempts { .. } => http::StatusCode::TOO_MANY_REQUESTS,
             AppError::Expired { .. } => http::StatusCode::GONE,
             AppError::Internal | AppError::Transport { .. } => {
                 http::StatusCode::INTERNAL_SERVER_ERROR
@@ -210,6 +225,9 @@ impl From<engine::EngineError> for AppError {
             },
             EngineError::Forbidden => AppError::Forbidden,
             EngineError::SignInFailed => AppError::SignInFailed,
+            EngineError::TooManyAttempts { retry_after_secs } => {
+                AppError::TooManyAttempts { retry_after_secs }
+            }
             EngineError::Expired { at } => AppError::Expired {
                 at: at.to_rfc3339(),
             },
@@ -265,6 +283,9 @@ mod tests {
             },
             AppError::Forbidden,
             AppError::SignInFailed,
+            AppError::TooManyAttempts {
+                retry_after_secs: 60,
+            },
             AppError::Expired {
                 at: "2026-01-01T00:00:00Z".into(),
             },

@@ -42,6 +42,7 @@ impl Engine {
             clock,
             events: Events::new(),
             config,
+            sign_ins: Default::default(),
         };
         Self {
             core: Arc::new(core),

@@ -32,6 +32,12 @@ pub enum EngineError {
     /// disabled person, which the answer never tells apart.
     #[error("the name or the password is not right")]
     SignInFailed,
+    /// Too many failed sign-ins for this name or from this client.
+    #[error("too many failed sign-ins: try again in {retry_after_secs} seconds")]
+    TooManyAttempts {
+        /// How long to wait, in seconds.
+        retry_after_secs: u64,
+    },
     /// A review link's token is missing or does not belong to the case.
     #[error("this review link is not valid: ask for a new one")]
     Forbidden,

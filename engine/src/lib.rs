@@ -23,6 +23,7 @@ mod private_ca;
 pub mod relay;
 pub mod reviews;
 pub mod store;
+mod throttle;
 pub mod tools;
 
 pub use clock::{Clock, ManualClock, SystemClock};

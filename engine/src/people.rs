@@ -111,12 +111,50 @@ pub(crate) async fn add_person(core: &Core, new: NewPerson) -> Result<Person, En
     }
 }
 
+/// Refuses a sign-in while the name tried or the client is held back.
+fn check_limits(
+    core: &Core,
+    name: &str,
+    client: &str,
+    now: DateTime<Utc>,
+) -> Result<(), EngineError> {
+    let limits = &core.sign_ins;
+    let held = [
+        limits.names.held_until(name, now),
+        limits.clients.held_until(client, now),
+    ];
+    match held.into_iter().flatten().max() {
+        Some(until) => Err(EngineError::TooManyAttempts {
+            retry_after_secs: (until - now).num_seconds().max(1) as u64,
+        }),
+        None => Ok(()),
+    }
+}
+
 pub(crate) async fn sign_in(
     core: &Core,
     name: &str,
     password: &str,
+    client: &str,
 ) -> Result<Started, EngineError> {
-    let found = core.store.credentials(name.trim()).await?;
+    let name = name.trim();
+    check_limits(core, name, client, now(core)?)?;
+    let started = start_session(core, name, password).await;
+    let limits = &core.sign_ins;
+    match &started {
+        Ok(_) => limits.names.clear(name),
+        Err(EngineError::SignInFailed) => {
+            let now = now(core)?;
+            limits.names.failed(name, now);
+            limits.clients.failed(client, now);
+        }
+        Err(_) => {}
+    }
+    started
+}
+
+async fn start_session(core: &Core, name: &str, password: &str) -> Result<Started, EngineError> {
+    let found = core.store.credentials(name).await?;
     let stored = found.as_ref().and_then(|c| c.password_hash.clone());
     // Checked before looking at anything else, so every refusal takes as long.
     let matched = password::matches(password.to_owned(), stored).await;

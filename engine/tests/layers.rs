@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 /// The engine's top-level modules by floor: a module may import any module
 /// of a lower floor, and none of its own floor or above.
 const FLOORS: &[&[&str]] = &[
-    &["domain", "clock", "intent"],
+    &["domain", "clock", "intent", "throttle"],
     &["policy"],
     &["config"],
     &["store", "events", "tools"],

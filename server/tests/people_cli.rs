@@ -83,6 +83,6 @@ async fn the_first_administrator_is_added_from_the_terminal() {
             ("cy".to_owned(), Access::Viewer)
         ]
     );
-    let started = engine.sign_in("ana", PASSWORD).await.unwrap();
+    let started = engine.sign_in("ana", PASSWORD, "127.0.0.1").await.unwrap();
     assert_eq!(started.person.display_name, "Ana Lima");
 }

@@ -18,9 +18,16 @@ impl Engine {
     }
 
     /// Starts a session for the person who signs in as `name` with
-    /// `password`; [`EngineError::SignInFailed`] otherwise, whatever the reason.
-    pub async fn sign_in(&self, name: &str, password: &str) -> Result<Started, EngineError> {
-        people::sign_in(&self.core, name, password).await
+    /// `password`; [`EngineError::SignInFailed`] otherwise, whatever the
+    /// reason, and [`EngineError::TooManyAttempts`] while the name or the
+    /// `client` (its address) has failed too often.
+    pub async fn sign_in(
+        &self,
+        name: &str,
+        password: &str,
+        client: &str,
+    ) -> Result<Started, EngineError> {
+        people::sign_in(&self.core, name, password, client).await
     }
 
     /// The live session a cookie's `token` names, with its person; `None`

@@ -90,7 +90,11 @@ async fn a_refused_sign_in_never_says_why() {
     let f = Fixture::new().await;
     let ana = f.add("ana", Some(PASSWORD)).await.unwrap();
     f.add("bo", None).await.unwrap();
-    let started = f.engine.sign_in("ana", PASSWORD).await.unwrap();
+    let started = f
+        .engine
+        .sign_in("ana", PASSWORD, "127.0.0.1")
+        .await
+        .unwrap();
     assert_eq!(started.person, ana);
     for (name, password) in [
         ("ana", "correct horse batter"),
@@ -98,14 +102,14 @@ async fn a_refused_sign_in_never_says_why() {
         // A person without a password signs in elsewhere only.
         ("bo", PASSWORD),
     ] {
-        match f.engine.sign_in(name, password).await {
+        match f.engine.sign_in(name, password, "127.0.0.1").await {
             Err(EngineError::SignInFailed) => {}
             other => panic!("{name}: expected a refusal, got {other:?}"),
         }
     }
     f.engine.disable_person(&ana.id).await.unwrap();
     assert!(matches!(
-        f.engine.sign_in("ana", PASSWORD).await,
+        f.engine.sign_in("ana", PASSWORD, "127.0.0.1").await,
         Err(EngineError::SignInFailed)
     ));
 }
@@ -114,7 +118,11 @@ async fn a_refused_sign_in_never_says_why() {
 async fn a_session_lapses_when_idle_or_at_its_end() {
     let f = Fixture::new().await;
     f.add("ana", Some(PASSWORD)).await.unwrap();
-    let started = f.engine.sign_in("ana", PASSWORD).await.unwrap();
+    let started = f
+        .engine
+        .sign_in("ana", PASSWORD, "127.0.0.1")
+        .await
+        .unwrap();
     let token = started.token.as_str();
     let found = f.engine.signed_in(token).await.unwrap().unwrap();
     assert_eq!(found.person.name, "ana");
@@ -130,7 +138,11 @@ async fn a_session_lapses_when_idle_or_at_its_end() {
         None,
         "past its end"
     );
-    let idle = f.engine.sign_in("ana", PASSWORD).await.unwrap();
+    let idle = f
+        .engine
+        .sign_in("ana", PASSWORD, "127.0.0.1")
+        .await
+        .unwrap();
     f.clock.advance(IDLE_LIFETIME);
     assert_eq!(
         f.engine.signed_in(idle.token.as_str()).await.unwrap(),
@@ -143,7 +155,11 @@ async fn a_session_lapses_when_idle_or_at_its_end() {
 async fn a_session_records_its_use_once_a_minute() {
     let f = Fixture::new().await;
     f.add("ana", Some(PASSWORD)).await.unwrap();
-    let started = f.engine.sign_in("ana", PASSWORD).await.unwrap();
+    let started = f
+        .engine
+        .sign_in("ana", PASSWORD, "127.0.0.1")
+        .await
+        .unwrap();
     let token = started.token.as_str();
     f.clock.advance(Duration::seconds(30));
     let seen = f.engine.signed_in(token).await.unwrap().unwrap();
@@ -157,8 +173,16 @@ async fn a_session_records_its_use_once_a_minute() {
 async fn signing_out_and_disabling_end_sessions_at_once() {
     let f = Fixture::new().await;
     let ana = f.add("ana", Some(PASSWORD)).await.unwrap();
-    let here = f.engine.sign_in("ana", PASSWORD).await.unwrap();
-    let there = f.engine.sign_in("ana", PASSWORD).await.unwrap();
+    let here = f
+        .engine
+        .sign_in("ana", PASSWORD, "127.0.0.1")
+        .await
+        .unwrap();
+    let there = f
+        .engine
+        .sign_in("ana", PASSWORD, "127.0.0.1")
+        .await
+        .unwrap();
     f.engine.sign_out(here.token.as_str()).await.unwrap();
     assert_eq!(f.engine.signed_in(here.token.as_str()).await.unwrap(), None);
     assert!(f
@@ -172,7 +196,11 @@ async fn signing_out_and_disabling_end_sessions_at_once() {
         f.engine.signed_in(there.token.as_str()).await.unwrap(),
         None
     );
-    let again = f.engine.sign_in("ana", PASSWORD).await.unwrap();
+    let again = f
+        .engine
+        .sign_in("ana", PASSWORD, "127.0.0.1")
+        .await
+        .unwrap();
     f.engine.disable_person(&ana.id).await.unwrap();
     assert_eq!(
         f.engine.signed_in(again.token.as_str()).await.unwrap(),
@@ -182,4 +210,48 @@ async fn signing_out_and_disabling_end_sessions_at_once() {
         f.engine.disable_person(&PersonId::new()).await,
         Err(EngineError::NotFound("person"))
     ));
+}
+
+#[tokio::test]
+async fn failed_sign_ins_are_held_back_per_name_and_per_client() {
+    let f = Fixture::new().await;
+    f.add("ana", Some(PASSWORD)).await.unwrap();
+    f.add("bo", Some(PASSWORD)).await.unwrap();
+    for _ in 0..5 {
+        let wrong = f
+            .engine
+            .sign_in("ana", "not the password", "10.0.0.1")
+            .await;
+        assert!(matches!(wrong, Err(EngineError::SignInFailed)), "{wrong:?}");
+    }
+    // Held back even with the right password, from any client, for the
+    // rest of the window; the answer says how long.
+    match f.engine.sign_in("ana", PASSWORD, "10.0.0.2").await {
+        Err(EngineError::TooManyAttempts { retry_after_secs }) => {
+            assert!(
+                (1..=15 * 60).contains(&retry_after_secs),
+                "{retry_after_secs}"
+            );
+        }
+        other => panic!("expected a wait, got {other:?}"),
+    }
+    assert!(
+        f.engine.sign_in("bo", PASSWORD, "10.0.0.1").await.is_ok(),
+        "other names go on"
+    );
+    f.clock.advance(Duration::minutes(15));
+    assert!(f.engine.sign_in("ana", PASSWORD, "10.0.0.1").await.is_ok());
+    // A client guessing many names is held back too, whatever name it tries.
+    for i in 0..20 {
+        let name = format!("guess{i}");
+        let _ = f
+            .engine
+            .sign_in(&name, "not the password", "10.0.0.9")
+            .await;
+    }
+    assert!(matches!(
+        f.engine.sign_in("bo", PASSWORD, "10.0.0.9").await,
+        Err(EngineError::TooManyAttempts { .. })
+    ));
+    assert!(f.engine.sign_in("bo", PASSWORD, "10.0.0.8").await.is_ok());
 }

@@ -93,6 +93,9 @@ impl From<EngineError> for ApiError {
             },
             EngineError::Forbidden => ApiError::InvalidToken,
             EngineError::SignInFailed => ApiError::Unauthorized,
+            EngineError::TooManyAttempts { retry_after_secs } => {
+                ApiError::RateLimited(retry_after_secs)
+            }
             EngineError::Expired { at } => ApiError::Expired(engine::reviews::rfc3339(&at)),
             EngineError::Store(e) => {
                 tracing::error!(error = %e, "store failure in a HITL request");
