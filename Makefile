@@ -124,6 +124,7 @@ test-postgres:
 bench:
 	AIRLOCK_BENCH_DATABASE_URL=$$(.ci/postgres) cargo bench -p engine --bench decisions
 	cargo bench -p engine --bench resume
+	cargo bench -p engine --bench sessions
 	AIRLOCK_BENCH_DATABASE_URL=$$(.ci/postgres) cargo bench -p server --bench decide
 	cargo bench -p server --bench gateway
 	cargo bench -p server --bench fanout
