@@ -38,6 +38,9 @@ pub enum AppError {
     #[error("this review link is not valid: ask whoever sent it for a new one")]
     #[serde(rename = "invalid_token")]
     Forbidden,
+    /// The request needs a signed-in person and has none.
+    #[error("sign in first")]
+    Unauthenticated,
     /// A sign-in was refused; the answer never says whether the name exists.
     #[error("the name or the password is not right")]
     SignInFailed,
@@ -73,6 +76,7 @@ impl AppError {
             AppError::Invalid { .. } => "invalid",
             AppError::AlreadyDecided { .. } => "already_decided",
             AppError::Forbidden => "invalid_token",
+            AppError::Unauthenticated => "unauthenticated",
             AppError::SignInFailed => "sign_in_failed",
             AppError::TooManyAttempts { .. } => "too_many_attempts",
             AppError::Expired { .. } => "case_expired",
@@ -88,6 +92,7 @@ const CODES: &[&str] = &[
     "already_decided",
     "invalid",
     "invalid_token",
+    "unauthenticated",
     "sign_in_failed",
     "too_many_attempts",
     "case_expired",
@@ -120,6 +125,7 @@ impl<'de> Deserialize<'de> for AppError {
                 message: text("message"),
             },
             "invalid_token" => AppError::Forbidden,
+            "unauthenticated" => AppError::Unauthenticated,
             "sign_in_failed" => AppError::SignInFailed,
             "too_many_attempts" => AppError::TooManyAttempts {
                 retry_after_secs: record
@@ -198,7 +204,7 @@ impl AppError {
             AppError::Invalid { .. } => http::StatusCode::BAD_REQUEST,
             AppError::AlreadyDecided { .. } => http::StatusCode::CONFLICT,
             AppError::Forbidden => http::StatusCode::FORBIDDEN,
-            AppError::SignInFailed => http::StatusCode::UNAUTHORIZED,
+            AppError::Unauthenticated | AppError::SignInFailed => http::StatusCode::UNAUTHORIZED,
             AppError::TooManyAttempts { .. } => http::StatusCode::TOO_MANY_REQUESTS,
             AppError::Expired { .. } => http::StatusCode::GONE,
             AppError::Internal | AppError::Transport { .. } => {
@@ -282,6 +288,7 @@ mod tests {
                 message: "m".into(),
             },
             AppError::Forbidden,
+            AppError::Unauthenticated,
             AppError::SignInFailed,
             AppError::TooManyAttempts {
                 retry_after_secs: 60,

@@ -4,4 +4,5 @@
 pub mod approvals;
 pub mod conversations;
 pub mod grants;
+pub mod people;
 pub mod reviews;

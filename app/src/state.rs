@@ -34,3 +34,49 @@ pub fn link_base(public_url: Option<&str>, host: Option<&str>) -> Option<String>
     };
     host.filter(plain).map(|host| format!("http://{host}"))
 }
+
+/// The person a request is signed in as, which the sign-in check puts in
+/// the request's extensions when the `auth:` block turns sign-in on.
+#[derive(Debug, Clone)]
+pub struct SignedInPerson(pub engine::domain::Person);
+
+/// The person the current request is signed in as, if any.
+pub fn signed_in() -> Option<engine::domain::Person> {
+    let parts = leptos::prelude::use_context::<http::request::Parts>()?;
+    parts
+        .extensions
+        .get::<SignedInPerson>()
+        .map(|p| p.0.clone())
+}
+
+/// The address the current request came from, for holding back failed
+/// sign-ins per client; `unknown` when the server was not told.
+pub fn client_address() -> String {
+    leptos::prelude::use_context::<http::request::Parts>()
+        .and_then(|parts| {
+            parts
+                .extensions
+                .get::<axum::extract::ConnectInfo<std::net::SocketAddr>>()
+                .map(|info| info.0.ip().to_string())
+        })
+        .unwrap_or_else(|| "unknown".to_owned())
+}
+
+/// Whether the public URL is https, so cookies are marked `Secure`.
+pub fn served_over_https() -> bool {
+    leptos::prelude::use_context::<AppState>()
+        .and_then(|state| state.public_url)
+        .is_some_and(|url| url.starts_with("https://"))
+}
+
+/// The value of cookie `name` in `headers`, if it is there.
+pub fn cookie<'h>(headers: &'h http::HeaderMap, name: &str) -> Option<&'h str> {
+    headers
+        .get_all(http::header::COOKIE)
+        .iter()
+        .filter_map(|value| value.to_str().ok())
+        .flat_map(|value| value.split(';'))
+        .filter_map(|pair| pair.trim().split_once('='))
+        .find(|(key, _)| *key == name)
+        .map(|(_, value)| value)
+}

@@ -1,8 +1,8 @@
 // A real Airlock server per test: started on a free port with a fresh data
 // directory, stopped (and its directory removed) when the test ends.
 import { test as base, expect } from '@playwright/test';
-import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 
@@ -16,12 +16,31 @@ export class AirlockServer {
   private child?: ChildProcess;
   private output = '';
 
-  constructor(readonly dataDir: string) {}
+  constructor(
+    readonly dataDir: string,
+    readonly configFile?: string,
+  ) {}
 
-  static async start(): Promise<AirlockServer> {
-    const server = new AirlockServer(mkdtempSync(join(tmpdir(), 'airlock-e2e-')));
+  static async start(config?: string): Promise<AirlockServer> {
+    const dataDir = mkdtempSync(join(tmpdir(), 'airlock-e2e-'));
+    let configFile: string | undefined;
+    if (config) {
+      configFile = join(dataDir, 'airlock.yaml');
+      writeFileSync(configFile, config);
+    }
+    const server = new AirlockServer(dataDir, configFile);
     await server.boot();
     return server;
+  }
+
+  /** Adds a person with `airlock user add`, the password on standard input. */
+  addPerson(name: string, password: string, ...args: string[]): void {
+    const added = spawnSync(serverBin, ['user', 'add', name, ...args], {
+      env: { ...process.env, AIRLOCK_DATA_DIR: this.dataDir },
+      input: `${password}\n`,
+      encoding: 'utf8',
+    });
+    if (added.status !== 0) throw new Error(`airlock user add failed: ${added.stderr}`);
   }
 
   /** Starts the process and waits for its "ready" line. */
@@ -31,6 +50,7 @@ export class AirlockServer {
         ...process.env,
         AIRLOCK_ADDR: this.url ? new URL(this.url).host : '127.0.0.1:0',
         AIRLOCK_DATA_DIR: this.dataDir,
+        ...(this.configFile ? { AIRLOCK_CONFIG: this.configFile } : {}),
         LEPTOS_SITE_ROOT: siteRoot,
         AIRLOCK_LOG: 'warn',
       },

@@ -19,6 +19,10 @@
 //!     auto_approved_tools: ["read_*", "list_*"]
 //! ```
 
+mod auth;
+
+pub use auth::AuthSettings;
+
 use std::collections::BTreeMap;
 use std::time::Duration;
 
@@ -152,6 +156,8 @@ pub struct Config {
     pub default_policy: Policy,
     /// Tool sources by name.
     pub sources: BTreeMap<String, SourceConfig>,
+    /// How people sign in; `None` when nobody signs in (one local person).
+    pub auth: Option<AuthSettings>,
 }
 
 impl Default for Config {
@@ -163,6 +169,7 @@ impl Default for Config {
                 .compile("(built-in)", "default_policy")
                 .expect("the empty policy compiles"),
             sources: BTreeMap::new(),
+            auth: None,
         }
     }
 }
@@ -178,6 +185,8 @@ struct RawConfig {
     gateway: Option<serde_yaml::Value>,
     #[serde(default)]
     sources: BTreeMap<String, serde_yaml::Mapping>,
+    #[serde(default)]
+    auth: Option<AuthSettings>,
 }
 
 #[derive(Deserialize)]
@@ -329,11 +338,13 @@ impl Config {
                 },
             );
         }
+        let auth = raw.auth.map(|a| a.checked(err)).transpose()?;
         Ok(Self {
             approvals,
             gateway,
             default_policy,
             sources,
+            auth,
         })
     }
 

@@ -35,6 +35,11 @@ pub async fn set_error_status(request: Request, next: Next) -> Response {
     };
     if let Ok(error) = serde_json::from_slice::<AppError>(&bytes) {
         parts.status = error.status_code();
+        if let AppError::TooManyAttempts { retry_after_secs } = error {
+            parts
+                .headers
+                .insert(http::header::RETRY_AFTER, retry_after_secs.into());
+        }
     }
     Response::from_parts(parts, Body::from(bytes))
 }

@@ -15,6 +15,7 @@ pub mod people_cli;
 pub mod review_stream;
 pub mod security_headers;
 pub mod settings;
+pub mod sign_in_guard;
 pub mod streams;
 pub mod workers;
 
@@ -74,6 +75,10 @@ pub fn router(state: AppState, allowed: Arc<AllowedHosts>) -> Router {
             move || shell(options.clone())
         })
         .fallback(leptos_axum::file_and_error_handler::<AppState, _>(shell))
+        .layer(axum::middleware::from_fn_with_state(
+            state.clone(),
+            sign_in_guard::require_sign_in,
+        ))
         .layer(axum::middleware::from_fn(fn_errors::set_error_status))
         .layer(axum::middleware::map_response(freshness::no_store_pages))
         // Pages, larger answers and the site's JS, WASM and CSS go out
@@ -324,6 +329,9 @@ pub async fn launch(
             tracing::debug!(error = %e, "cannot turn off Nagle's algorithm");
         }
     });
+    // Each request knows its client's address: failed sign-ins are held
+    // back per client.
+    let app = app.into_make_service_with_connect_info::<std::net::SocketAddr>();
     axum::serve(listener, app)
         .with_graceful_shutdown(async move {
             shutdown.await;

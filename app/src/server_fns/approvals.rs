@@ -18,12 +18,15 @@ pub use list_approvals::*;
 pub use reject_all::*;
 pub use reject_call::*;
 
-/// The person deciding in the browser. There are no accounts yet, so every
-/// decision from the chat and the inbox is recorded as the chat user's.
+/// The person deciding in the browser: the one signed in, or, when nobody
+/// signs in (no `auth:` block), the one local chat user.
 #[cfg(feature = "ssr")]
 fn chat_reviewer() -> engine::decisions::Reviewer {
+    let name = crate::state::signed_in()
+        .map(|person| person.display_name)
+        .unwrap_or_else(|| engine::engine::CHAT_USER.into());
     engine::decisions::Reviewer {
-        name: engine::engine::CHAT_USER.into(),
+        name,
         channel: engine::domain::Channel::Chat,
     }
 }

@@ -8,7 +8,7 @@ use leptos_router::{path, SsrMode};
 use crate::ui::layout::header::AppHeader;
 use crate::ui::pages::{
     allowed::AllowedPage, approvals::ApprovalsPage, conversation::ConversationPage, home::HomePage,
-    not_found::NotFound, review::ReviewPage,
+    not_found::NotFound, review::ReviewPage, sign_in::SignInPage,
 };
 
 /// The HTML document every page is rendered into.
@@ -54,6 +54,7 @@ pub fn App() -> impl IntoView {
                     <Route path=path!("/approvals") view=ApprovalsPage ssr=SsrMode::Async/>
                     <Route path=path!("/allowed") view=AllowedPage ssr=SsrMode::Async/>
                     <Route path=path!("/review/:case_id") view=ReviewPage ssr=SsrMode::Async/>
+                    <Route path=path!("/sign-in") view=SignInPage ssr=SsrMode::Async/>
                 </Routes>
             </main>
         </Router>

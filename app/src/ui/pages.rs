@@ -6,3 +6,4 @@ pub mod conversation;
 pub mod home;
 pub mod not_found;
 pub mod review;
+pub mod sign_in;

@@ -1,7 +1,10 @@
-//! The top bar: product name and the main navigation.
+//! The top bar: product name, the main navigation, and who is signed in.
 
 use leptos::prelude::*;
+use leptos::server_fn::ServerFn;
 use leptos_router::components::A;
+
+use crate::server_fns::people::SignOut;
 
 /// The header shown on every page.
 #[component]
@@ -20,6 +23,21 @@ pub fn AppHeader() -> impl IntoView {
                 <A href="/approvals">"Approvals"</A>
                 <A href="/allowed">"Allowed"</A>
             </nav>
+            {signed_in_name().map(|name| view! {
+                <form method="post" action=SignOut::PATH class="person-menu">
+                    <span class="person-name">{name}</span>
+                    <button type="submit" class="button">"Sign out"</button>
+                </form>
+            })}
         </header>
     }
+}
+
+/// The display name of the person signed in, while the server renders; the
+/// header is not an island, so the browser never needs it.
+fn signed_in_name() -> Option<String> {
+    #[cfg(feature = "ssr")]
+    return crate::state::signed_in().map(|person| person.display_name);
+    #[cfg(not(feature = "ssr"))]
+    None
 }

@@ -1,0 +1,43 @@
+//! Signing in and out.
+
+mod sign_in;
+mod sign_out;
+
+pub use sign_in::*;
+pub use sign_out::*;
+
+/// The cookie a session's token travels in.
+pub const SESSION_COOKIE: &str = "airlock_session";
+
+/// Where the sign-in page lives.
+pub const SIGN_IN_PAGE: &str = "/sign-in";
+
+/// `next` when it is a path on this site, else the home page: a sign-in
+/// never sends the browser to another site.
+pub fn local_path(next: &str) -> &str {
+    let local = next.starts_with('/') && !next.starts_with("//") && !next.contains('\\');
+    if local {
+        next
+    } else {
+        "/"
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::local_path;
+
+    #[test]
+    fn only_paths_on_this_site_are_followed() {
+        assert_eq!(local_path("/c/conv_1?x=1"), "/c/conv_1?x=1");
+        for elsewhere in [
+            "https://evil.example/",
+            "//evil.example/",
+            "/\\\\evil.example",
+            "",
+            "c/1",
+        ] {
+            assert_eq!(local_path(elsewhere), "/", "{elsewhere}");
+        }
+    }
+}

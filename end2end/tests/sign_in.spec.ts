@@ -1,0 +1,35 @@
+// Signing in with the `auth:` block: a page asked for without a session
+// leads to the sign-in page and back; the header names the person, who
+// can sign out; a wrong password is refused without saying which part.
+import { test, expect, AirlockServer } from './fixtures';
+
+const PASSWORD = 'correct horse battery';
+
+test('a person signs in, lands where they were going, and signs out', async ({ page }) => {
+  const server = await AirlockServer.start('auth:\n  passwords: true\n');
+  try {
+    server.addPerson('ana', PASSWORD, '--display-name', 'Ana Lima');
+    await page.goto(`${server.url}/approvals`);
+    await expect(page).toHaveURL(/\/sign-in\?next=\/approvals$/);
+    await expect(page.getByRole('heading', { name: 'Sign in' })).toBeVisible();
+
+    await page.getByLabel('Name').fill('ana');
+    await page.getByLabel('Password').fill('not the password');
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await expect(page.getByRole('alert')).toHaveText('the name or the password is not right');
+
+    await page.getByLabel('Name').fill('ana');
+    await page.getByLabel('Password').fill(PASSWORD);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await expect(page).toHaveURL(`${server.url}/approvals`);
+    await expect(page.getByRole('banner')).toContainText('Ana Lima');
+
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await expect(page).toHaveURL(/\/sign-in$/);
+    await page.goto(`${server.url}/`);
+    await expect(page).toHaveURL(/\/sign-in\?next=\/$/);
+  } finally {
+    await server.stop();
+    server.dispose();
+  }
+});

@@ -1,0 +1,105 @@
+//! With the `auth:` block, every request needs a signed-in person, except
+//! what must work before signing in (the sign-in page and its post, the
+//! site's files, health) and what carries credentials of its own: the HITL
+//! API (API keys) and review links (their tokens). A page asked for without
+//! a session goes to the sign-in page, which comes back to it; anything else
+//! is refused with 401 `unauthenticated`. The person found goes into the
+//! request's extensions for the pages and server functions.
+
+use axum::extract::{Request, State};
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
+use http::{header, Method, StatusCode};
+
+use app::error::AppError;
+use app::server_fns::people::{SESSION_COOKIE, SIGN_IN_PAGE};
+use app::state::{cookie, AppState, SignedInPerson};
+
+/// Paths that answer without a session, by prefix.
+const OPEN: &[&str] = &[
+    "/sign-in",
+    "/api/fn/sign_in",
+    "/pkg/",
+    "/favicon.svg",
+    "/healthz",
+    "/.well-known/",
+    "/api/openapi.json",
+    // The HITL API: API keys.
+    "/api/v1/",
+    // Review links: the token in the address.
+    "/review/",
+    "/api/reviews/",
+    "/api/fn/open_review",
+    "/api/fn/touch_review",
+    "/api/fn/respond_review",
+];
+
+/// Middleware: lets a request through with its person, or sends it to sign in.
+pub async fn require_sign_in(
+    State(state): State<AppState>,
+    mut request: Request,
+    next: Next,
+) -> Response {
+    if state.engine.config().auth.is_none() {
+        return next.run(request).await;
+    }
+    let token = cookie(request.headers(), SESSION_COOKIE).map(str::to_owned);
+    if let Some(token) = token {
+        match state.engine.signed_in(&token).await {
+            Ok(Some(found)) => {
+                request
+                    .extensions_mut()
+                    .insert(SignedInPerson(found.person));
+                return next.run(request).await;
+            }
+            Ok(None) => {}
+            Err(e) => {
+                tracing::error!(error = %e, "cannot check a session");
+                return (
+                    StatusCode::INTERNAL_SERVER_ERROR,
+                    axum::Json(AppError::Internal),
+                )
+                    .into_response();
+            }
+        }
+    }
+    let path = request.uri().path();
+    if OPEN.iter().any(|open| path.starts_with(open)) {
+        return next.run(request).await;
+    }
+    let is_page =
+        matches!(*request.method(), Method::GET | Method::HEAD) && !path.starts_with("/api/");
+    if is_page {
+        let wanted = request.uri().path_and_query().map_or("/", |p| p.as_str());
+        let location = format!("{SIGN_IN_PAGE}?next={}", encoded(wanted));
+        return (StatusCode::SEE_OTHER, [(header::LOCATION, location)]).into_response();
+    }
+    (
+        StatusCode::UNAUTHORIZED,
+        axum::Json(AppError::Unauthenticated),
+    )
+        .into_response()
+}
+
+/// `text` percent-encoded for a query value.
+fn encoded(text: &str) -> String {
+    text.bytes()
+        .map(|b| match b {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'.' | b'_' | b'~' | b'/' => {
+                (b as char).to_string()
+            }
+            other => format!("%{other:02X}"),
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::encoded;
+
+    #[test]
+    fn the_page_asked_for_survives_the_trip_through_sign_in() {
+        assert_eq!(encoded("/c/conv_1?a=1&b=2"), "/c/conv_1%3Fa%3D1%26b%3D2");
+        assert_eq!(encoded("/"), "/");
+    }
+}

@@ -1,0 +1,227 @@
+//! With the `auth:` block, pages and server functions need a signed-in
+//! person: a page goes to the sign-in page and back, a function answers
+//! 401, a session rides in an HttpOnly cookie, a decision is recorded with
+//! the person's name, signing out ends it, and failed sign-ins are held back.
+
+use engine::decisions::ProposedCall;
+use engine::domain::Access;
+use engine::people::NewPerson;
+use reqwest::redirect::Policy;
+use reqwest::Client;
+use serde_json::{json, Value};
+
+mod support;
+
+const CONFIG: &str =
+    "auth:\n  passwords: true\nsources:\n  demo:\n    require_approval: [delete_file]\n";
+const PASSWORD: &str = "correct horse battery";
+
+/// The session cookie a sign-in answer set, as `name=value`.
+fn session_cookie(res: &reqwest::Response) -> Option<String> {
+    res.headers()
+        .get_all("set-cookie")
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .find(|v| v.starts_with("airlock_session=") && !v.starts_with("airlock_session=;"))
+        .map(str::to_owned)
+}
+
+#[tokio::test]
+async fn with_sign_in_on_everything_but_the_way_in_needs_a_session() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = support::start(dir.path(), CONFIG, &[], support::Workers::default()).await;
+    server
+        .engine
+        .add_person(NewPerson {
+            name: "ana".into(),
+            display_name: "Ana Lima".into(),
+            access: Access::Approver,
+            password: Some(PASSWORD.into()),
+        })
+        .await
+        .unwrap();
+    let client = Client::builder().redirect(Policy::none()).build().unwrap();
+
+    // Without a session: a page goes to sign in and will come back; a
+    // function is refused; the way in and health stay open.
+    let page = client
+        .get(server.url("/approvals?x=1"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(page.status(), 303);
+    assert_eq!(
+        page.headers()["location"],
+        "/sign-in?next=/approvals%3Fx%3D1"
+    );
+    let refused = client
+        .post(server.url("/api/fn/create_conversation"))
+        .header("accept", "application/json")
+        .form(&[("", "")])
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(refused.status(), 401);
+    assert_eq!(
+        refused.json::<Value>().await.unwrap()["code"],
+        "unauthenticated"
+    );
+    let way_in = client
+        .get(server.url("/sign-in?next=/approvals"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(way_in.status(), 200);
+    let html = way_in.text().await.unwrap();
+    assert!(html.contains("autocomplete=\"current-password\""), "{html}");
+    assert!(html.contains("value=\"/approvals\""), "{html}");
+    assert_eq!(
+        client
+            .get(server.url("/healthz"))
+            .send()
+            .await
+            .unwrap()
+            .status(),
+        200
+    );
+
+    // A wrong password: refused, the same answer as for nobody, no cookie.
+    for name in ["ana", "nobody"] {
+        let wrong = client
+            .post(server.url("/api/fn/sign_in"))
+            .header("accept", "application/json")
+            .form(&[
+                ("name", name),
+                ("password", "not the password"),
+                ("next", "/"),
+            ])
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(wrong.status(), 401);
+        assert!(session_cookie(&wrong).is_none());
+        assert_eq!(
+            wrong.json::<Value>().await.unwrap()["code"],
+            "sign_in_failed"
+        );
+    }
+
+    // The right one, as the plain form posts it: the cookie, then on to
+    // the page asked for (never to another site).
+    let signed_in = client
+        .post(server.url("/api/fn/sign_in"))
+        .header("accept", "text/html")
+        .form(&[
+            ("name", "ana"),
+            ("password", PASSWORD),
+            ("next", "/approvals"),
+        ])
+        .send()
+        .await
+        .unwrap();
+    assert!(
+        signed_in.status().is_redirection(),
+        "{}",
+        signed_in.status()
+    );
+    assert_eq!(signed_in.headers()["location"], "/approvals");
+    let set = session_cookie(&signed_in).expect("a session cookie");
+    for attribute in ["HttpOnly", "SameSite=Lax", "Path=/"] {
+        assert!(set.contains(attribute), "{set}");
+    }
+    let cookie = set.split(';').next().unwrap().to_owned();
+
+    // Signed in: pages and functions answer, the header names the person,
+    // and a decision is recorded with their name.
+    let page = client
+        .get(server.url("/approvals"))
+        .header("cookie", &cookie)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(page.status(), 200);
+    assert!(page.text().await.unwrap().contains("Ana Lima"));
+    let conversation = server.engine.create_conversation().await.unwrap();
+    let proposal = ProposedCall {
+        source: "demo".into(),
+        tool: "delete_file".into(),
+        arguments: json!({ "path": "notes.txt" }),
+        read_only_hint: false,
+    };
+    let calls = server
+        .engine
+        .propose_calls(&conversation.id, vec![proposal])
+        .await
+        .unwrap();
+    let approved: Value = client
+        .post(server.url("/api/fn/approve_call"))
+        .header("accept", "application/json")
+        .header("cookie", &cookie)
+        .form(&[("call_id", calls[0].id.as_str())])
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(approved["decision"]["by"], "Ana Lima", "{approved}");
+
+    // Signing out ends the session and clears the cookie.
+    let out = client
+        .post(server.url("/api/fn/sign_out"))
+        .header("accept", "text/html")
+        .header("cookie", &cookie)
+        .form(&[("", "")])
+        .send()
+        .await
+        .unwrap();
+    assert!(out.status().is_redirection(), "{:?}", out.headers());
+    let cleared = out.headers()["set-cookie"].to_str().unwrap();
+    assert!(
+        cleared.starts_with("airlock_session=;") && cleared.contains("Max-Age=0"),
+        "{cleared}"
+    );
+    let after = client
+        .get(server.url("/approvals"))
+        .header("cookie", &cookie)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(after.status(), 303);
+}
+
+#[tokio::test]
+async fn failed_sign_ins_are_held_back_with_how_long_to_wait() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = support::start(dir.path(), CONFIG, &[], support::Workers::default()).await;
+    let client = Client::builder().redirect(Policy::none()).build().unwrap();
+    let attempt = || {
+        client
+            .post(server.url("/api/fn/sign_in"))
+            .header("accept", "application/json")
+            .form(&[
+                ("name", "ana"),
+                ("password", "not the password"),
+                ("next", "/"),
+            ])
+            .send()
+    };
+    for _ in 0..5 {
+        assert_eq!(attempt().await.unwrap().status(), 401);
+    }
+    let held = attempt().await.unwrap();
+    assert_eq!(held.status(), 429);
+    let retry_after: u64 = held.headers()["retry-after"]
+        .to_str()
+        .unwrap()
+        .parse()
+        .unwrap();
+    let body: Value = held.json().await.unwrap();
+    assert_eq!(body["code"], "too_many_attempts");
+    assert_eq!(
+        body["retry_after_secs"].as_u64(),
+        Some(retry_after),
+        "{body}"
+    );
+    assert!(retry_after > 0);
+}
