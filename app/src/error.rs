@@ -38,6 +38,11 @@ pub enum AppError {
     #[error("this review link is not valid: ask whoever sent it for a new one")]
     #[serde(rename = "invalid_token")]
     Forbidden,
+    /// A change a session cookie authenticates did not say which page it
+    /// came from, so it may be another site's forgery.
+    #[error("this change did not come from an Airlock page; reload the page and try again")]
+    #[serde(rename = "cross_site_request")]
+    CrossSite,
     /// The request needs a signed-in person and has none.
     #[error("sign in first")]
     Unauthenticated,
@@ -76,6 +81,7 @@ impl AppError {
             AppError::Invalid { .. } => "invalid",
             AppError::AlreadyDecided { .. } => "already_decided",
             AppError::Forbidden => "invalid_token",
+            AppError::CrossSite => "cross_site_request",
             AppError::Unauthenticated => "unauthenticated",
             AppError::SignInFailed => "sign_in_failed",
             AppError::TooManyAttempts { .. } => "too_many_attempts",
@@ -92,6 +98,7 @@ const CODES: &[&str] = &[
     "already_decided",
     "invalid",
     "invalid_token",
+    "cross_site_request",
     "unauthenticated",
     "sign_in_failed",
     "too_many_attempts",
@@ -125,6 +132,7 @@ impl<'de> Deserialize<'de> for AppError {
                 message: text("message"),
             },
             "invalid_token" => AppError::Forbidden,
+            "cross_site_request" => AppError::CrossSite,
             "unauthenticated" => AppError::Unauthenticated,
             "sign_in_failed" => AppError::SignInFailed,
             "too_many_attempts" => AppError::TooManyAttempts {
@@ -203,7 +211,7 @@ impl AppError {
             AppError::NotFound { .. } => http::StatusCode::NOT_FOUND,
             AppError::Invalid { .. } => http::StatusCode::BAD_REQUEST,
             AppError::AlreadyDecided { .. } => http::StatusCode::CONFLICT,
-            AppError::Forbidden => http::StatusCode::FORBIDDEN,
+            AppError::Forbidden | AppError::CrossSite => http::StatusCode::FORBIDDEN,
             AppError::Unauthenticated | AppError::SignInFailed => http::StatusCode::UNAUTHORIZED,
             AppError::TooManyAttempts { .. } => http::StatusCode::TOO_MANY_REQUESTS,
             AppError::Expired { .. } => http::StatusCode::GONE,
@@ -288,6 +296,7 @@ mod tests {
                 message: "m".into(),
             },
             AppError::Forbidden,
+            AppError::CrossSite,
             AppError::Unauthenticated,
             AppError::SignInFailed,
             AppError::TooManyAttempts {

@@ -273,6 +273,20 @@ fn load_config(settings: &Settings) -> anyhow::Result<Config> {
     Ok(Config::parse(&path.display().to_string(), &text)?)
 }
 
+/// Refuses to listen beyond this machine while nobody signs in: whoever
+/// reached the port could read every conversation and decide every call.
+fn refuse_open_without_sign_in(state: &AppState, listener: &TcpListener) -> anyhow::Result<()> {
+    let addr = listener.local_addr()?;
+    if state.engine.config().auth.is_none() && !addr.ip().is_loopback() {
+        anyhow::bail!(
+            "listening on {addr} would let anyone who reaches it decide calls, and nobody signs in: \
+             add an `auth:` block with `passwords: true` to the configuration file \
+             (see docs/configuration.md), or listen on 127.0.0.1"
+        );
+    }
+    Ok(())
+}
+
 /// Serves Airlock on `listener` until `shutdown` completes.
 pub async fn launch(
     settings: Settings,
@@ -285,6 +299,7 @@ pub async fn launch(
         callback_secret,
         allowed_hosts,
     } = build(&settings).await?;
+    refuse_open_without_sign_in(&state, &listener)?;
     let store = state.engine.store().backend();
     // One process owns a SQLite file: any lease in it is a dead process's.
     if store == "sqlite" {

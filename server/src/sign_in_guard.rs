@@ -4,7 +4,8 @@
 //! API (API keys) and review links (their tokens). A page asked for without
 //! a session goes to the sign-in page, which comes back to it; anything else
 //! is refused with 401 `unauthenticated`. The person found goes into the
-//! request's extensions for the pages and server functions.
+//! request's extensions for the pages and server functions. A change the
+//! cookie authenticates must also say which page it came from.
 
 use axum::extract::{Request, State};
 use axum::middleware::Next;
@@ -47,6 +48,10 @@ pub async fn require_sign_in(
     if let Some(token) = token {
         match state.engine.signed_in(&token).await {
             Ok(Some(found)) => {
+                if !says_where_it_came_from(&request) {
+                    let refused = axum::Json(AppError::CrossSite);
+                    return (StatusCode::FORBIDDEN, refused).into_response();
+                }
                 request
                     .extensions_mut()
                     .insert(SignedInPerson(found.person));
@@ -79,6 +84,20 @@ pub async fn require_sign_in(
         axum::Json(AppError::Unauthenticated),
     )
         .into_response()
+}
+
+/// Whether a change a cookie authenticates names the page it came from.
+/// Browsers send `Origin` (or `Referer`) with every form post and `fetch`,
+/// and `cross_site.rs` has already refused one from another site; a change
+/// with neither did not come from one of our pages, so the cookie alone
+/// does not authorize it (cross-site request forgery).
+fn says_where_it_came_from(request: &Request) -> bool {
+    let safe = matches!(
+        *request.method(),
+        Method::GET | Method::HEAD | Method::OPTIONS
+    );
+    let headers = request.headers();
+    safe || headers.contains_key(header::ORIGIN) || headers.contains_key(header::REFERER)
 }
 
 /// `text` percent-encoded for a query value.

@@ -153,9 +153,27 @@ async fn with_sign_in_on_everything_but_the_way_in_needs_a_session() {
         .propose_calls(&conversation.id, vec![proposal])
         .await
         .unwrap();
+    // A change the cookie authenticates must say which page it came from:
+    // without, it could be another site's forgery, and nothing changes.
+    let forged = client
+        .post(server.url("/api/fn/approve_call"))
+        .header("accept", "application/json")
+        .header("cookie", &cookie)
+        .form(&[("call_id", calls[0].id.as_str())])
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(forged.status(), 403);
+    assert_eq!(
+        forged.json::<Value>().await.unwrap()["code"],
+        "cross_site_request"
+    );
+    let still = server.engine.tool_calls(&conversation.id).await.unwrap();
+    assert_eq!(still[0].decision, None);
     let approved: Value = client
         .post(server.url("/api/fn/approve_call"))
         .header("accept", "application/json")
+        .header("origin", &server.base)
         .header("cookie", &cookie)
         .form(&[("call_id", calls[0].id.as_str())])
         .send()
@@ -170,6 +188,7 @@ async fn with_sign_in_on_everything_but_the_way_in_needs_a_session() {
     let out = client
         .post(server.url("/api/fn/sign_out"))
         .header("accept", "text/html")
+        .header("origin", &server.base)
         .header("cookie", &cookie)
         .form(&[("", "")])
         .send()
@@ -224,4 +243,19 @@ async fn failed_sign_ins_are_held_back_with_how_long_to_wait() {
         "{body}"
     );
     assert!(retry_after > 0);
+}
+
+#[test]
+fn without_sign_in_it_refuses_to_listen_beyond_this_machine() {
+    let dir = tempfile::tempdir().unwrap();
+    let refused = std::process::Command::new(env!("CARGO_BIN_EXE_airlock"))
+        .env("AIRLOCK_ADDR", "0.0.0.0:0")
+        .env("AIRLOCK_DATA_DIR", dir.path())
+        .env_remove("AIRLOCK_CONFIG")
+        .env_remove("AIRLOCK_DATABASE_URL")
+        .output()
+        .unwrap();
+    assert!(!refused.status.success());
+    let said = String::from_utf8_lossy(&refused.stderr);
+    assert!(said.contains("add an `auth:` block"), "{said}");
 }
