@@ -43,6 +43,9 @@ pub enum AppError {
     #[error("this change did not come from an Airlock page; reload the page and try again")]
     #[serde(rename = "cross_site_request")]
     CrossSite,
+    /// The person signed in may not do this with their access.
+    #[error("your access does not allow this: ask an administrator")]
+    NotAllowed,
     /// The request needs a signed-in person and has none.
     #[error("sign in first")]
     Unauthenticated,
@@ -82,6 +85,7 @@ impl AppError {
             AppError::AlreadyDecided { .. } => "already_decided",
             AppError::Forbidden => "invalid_token",
             AppError::CrossSite => "cross_site_request",
+            AppError::NotAllowed => "not_allowed",
             AppError::Unauthenticated => "unauthenticated",
             AppError::SignInFailed => "sign_in_failed",
             AppError::TooManyAttempts { .. } => "too_many_attempts",
@@ -99,6 +103,7 @@ const CODES: &[&str] = &[
     "invalid",
     "invalid_token",
     "cross_site_request",
+    "not_allowed",
     "unauthenticated",
     "sign_in_failed",
     "too_many_attempts",
@@ -133,6 +138,7 @@ impl<'de> Deserialize<'de> for AppError {
             },
             "invalid_token" => AppError::Forbidden,
             "cross_site_request" => AppError::CrossSite,
+            "not_allowed" => AppError::NotAllowed,
             "unauthenticated" => AppError::Unauthenticated,
             "sign_in_failed" => AppError::SignInFailed,
             "too_many_attempts" => AppError::TooManyAttempts {
@@ -211,7 +217,9 @@ impl AppError {
             AppError::NotFound { .. } => http::StatusCode::NOT_FOUND,
             AppError::Invalid { .. } => http::StatusCode::BAD_REQUEST,
             AppError::AlreadyDecided { .. } => http::StatusCode::CONFLICT,
-            AppError::Forbidden | AppError::CrossSite => http::StatusCode::FORBIDDEN,
+            AppError::Forbidden | AppError::CrossSite | AppError::NotAllowed => {
+                http::StatusCode::FORBIDDEN
+            }
             AppError::Unauthenticated | AppError::SignInFailed => http::StatusCode::UNAUTHORIZED,
             AppError::TooManyAttempts { .. } => http::StatusCode::TOO_MANY_REQUESTS,
             AppError::Expired { .. } => http::StatusCode::GONE,
@@ -297,6 +305,7 @@ mod tests {
             },
             AppError::Forbidden,
             AppError::CrossSite,
+            AppError::NotAllowed,
             AppError::Unauthenticated,
             AppError::SignInFailed,
             AppError::TooManyAttempts {

@@ -80,3 +80,16 @@ pub fn cookie<'h>(headers: &'h http::HeaderMap, name: &str) -> Option<&'h str> {
         .find(|(key, _)| *key == name)
         .map(|(_, value)| value)
 }
+
+/// Refuses `action` to the person signed in when their access does not
+/// allow it; with no `auth:` block, the one local person may do anything.
+pub fn allowed(action: engine::domain::Action) -> Result<(), crate::error::AppError> {
+    if engine().config().auth.is_none() {
+        return Ok(());
+    }
+    match signed_in() {
+        Some(person) if person.access.may(action) => Ok(()),
+        Some(_) => Err(crate::error::AppError::NotAllowed),
+        None => Err(crate::error::AppError::Unauthenticated),
+    }
+}

@@ -259,3 +259,165 @@ fn without_sign_in_it_refuses_to_listen_beyond_this_machine() {
     let said = String::from_utf8_lossy(&refused.stderr);
     assert!(said.contains("add an `auth:` block"), "{said}");
 }
+
+/// Adds `name` with `access` and signs them in; their cookie.
+async fn signed_in_as(
+    server: &support::TestServer,
+    client: &Client,
+    name: &str,
+    access: Access,
+) -> String {
+    server
+        .engine
+        .add_person(NewPerson {
+            name: name.into(),
+            display_name: name.to_uppercase(),
+            access,
+            password: Some(PASSWORD.into()),
+        })
+        .await
+        .unwrap();
+    let res = client
+        .post(server.url("/api/fn/sign_in"))
+        .header("accept", "text/html")
+        .form(&[("name", name), ("password", PASSWORD), ("next", "/")])
+        .send()
+        .await
+        .unwrap();
+    let set = session_cookie(&res).expect("a session cookie");
+    set.split(';').next().unwrap().to_owned()
+}
+
+/// Posts `fields` to server function `name` as a page of this server does.
+async fn post_as(
+    server: &support::TestServer,
+    client: &Client,
+    cookie: &str,
+    name: &str,
+    fields: &[(&str, &str)],
+) -> reqwest::Response {
+    client
+        .post(server.url(&format!("/api/fn/{name}")))
+        .header("accept", "application/json")
+        .header("origin", &server.base)
+        .header("cookie", cookie)
+        .form(fields)
+        .send()
+        .await
+        .unwrap()
+}
+
+async fn code(res: reqwest::Response) -> (u16, Value) {
+    let status = res.status().as_u16();
+    (
+        status,
+        res.json::<Value>().await.unwrap_or(Value::Null)["code"].clone(),
+    )
+}
+
+#[tokio::test]
+async fn access_decides_who_may_change_what() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = support::start(dir.path(), CONFIG, &[], support::Workers::default()).await;
+    let client = Client::builder().redirect(Policy::none()).build().unwrap();
+    let viewer = signed_in_as(&server, &client, "vic", Access::Viewer).await;
+    let approver = signed_in_as(&server, &client, "ana", Access::Approver).await;
+    let admin = signed_in_as(&server, &client, "ada", Access::Admin).await;
+    let conversation = server.engine.create_conversation().await.unwrap();
+    let propose = || ProposedCall {
+        source: "demo".into(),
+        tool: "delete_file".into(),
+        arguments: json!({ "path": "notes.txt" }),
+        read_only_hint: false,
+    };
+    let calls = server
+        .engine
+        .propose_calls(&conversation.id, vec![propose(), propose()])
+        .await
+        .unwrap();
+    let (first, second) = (calls[0].id.as_str(), calls[1].id.as_str());
+    let not_allowed = (403, json!("not_allowed"));
+
+    // A viewer reads, and changes nothing.
+    let page = client
+        .get(server.url("/approvals"))
+        .header("cookie", &viewer)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(page.status(), 200);
+    let approve = post_as(
+        &server,
+        &client,
+        &viewer,
+        "approve_call",
+        &[("call_id", first)],
+    )
+    .await;
+    assert_eq!(code(approve).await, not_allowed);
+    let conversation_id = conversation.id.as_str();
+    let write = [("conversation_id", conversation_id), ("content", "hello")];
+    assert_eq!(
+        code(post_as(&server, &client, &viewer, "post_message", &write).await).await,
+        not_allowed
+    );
+    assert_eq!(
+        code(
+            post_as(
+                &server,
+                &client,
+                &viewer,
+                "create_conversation",
+                &[("", "")]
+            )
+            .await
+        )
+        .await,
+        not_allowed
+    );
+
+    // An approver decides, but may not allow a tool everywhere.
+    let everywhere = [("call_id", first), ("everywhere", "true")];
+    let refused = post_as(
+        &server,
+        &client,
+        &approver,
+        "always_allow_call",
+        &everywhere,
+    )
+    .await;
+    assert_eq!(code(refused).await, not_allowed);
+    let calls_now = server.engine.tool_calls(&conversation.id).await.unwrap();
+    assert!(
+        calls_now.iter().all(|c| c.decision.is_none()),
+        "nothing was decided"
+    );
+    let approved = post_as(
+        &server,
+        &client,
+        &approver,
+        "approve_call",
+        &[("call_id", first)],
+    )
+    .await;
+    assert_eq!(approved.status(), 200);
+
+    // An administrator may; only an administrator revokes.
+    let everywhere = [("call_id", second), ("everywhere", "true")];
+    let allowed = post_as(&server, &client, &admin, "always_allow_call", &everywhere).await;
+    assert_eq!(allowed.status(), 200);
+    let grant = server.engine.grants().await.unwrap().remove(0);
+    let revoke = [("grant_id", grant.id.as_str())];
+    let refused = post_as(&server, &client, &approver, "revoke_grant", &revoke).await;
+    assert_eq!(code(refused).await, not_allowed);
+    assert_eq!(server.engine.grants().await.unwrap()[0].revoked_at, None);
+    let revoked = post_as(&server, &client, &admin, "revoke_grant", &revoke).await;
+    assert!(
+        revoked.status().is_success() || revoked.status().is_redirection(),
+        "{}",
+        revoked.status()
+    );
+    assert!(server.engine.grants().await.unwrap()[0]
+        .revoked_at
+        .is_some());
+}

@@ -18,15 +18,19 @@ pub use list_approvals::*;
 pub use reject_all::*;
 pub use reject_call::*;
 
-/// The person deciding in the browser: the one signed in, or, when nobody
-/// signs in (no `auth:` block), the one local chat user.
+/// The person deciding in the browser, once their access allows `action`:
+/// the one signed in, or, when nobody signs in (no `auth:` block), the one
+/// local chat user.
 #[cfg(feature = "ssr")]
-fn chat_reviewer() -> engine::decisions::Reviewer {
+fn chat_reviewer(
+    action: engine::domain::Action,
+) -> Result<engine::decisions::Reviewer, crate::error::AppError> {
+    crate::state::allowed(action)?;
     let name = crate::state::signed_in()
         .map(|person| person.display_name)
         .unwrap_or_else(|| engine::engine::CHAT_USER.into());
-    engine::decisions::Reviewer {
+    Ok(engine::decisions::Reviewer {
         name,
         channel: engine::domain::Channel::Chat,
-    }
+    })
 }

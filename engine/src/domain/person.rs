@@ -43,6 +43,32 @@ impl Access {
     }
 }
 
+/// What a person asks to do, as their access decides it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Action {
+    /// Start a conversation or write in one.
+    Converse,
+    /// Decide a call (approve, edit, reject, answer, always allow it in its
+    /// conversation) or hand out a review link for it.
+    Decide,
+    /// Always allow a tool in every conversation.
+    AllowEverywhere,
+    /// Take back an "always allow".
+    RevokeGrant,
+}
+
+impl Access {
+    /// Whether a person with this access may do `action`: administrators
+    /// anything, approvers converse and decide, viewers only read.
+    pub fn may(self, action: Action) -> bool {
+        match self {
+            Access::Admin => true,
+            Access::Approver => matches!(action, Action::Converse | Action::Decide),
+            Access::Viewer => false,
+        }
+    }
+}
+
 /// A person who signs in.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Person {
@@ -114,6 +140,24 @@ mod tests {
             assert_eq!(Access::parse(access.as_str()), Some(access));
         }
         assert_eq!(Access::parse("root"), None);
+    }
+
+    #[test]
+    fn access_decides_what_a_person_may_do() {
+        use Action::*;
+        let table = [
+            (Access::Admin, [true, true, true, true]),
+            (Access::Approver, [true, true, false, false]),
+            (Access::Viewer, [false, false, false, false]),
+        ];
+        for (access, allowed) in table {
+            for (action, expected) in [Converse, Decide, AllowEverywhere, RevokeGrant]
+                .into_iter()
+                .zip(allowed)
+            {
+                assert_eq!(access.may(action), expected, "{access:?} {action:?}");
+            }
+        }
     }
 
     #[test]

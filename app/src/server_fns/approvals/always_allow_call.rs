@@ -12,8 +12,13 @@ pub async fn always_allow_call(
 ) -> Result<ToolCallItem, AppError> {
     let id = engine::domain::ToolCallId::parse(&call_id)?;
     let verdict = engine::decisions::Verdict::AlwaysAllow { everywhere };
+    let action = if everywhere {
+        engine::domain::Action::AllowEverywhere
+    } else {
+        engine::domain::Action::Decide
+    };
     let call = crate::state::engine()
-        .decide(&id, verdict, &super::chat_reviewer())
+        .decide(&id, verdict, &super::chat_reviewer(action)?)
         .await?;
     Ok(call.into())
 }

@@ -8,7 +8,11 @@ use crate::wire::ToolCallItem;
 pub async fn answer_question(call_id: String, answer: String) -> Result<ToolCallItem, AppError> {
     let id = engine::domain::ToolCallId::parse(&call_id)?;
     let call = crate::state::engine()
-        .answer(&id, &answer, &super::chat_reviewer())
+        .answer(
+            &id,
+            &answer,
+            &super::chat_reviewer(engine::domain::Action::Decide)?,
+        )
         .await?;
     Ok(call.into())
 }

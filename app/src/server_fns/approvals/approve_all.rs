@@ -8,7 +8,12 @@ use crate::wire::ToolCallItem;
 pub async fn approve_all(conversation_id: String) -> Result<Vec<ToolCallItem>, AppError> {
     let id = engine::ConversationId::parse(&conversation_id)?;
     let calls = crate::state::engine()
-        .decide_pending(&id, true, None, &super::chat_reviewer())
+        .decide_pending(
+            &id,
+            true,
+            None,
+            &super::chat_reviewer(engine::domain::Action::Decide)?,
+        )
         .await?;
     Ok(calls.into_iter().map(Into::into).collect())
 }

@@ -11,7 +11,7 @@ pub async fn approve_call(call_id: String) -> Result<ToolCallItem, AppError> {
         .decide(
             &id,
             engine::decisions::Verdict::Approve,
-            &super::chat_reviewer(),
+            &super::chat_reviewer(engine::domain::Action::Decide)?,
         )
         .await?;
     Ok(call.into())

@@ -15,7 +15,11 @@ pub async fn edit_call(call_id: String, arguments: String) -> Result<ToolCallIte
         })?;
     let verdict = engine::decisions::Verdict::Edit { arguments };
     let call = crate::state::engine()
-        .decide(&id, verdict, &super::chat_reviewer())
+        .decide(
+            &id,
+            verdict,
+            &super::chat_reviewer(engine::domain::Action::Decide)?,
+        )
         .await?;
     Ok(call.into())
 }

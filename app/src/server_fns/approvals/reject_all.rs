@@ -12,7 +12,12 @@ pub async fn reject_all(
 ) -> Result<Vec<ToolCallItem>, AppError> {
     let id = engine::ConversationId::parse(&conversation_id)?;
     let calls = crate::state::engine()
-        .decide_pending(&id, false, reason, &super::chat_reviewer())
+        .decide_pending(
+            &id,
+            false,
+            reason,
+            &super::chat_reviewer(engine::domain::Action::Decide)?,
+        )
         .await?;
     Ok(calls.into_iter().map(Into::into).collect())
 }

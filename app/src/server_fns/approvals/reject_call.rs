@@ -12,7 +12,11 @@ pub async fn reject_call(
     let id = engine::domain::ToolCallId::parse(&call_id)?;
     let verdict = engine::decisions::Verdict::Reject { reason };
     let call = crate::state::engine()
-        .decide(&id, verdict, &super::chat_reviewer())
+        .decide(
+            &id,
+            verdict,
+            &super::chat_reviewer(engine::domain::Action::Decide)?,
+        )
         .await?;
     Ok(call.into())
 }

@@ -10,6 +10,7 @@ pub async fn post_message(
     conversation_id: String,
     content: String,
 ) -> Result<PostedMessage, AppError> {
+    crate::state::allowed(engine::domain::Action::Converse)?;
     let id = engine::ConversationId::parse(&conversation_id)?;
     let posted = crate::state::engine().post_message(&id, &content).await?;
     Ok(PostedMessage {

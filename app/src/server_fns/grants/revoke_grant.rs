@@ -9,6 +9,7 @@ pub const GRANTS_PAGE: &str = "/allowed";
 /// revoked (in another tab, say) succeeds: it is as the person wants.
 #[server(prefix = "/api/fn", endpoint = "revoke_grant")]
 pub async fn revoke_grant(grant_id: String) -> Result<(), AppError> {
+    crate::state::allowed(engine::domain::Action::RevokeGrant)?;
     let id = engine::domain::GrantId::parse(&grant_id)?;
     crate::state::engine().revoke_grant(&id).await?;
     // The button is a plain form, and its post follows this as a redirect.

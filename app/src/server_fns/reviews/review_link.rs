@@ -13,6 +13,7 @@ pub const SHOWN_LINK_PARAM: &str = "review_link";
 /// with the link in the address, where the call's card shows it.
 #[server(prefix = "/api/fn", endpoint = "review_link")]
 pub async fn review_link(call_id: String) -> Result<String, AppError> {
+    crate::state::allowed(engine::domain::Action::Decide)?;
     let id = engine::domain::ToolCallId::parse(&call_id)?;
     let state = leptos::prelude::expect_context::<crate::state::AppState>();
     let (case, token) = state.engine.review_link(&id).await?;
