@@ -38,15 +38,21 @@ pub fn link_base(public_url: Option<&str>, host: Option<&str>) -> Option<String>
 /// The person a request is signed in as, which the sign-in check puts in
 /// the request's extensions when the `auth:` block turns sign-in on.
 #[derive(Debug, Clone)]
-pub struct SignedInPerson(pub engine::domain::Person);
+pub struct SignedInPerson {
+    pub person: engine::domain::Person,
+    /// The session the request came with.
+    pub session: engine::domain::SessionId,
+}
+
+/// Who the current request is signed in as, and with which session.
+pub fn signed_in_session() -> Option<SignedInPerson> {
+    let parts = leptos::prelude::use_context::<http::request::Parts>()?;
+    parts.extensions.get::<SignedInPerson>().cloned()
+}
 
 /// The person the current request is signed in as, if any.
 pub fn signed_in() -> Option<engine::domain::Person> {
-    let parts = leptos::prelude::use_context::<http::request::Parts>()?;
-    parts
-        .extensions
-        .get::<SignedInPerson>()
-        .map(|p| p.0.clone())
+    signed_in_session().map(|signed_in| signed_in.person)
 }
 
 /// The address the current request came from, for holding back failed

@@ -10,6 +10,17 @@ pub use call::{parse_arguments, time_label, ArgumentChange, DecisionItem, ToolCa
 pub use grant::GrantItem;
 pub use review::ReviewItem;
 
+/// One of a person's signed-in sessions, as their account page lists it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SessionItem {
+    /// When it began, for people.
+    pub started_label: String,
+    /// When it was last used, for people.
+    pub last_used_label: String,
+    /// Whether it is this browser's.
+    pub current: bool,
+}
+
 /// A conversation in the list on the home page.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ConversationItem {

@@ -222,6 +222,13 @@ pub(crate) async fn sign_out_everywhere(
     Ok(core.store.end_sessions_of(person).await?)
 }
 
+pub(crate) async fn sessions_of(
+    core: &Core,
+    person: &PersonId,
+) -> Result<Vec<Session>, EngineError> {
+    Ok(core.store.sessions_of(person).await?)
+}
+
 pub(crate) async fn disable_person(core: &Core, id: &PersonId) -> Result<Person, EngineError> {
     core.store
         .disable_person(id, core.clock.now())

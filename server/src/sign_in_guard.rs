@@ -52,9 +52,10 @@ pub async fn require_sign_in(
                     let refused = axum::Json(AppError::CrossSite);
                     return (StatusCode::FORBIDDEN, refused).into_response();
                 }
-                request
-                    .extensions_mut()
-                    .insert(SignedInPerson(found.person));
+                request.extensions_mut().insert(SignedInPerson {
+                    person: found.person,
+                    session: found.session.id,
+                });
                 return next.run(request).await;
             }
             Ok(None) => {}

@@ -421,3 +421,64 @@ async fn access_decides_who_may_change_what() {
         .revoked_at
         .is_some());
 }
+
+#[tokio::test]
+async fn signing_out_everywhere_ends_every_session_of_the_person() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = support::start(dir.path(), CONFIG, &[], support::Workers::default()).await;
+    let client = Client::builder().redirect(Policy::none()).build().unwrap();
+    let laptop = signed_in_as(&server, &client, "ana", Access::Approver).await;
+    let phone = {
+        let res = client
+            .post(server.url("/api/fn/sign_in"))
+            .header("accept", "text/html")
+            .form(&[("name", "ana"), ("password", PASSWORD), ("next", "/")])
+            .send()
+            .await
+            .unwrap();
+        let set = session_cookie(&res).unwrap();
+        set.split(';').next().unwrap().to_owned()
+    };
+    let bo = signed_in_as(&server, &client, "bo", Access::Approver).await;
+
+    let listed: Value = client
+        .get(server.url("/api/fn/list_sessions"))
+        .header("accept", "application/json")
+        .header("cookie", &laptop)
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let listed = listed.as_array().unwrap();
+    assert_eq!(listed.len(), 2, "ana's two, not bo's: {listed:?}");
+    assert_eq!(listed.iter().filter(|s| s["current"] == true).count(), 1);
+    let page = client
+        .get(server.url("/account"))
+        .header("cookie", &laptop)
+        .send()
+        .await
+        .unwrap();
+    assert!(page.text().await.unwrap().contains("This browser"));
+
+    let out = client
+        .post(server.url("/api/fn/sign_out_everywhere"))
+        .header("accept", "text/html")
+        .header("origin", &server.base)
+        .header("cookie", &laptop)
+        .form(&[("", "")])
+        .send()
+        .await
+        .unwrap();
+    assert!(out.status().is_redirection(), "{}", out.status());
+    for (cookie, still) in [(&laptop, false), (&phone, false), (&bo, true)] {
+        let page = client
+            .get(server.url("/approvals"))
+            .header("cookie", cookie)
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(page.status() == 200, still, "{cookie}");
+    }
+}

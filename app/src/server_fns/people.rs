@@ -1,16 +1,23 @@
 //! Signing in and out.
 
+mod list_sessions;
 mod sign_in;
 mod sign_out;
+mod sign_out_everywhere;
 
+pub use list_sessions::*;
 pub use sign_in::*;
 pub use sign_out::*;
+pub use sign_out_everywhere::*;
 
 /// The cookie a session's token travels in.
 pub const SESSION_COOKIE: &str = "airlock_session";
 
 /// Where the sign-in page lives.
 pub const SIGN_IN_PAGE: &str = "/sign-in";
+
+/// The cookie header that ends this browser's session cookie.
+pub const CLEARED_COOKIE: &str = "airlock_session=; HttpOnly; SameSite=Lax; Path=/; Max-Age=0";
 
 /// `next` when it is a path on this site, else the home page: a sign-in
 /// never sends the browser to another site.

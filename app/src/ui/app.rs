@@ -7,8 +7,9 @@ use leptos_router::{path, SsrMode};
 
 use crate::ui::layout::header::AppHeader;
 use crate::ui::pages::{
-    allowed::AllowedPage, approvals::ApprovalsPage, conversation::ConversationPage, home::HomePage,
-    not_found::NotFound, review::ReviewPage, sign_in::SignInPage,
+    account::AccountPage, allowed::AllowedPage, approvals::ApprovalsPage,
+    conversation::ConversationPage, home::HomePage, not_found::NotFound, review::ReviewPage,
+    sign_in::SignInPage,
 };
 
 /// The HTML document every page is rendered into.
@@ -55,6 +56,7 @@ pub fn App() -> impl IntoView {
                     <Route path=path!("/allowed") view=AllowedPage ssr=SsrMode::Async/>
                     <Route path=path!("/review/:case_id") view=ReviewPage ssr=SsrMode::Async/>
                     <Route path=path!("/sign-in") view=SignInPage ssr=SsrMode::Async/>
+                    <Route path=path!("/account") view=AccountPage ssr=SsrMode::Async/>
                 </Routes>
             </main>
         </Router>

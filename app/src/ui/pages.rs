@@ -1,5 +1,6 @@
 //! One component per route.
 
+pub mod account;
 pub mod allowed;
 pub mod approvals;
 pub mod conversation;

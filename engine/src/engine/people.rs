@@ -1,6 +1,6 @@
 //! The façade's methods for people and their sessions (see `people.rs`).
 
-use crate::domain::{Person, PersonId};
+use crate::domain::{Person, PersonId, Session};
 use crate::error::EngineError;
 use crate::people::{self, NewPerson, Started};
 use crate::store::SignedIn;
@@ -39,6 +39,11 @@ impl Engine {
     /// Ends the session `token` names, if any.
     pub async fn sign_out(&self, token: &str) -> Result<(), EngineError> {
         people::sign_out(&self.core, token).await
+    }
+
+    /// A person's live sessions, the most recently used first.
+    pub async fn sessions_of(&self, person: &PersonId) -> Result<Vec<Session>, EngineError> {
+        people::sessions_of(&self.core, person).await
     }
 
     /// Ends every session of a person; how many there were.

@@ -5,18 +5,15 @@ use crate::error::AppError;
 /// Ends this browser's session and sends it to the sign-in page.
 #[server(prefix = "/api/fn", endpoint = "sign_out")]
 pub async fn sign_out() -> Result<(), AppError> {
-    use super::{SESSION_COOKIE, SIGN_IN_PAGE};
+    use super::{CLEARED_COOKIE, SESSION_COOKIE, SIGN_IN_PAGE};
     let token = use_context::<http::request::Parts>()
         .and_then(|parts| crate::state::cookie(&parts.headers, SESSION_COOKIE).map(str::to_owned));
     if let Some(token) = token {
         crate::state::engine().sign_out(&token).await?;
     }
-    let cleared = format!("{SESSION_COOKIE}=; HttpOnly; SameSite=Lax; Path=/; Max-Age=0");
-    if let (Some(response), Ok(value)) = (
-        use_context::<leptos_axum::ResponseOptions>(),
-        http::HeaderValue::from_str(&cleared),
-    ) {
-        response.append_header(http::header::SET_COOKIE, value);
+    if let Some(response) = use_context::<leptos_axum::ResponseOptions>() {
+        let cleared = http::HeaderValue::from_static(CLEARED_COOKIE);
+        response.append_header(http::header::SET_COOKIE, cleared);
     }
     leptos_axum::redirect(SIGN_IN_PAGE);
     Ok(())

@@ -25,7 +25,7 @@ pub fn AppHeader() -> impl IntoView {
             </nav>
             {signed_in_name().map(|name| view! {
                 <form method="post" action=SignOut::PATH class="person-menu">
-                    <span class="person-name">{name}</span>
+                    <a class="person-name" href="/account" title="Your sessions">{name}</a>
                     <button type="submit" class="button">"Sign out"</button>
                 </form>
             })}

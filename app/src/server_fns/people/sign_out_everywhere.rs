@@ -1,0 +1,20 @@
+use leptos::prelude::*;
+
+use crate::error::AppError;
+
+/// Ends every session of the signed-in person, on every device, and sends
+/// this browser to the sign-in page.
+#[server(prefix = "/api/fn", endpoint = "sign_out_everywhere")]
+pub async fn sign_out_everywhere() -> Result<(), AppError> {
+    use super::{CLEARED_COOKIE, SIGN_IN_PAGE};
+    let Some(me) = crate::state::signed_in() else {
+        return Err(AppError::Unauthenticated);
+    };
+    crate::state::engine().sign_out_everywhere(&me.id).await?;
+    if let Some(response) = use_context::<leptos_axum::ResponseOptions>() {
+        let cleared = http::HeaderValue::from_static(CLEARED_COOKIE);
+        response.append_header(http::header::SET_COOKIE, cleared);
+    }
+    leptos_axum::redirect(SIGN_IN_PAGE);
+    Ok(())
+}
