@@ -10,6 +10,20 @@ pub use call::{parse_arguments, time_label, ArgumentChange, DecisionItem, ToolCa
 pub use grant::GrantItem;
 pub use review::ReviewItem;
 
+/// A person, as the people page lists them.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PersonItem {
+    pub id: String,
+    pub name: String,
+    pub display_name: String,
+    /// `admin`, `approver` or `viewer`.
+    pub access: String,
+    /// Whether an administrator disabled them.
+    pub disabled: bool,
+    /// Whether it is the person looking (who cannot disable themselves).
+    pub you: bool,
+}
+
 /// One of a person's signed-in sessions, as their account page lists it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct SessionItem {

@@ -12,19 +12,7 @@ use serde_json::{json, Value};
 
 mod support;
 
-const CONFIG: &str =
-    "auth:\n  passwords: true\nsources:\n  demo:\n    require_approval: [delete_file]\n";
-const PASSWORD: &str = "correct horse battery";
-
-/// The session cookie a sign-in answer set, as `name=value`.
-fn session_cookie(res: &reqwest::Response) -> Option<String> {
-    res.headers()
-        .get_all("set-cookie")
-        .iter()
-        .filter_map(|v| v.to_str().ok())
-        .find(|v| v.starts_with("airlock_session=") && !v.starts_with("airlock_session=;"))
-        .map(str::to_owned)
-}
+use support::people::{session_cookie, signed_in_as, signed_in_as_existing, CONFIG, PASSWORD};
 
 #[tokio::test]
 async fn with_sign_in_on_everything_but_the_way_in_needs_a_session() {
@@ -260,185 +248,13 @@ fn without_sign_in_it_refuses_to_listen_beyond_this_machine() {
     assert!(said.contains("add an `auth:` block"), "{said}");
 }
 
-/// Adds `name` with `access` and signs them in; their cookie.
-async fn signed_in_as(
-    server: &support::TestServer,
-    client: &Client,
-    name: &str,
-    access: Access,
-) -> String {
-    server
-        .engine
-        .add_person(NewPerson {
-            name: name.into(),
-            display_name: name.to_uppercase(),
-            access,
-            password: Some(PASSWORD.into()),
-        })
-        .await
-        .unwrap();
-    let res = client
-        .post(server.url("/api/fn/sign_in"))
-        .header("accept", "text/html")
-        .form(&[("name", name), ("password", PASSWORD), ("next", "/")])
-        .send()
-        .await
-        .unwrap();
-    let set = session_cookie(&res).expect("a session cookie");
-    set.split(';').next().unwrap().to_owned()
-}
-
-/// Posts `fields` to server function `name` as a page of this server does.
-async fn post_as(
-    server: &support::TestServer,
-    client: &Client,
-    cookie: &str,
-    name: &str,
-    fields: &[(&str, &str)],
-) -> reqwest::Response {
-    client
-        .post(server.url(&format!("/api/fn/{name}")))
-        .header("accept", "application/json")
-        .header("origin", &server.base)
-        .header("cookie", cookie)
-        .form(fields)
-        .send()
-        .await
-        .unwrap()
-}
-
-async fn code(res: reqwest::Response) -> (u16, Value) {
-    let status = res.status().as_u16();
-    (
-        status,
-        res.json::<Value>().await.unwrap_or(Value::Null)["code"].clone(),
-    )
-}
-
-#[tokio::test]
-async fn access_decides_who_may_change_what() {
-    let dir = tempfile::tempdir().unwrap();
-    let server = support::start(dir.path(), CONFIG, &[], support::Workers::default()).await;
-    let client = Client::builder().redirect(Policy::none()).build().unwrap();
-    let viewer = signed_in_as(&server, &client, "vic", Access::Viewer).await;
-    let approver = signed_in_as(&server, &client, "ana", Access::Approver).await;
-    let admin = signed_in_as(&server, &client, "ada", Access::Admin).await;
-    let conversation = server.engine.create_conversation().await.unwrap();
-    let propose = || ProposedCall {
-        source: "demo".into(),
-        tool: "delete_file".into(),
-        arguments: json!({ "path": "notes.txt" }),
-        read_only_hint: false,
-    };
-    let calls = server
-        .engine
-        .propose_calls(&conversation.id, vec![propose(), propose()])
-        .await
-        .unwrap();
-    let (first, second) = (calls[0].id.as_str(), calls[1].id.as_str());
-    let not_allowed = (403, json!("not_allowed"));
-
-    // A viewer reads, and changes nothing.
-    let page = client
-        .get(server.url("/approvals"))
-        .header("cookie", &viewer)
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(page.status(), 200);
-    let approve = post_as(
-        &server,
-        &client,
-        &viewer,
-        "approve_call",
-        &[("call_id", first)],
-    )
-    .await;
-    assert_eq!(code(approve).await, not_allowed);
-    let conversation_id = conversation.id.as_str();
-    let write = [("conversation_id", conversation_id), ("content", "hello")];
-    assert_eq!(
-        code(post_as(&server, &client, &viewer, "post_message", &write).await).await,
-        not_allowed
-    );
-    assert_eq!(
-        code(
-            post_as(
-                &server,
-                &client,
-                &viewer,
-                "create_conversation",
-                &[("", "")]
-            )
-            .await
-        )
-        .await,
-        not_allowed
-    );
-
-    // An approver decides, but may not allow a tool everywhere.
-    let everywhere = [("call_id", first), ("everywhere", "true")];
-    let refused = post_as(
-        &server,
-        &client,
-        &approver,
-        "always_allow_call",
-        &everywhere,
-    )
-    .await;
-    assert_eq!(code(refused).await, not_allowed);
-    let calls_now = server.engine.tool_calls(&conversation.id).await.unwrap();
-    assert!(
-        calls_now.iter().all(|c| c.decision.is_none()),
-        "nothing was decided"
-    );
-    let approved = post_as(
-        &server,
-        &client,
-        &approver,
-        "approve_call",
-        &[("call_id", first)],
-    )
-    .await;
-    assert_eq!(approved.status(), 200);
-
-    // An administrator may; only an administrator revokes.
-    let everywhere = [("call_id", second), ("everywhere", "true")];
-    let allowed = post_as(&server, &client, &admin, "always_allow_call", &everywhere).await;
-    assert_eq!(allowed.status(), 200);
-    let grant = server.engine.grants().await.unwrap().remove(0);
-    let revoke = [("grant_id", grant.id.as_str())];
-    let refused = post_as(&server, &client, &approver, "revoke_grant", &revoke).await;
-    assert_eq!(code(refused).await, not_allowed);
-    assert_eq!(server.engine.grants().await.unwrap()[0].revoked_at, None);
-    let revoked = post_as(&server, &client, &admin, "revoke_grant", &revoke).await;
-    assert!(
-        revoked.status().is_success() || revoked.status().is_redirection(),
-        "{}",
-        revoked.status()
-    );
-    assert!(server.engine.grants().await.unwrap()[0]
-        .revoked_at
-        .is_some());
-}
-
 #[tokio::test]
 async fn signing_out_everywhere_ends_every_session_of_the_person() {
     let dir = tempfile::tempdir().unwrap();
     let server = support::start(dir.path(), CONFIG, &[], support::Workers::default()).await;
     let client = Client::builder().redirect(Policy::none()).build().unwrap();
     let laptop = signed_in_as(&server, &client, "ana", Access::Approver).await;
-    let phone = {
-        let res = client
-            .post(server.url("/api/fn/sign_in"))
-            .header("accept", "text/html")
-            .form(&[("name", "ana"), ("password", PASSWORD), ("next", "/")])
-            .send()
-            .await
-            .unwrap();
-        let set = session_cookie(&res).unwrap();
-        set.split(';').next().unwrap().to_owned()
-    };
+    let phone = signed_in_as_existing(&server, &client, "ana").await;
     let bo = signed_in_as(&server, &client, "bo", Access::Approver).await;
 
     let listed: Value = client

@@ -1,10 +1,16 @@
 //! Signing in and out.
 
+mod add_person;
+mod disable_person;
+mod list_people;
 mod list_sessions;
 mod sign_in;
 mod sign_out;
 mod sign_out_everywhere;
 
+pub use add_person::*;
+pub use disable_person::*;
+pub use list_people::*;
 pub use list_sessions::*;
 pub use sign_in::*;
 pub use sign_out::*;
@@ -12,6 +18,9 @@ pub use sign_out_everywhere::*;
 
 /// The cookie a session's token travels in.
 pub const SESSION_COOKIE: &str = "airlock_session";
+
+/// Where the people page lives; its forms send the browser back there.
+pub const PEOPLE_PAGE: &str = "/people";
 
 /// Where the sign-in page lives.
 pub const SIGN_IN_PAGE: &str = "/sign-in";

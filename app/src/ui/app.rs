@@ -8,8 +8,8 @@ use leptos_router::{path, SsrMode};
 use crate::ui::layout::header::AppHeader;
 use crate::ui::pages::{
     account::AccountPage, allowed::AllowedPage, approvals::ApprovalsPage,
-    conversation::ConversationPage, home::HomePage, not_found::NotFound, review::ReviewPage,
-    sign_in::SignInPage,
+    conversation::ConversationPage, home::HomePage, not_found::NotFound, people::PeoplePage,
+    review::ReviewPage, sign_in::SignInPage,
 };
 
 /// The HTML document every page is rendered into.
@@ -57,6 +57,7 @@ pub fn App() -> impl IntoView {
                     <Route path=path!("/review/:case_id") view=ReviewPage ssr=SsrMode::Async/>
                     <Route path=path!("/sign-in") view=SignInPage ssr=SsrMode::Async/>
                     <Route path=path!("/account") view=AccountPage ssr=SsrMode::Async/>
+                    <Route path=path!("/people") view=PeoplePage ssr=SsrMode::Async/>
                 </Routes>
             </main>
         </Router>

@@ -6,5 +6,6 @@ pub mod approvals;
 pub mod conversation;
 pub mod home;
 pub mod not_found;
+pub mod people;
 pub mod review;
 pub mod sign_in;

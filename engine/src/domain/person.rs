@@ -55,6 +55,8 @@ pub enum Action {
     AllowEverywhere,
     /// Take back an "always allow".
     RevokeGrant,
+    /// Add and disable people.
+    ManagePeople,
 }
 
 impl Access {
@@ -146,9 +148,9 @@ mod tests {
     fn access_decides_what_a_person_may_do() {
         use Action::*;
         let table = [
-            (Access::Admin, [true, true, true, true]),
-            (Access::Approver, [true, true, false, false]),
-            (Access::Viewer, [false, false, false, false]),
+            (Access::Admin, [true, true, true, true, true]),
+            (Access::Approver, [true, true, false, false, false]),
+            (Access::Viewer, [false, false, false, false, false]),
         ];
         for (access, allowed) in table {
             for (action, expected) in [Converse, Decide, AllowEverywhere, RevokeGrant]

@@ -4,6 +4,8 @@
 
 #![allow(dead_code)] // each test binary uses its own part
 
+pub mod people;
+
 use tokio::sync::{oneshot, watch};
 
 /// The smallest configuration with a gateway: one API key (`name`, `key`)

@@ -22,6 +22,7 @@ pub fn AppHeader() -> impl IntoView {
                 <A href="/" exact=true>"Conversations"</A>
                 <A href="/approvals">"Approvals"</A>
                 <A href="/allowed">"Allowed"</A>
+                {is_admin().then(|| view! { <A href="/people">"People"</A> })}
             </nav>
             {signed_in_name().map(|name| view! {
                 <form method="post" action=SignOut::PATH class="person-menu">
@@ -40,4 +41,13 @@ fn signed_in_name() -> Option<String> {
     return crate::state::signed_in().map(|person| person.display_name);
     #[cfg(not(feature = "ssr"))]
     None
+}
+
+/// Whether the person signed in administers people (only they see People).
+fn is_admin() -> bool {
+    #[cfg(feature = "ssr")]
+    return crate::state::signed_in()
+        .is_some_and(|person| person.access.may(engine::domain::Action::ManagePeople));
+    #[cfg(not(feature = "ssr"))]
+    false
 }

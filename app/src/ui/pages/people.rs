@@ -1,0 +1,91 @@
+//! The people page, for administrators: who signs in, with what access, a
+//! form to add someone, and a way to disable a person (their sessions end
+//! at once). Every form is plain: it works without JavaScript.
+
+use leptos::either::Either;
+use leptos::prelude::*;
+use leptos::server_fn::ServerFn;
+use leptos_meta::Title;
+
+use crate::server_fns::people::{list_people, AddPerson, DisablePerson};
+use crate::ui::common::load_error::LoadError;
+use crate::ui::common::post_form::failed_post;
+use crate::wire::PersonItem;
+
+/// Lists people and offers adding and disabling.
+#[component]
+pub fn PeoplePage() -> impl IntoView {
+    let people = Resource::new(|| (), |_| list_people());
+    let failed = failed_post::<AddPerson>()
+        .or_else(failed_post::<DisablePerson>)
+        .map(|e| e.to_string());
+    view! {
+        <Title text="People"/>
+        <div class="page-head">
+            <h1>"People"</h1>
+        </div>
+        {failed.map(|text| view! { <p class="form-error" role="alert">{text}</p> })}
+        <Suspense fallback=|| view! { <p class="loading">"Loading…"</p> }>
+            {move || Suspend::new(async move {
+                match people.await {
+                    Ok(items) => Either::Left(view! { <PeopleList items/> <AddPersonForm/> }),
+                    Err(error) => Either::Right(view! { <LoadError error/> }),
+                }
+            })}
+        </Suspense>
+    }
+}
+
+/// Everyone, with Disable for those who still sign in.
+#[component]
+fn PeopleList(items: Vec<PersonItem>) -> impl IntoView {
+    view! {
+        <ul class="people-list">
+            {items.into_iter().map(|p| view! {
+                <li class="person">
+                    <span class="person-shown">{p.display_name}</span>
+                    <span class="person-login">{p.name}</span>
+                    <span class="badge">{p.access}</span>
+                    {if p.disabled || p.you {
+                        let note = if p.disabled { "Disabled" } else { "You" };
+                        Either::Left(view! { <span class="person-disabled">{note}</span> })
+                    } else {
+                        Either::Right(view! {
+                            <form method="post" action=DisablePerson::PATH class="person-action">
+                                <input type="hidden" name="person_id" value=p.id/>
+                                <button type="submit" class="button danger">"Disable"</button>
+                            </form>
+                        })
+                    }}
+                </li>
+            }).collect_view()}
+        </ul>
+    }
+}
+
+/// Name, display name, access and a first password.
+#[component]
+fn AddPersonForm() -> impl IntoView {
+    view! {
+        <section class="add-person" aria-labelledby="add-person-title">
+            <h2 id="add-person-title">"Add a person"</h2>
+            <form method="post" action=AddPerson::PATH class="add-person-form">
+                <label for="person-name">"Name"</label>
+                <input id="person-name" name="name" type="text" autocomplete="off"
+                    autocapitalize="none" spellcheck="false" required=true/>
+                <label for="person-display-name">"Display name"</label>
+                <input id="person-display-name" name="display_name" type="text" autocomplete="off"/>
+                <label for="person-access">"Access"</label>
+                <select id="person-access" name="access">
+                    <option value="approver" selected=true>"Approver: decides calls"</option>
+                    <option value="viewer">"Viewer: reads only"</option>
+                    <option value="admin">"Administrator: also people and grants"</option>
+                </select>
+                <label for="person-password">"First password"</label>
+                <input id="person-password" name="password" type="password"
+                    autocomplete="new-password" minlength="12" required=true/>
+                <button type="submit" class="button primary">"Add"</button>
+            </form>
+        </section>
+    }
+}

@@ -1,0 +1,86 @@
+//! Signing in over HTTP, for the tests of sign-in and access: people, their
+//! session cookies, and posts as a page of the server makes them.
+
+use engine::domain::Access;
+use engine::people::NewPerson;
+use reqwest::Client;
+use serde_json::Value;
+
+use super::TestServer;
+
+/// The password every test person has.
+pub const PASSWORD: &str = "correct horse battery";
+
+/// The configuration that turns sign-in on, with a call that waits.
+pub const CONFIG: &str =
+    "auth:\n  passwords: true\nsources:\n  demo:\n    require_approval: [delete_file]\n";
+
+/// The session cookie a sign-in answer set, as `name=value`.
+pub fn session_cookie(res: &reqwest::Response) -> Option<String> {
+    res.headers()
+        .get_all("set-cookie")
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .find(|v| v.starts_with("airlock_session=") && !v.starts_with("airlock_session=;"))
+        .map(str::to_owned)
+}
+
+/// Adds `name` with `access` and signs them in; their cookie.
+pub async fn signed_in_as(
+    server: &TestServer,
+    client: &Client,
+    name: &str,
+    access: Access,
+) -> String {
+    server
+        .engine
+        .add_person(NewPerson {
+            name: name.into(),
+            display_name: name.to_uppercase(),
+            access,
+            password: Some(PASSWORD.into()),
+        })
+        .await
+        .unwrap();
+    signed_in_as_existing(server, client, name).await
+}
+
+/// Posts `fields` to server function `name` as a page of this server does.
+pub async fn post_as(
+    server: &TestServer,
+    client: &Client,
+    cookie: &str,
+    name: &str,
+    fields: &[(&str, &str)],
+) -> reqwest::Response {
+    client
+        .post(server.url(&format!("/api/fn/{name}")))
+        .header("accept", "application/json")
+        .header("origin", &server.base)
+        .header("cookie", cookie)
+        .form(fields)
+        .send()
+        .await
+        .unwrap()
+}
+
+pub async fn code(res: reqwest::Response) -> (u16, Value) {
+    let status = res.status().as_u16();
+    (
+        status,
+        res.json::<Value>().await.unwrap_or(Value::Null)["code"].clone(),
+    )
+}
+
+/// Signs in a person who exists already; their cookie.
+pub async fn signed_in_as_existing(server: &TestServer, client: &Client, name: &str) -> String {
+    let res = client
+        .post(server.url("/api/fn/sign_in"))
+        .header("accept", "text/html")
+        .form(&[("name", name), ("password", PASSWORD), ("next", "/")])
+        .send()
+        .await
+        .unwrap();
+    let set = session_cookie(&res).expect("a session cookie");
+    set.split(';').next().unwrap().to_owned()
+}
