@@ -116,22 +116,27 @@ pub struct Services {
     pub allowed_hosts: Arc<AllowedHosts>,
 }
 
-/// Opens the store, the tool sources and the model, and builds the services.
-pub async fn build(settings: &Settings) -> anyhow::Result<Services> {
+/// Opens the store `settings` name, creating the data directory first.
+pub async fn open_store(settings: &Settings) -> anyhow::Result<Arc<dyn engine::Store>> {
     std::fs::create_dir_all(&settings.data_dir).with_context(|| {
         format!(
             "cannot create the data directory {}",
             settings.data_dir.display()
         )
     })?;
-    let store = engine::store::connect(&settings.database_url)
+    engine::store::connect(&settings.database_url)
         .await
         .with_context(|| {
             format!(
                 "cannot open the store at {}",
                 redact(&settings.database_url)
             )
-        })?;
+        })
+}
+
+/// Opens the store, the tool sources and the model, and builds the services.
+pub async fn build(settings: &Settings) -> anyhow::Result<Services> {
+    let store = open_store(settings).await?;
     let mut config = load_config(settings)?;
     demo::configure(&mut config)?;
     let mcp = connect_mcp_servers(&config).await;

@@ -24,15 +24,7 @@ pub struct AddUser {
 /// Adds the person to the store `settings` name and says so on standard output.
 pub async fn add_user(settings: &Settings, request: AddUser) -> anyhow::Result<()> {
     let password = read_password()?;
-    std::fs::create_dir_all(&settings.data_dir).with_context(|| {
-        format!(
-            "cannot create the data directory {}",
-            settings.data_dir.display()
-        )
-    })?;
-    let store = engine::store::connect(&settings.database_url)
-        .await
-        .context("cannot open the store")?;
+    let store = crate::open_store(settings).await?;
     let engine = Engine::new(
         store,
         Arc::new(SystemClock),
