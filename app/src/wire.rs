@@ -107,6 +107,8 @@ pub struct ConversationDetail {
     pub cursor: i64,
     /// Whether the agent is working on it right now.
     pub working: bool,
+    /// Whether the person looking may decide its calls (a viewer reads only).
+    pub may_decide: bool,
 }
 
 /// The approvals inbox as first rendered.
@@ -114,6 +116,8 @@ pub struct ConversationDetail {
 pub struct Inbox {
     /// The position of the newest inbox event; live updates continue after it.
     pub cursor: i64,
+    /// Whether the person looking may decide (a viewer reads only).
+    pub may_decide: bool,
     /// The calls waiting for a person, oldest first.
     pub items: Vec<InboxItem>,
 }

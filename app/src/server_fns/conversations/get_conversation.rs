@@ -20,5 +20,6 @@ pub async fn get_conversation(id: String) -> Result<ConversationDetail, AppError
         tool_calls: snapshot.calls.into_iter().map(Into::into).collect(),
         cursor: snapshot.cursor,
         working: snapshot.working,
+        may_decide: crate::state::allowed(engine::domain::Action::Decide).is_ok(),
     })
 }

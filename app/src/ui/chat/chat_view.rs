@@ -6,6 +6,7 @@ use crate::ui::chat::composer::Composer;
 use crate::ui::chat::live::{LiveChat, CHAT_EVENTS};
 use crate::ui::chat::pending_bar::{approvable, PendingBar};
 use crate::ui::chat::timeline::Timeline;
+use crate::ui::chat::tool_card::MayDecide;
 use crate::ui::common::event_stream::follow;
 use crate::ui::common::post_form::Post;
 use crate::wire::{ConversationDetail, PostedMessage, ToolCallItem};
@@ -16,6 +17,7 @@ use crate::wire::{ConversationDetail, PostedMessage, ToolCallItem};
 /// the conversation page that runs in the browser.
 #[island]
 pub fn ChatView(detail: ConversationDetail) -> impl IntoView {
+    provide_context(MayDecide(detail.may_decide));
     let live = LiveChat {
         title: RwSignal::new(detail.title.clone()),
         messages: RwSignal::new(detail.messages),
@@ -62,7 +64,9 @@ pub fn ChatView(detail: ConversationDetail) -> impl IntoView {
             <Show when=move || live.working.get()>
                 <p class="working" role="status">"Agent is working…"</p>
             </Show>
-            <PendingBar conversation_id=detail.id.clone() waiting on_decided label="Pending approvals"/>
+            {detail.may_decide.then(|| view! {
+                <PendingBar conversation_id=detail.id.clone() waiting on_decided label="Pending approvals"/>
+            })}
             <Composer conversation_id=detail.id post working=live.working.read_only()/>
         </div>
     }

@@ -70,9 +70,20 @@ pub fn ToolCard(
             })}
             {pending.then(|| match actions {
                 Some(actions) => actions.run(),
-                None => view! { <DecideForms call=call.clone() on_decided/> }.into_any(),
+                None if may_decide() => view! { <DecideForms call=call.clone() on_decided/> }.into_any(),
+                None => view! { <p class="tool-waiting">"Waiting for an approver"</p> }.into_any(),
             })}
         </article>
     }
     .into_any()
+}
+
+/// Whether the person looking may decide calls, as the island that shows
+/// the cards was told by the server; a viewer sees the cards without forms.
+#[derive(Debug, Clone, Copy)]
+pub struct MayDecide(pub bool);
+
+/// Whether the person looking may decide (yes when nobody said otherwise).
+pub fn may_decide() -> bool {
+    use_context::<MayDecide>().is_none_or(|may| may.0)
 }

@@ -5,7 +5,7 @@
 use leptos::prelude::*;
 
 use crate::ui::chat::pending_bar::{approvable, PendingBar};
-use crate::ui::chat::tool_card::ToolCard;
+use crate::ui::chat::tool_card::{may_decide, ToolCard};
 use crate::wire::{InboxItem, ToolCallItem};
 
 /// The inbox entries of conversation `conversation_id`, read from `items`.
@@ -47,12 +47,14 @@ pub fn InboxGroup(
                 " · waiting since "
                 <time datetime=move || oldest().0>{move || oldest().1}</time>
             </p>
-            <PendingBar
-                conversation_id
-                waiting
-                on_decided
-                label=Signal::derive(move || format!("Pending approvals of {}", title.get()))
-            />
+            {may_decide().then(|| view! {
+                <PendingBar
+                    conversation_id
+                    waiting
+                    on_decided
+                    label=Signal::derive(move || format!("Pending approvals of {}", title.get()))
+                />
+            })}
             <div class="inbox-cards">
                 <For
                     each=move || mine.get()
