@@ -109,6 +109,8 @@ pub struct ConversationDetail {
     pub working: bool,
     /// Whether the person looking may decide its calls (a viewer reads only).
     pub may_decide: bool,
+    /// Whether the person looking may write in it.
+    pub may_write: bool,
 }
 
 /// The approvals inbox as first rendered.

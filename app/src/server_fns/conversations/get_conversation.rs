@@ -21,5 +21,6 @@ pub async fn get_conversation(id: String) -> Result<ConversationDetail, AppError
         cursor: snapshot.cursor,
         working: snapshot.working,
         may_decide: crate::state::allowed(engine::domain::Action::Decide).is_ok(),
+        may_write: crate::state::allowed(engine::domain::Action::Converse).is_ok(),
     })
 }

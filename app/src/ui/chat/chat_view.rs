@@ -1,5 +1,6 @@
 //! One conversation's chat.
 
+use leptos::either::Either;
 use leptos::prelude::*;
 
 use crate::ui::chat::composer::Composer;
@@ -67,7 +68,15 @@ pub fn ChatView(detail: ConversationDetail) -> impl IntoView {
             {detail.may_decide.then(|| view! {
                 <PendingBar conversation_id=detail.id.clone() waiting on_decided label="Pending approvals"/>
             })}
-            <Composer conversation_id=detail.id post working=live.working.read_only()/>
+            {if detail.may_write {
+                Either::Left(view! {
+                    <Composer conversation_id=detail.id post working=live.working.read_only()/>
+                })
+            } else {
+                Either::Right(view! {
+                    <p class="read-only-note">"You can read this conversation; writing in it takes an approver's access."</p>
+                })
+            }}
         </div>
     }
 }
