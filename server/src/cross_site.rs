@@ -101,12 +101,12 @@ pub async fn refuse_foreign(
 
 /// Reads are safe: they change nothing, and the host check keeps other
 /// sites from reading their answers.
-fn is_safe(method: &Method) -> bool {
+pub(crate) fn is_safe(method: &Method) -> bool {
     matches!(*method, Method::GET | Method::HEAD | Method::OPTIONS)
 }
 
 /// The page a request was sent from: its `Origin`, else its `Referer`.
-fn source_of(request: &Request) -> Option<&str> {
+pub(crate) fn source_of(request: &Request) -> Option<&str> {
     let headers = request.headers();
     headers
         .get(header::ORIGIN)

@@ -16,6 +16,8 @@ use app::error::AppError;
 use app::server_fns::people::{SESSION_COOKIE, SIGN_IN_PAGE};
 use app::state::{cookie, AppState, SignedInPerson};
 
+use crate::cross_site;
+
 /// Paths that answer without a session, by prefix.
 const OPEN: &[&str] = &[
     "/sign-in",
@@ -93,12 +95,7 @@ pub async fn require_sign_in(
 /// with neither did not come from one of our pages, so the cookie alone
 /// does not authorize it (cross-site request forgery).
 fn says_where_it_came_from(request: &Request) -> bool {
-    let safe = matches!(
-        *request.method(),
-        Method::GET | Method::HEAD | Method::OPTIONS
-    );
-    let headers = request.headers();
-    safe || headers.contains_key(header::ORIGIN) || headers.contains_key(header::REFERER)
+    cross_site::is_safe(request.method()) || cross_site::source_of(request).is_some()
 }
 
 /// `text` percent-encoded for a query value.

@@ -28,6 +28,18 @@ pub const SIGN_IN_PAGE: &str = "/sign-in";
 /// The cookie header that ends this browser's session cookie.
 pub const CLEARED_COOKIE: &str = "airlock_session=; HttpOnly; SameSite=Lax; Path=/; Max-Age=0";
 
+/// Puts `value` (a whole `Set-Cookie` value) on the answer being built.
+#[cfg(feature = "ssr")]
+fn set_cookie(value: &str) {
+    use leptos::prelude::use_context;
+    if let (Some(response), Ok(value)) = (
+        use_context::<leptos_axum::ResponseOptions>(),
+        http::HeaderValue::from_str(value),
+    ) {
+        response.append_header(http::header::SET_COOKIE, value);
+    }
+}
+
 /// `next` when it is a path on this site, else the home page: a sign-in
 /// never sends the browser to another site.
 pub fn local_path(next: &str) -> &str {

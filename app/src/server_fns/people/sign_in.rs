@@ -22,12 +22,7 @@ pub async fn sign_in(name: String, password: String, next: String) -> Result<(),
         "{SESSION_COOKIE}={}; HttpOnly; SameSite=Lax; Path=/; Max-Age={max_age}{secure}",
         started.token.as_str()
     );
-    if let (Some(response), Ok(value)) = (
-        use_context::<leptos_axum::ResponseOptions>(),
-        http::HeaderValue::from_str(&cookie),
-    ) {
-        response.append_header(http::header::SET_COOKIE, value);
-    }
+    super::set_cookie(&cookie);
     leptos_axum::redirect(local_path(&next));
     Ok(())
 }

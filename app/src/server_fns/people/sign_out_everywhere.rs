@@ -11,10 +11,7 @@ pub async fn sign_out_everywhere() -> Result<(), AppError> {
         return Err(AppError::Unauthenticated);
     };
     crate::state::engine().sign_out_everywhere(&me.id).await?;
-    if let Some(response) = use_context::<leptos_axum::ResponseOptions>() {
-        let cleared = http::HeaderValue::from_static(CLEARED_COOKIE);
-        response.append_header(http::header::SET_COOKIE, cleared);
-    }
+    super::set_cookie(CLEARED_COOKIE);
     leptos_axum::redirect(SIGN_IN_PAGE);
     Ok(())
 }

@@ -9,7 +9,7 @@ use crate::domain::{
 };
 use crate::store::{from_millis, to_millis, NewMessage, StoreError};
 
-const INSERT_CONVERSATION: &str = "insert into conversations (conversation_id, title, created_at, updated_at) values ($1, $2, $3, $4)";
+pub(super) const INSERT_CONVERSATION: &str = "insert into conversations (conversation_id, title, created_at, updated_at) values ($1, $2, $3, $4)";
 
 const CONVERSATION: &str = "select * from conversations where conversation_id = $1";
 

@@ -3,14 +3,13 @@
 
 use chrono::{DateTime, Utc};
 
+use super::conversations::INSERT_CONVERSATION;
 use super::decode::corrupt;
 use super::{query, query_scalar, Backend, Pool, SqlStore, Transaction};
 use crate::domain::{Callback, CallbackAttempt, CaseId, ConversationId};
 use crate::store::{to_millis, StoreError};
 
 const FIND_SESSION: &str = "select conversation_id from gateway_sessions where session_key = $1";
-
-const INSERT_GATEWAY_CONVERSATION: &str = "insert into conversations (conversation_id, title, created_at, updated_at) values ($1, $2, $3, $3)";
 
 const MAP_SESSION: &str =
     "insert into gateway_sessions (session_key, conversation_id) values ($1, $2)
@@ -51,9 +50,10 @@ impl<B: Backend> SqlStore<B> {
         }
         let id = ConversationId::new();
         let mut tx = self.begin().await?;
-        query(INSERT_GATEWAY_CONVERSATION)
+        query(INSERT_CONVERSATION)
             .bind(id.as_str())
             .bind(title)
+            .bind(to_millis(now))
             .bind(to_millis(now))
             .execute(&mut tx)
             .await?;
