@@ -10,7 +10,9 @@ use serde_json::{json, Value};
 
 mod support;
 
-use support::people::{code, post_as, signed_in_as, signed_in_as_existing, CONFIG, PASSWORD};
+use support::people::{
+    code, get_as, post_as, signed_in_as, signed_in_as_existing, CONFIG, PASSWORD,
+};
 
 #[tokio::test]
 async fn access_decides_who_may_change_what() {
@@ -21,6 +23,12 @@ async fn access_decides_who_may_change_what() {
     let approver = signed_in_as(&server, &client, "ana", Access::Approver).await;
     let admin = signed_in_as(&server, &client, "ada", Access::Admin).await;
     let conversation = server.engine.create_conversation().await.unwrap();
+    // A chat shows its cards once it has a message.
+    server
+        .engine
+        .post_message(&conversation.id, "delete notes.txt")
+        .await
+        .unwrap();
     let propose = || ProposedCall {
         source: "demo".into(),
         tool: "delete_file".into(),
@@ -35,14 +43,36 @@ async fn access_decides_who_may_change_what() {
     let (first, second) = (calls[0].id.as_str(), calls[1].id.as_str());
     let not_allowed = (403, json!("not_allowed"));
 
-    // A viewer reads, and changes nothing.
-    let page = client
-        .get(server.url("/approvals"))
-        .header("cookie", &viewer)
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(page.status(), 200);
+    // A viewer reads the cards without their forms, and the chat without
+    // its composer; an approver gets both.
+    let text = |res: reqwest::Response| async move {
+        assert_eq!(res.status(), 200);
+        res.text().await.unwrap()
+    };
+    let chat = format!("/c/{}", conversation.id);
+    for path in [chat.as_str(), "/approvals"] {
+        let seen = text(get_as(&server, &client, &viewer, path).await).await;
+        assert!(
+            !seen.contains("/api/fn/approve_call"),
+            "{path}: a viewer got a form"
+        );
+        assert!(seen.contains("Waiting for an approver"), "{path}");
+        let seen = text(get_as(&server, &client, &approver, path).await).await;
+        assert!(
+            seen.contains("/api/fn/approve_call"),
+            "{path}: the approver got none"
+        );
+    }
+    let seen = text(get_as(&server, &client, &viewer, &chat).await).await;
+    assert!(
+        !seen.contains("/api/fn/post_message"),
+        "a viewer got the composer"
+    );
+    assert!(seen.contains("You can read this conversation"));
+    let seen = text(get_as(&server, &client, &approver, &chat).await).await;
+    assert!(seen.contains("/api/fn/post_message"));
+
+    // A viewer changes nothing, whatever it posts.
     let approve = post_as(
         &server,
         &client,
@@ -129,29 +159,15 @@ async fn administrators_add_and_disable_people_from_the_people_page() {
 
     // Only an administrator sees People, and only they may use it.
     let page = |cookie: String| {
-        let client = client.clone();
-        let url = server.url("/approvals");
+        let (server, client) = (&server, &client);
         async move {
-            client
-                .get(url)
-                .header("cookie", cookie)
-                .send()
-                .await
-                .unwrap()
-                .text()
-                .await
-                .unwrap()
+            let res = get_as(server, client, &cookie, "/approvals").await;
+            res.text().await.unwrap()
         }
     };
     assert!(page(admin.clone()).await.contains("href=\"/people\""));
     assert!(!page(approver.clone()).await.contains("href=\"/people\""));
-    let listed = client
-        .get(server.url("/api/fn/list_people"))
-        .header("accept", "application/json")
-        .header("cookie", &approver)
-        .send()
-        .await
-        .unwrap();
+    let listed = get_as(&server, &client, &approver, "/api/fn/list_people").await;
     assert_eq!(code(listed).await, (403, json!("not_allowed")));
     let add = [
         ("name", "bo"),
@@ -168,13 +184,8 @@ async fn administrators_add_and_disable_people_from_the_people_page() {
     let added = post_as(&server, &client, &admin, "add_person", &add).await;
     assert!(added.status().is_success(), "{}", added.status());
     let bo = signed_in_as_existing(&server, &client, "bo").await;
-    let people: Value = client
-        .get(server.url("/api/fn/list_people"))
-        .header("accept", "application/json")
-        .header("cookie", &admin)
-        .send()
+    let people: Value = get_as(&server, &client, &admin, "/api/fn/list_people")
         .await
-        .unwrap()
         .json()
         .await
         .unwrap();
@@ -202,12 +213,7 @@ async fn administrators_add_and_disable_people_from_the_people_page() {
     )
     .await;
     assert!(disabled.status().is_success(), "{}", disabled.status());
-    let after = client
-        .get(server.url("/approvals"))
-        .header("cookie", &bo)
-        .send()
-        .await
-        .unwrap();
+    let after = get_as(&server, &client, &bo, "/approvals").await;
     assert_eq!(after.status(), 303);
     let myself = post_as(
         &server,

@@ -12,7 +12,9 @@ use serde_json::{json, Value};
 
 mod support;
 
-use support::people::{session_cookie, signed_in_as, signed_in_as_existing, CONFIG, PASSWORD};
+use support::people::{
+    get_as, post_form_as, session_cookie, signed_in_as, signed_in_as_existing, CONFIG, PASSWORD,
+};
 
 #[tokio::test]
 async fn with_sign_in_on_everything_but_the_way_in_needs_a_session() {
@@ -121,12 +123,7 @@ async fn with_sign_in_on_everything_but_the_way_in_needs_a_session() {
 
     // Signed in: pages and functions answer, the header names the person,
     // and a decision is recorded with their name.
-    let page = client
-        .get(server.url("/approvals"))
-        .header("cookie", &cookie)
-        .send()
-        .await
-        .unwrap();
+    let page = get_as(&server, &client, &cookie, "/approvals").await;
     assert_eq!(page.status(), 200);
     assert!(page.text().await.unwrap().contains("Ana Lima"));
     let conversation = server.engine.create_conversation().await.unwrap();
@@ -173,27 +170,14 @@ async fn with_sign_in_on_everything_but_the_way_in_needs_a_session() {
     assert_eq!(approved["decision"]["by"], "Ana Lima", "{approved}");
 
     // Signing out ends the session and clears the cookie.
-    let out = client
-        .post(server.url("/api/fn/sign_out"))
-        .header("accept", "text/html")
-        .header("origin", &server.base)
-        .header("cookie", &cookie)
-        .form(&[("", "")])
-        .send()
-        .await
-        .unwrap();
+    let out = post_form_as(&server, &client, &cookie, "sign_out").await;
     assert!(out.status().is_redirection(), "{:?}", out.headers());
     let cleared = out.headers()["set-cookie"].to_str().unwrap();
     assert!(
         cleared.starts_with("airlock_session=;") && cleared.contains("Max-Age=0"),
         "{cleared}"
     );
-    let after = client
-        .get(server.url("/approvals"))
-        .header("cookie", &cookie)
-        .send()
-        .await
-        .unwrap();
+    let after = get_as(&server, &client, &cookie, "/approvals").await;
     assert_eq!(after.status(), 303);
 }
 
@@ -257,44 +241,21 @@ async fn signing_out_everywhere_ends_every_session_of_the_person() {
     let phone = signed_in_as_existing(&server, &client, "ana").await;
     let bo = signed_in_as(&server, &client, "bo", Access::Approver).await;
 
-    let listed: Value = client
-        .get(server.url("/api/fn/list_sessions"))
-        .header("accept", "application/json")
-        .header("cookie", &laptop)
-        .send()
+    let listed: Value = get_as(&server, &client, &laptop, "/api/fn/list_sessions")
         .await
-        .unwrap()
         .json()
         .await
         .unwrap();
     let listed = listed.as_array().unwrap();
     assert_eq!(listed.len(), 2, "ana's two, not bo's: {listed:?}");
     assert_eq!(listed.iter().filter(|s| s["current"] == true).count(), 1);
-    let page = client
-        .get(server.url("/account"))
-        .header("cookie", &laptop)
-        .send()
-        .await
-        .unwrap();
+    let page = get_as(&server, &client, &laptop, "/account").await;
     assert!(page.text().await.unwrap().contains("This browser"));
 
-    let out = client
-        .post(server.url("/api/fn/sign_out_everywhere"))
-        .header("accept", "text/html")
-        .header("origin", &server.base)
-        .header("cookie", &laptop)
-        .form(&[("", "")])
-        .send()
-        .await
-        .unwrap();
+    let out = post_form_as(&server, &client, &laptop, "sign_out_everywhere").await;
     assert!(out.status().is_redirection(), "{}", out.status());
     for (cookie, still) in [(&laptop, false), (&phone, false), (&bo, true)] {
-        let page = client
-            .get(server.url("/approvals"))
-            .header("cookie", cookie)
-            .send()
-            .await
-            .unwrap();
+        let page = get_as(&server, &client, cookie, "/approvals").await;
         assert_eq!(page.status() == 200, still, "{cookie}");
     }
 }

@@ -84,3 +84,37 @@ pub async fn signed_in_as_existing(server: &TestServer, client: &Client, name: &
     let set = session_cookie(&res).expect("a session cookie");
     set.split(';').next().unwrap().to_owned()
 }
+
+/// Asks for `path` as the person with `cookie`: a page, or a server
+/// function's answer in JSON.
+pub async fn get_as(
+    server: &TestServer,
+    client: &Client,
+    cookie: &str,
+    path: &str,
+) -> reqwest::Response {
+    let mut request = client.get(server.url(path)).header("cookie", cookie);
+    if path.starts_with("/api/") {
+        request = request.header("accept", "application/json");
+    }
+    request.send().await.unwrap()
+}
+
+/// Posts to server function `name` as the person with `cookie`, as a
+/// page's plain form does without JavaScript (no fields).
+pub async fn post_form_as(
+    server: &TestServer,
+    client: &Client,
+    cookie: &str,
+    name: &str,
+) -> reqwest::Response {
+    client
+        .post(server.url(&format!("/api/fn/{name}")))
+        .header("accept", "text/html")
+        .header("origin", &server.base)
+        .header("cookie", cookie)
+        .form(&[("", "")])
+        .send()
+        .await
+        .unwrap()
+}
