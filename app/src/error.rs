@@ -46,6 +46,19 @@ pub enum AppError {
     /// The person signed in may not do this with their access.
     #[error("your access does not allow this: ask an administrator")]
     NotAllowed,
+    /// The call waits for approver groups the person is not in.
+    #[error("only members of {} may decide this call", .groups.join(" or "))]
+    NotAnApprover {
+        /// The groups that may decide it.
+        groups: Vec<String>,
+    },
+    /// The person asked for the call, and its policy has someone else
+    /// approve it.
+    #[error(
+        "you asked for this call, so another approver must approve it; you may still reject it"
+    )]
+    #[serde(rename = "separation_of_duties")]
+    OwnRequest,
     /// The request needs a signed-in person and has none.
     #[error("sign in first")]
     Unauthenticated,
@@ -86,6 +99,8 @@ impl AppError {
             AppError::Forbidden => "invalid_token",
             AppError::CrossSite => "cross_site_request",
             AppError::NotAllowed => "not_allowed",
+            AppError::NotAnApprover { .. } => "not_an_approver",
+            AppError::OwnRequest => "separation_of_duties",
             AppError::Unauthenticated => "unauthenticated",
             AppError::SignInFailed => "sign_in_failed",
             AppError::TooManyAttempts { .. } => "too_many_attempts",
@@ -104,6 +119,8 @@ const CODES: &[&str] = &[
     "invalid_token",
     "cross_site_request",
     "not_allowed",
+    "not_an_approver",
+    "separation_of_duties",
     "unauthenticated",
     "sign_in_failed",
     "too_many_attempts",
@@ -139,6 +156,17 @@ impl<'de> Deserialize<'de> for AppError {
             "invalid_token" => AppError::Forbidden,
             "cross_site_request" => AppError::CrossSite,
             "not_allowed" => AppError::NotAllowed,
+            "not_an_approver" => AppError::NotAnApprover {
+                groups: record
+                    .get("groups")
+                    .and_then(serde_json::Value::as_array)
+                    .map(|groups| {
+                        let names = groups.iter().filter_map(serde_json::Value::as_str);
+                        names.map(str::to_owned).collect()
+                    })
+                    .unwrap_or_default(),
+            },
+            "separation_of_duties" => AppError::OwnRequest,
             "unauthenticated" => AppError::Unauthenticated,
             "sign_in_failed" => AppError::SignInFailed,
             "too_many_attempts" => AppError::TooManyAttempts {
@@ -217,9 +245,11 @@ impl AppError {
             AppError::NotFound { .. } => http::StatusCode::NOT_FOUND,
             AppError::Invalid { .. } => http::StatusCode::BAD_REQUEST,
             AppError::AlreadyDecided { .. } => http::StatusCode::CONFLICT,
-            AppError::Forbidden | AppError::CrossSite | AppError::NotAllowed => {
-                http::StatusCode::FORBIDDEN
-            }
+            AppError::Forbidden
+            | AppError::CrossSite
+            | AppError::NotAllowed
+            | AppError::NotAnApprover { .. }
+            | AppError::OwnRequest => http::StatusCode::FORBIDDEN,
             AppError::Unauthenticated | AppError::SignInFailed => http::StatusCode::UNAUTHORIZED,
             AppError::TooManyAttempts { .. } => http::StatusCode::TOO_MANY_REQUESTS,
             AppError::Expired { .. } => http::StatusCode::GONE,
@@ -246,6 +276,9 @@ impl From<engine::EngineError> for AppError {
                 status: status.as_str().to_owned(),
             },
             EngineError::Forbidden => AppError::Forbidden,
+            EngineError::NotAllowed => AppError::NotAllowed,
+            EngineError::NotAnApprover { groups } => AppError::NotAnApprover { groups },
+            EngineError::OwnRequest => AppError::OwnRequest,
             EngineError::SignInFailed => AppError::SignInFailed,
             EngineError::TooManyAttempts { retry_after_secs } => {
                 AppError::TooManyAttempts { retry_after_secs }
@@ -306,6 +339,10 @@ mod tests {
             AppError::Forbidden,
             AppError::CrossSite,
             AppError::NotAllowed,
+            AppError::NotAnApprover {
+                groups: vec!["ops".into(), "sec".into()],
+            },
+            AppError::OwnRequest,
             AppError::Unauthenticated,
             AppError::SignInFailed,
             AppError::TooManyAttempts {

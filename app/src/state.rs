@@ -87,6 +87,38 @@ pub fn cookie<'h>(headers: &'h http::HeaderMap, name: &str) -> Option<&'h str> {
         .map(|(_, value)| value)
 }
 
+/// The person signed in as the engine checks and records them, with their
+/// approver groups; `None` when nobody signs in.
+pub fn actor() -> Option<engine::domain::Actor> {
+    let person = signed_in()?;
+    let groups = engine()
+        .config()
+        .auth
+        .as_ref()
+        .map(|auth| auth.groups_of(&person.name))
+        .unwrap_or_default();
+    Some(engine::domain::Actor {
+        id: person.id,
+        display_name: person.display_name,
+        access: person.access,
+        groups,
+    })
+}
+
+/// The person looking, for the cards: without an `auth:` block, the one
+/// local person, who decides everything.
+pub fn deciding() -> crate::wire::Deciding {
+    match actor() {
+        Some(actor) => crate::wire::Deciding {
+            may_decide: actor.access.may(engine::domain::Action::Decide),
+            person_id: Some(actor.id.to_string()),
+            groups: actor.groups,
+        },
+        None if engine().config().auth.is_none() => crate::wire::Deciding::anyone(),
+        None => crate::wire::Deciding::default(),
+    }
+}
+
 /// Refuses `action` to the person signed in when their access does not
 /// allow it; with no `auth:` block, the one local person may do anything.
 pub fn allowed(action: engine::domain::Action) -> Result<(), crate::error::AppError> {

@@ -4,9 +4,11 @@
 use serde::{Deserialize, Serialize};
 
 mod call;
+mod deciding;
 mod grant;
 mod review;
 pub use call::{parse_arguments, time_label, ArgumentChange, DecisionItem, ToolCallItem};
+pub use deciding::{Deciding, MayDo};
 pub use grant::GrantItem;
 pub use review::ReviewItem;
 
@@ -107,8 +109,8 @@ pub struct ConversationDetail {
     pub cursor: i64,
     /// Whether the agent is working on it right now.
     pub working: bool,
-    /// Whether the person looking may decide its calls (a viewer reads only).
-    pub may_decide: bool,
+    /// The person looking, for whom its cards show what they may decide.
+    pub deciding: Deciding,
     /// Whether the person looking may write in it.
     pub may_write: bool,
 }
@@ -118,8 +120,8 @@ pub struct ConversationDetail {
 pub struct Inbox {
     /// The position of the newest inbox event; live updates continue after it.
     pub cursor: i64,
-    /// Whether the person looking may decide (a viewer reads only).
-    pub may_decide: bool,
+    /// The person looking, for whom the cards show what they may decide.
+    pub deciding: Deciding,
     /// The calls waiting for a person, oldest first.
     pub items: Vec<InboxItem>,
 }

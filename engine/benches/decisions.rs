@@ -87,10 +87,7 @@ async fn measure(backend: &'static str, deciders: usize, paced: bool) -> Decisio
         let engine = engine.clone();
         let ids = ids.clone();
         tokio::spawn(async move {
-            let reviewer = Reviewer {
-                name: format!("reviewer {d}"),
-                channel: Channel::Chat,
-            };
+            let reviewer = Reviewer::named(format!("reviewer {d}"), Channel::Chat);
             let mut latencies = Vec::new();
             // Paced deciders start spread over one interval, then keep to it.
             let interval = Duration::from_secs_f64(deciders as f64 / PACED_RATE);

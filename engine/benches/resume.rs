@@ -70,17 +70,14 @@ async fn measure(prior: usize) -> Row {
             .await
             .unwrap();
     }
-    let reviewer = Reviewer {
-        name: "bench".into(),
-        channel: Channel::Chat,
-    };
+    let reviewer = Reviewer::named("bench", Channel::Chat);
     let workspace = dir.path().join("workspace");
     let mut latencies = Vec::with_capacity(RESUMES);
     for i in 0..WARM_UP + RESUMES {
         let file = format!("file-{i}.txt");
         std::fs::write(workspace.join(&file), "x").unwrap();
         engine
-            .post_message(&conversation, &format!("delete {file}"))
+            .post_message(&conversation, &format!("delete {file}"), None)
             .await
             .unwrap();
         let run = store.active_run(&conversation).await.unwrap().unwrap();

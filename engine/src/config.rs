@@ -257,6 +257,8 @@ impl Config {
                 serde_yaml::from_value(v).map_err(|e| err("default_policy", e.to_string()))?
             }
         };
+        let auth = raw.auth.map(|a| a.checked(err)).transpose()?;
+        check_groups(file, "default_policy", &default_policy, auth.as_ref())?;
         let default_policy = default_policy.compile(file, "default_policy")?;
         let gateway: GatewaySettings = match raw.gateway {
             None => GatewaySettings::default(),
@@ -280,6 +282,7 @@ impl Config {
                 serde_yaml::from_value(connection.into()).map_err(|e| err(&key, e.to_string()))?;
             let policy_config: PolicyConfig =
                 serde_yaml::from_value(policy.into()).map_err(|e| err(&key, e.to_string()))?;
+            check_groups(file, &key, &policy_config, auth.as_ref())?;
             let policy = policy_config.compile(file, &key)?;
             if let Some(t) = connection.transport_type.as_deref() {
                 let fits = match t {
@@ -338,7 +341,6 @@ impl Config {
                 },
             );
         }
-        let auth = raw.auth.map(|a| a.checked(err)).transpose()?;
         Ok(Self {
             approvals,
             gateway,
@@ -354,6 +356,42 @@ impl Config {
             .get(source)
             .map_or(&self.default_policy, |s| &s.policy)
     }
+}
+
+/// Refuses approver groups that `auth.groups` does not define: a typo
+/// would otherwise leave calls nobody may decide.
+fn check_groups(
+    file: &str,
+    prefix: &str,
+    policy: &PolicyConfig,
+    auth: Option<&AuthSettings>,
+) -> Result<(), PolicyError> {
+    let named = policy
+        .approvers
+        .iter()
+        .enumerate()
+        .map(|(i, g)| (format!("approvers[{i}]"), g));
+    let in_rules = policy.rules.iter().enumerate().flat_map(|(r, rule)| {
+        let groups = rule.approvers.iter().flatten().enumerate();
+        groups.map(move |(i, g)| (format!("rules[{r}].approvers[{i}]"), g))
+    });
+    for (key, group) in named.chain(in_rules) {
+        let problem = match auth {
+            None => {
+                "approver groups need an `auth:` block that defines them in `groups:`".to_owned()
+            }
+            Some(auth) if !auth.groups.contains_key(group) => {
+                format!("no group `{group}` in `auth.groups`")
+            }
+            Some(_) => continue,
+        };
+        return Err(PolicyError {
+            file: file.to_owned(),
+            key: format!("{prefix}.{key}"),
+            problem,
+        });
+    }
+    Ok(())
 }
 
 /// The longest expiry: a year. Anything longer means never, which `none` says.

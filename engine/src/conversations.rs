@@ -6,8 +6,9 @@ use std::collections::HashMap;
 use crate::core::Core;
 use crate::decisions;
 use crate::domain::{
-    title_from_message, Conversation, ConversationId, ConversationSnapshot, ConversationSummary,
-    ConversationView, InboxSnapshot, MessageId, Posted, Role, RunStatus, TitledInbox, UNTITLED,
+    title_from_message, Actor, Conversation, ConversationId, ConversationSnapshot,
+    ConversationSummary, ConversationView, InboxSnapshot, MessageId, Posted, Role, RunStatus,
+    TitledInbox, UNTITLED,
 };
 use crate::error::EngineError;
 use crate::store::{NewMessage, StoreError};
@@ -112,6 +113,7 @@ pub(crate) async fn post_message(
     core: &Core,
     id: &ConversationId,
     content: &str,
+    author: Option<&Actor>,
 ) -> Result<Posted, EngineError> {
     let content = content.trim();
     if content.is_empty() {
@@ -124,6 +126,9 @@ pub(crate) async fn post_message(
         ));
     }
     EngineError::refuse_nul("content", "the message", content)?;
+    if let Some(author) = author {
+        decisions::check_message(core, id, content, author).await?;
+    }
     let (message, event) = core
         .store
         .append_message(NewMessage {
@@ -149,7 +154,7 @@ pub(crate) async fn post_message(
         let conversation = core.store.conversation(id).await?;
         conversation.map(|c| c.title).unwrap_or_default()
     };
-    decisions::hand_to_agent(core, id, content).await?;
+    decisions::hand_to_agent(core, id, content, author).await?;
     Ok(Posted {
         message,
         conversation_title,

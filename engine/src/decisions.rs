@@ -10,7 +10,7 @@ use serde_json::Value;
 
 use crate::core::Core;
 use crate::domain::ReviewCase;
-use crate::domain::{BatchId, ConversationId, GrantId, RunId, ToolCallId};
+use crate::domain::{BatchId, ConversationId, GrantId, PersonId, RunId, ToolCallId};
 use crate::domain::{CallStatus, Decision, DecisionKind, Grant, GrantScope, ToolCall};
 use crate::domain::{Run, RunStatus};
 use crate::error::EngineError;
@@ -134,13 +134,18 @@ pub(crate) async fn decide_known(
             )
         }
     };
-    if let Some(edited) = &arguments {
-        check_edit(core, call_id, edited).await?;
-    }
     // Only refusing or withdrawing fits a question. When the caller does
     // not know whether the call is one, the store's compare-and-set
     // leaves a question alone, so finding out costs no extra read.
     let refuse_questions = !matches!(verdict, Verdict::Reject { .. } | Verdict::Cancel { .. });
+    // A signed-in person, or an edit, is checked against the call first.
+    if reviewer.actor.is_some() || arguments.is_some() {
+        let call = access::pending_call(core, call_id).await?;
+        access::check(reviewer, &call, refuse_questions)?;
+        if let Some(edited) = &arguments {
+            check_edit(core, &call, edited)?;
+        }
+    }
     if refuse_questions && question == Some(true) {
         return Err(not_for_questions());
     }
@@ -204,15 +209,7 @@ async fn decide_and_publish(core: &Core, change: &DecisionChange) -> Result<Deci
 }
 
 /// The policy re-checks an edited call; an edit the policy denies is refused.
-async fn check_edit(core: &Core, call_id: &ToolCallId, edited: &Value) -> Result<(), EngineError> {
-    let call = core
-        .store
-        .tool_call(call_id)
-        .await?
-        .ok_or(EngineError::NotFound("tool call"))?;
-    if call.status != CallStatus::PendingApproval {
-        return Err(EngineError::already_decided(call));
-    }
+fn check_edit(core: &Core, call: &ToolCall, edited: &Value) -> Result<(), EngineError> {
     let verdict = core.config.policy_for(&call.source).decide(CallFacts {
         tool: &call.tool,
         arguments: edited,
@@ -236,6 +233,7 @@ pub(crate) async fn decide_batch(
     reviewer: &Reviewer,
 ) -> Result<Vec<ToolCall>, EngineError> {
     let by = reviewer.checked_name()?;
+    access::check_batch(core, reviewer, batch_id, approve).await?;
     let (kind, status, reason) = if approve {
         (DecisionKind::Approve, CallStatus::Approved, None)
     } else {
@@ -270,8 +268,12 @@ pub(crate) async fn decide_pending(
     }
     let mut batches: Vec<BatchId> = Vec::new();
     for call in core.store.tool_calls(conversation).await? {
-        if call.status == CallStatus::PendingApproval && !batches.contains(&call.batch_id) {
-            batches.push(call.batch_id);
+        if call.status == CallStatus::PendingApproval {
+            // Every batch is checked before any is decided: all or nothing.
+            access::check(reviewer, &call, approve)?;
+            if !batches.contains(&call.batch_id) {
+                batches.push(call.batch_id);
+            }
         }
     }
     let mut decided = Vec::new();
@@ -303,12 +305,14 @@ pub(crate) async fn expire_due(core: &Core) -> Result<usize, EngineError> {
 pub(crate) async fn start_run(
     core: &Core,
     conversation: &ConversationId,
+    started_by: Option<PersonId>,
 ) -> Result<Run, EngineError> {
     let now = core.clock.now();
     let run = Run {
         id: RunId::new(),
         conversation_id: conversation.clone(),
         status: RunStatus::Running,
+        started_by,
         error: None,
         created_at: now,
         updated_at: now,
@@ -353,13 +357,15 @@ pub(crate) async fn pending_approvals(
     Ok(core.store.pending_calls(limit).await?)
 }
 
+mod access;
 mod answer;
 mod chat;
 mod propose;
 
+pub(crate) use access::{check, check_message, pending_call};
 pub(crate) use answer::{answer, answer_closing};
 pub(crate) use chat::hand_to_agent;
-pub(crate) use propose::{classify, new_call, propose_calls, propose_in_run};
+pub(crate) use propose::{classify, new_call, propose_calls, propose_in_run, Turn};
 
 #[cfg(test)]
 mod tests;

@@ -3,6 +3,7 @@
 //! events) with their small pure methods. It imports nothing else of the
 //! engine, so every layer above can use it and none is needed to read it.
 
+pub mod actor;
 pub mod call;
 pub mod callback;
 pub mod conversation;
@@ -18,6 +19,7 @@ pub mod token;
 pub mod verdict;
 pub mod view;
 
+pub use actor::{Actor, Refusal};
 pub use call::{
     CallStatus, Channel, Decision, DecisionKind, ExpiryAction, ProposedCall, ToolCall,
     AGENT_SOURCE, QUESTION_TOOL, SYSTEM_TIMEOUT,

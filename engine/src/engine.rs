@@ -12,11 +12,11 @@ use crate::agent::{Agent, Model};
 use crate::clock::Clock;
 use crate::config::Config;
 use crate::core::Core;
-use crate::domain::{BatchId, ConversationId, GrantId, RunId, ToolCallId};
+use crate::domain::{Actor, InboxSnapshot, Posted, TitledInbox};
+use crate::domain::{BatchId, ConversationId, GrantId, ToolCallId};
 use crate::domain::{CaseEvent, CaseId, ReviewCase, ReviewToken};
 use crate::domain::{Channel, Grant, GrantEntry, ProposedCall, Reviewer, Run, ToolCall, Verdict};
 use crate::domain::{Conversation, ConversationSnapshot, ConversationSummary, ConversationView};
-use crate::domain::{InboxSnapshot, Posted, TitledInbox};
 use crate::error::EngineError;
 use crate::events::Events;
 use crate::reviews::{callbacks, gateway, respond};
@@ -152,13 +152,16 @@ impl Engine {
     }
 
     /// Appends a person's message to a conversation. The first message also
-    /// names the conversation.
+    /// names the conversation. `author` is the signed-in person writing, if
+    /// anyone signs in: a message decides the calls that wait, so they must
+    /// be someone who may decide them.
     pub async fn post_message(
         &self,
         id: &ConversationId,
         content: &str,
+        author: Option<&Actor>,
     ) -> Result<Posted, EngineError> {
-        conversations::post_message(&self.core, id, content).await
+        conversations::post_message(&self.core, id, content, author).await
     }
 
     // Proposing and deciding calls, and runs.
@@ -172,17 +175,6 @@ impl Engine {
         proposals: Vec<ProposedCall>,
     ) -> Result<Vec<ToolCall>, EngineError> {
         decisions::propose_calls(&self.core, conversation, proposals).await
-    }
-
-    /// Like [`Engine::propose_calls`], for the calls of an agent run's turn:
-    /// `turn` names the run and the assistant message that proposed them.
-    pub async fn propose_in_run(
-        &self,
-        conversation: &ConversationId,
-        turn: Option<(&RunId, i64)>,
-        proposals: Vec<ProposedCall>,
-    ) -> Result<Vec<ToolCall>, EngineError> {
-        decisions::propose_in_run(&self.core, conversation, turn, proposals).await
     }
 
     /// Applies a person's decision to one pending call.
@@ -238,7 +230,7 @@ impl Engine {
 
     /// Starts a run of the agent in a conversation.
     pub async fn start_run(&self, conversation: &ConversationId) -> Result<Run, EngineError> {
-        decisions::start_run(&self.core, conversation).await
+        decisions::start_run(&self.core, conversation, None).await
     }
 
     /// The calls of a conversation, in order.
@@ -365,11 +357,14 @@ impl Engine {
 
     /// A new review link for a waiting call: its case and a fresh token.
     /// Earlier links stay valid, so a link can be handed to several people.
+    /// A link approves, so `by`, the signed-in person asking, must be
+    /// someone who may approve the call.
     pub async fn review_link(
         &self,
         call_id: &ToolCallId,
+        by: Option<&Actor>,
     ) -> Result<(CaseId, ReviewToken), EngineError> {
-        respond::review_link(&self.core, call_id).await
+        respond::review_link(&self.core, call_id, by).await
     }
 
     // Callbacks to requesters.

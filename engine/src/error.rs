@@ -38,6 +38,19 @@ pub enum EngineError {
         /// How long to wait, in seconds.
         retry_after_secs: u64,
     },
+    /// The person's access does not decide anything (a viewer).
+    #[error("your access does not allow deciding: ask an administrator")]
+    NotAllowed,
+    /// The call waits for approver groups the person is not in.
+    #[error("only members of {} may decide this", groups.join(" or "))]
+    NotAnApprover {
+        /// The groups that may decide it.
+        groups: Vec<String>,
+    },
+    /// The person asked for this call, and its policy has someone else
+    /// approve it (separation of duties).
+    #[error("you asked for this call, so another approver must approve it")]
+    OwnRequest,
     /// A review link's token is missing or does not belong to the case.
     #[error("this review link is not valid: ask for a new one")]
     Forbidden,

@@ -7,6 +7,7 @@ pub mod password;
 use chrono::{DateTime, Duration, Utc};
 
 use crate::core::Core;
+use crate::domain::person::{is_plain_name, MAX_NAME_CHARS};
 use crate::domain::{Access, Person, PersonId, Session, SessionId, SessionToken};
 use crate::error::EngineError;
 use crate::store::{from_millis, to_millis, SignedIn, StoreError};
@@ -21,8 +22,7 @@ pub const ABSOLUTE_LIFETIME: Duration = Duration::days(7);
 /// one write a minute per session, not one per request.
 const TOUCH_EVERY: Duration = Duration::minutes(1);
 
-/// Longest name and display name, in characters.
-const MAX_NAME_CHARS: usize = 64;
+/// Longest display name, in characters.
 const MAX_DISPLAY_NAME_CHARS: usize = 100;
 
 /// The clock's time as the store keeps it, to the millisecond, so what a
@@ -53,12 +53,7 @@ pub struct Started {
 
 fn checked_name(name: &str) -> Result<String, EngineError> {
     let name = name.trim();
-    let allowed = |c: char| c.is_ascii_lowercase() || c.is_ascii_digit() || "._-".contains(c);
-    let valid = !name.is_empty()
-        && name.chars().count() <= MAX_NAME_CHARS
-        && name.chars().all(allowed)
-        && name.starts_with(|c: char| c.is_ascii_alphanumeric());
-    if !valid {
+    if !is_plain_name(name) {
         return Err(EngineError::invalid(
             "name",
             format!(

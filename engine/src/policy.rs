@@ -44,15 +44,35 @@ pub struct Verdict {
     pub hidden: bool,
     /// Why, e.g. "matched rule 2: delete_file /path glob /prod/**".
     pub reason: String,
+    /// The groups whose members may decide the call when it waits; empty:
+    /// any approver.
+    pub approvers: Vec<String>,
+    /// Whether the person who asked for the call may not approve it.
+    pub separation_of_duties: bool,
 }
 
 impl Verdict {
-    fn new(outcome: Outcome, reason: impl Into<String>) -> Self {
+    /// A verdict of a visible tool that any approver decides.
+    pub fn new(outcome: Outcome, reason: impl Into<String>) -> Self {
         Self {
             outcome,
             hidden: false,
             reason: reason.into(),
+            approvers: Vec::new(),
+            separation_of_duties: false,
         }
+    }
+
+    /// Who decides it, when it waits: the rule's word, else the block's.
+    fn decided_by(mut self, policy: &Policy, rule: Option<&CompiledRule>) -> Self {
+        if self.outcome == Outcome::RequireApproval {
+            let approvers = rule.and_then(|r| r.approvers.as_ref());
+            self.approvers = approvers.unwrap_or(&policy.approvers).clone();
+            self.separation_of_duties = rule
+                .and_then(|r| r.separation_of_duties)
+                .unwrap_or(policy.separation_of_duties);
+        }
+        self
     }
 }
 
@@ -79,6 +99,8 @@ pub struct Policy {
     rules: Vec<CompiledRule>,
     default_allow: bool,
     trust_read_only_hints: bool,
+    approvers: Vec<String>,
+    separation_of_duties: bool,
 }
 
 impl Policy {
@@ -99,23 +121,26 @@ impl Policy {
         }
     }
 
-    /// Decides one call, following the precedence in the module docs.
+    /// Decides one call, following the precedence in the module docs, and
+    /// names who decides it when it waits.
     pub fn decide(&self, call: CallFacts<'_>) -> Verdict {
         if let Some(reason) = self.hidden_reason(call.tool) {
             return Verdict {
-                outcome: Outcome::Deny,
                 hidden: true,
-                reason,
+                ..Verdict::new(Outcome::Deny, reason)
             };
         }
         for (index, rule) in self.rules.iter().enumerate() {
             if let Some(matched) = rule.matches(call.tool, call.arguments) {
-                return Verdict::new(
-                    rule.action.into(),
-                    format!("matched rule {}: {}", index + 1, matched),
-                );
+                let reason = format!("matched rule {}: {}", index + 1, matched);
+                return Verdict::new(rule.action.into(), reason).decided_by(self, Some(rule));
             }
         }
+        self.unruled(call).decided_by(self, None)
+    }
+
+    /// The verdict of levels 3 to 7, for a call no rule matched.
+    fn unruled(&self, call: CallFacts<'_>) -> Verdict {
         if call.granted {
             return Verdict::new(Outcome::Allow, format!("always allowed: {}", call.tool));
         }

@@ -229,10 +229,7 @@ mod tests {
         let mut grants_list = b.events().subscribe_grants();
         let call = delete_waiting(a).await;
         assert_eq!(call.status, CallStatus::PendingApproval);
-        let reviewer = Reviewer {
-            name: "ana".into(),
-            channel: Channel::Chat,
-        };
+        let reviewer = Reviewer::named("ana", Channel::Chat);
         a.decide(
             &call.id,
             Verdict::AlwaysAllow { everywhere: true },

@@ -86,6 +86,9 @@ pub trait Store: PeopleStore + Send + Sync + std::fmt::Debug {
     /// The calls of a conversation, in the order they were proposed.
     async fn tool_calls(&self, id: &ConversationId) -> Result<Vec<ToolCall>, StoreError>;
 
+    /// The calls of one batch (a model turn), in their order.
+    async fn batch_calls(&self, batch: &BatchId) -> Result<Vec<ToolCall>, StoreError>;
+
     /// The calls proposed by a conversation's messages from position `seq`
     /// on, in the order they were proposed.
     async fn tool_calls_from(

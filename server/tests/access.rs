@@ -26,7 +26,7 @@ async fn access_decides_who_may_change_what() {
     // A chat shows its cards once it has a message.
     server
         .engine
-        .post_message(&conversation.id, "delete notes.txt")
+        .post_message(&conversation.id, "delete notes.txt", None)
         .await
         .unwrap();
     let propose = || ProposedCall {

@@ -36,10 +36,7 @@ impl Fixture {
             .propose_calls(&conversation, vec![delete("a.txt"), delete("b.txt")])
             .await
             .unwrap();
-        let reviewer = Reviewer {
-            name: "ana".into(),
-            channel: Channel::Chat,
-        };
+        let reviewer = Reviewer::named("ana", Channel::Chat);
         let granted = calls.remove(1);
         let verdict = Verdict::AlwaysAllow { everywhere: false };
         engine

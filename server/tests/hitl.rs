@@ -61,7 +61,7 @@ impl Server {
             support::Workers {
                 callbacks: true,
                 expiry: true,
-                relay: false,
+                ..Default::default()
             },
         )
         .await;

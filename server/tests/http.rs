@@ -553,10 +553,7 @@ async fn the_inbox_stream_follows_approvals_of_every_conversation() {
     drop(inbox);
 
     // Decided while nobody watched: a reconnect replays it.
-    let reviewer = Reviewer {
-        name: "ana".into(),
-        channel: Channel::Chat,
-    };
+    let reviewer = Reviewer::named("ana", Channel::Chat);
     app.engine
         .decide(&first[0].id, Verdict::Approve, &reviewer)
         .await
@@ -632,10 +629,7 @@ async fn the_list_stream_follows_names_messages_and_waiting_calls() {
         .await
         .unwrap();
     until_listed(&mut list, b.as_str(), |i| i["pending_count"] == 1).await;
-    let reviewer = Reviewer {
-        name: "ana".into(),
-        channel: Channel::Chat,
-    };
+    let reviewer = Reviewer::named("ana", Channel::Chat);
     app.engine
         .decide(&calls[0].id, Verdict::Reject { reason: None }, &reviewer)
         .await
@@ -691,10 +685,7 @@ async fn the_grants_stream_follows_grants_made_and_revoked() {
         .propose_calls(&c, vec![delete("old.txt")])
         .await
         .unwrap();
-    let reviewer = Reviewer {
-        name: "ana".into(),
-        channel: Channel::Chat,
-    };
+    let reviewer = Reviewer::named("ana", Channel::Chat);
     app.engine
         .decide(
             &calls[0].id,
@@ -843,10 +834,7 @@ async fn grants_are_listed_with_their_conversation_and_revoked() {
         .await
         .unwrap()
         .remove(0);
-    let reviewer = Reviewer {
-        name: "ana".into(),
-        channel: Channel::Chat,
-    };
+    let reviewer = Reviewer::named("ana", Channel::Chat);
     app.engine
         .decide(
             &call.id,

@@ -26,11 +26,9 @@ fn chat_reviewer(
     action: engine::domain::Action,
 ) -> Result<engine::decisions::Reviewer, crate::error::AppError> {
     crate::state::allowed(action)?;
-    let name = crate::state::signed_in()
-        .map(|person| person.display_name)
-        .unwrap_or_else(|| engine::engine::CHAT_USER.into());
-    Ok(engine::decisions::Reviewer {
-        name,
-        channel: engine::domain::Channel::Chat,
+    let channel = engine::domain::Channel::Chat;
+    Ok(match crate::state::actor() {
+        Some(actor) => engine::decisions::Reviewer::person(actor, channel),
+        None => engine::decisions::Reviewer::named(engine::engine::CHAT_USER, channel),
     })
 }

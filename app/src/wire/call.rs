@@ -39,6 +39,12 @@ pub struct ToolCallItem {
     pub status: String,
     /// Why the policy decided as it did.
     pub policy_reason: String,
+    /// The groups whose members may decide it; empty: any approver.
+    #[serde(default)]
+    pub approvers: Vec<String>,
+    /// The person who may not approve it (they asked for it).
+    #[serde(default)]
+    pub not_by: Option<String>,
     /// When a pending approval lapses, RFC 3339.
     pub expires_at: Option<String>,
     /// The decision, once taken.

@@ -15,6 +15,8 @@ fn call(arguments: serde_json::Value, original: Option<serde_json::Value>) -> To
         original_arguments: original,
         status: "approved".into(),
         policy_reason: "write_file is listed in require_approval".into(),
+        approvers: Vec::new(),
+        not_by: None,
         expires_at: Some("2026-11-23T10:42:00.000Z".into()),
         decision: None,
         result: None,

@@ -249,7 +249,10 @@ impl Agent {
             decisions::propose_in_run(
                 &self.core,
                 &run.conversation_id,
-                Some((run_id, message.seq)),
+                Some(decisions::Turn {
+                    run: &run,
+                    message_seq: message.seq,
+                }),
                 proposals,
             )
             .await?;

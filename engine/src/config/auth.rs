@@ -1,18 +1,25 @@
-//! The `auth:` block: how people sign in. With it, every page and server
-//! function asks for a signed-in person; without it, nobody signs in and
-//! whoever reaches the port is the one local person.
+//! The `auth:` block: how people sign in, and the approver groups. With it,
+//! every page and server function asks for a signed-in person; without it,
+//! nobody signs in and whoever reaches the port is the one local person.
+
+use std::collections::BTreeMap;
 
 use serde::Deserialize;
 
+use crate::domain::person::is_plain_name;
 use crate::policy::PolicyError;
 
-/// How people sign in.
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+/// How people sign in, and who is in which approver group.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct AuthSettings {
     /// People added with `airlock user add` sign in with their password.
     #[serde(default)]
     pub passwords: bool,
+    /// Approver groups by name, each with the names of its members. A
+    /// policy's `approvers:` names these groups.
+    #[serde(default)]
+    pub groups: BTreeMap<String, Vec<String>>,
 }
 
 impl AuthSettings {
@@ -27,7 +34,29 @@ impl AuthSettings {
                 "no way to sign in is turned on: add `passwords: true`".into(),
             ));
         }
+        let plain = "is not a plain name: lowercase letters, digits, `.`, `_` or `-`";
+        for (group, members) in &self.groups {
+            if !is_plain_name(group) {
+                return Err(err("auth.groups", format!("`{group}` {plain}")));
+            }
+            for (i, member) in members.iter().enumerate() {
+                if !is_plain_name(member) {
+                    let key = format!("auth.groups.{group}[{i}]");
+                    return Err(err(&key, format!("`{member}` {plain}")));
+                }
+            }
+        }
         Ok(self)
+    }
+
+    /// The groups the person named `name` is in.
+    pub fn groups_of(&self, name: &str) -> Vec<String> {
+        let member = |members: &Vec<String>| members.iter().any(|m| m == name);
+        self.groups
+            .iter()
+            .filter(|(_, members)| member(members))
+            .map(|(group, _)| group.clone())
+            .collect()
     }
 }
 
@@ -48,5 +77,20 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(typo.contains("auth"), "{typo}");
+    }
+
+    #[test]
+    fn groups_name_their_members() {
+        let yaml = "auth:\n  passwords: true\n  groups:\n    ops: [ada, bo]\n    sec: [bo]\n";
+        let auth = Config::parse("a.yaml", yaml).unwrap().auth.unwrap();
+        assert_eq!(auth.groups_of("bo"), ["ops", "sec"]);
+        assert_eq!(auth.groups_of("ada"), ["ops"]);
+        assert!(auth.groups_of("cy").is_empty());
+        let bad = "auth:\n  passwords: true\n  groups:\n    ops: [Ada]\n";
+        let e = Config::parse("a.yaml", bad).unwrap_err().to_string();
+        assert!(
+            e.contains("auth.groups.ops[0]") && e.contains("`Ada`"),
+            "{e}"
+        );
     }
 }

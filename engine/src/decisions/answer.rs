@@ -42,6 +42,7 @@ pub(crate) async fn answer_closing(
         .tool_call(call_id)
         .await?
         .ok_or(EngineError::NotFound("tool call"))?;
+    super::access::check(reviewer, &call, false)?;
     if call.tool != QUESTION_TOOL {
         return Err(EngineError::invalid(
             "call",

@@ -3,7 +3,7 @@
 use super::{answer, decide, decide_batch, start_run, CHAT_USER};
 use crate::core::Core;
 use crate::domain::QUESTION_TOOL;
-use crate::domain::{CallStatus, Channel, ConversationId, Reviewer, RunStatus, Verdict};
+use crate::domain::{Actor, CallStatus, Channel, ConversationId, Reviewer, RunStatus, Verdict};
 use crate::error::EngineError;
 use crate::intent;
 
@@ -12,19 +12,21 @@ use crate::intent;
 /// approves them all; "reject", "no" or "deny …" rejects them all with
 /// the rest as the reason; a lone pending question takes the message as
 /// its answer; anything else rejects them ("the user sent a new message
-/// instead") and goes to the model. With no run under way, a run starts.
+/// instead") and goes to the model. With no run under way, a run starts,
+/// started by `author` (which separation of duties looks at).
 pub(crate) async fn hand_to_agent(
     core: &Core,
     id: &ConversationId,
     content: &str,
+    author: Option<&Actor>,
 ) -> Result<(), EngineError> {
-    let reviewer = Reviewer {
-        name: CHAT_USER.to_owned(),
-        channel: Channel::Chat,
+    let reviewer = match author {
+        Some(person) => Reviewer::person(person.clone(), Channel::Chat),
+        None => Reviewer::named(CHAT_USER, Channel::Chat),
     };
     let run = match core.store.active_run(id).await? {
         None => {
-            start_run(core, id).await?;
+            start_run(core, id, author.map(|person| person.id.clone())).await?;
             return Ok(());
         }
         Some(run) if run.status == RunStatus::Running => return Ok(()),

@@ -5,7 +5,7 @@ use chrono::Duration;
 
 use super::{store_not_found, ProposedCall};
 use crate::core::Core;
-use crate::domain::{BatchId, ConversationId, RunId, ToolCall, ToolCallId};
+use crate::domain::{BatchId, ConversationId, Run, ToolCall, ToolCallId};
 use crate::domain::{CallStatus, NewCase};
 use crate::domain::{AGENT_SOURCE, QUESTION_TOOL};
 use crate::error::EngineError;
@@ -19,10 +19,18 @@ pub(crate) async fn propose_calls(
     propose_in_run(core, conversation, None, proposals).await
 }
 
+/// The model turn of a run that proposes calls: its run and the assistant
+/// message it wrote.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Turn<'a> {
+    pub run: &'a Run,
+    pub message_seq: i64,
+}
+
 pub(crate) async fn propose_in_run(
     core: &Core,
     conversation: &ConversationId,
-    turn: Option<(&RunId, i64)>,
+    turn: Option<Turn<'_>>,
     proposals: Vec<ProposedCall>,
 ) -> Result<Vec<ToolCall>, EngineError> {
     let now = core.clock.now();
@@ -64,7 +72,7 @@ pub(crate) async fn propose_in_run(
 pub(crate) fn new_call(
     core: &Core,
     conversation: &ConversationId,
-    turn: Option<(&RunId, i64)>,
+    turn: Option<Turn<'_>>,
     batch_id: &BatchId,
     position: usize,
     p: ProposedCall,
@@ -84,8 +92,8 @@ pub(crate) fn new_call(
         id: ToolCallId::new(),
         conversation_id: conversation.clone(),
         batch_id: batch_id.clone(),
-        run_id: turn.map(|(run, _)| run.clone()),
-        message_seq: turn.map(|(_, seq)| seq),
+        run_id: turn.map(|t| t.run.id.clone()),
+        message_seq: turn.map(|t| t.message_seq),
         position: position as i64,
         source: p.source,
         tool: p.tool,
@@ -93,6 +101,10 @@ pub(crate) fn new_call(
         original_arguments: None,
         status,
         policy_reason: verdict.reason,
+        not_by: turn
+            .and_then(|t| t.run.started_by.clone())
+            .filter(|_| verdict.separation_of_duties),
+        approvers: verdict.approvers,
         expires_at: (status == CallStatus::PendingApproval)
             .then_some(expires_at)
             .flatten(),
@@ -113,18 +125,15 @@ pub(crate) async fn classify(
     p: &ProposedCall,
 ) -> Result<PolicyVerdict, EngineError> {
     if p.source.is_empty() {
+        let reason = format!("there is no tool named {}", p.tool);
         return Ok(PolicyVerdict {
-            outcome: Outcome::Deny,
             hidden: true,
-            reason: format!("there is no tool named {}", p.tool),
+            ..PolicyVerdict::new(Outcome::Deny, reason)
         });
     }
     if p.source == AGENT_SOURCE && p.tool == QUESTION_TOOL {
-        return Ok(PolicyVerdict {
-            outcome: Outcome::RequireApproval,
-            hidden: false,
-            reason: "the agent asks you a question".into(),
-        });
+        let reason = "the agent asks you a question";
+        return Ok(PolicyVerdict::new(Outcome::RequireApproval, reason));
     }
     let granted = core
         .store

@@ -84,10 +84,7 @@ impl Fixture {
 }
 
 fn chat(name: &str) -> Reviewer {
-    Reviewer {
-        name: name.into(),
-        channel: Channel::Chat,
-    }
+    Reviewer::named(name, Channel::Chat)
 }
 
 #[tokio::test]

@@ -4,7 +4,7 @@ use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::{BatchId, ConversationId, RunId, ToolCallId};
+use super::{BatchId, ConversationId, PersonId, RunId, ToolCallId};
 
 /// Where a tool call is in its life.
 /// The source name of the agent's own tools.
@@ -237,6 +237,13 @@ pub struct ToolCall {
     pub status: CallStatus,
     /// Why the policy decided as it did.
     pub policy_reason: String,
+    /// The groups whose members may decide it; empty: any approver.
+    #[serde(default)]
+    pub approvers: Vec<String>,
+    /// Who may not approve it: the person who asked for it, when its
+    /// policy separates duties.
+    #[serde(default)]
+    pub not_by: Option<PersonId>,
     /// When the pending approval lapses, if it does.
     pub expires_at: Option<DateTime<Utc>>,
     /// What expiry does.

@@ -71,6 +71,20 @@ impl Access {
     }
 }
 
+/// Longest name a person signs in with, or a group is called, in characters.
+pub const MAX_NAME_CHARS: usize = 64;
+
+/// Whether `name` may name a person or a group: 1 to [`MAX_NAME_CHARS`]
+/// lowercase letters, digits, `.`, `_` or `-`, starting with a letter or
+/// digit. Such names read the same in a URL, a log line and a terminal.
+pub fn is_plain_name(name: &str) -> bool {
+    let allowed = |c: char| c.is_ascii_lowercase() || c.is_ascii_digit() || "._-".contains(c);
+    !name.is_empty()
+        && name.chars().count() <= MAX_NAME_CHARS
+        && name.chars().all(allowed)
+        && name.starts_with(|c: char| c.is_ascii_alphanumeric())
+}
+
 /// A person who signs in.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Person {

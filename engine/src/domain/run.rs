@@ -4,7 +4,7 @@
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
-use super::{ConversationId, RunId};
+use super::{ConversationId, PersonId, RunId};
 
 /// Where a run is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -48,6 +48,8 @@ pub struct Run {
     pub conversation_id: ConversationId,
     /// Where it is.
     pub status: RunStatus,
+    /// The person whose message started it, when someone signed in did.
+    pub started_by: Option<PersonId>,
     /// What failed, when it failed.
     pub error: Option<String>,
     /// When it started.

@@ -2,7 +2,7 @@
 
 use serde_json::Value;
 
-use super::Channel;
+use super::{Actor, Channel};
 
 /// What a person decides about one pending call.
 #[derive(Debug, Clone, PartialEq)]
@@ -39,4 +39,29 @@ pub struct Reviewer {
     pub name: String,
     /// Where the decision is taken.
     pub channel: Channel,
+    /// The signed-in person deciding, checked against each call's
+    /// approvers; `None` for a review link's holder, the one local person
+    /// when nobody signs in, or Airlock itself.
+    pub actor: Option<Actor>,
+}
+
+impl Reviewer {
+    /// A reviewer known only by a name: a review link's holder, an API
+    /// caller, or the local person.
+    pub fn named(name: impl Into<String>, channel: Channel) -> Self {
+        Self {
+            name: name.into(),
+            channel,
+            actor: None,
+        }
+    }
+
+    /// A signed-in person deciding through `channel`.
+    pub fn person(actor: Actor, channel: Channel) -> Self {
+        Self {
+            name: actor.display_name.clone(),
+            channel,
+            actor: Some(actor),
+        }
+    }
 }

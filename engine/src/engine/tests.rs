@@ -33,8 +33,14 @@ async fn the_first_message_names_the_conversation() {
     let (engine, _dir) = engine().await;
     let c = engine.create_conversation().await.unwrap();
     assert_eq!(c.title, UNTITLED);
-    engine.post_message(&c.id, "  list files\n").await.unwrap();
-    engine.post_message(&c.id, "read notes.txt").await.unwrap();
+    engine
+        .post_message(&c.id, "  list files\n", None)
+        .await
+        .unwrap();
+    engine
+        .post_message(&c.id, "read notes.txt", None)
+        .await
+        .unwrap();
     let view = engine.conversation(&c.id).await.unwrap();
     assert_eq!(view.conversation.title, "list files");
     let texts: Vec<_> = view.messages.iter().map(|m| m.content.as_str()).collect();
@@ -46,7 +52,7 @@ async fn empty_and_oversized_messages_are_refused() {
     let (engine, _dir) = engine().await;
     let c = engine.create_conversation().await.unwrap();
     assert!(matches!(
-        engine.post_message(&c.id, " \n ").await,
+        engine.post_message(&c.id, " \n ", None).await,
         Err(EngineError::Invalid {
             field: "content",
             ..
@@ -54,7 +60,7 @@ async fn empty_and_oversized_messages_are_refused() {
     ));
     let long = "x".repeat(MAX_MESSAGE_CHARS + 1);
     assert!(matches!(
-        engine.post_message(&c.id, &long).await,
+        engine.post_message(&c.id, &long, None).await,
         Err(EngineError::Invalid { .. })
     ));
     assert!(engine
@@ -74,7 +80,7 @@ async fn unknown_conversations_are_not_found() {
         Err(EngineError::NotFound("conversation"))
     ));
     assert!(matches!(
-        engine.post_message(&id, "hi").await,
+        engine.post_message(&id, "hi", None).await,
         Err(EngineError::NotFound("conversation"))
     ));
 }

@@ -43,6 +43,14 @@ pub struct RuleConfig {
     pub when: Vec<ConditionConfig>,
     /// What to do.
     pub action: RuleAction,
+    /// The groups whose members decide the calls it sends to a person,
+    /// instead of the block's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub approvers: Option<Vec<String>>,
+    /// Whether the person who asked for such a call may approve it,
+    /// instead of the block's setting.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub separation_of_duties: Option<bool>,
 }
 
 /// The policy keys of one tool source.
@@ -70,6 +78,14 @@ pub struct PolicyConfig {
     /// Whether MCP `readOnlyHint` annotations count as auto-approval.
     #[serde(default)]
     pub trust_read_only_hints: bool,
+    /// The groups (`auth.groups`) whose members decide the calls that wait;
+    /// empty: any approver.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub approvers: Vec<String>,
+    /// Whether the person whose message started the run is kept from
+    /// approving its calls.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub separation_of_duties: bool,
 }
 
 impl PolicyConfig {
@@ -128,6 +144,8 @@ impl PolicyConfig {
                 tool,
                 conditions,
                 action: rule.action,
+                approvers: rule.approvers.clone(),
+                separation_of_duties: rule.separation_of_duties,
             });
         }
         Ok(Policy {
@@ -138,6 +156,8 @@ impl PolicyConfig {
             rules,
             default_allow: self.default == DefaultAction::Allow,
             trust_read_only_hints: self.trust_read_only_hints,
+            approvers: self.approvers.clone(),
+            separation_of_duties: self.separation_of_duties,
         })
     }
 }

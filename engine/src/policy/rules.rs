@@ -138,6 +138,10 @@ pub(super) struct CompiledRule {
     pub tool: GlobMatcher,
     pub conditions: Vec<Condition>,
     pub action: RuleAction,
+    /// The rule's approver groups, when it names its own.
+    pub approvers: Option<Vec<String>>,
+    /// The rule's separation of duties, when it sets its own.
+    pub separation_of_duties: Option<bool>,
 }
 
 impl CompiledRule {

@@ -12,8 +12,8 @@ use crate::core::Core;
 use crate::decisions;
 use crate::domain::Role;
 use crate::domain::ToolCallId;
+use crate::domain::{Actor, Reviewer, Verdict};
 use crate::domain::{Channel, ToolCall};
-use crate::domain::{Reviewer, Verdict};
 use crate::error::EngineError;
 
 /// Who responded when the page's `Your name` was left empty.
@@ -116,13 +116,8 @@ pub struct ReviewView {
 
 /// The reviewer behind a link: the name they gave, or [`ANONYMOUS_REVIEWER`].
 fn reviewer_named(name: Option<&str>, channel: Channel) -> Reviewer {
-    Reviewer {
-        name: name
-            .filter(|n| !n.trim().is_empty())
-            .unwrap_or(ANONYMOUS_REVIEWER)
-            .to_owned(),
-        channel,
-    }
+    let name = name.filter(|n| !n.trim().is_empty());
+    Reviewer::named(name.unwrap_or(ANONYMOUS_REVIEWER), channel)
 }
 
 fn text_field(data: &Value, key: &str) -> Option<String> {
@@ -331,7 +326,14 @@ pub(crate) async fn review_events_after(
 pub(crate) async fn review_link(
     core: &Core,
     call_id: &ToolCallId,
+    by: Option<&Actor>,
 ) -> Result<(CaseId, ReviewToken), EngineError> {
+    // A link approves: only someone who may approve the call hands one out.
+    if let Some(actor) = by {
+        let reviewer = Reviewer::person(actor.clone(), Channel::Chat);
+        let call = decisions::pending_call(core, call_id).await?;
+        decisions::check(&reviewer, &call, !call.is_question())?;
+    }
     let case = core
         .store
         .case_for_call(call_id)

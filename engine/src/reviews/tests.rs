@@ -289,10 +289,7 @@ async fn an_edit_runs_the_new_arguments_and_reports_them() {
 async fn a_decision_in_the_chat_completes_the_case_too() {
     let f = Fixture::new().await;
     let (case, token) = f.waiting(None).await;
-    let reviewer = Reviewer {
-        name: "chat user".into(),
-        channel: Channel::Chat,
-    };
+    let reviewer = Reviewer::named("chat user", Channel::Chat);
     f.engine
         .decide(&case.tool_call_id, Verdict::Approve, &reviewer)
         .await
@@ -497,7 +494,7 @@ async fn the_agents_own_calls_and_questions_are_cases_with_links_on_demand() {
         )
         .await
         .unwrap();
-    let (case_id, token) = f.engine.review_link(&calls[1].id).await.unwrap();
+    let (case_id, token) = f.engine.review_link(&calls[1].id, None).await.unwrap();
     let view = f
         .engine
         .open_review(&case_id, token.as_str())
@@ -507,10 +504,7 @@ async fn the_agents_own_calls_and_questions_are_cases_with_links_on_demand() {
     assert_eq!(view.case.prompt, "Answer the agent: Which folder?");
     // A question takes an answer: approving it is refused, however the
     // decision comes, and the call stays pending.
-    let chat = Reviewer {
-        name: "chat user".into(),
-        channel: Channel::Chat,
-    };
+    let chat = Reviewer::named("chat user", Channel::Chat);
     let refused = f.engine.decide(&calls[1].id, Verdict::Approve, &chat).await;
     assert!(
         matches!(refused, Err(EngineError::Invalid { .. })),
@@ -533,7 +527,7 @@ async fn the_agents_own_calls_and_questions_are_cases_with_links_on_demand() {
         CaseStatus::Opened
     );
     // Two links for one case both work.
-    let (same, second) = f.engine.review_link(&calls[1].id).await.unwrap();
+    let (same, second) = f.engine.review_link(&calls[1].id, None).await.unwrap();
     assert_eq!(same, case_id);
     let done = f
         .engine
@@ -550,7 +544,7 @@ async fn the_agents_own_calls_and_questions_are_cases_with_links_on_demand() {
         Some(json!({"action": "submit", "data": {"answer": "docs"}}))
     );
     assert_eq!(done, f.engine.review_status(&case_id, None).await.unwrap());
-    assert!(f.engine.review_link(&calls[0].id).await.is_ok());
+    assert!(f.engine.review_link(&calls[0].id, None).await.is_ok());
 }
 
 #[test]

@@ -90,6 +90,11 @@ const MIGRATIONS: &[Migration] = &[
         description: "people",
         sql: include_str!("../../migrations/postgres/0011_people.sql"),
     },
+    Migration {
+        version: 12,
+        description: "approver groups",
+        sql: include_str!("../../migrations/postgres/0012_approver_groups.sql"),
+    },
 ];
 
 /// Arbitrary key of the advisory lock that serialises migrations across replicas.

@@ -72,6 +72,11 @@ const MIGRATIONS: &[Migration] = &[
         description: "people",
         sql: include_str!("../../migrations/sqlite/0011_people.sql"),
     },
+    Migration {
+        version: 12,
+        description: "approver groups",
+        sql: include_str!("../../migrations/sqlite/0012_approver_groups.sql"),
+    },
 ];
 
 /// How many read-only connections serve reads: one per core. Statements run

@@ -294,6 +294,8 @@ pub fn default_policy() -> crate::policy::PolicyConfig {
                 regex: Some(r"(^|/)\.\.(/|$)|^/".into()),
                 ..Default::default()
             }],
+            approvers: None,
+            separation_of_duties: None,
             action: crate::policy::RuleAction::Deny,
         }],
         ..Default::default()

@@ -30,6 +30,15 @@ pub enum ApiError {
     /// The review token is missing or wrong.
     #[error("invalid or missing review token")]
     InvalidToken,
+    /// The person deciding may not decide this case's call (a code of
+    /// `not_allowed`, `not_an_approver` or `separation_of_duties`).
+    #[error("{message}")]
+    Refused {
+        /// Which refusal.
+        code: &'static str,
+        /// Why, for a person.
+        message: String,
+    },
     /// The case was already responded to.
     #[error("this review case has already been responded to (by {by} at {at})")]
     Duplicate {
@@ -58,6 +67,7 @@ impl ApiError {
             ApiError::Invalid { .. } => "invalid",
             ApiError::NotFound(_) => "not_found",
             ApiError::InvalidToken => "invalid_token",
+            ApiError::Refused { code, .. } => code,
             ApiError::Duplicate { .. } => "duplicate_submission",
             ApiError::Expired(_) => "case_expired",
             ApiError::RateLimited(_) => "rate_limited",
@@ -71,10 +81,20 @@ impl ApiError {
             ApiError::Unauthorized | ApiError::InvalidToken => StatusCode::UNAUTHORIZED,
             ApiError::InvalidJson(_) | ApiError::Invalid { .. } => StatusCode::BAD_REQUEST,
             ApiError::NotFound(_) => StatusCode::NOT_FOUND,
+            ApiError::Refused { .. } => StatusCode::FORBIDDEN,
             ApiError::Duplicate { .. } => StatusCode::CONFLICT,
             ApiError::Expired(_) => StatusCode::GONE,
             ApiError::RateLimited(_) => StatusCode::TOO_MANY_REQUESTS,
             ApiError::Internal => StatusCode::INTERNAL_SERVER_ERROR,
+        }
+    }
+}
+
+impl ApiError {
+    fn refused(code: &'static str, e: EngineError) -> Self {
+        ApiError::Refused {
+            code,
+            message: e.to_string(),
         }
     }
 }
@@ -92,6 +112,9 @@ impl From<EngineError> for ApiError {
                 at: engine::reviews::rfc3339(&at),
             },
             EngineError::Forbidden => ApiError::InvalidToken,
+            e @ EngineError::NotAllowed => ApiError::refused("not_allowed", e),
+            e @ EngineError::NotAnApprover { .. } => ApiError::refused("not_an_approver", e),
+            e @ EngineError::OwnRequest => ApiError::refused("separation_of_duties", e),
             EngineError::SignInFailed => ApiError::Unauthorized,
             EngineError::TooManyAttempts { retry_after_secs } => {
                 ApiError::RateLimited(retry_after_secs)

@@ -26,6 +26,8 @@ pub struct Workers {
     pub expiry: bool,
     /// Placing events in the shared feed (PostgreSQL) and relaying other replicas' events.
     pub relay: bool,
+    /// The agent, stepping runs with the demo model.
+    pub agent: bool,
 }
 
 /// A running server.
@@ -85,6 +87,9 @@ pub async fn start(
     }
     if workers.expiry {
         tokio::spawn(server::workers::run_expiry(engine.clone(), stop.clone()));
+    }
+    if workers.agent {
+        tokio::spawn(engine::agent::run_worker(services.agent, stop.clone()));
     }
     if workers.relay {
         let engine = engine.clone();

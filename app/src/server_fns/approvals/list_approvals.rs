@@ -26,7 +26,7 @@ pub async fn list_approvals() -> Result<Inbox, AppError> {
         .collect();
     Ok(Inbox {
         cursor: titled.inbox.cursor,
-        may_decide: crate::state::allowed(engine::domain::Action::Decide).is_ok(),
+        deciding: crate::state::deciding(),
         items,
     })
 }

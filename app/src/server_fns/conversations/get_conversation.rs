@@ -20,7 +20,7 @@ pub async fn get_conversation(id: String) -> Result<ConversationDetail, AppError
         tool_calls: snapshot.calls.into_iter().map(Into::into).collect(),
         cursor: snapshot.cursor,
         working: snapshot.working,
-        may_decide: crate::state::allowed(engine::domain::Action::Decide).is_ok(),
+        deciding: crate::state::deciding(),
         may_write: crate::state::allowed(engine::domain::Action::Converse).is_ok(),
     })
 }

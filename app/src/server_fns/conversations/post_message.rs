@@ -12,7 +12,9 @@ pub async fn post_message(
 ) -> Result<PostedMessage, AppError> {
     crate::state::allowed(engine::domain::Action::Converse)?;
     let id = engine::ConversationId::parse(&conversation_id)?;
-    let posted = crate::state::engine().post_message(&id, &content).await?;
+    let author = crate::state::actor();
+    let engine = crate::state::engine();
+    let posted = engine.post_message(&id, &content, author.as_ref()).await?;
     Ok(PostedMessage {
         message: posted.message.into(),
         conversation_title: posted.conversation_title,

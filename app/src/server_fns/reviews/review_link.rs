@@ -16,7 +16,8 @@ pub async fn review_link(call_id: String) -> Result<String, AppError> {
     crate::state::allowed(engine::domain::Action::Decide)?;
     let id = engine::domain::ToolCallId::parse(&call_id)?;
     let state = leptos::prelude::expect_context::<crate::state::AppState>();
-    let (case, token) = state.engine.review_link(&id).await?;
+    let by = crate::state::actor();
+    let (case, token) = state.engine.review_link(&id, by.as_ref()).await?;
     let shown = format!("{}.{}.{}", id.as_str(), case.as_str(), token.as_str());
     let back = use_context::<http::request::Parts>().and_then(|p| back_with_link(&p, &shown));
     if let Some(back) = back {

@@ -7,7 +7,6 @@ use crate::ui::chat::composer::Composer;
 use crate::ui::chat::live::{LiveChat, CHAT_EVENTS};
 use crate::ui::chat::pending_bar::{approvable, PendingBar};
 use crate::ui::chat::timeline::Timeline;
-use crate::ui::chat::tool_card::MayDecide;
 use crate::ui::common::event_stream::follow;
 use crate::ui::common::post_form::Post;
 use crate::wire::{ConversationDetail, PostedMessage, ToolCallItem};
@@ -18,7 +17,7 @@ use crate::wire::{ConversationDetail, PostedMessage, ToolCallItem};
 /// the conversation page that runs in the browser.
 #[island]
 pub fn ChatView(detail: ConversationDetail) -> impl IntoView {
-    provide_context(MayDecide(detail.may_decide));
+    provide_context(detail.deciding.clone());
     let live = LiveChat {
         title: RwSignal::new(detail.title.clone()),
         messages: RwSignal::new(detail.messages),
@@ -38,7 +37,8 @@ pub fn ChatView(detail: ConversationDetail) -> impl IntoView {
             live.title.set(posted.conversation_title);
         }
     });
-    let waiting = Memo::new(move |_| approvable(live.calls.read().iter()));
+    let deciding = detail.deciding.clone();
+    let waiting = Memo::new(move |_| approvable(live.calls.read().iter(), &deciding));
     let on_decided = Callback::new(move |call: ToolCallItem| live.put_call(call));
     let url = format!(
         "/api/conversations/{}/events?after={}",
@@ -65,7 +65,7 @@ pub fn ChatView(detail: ConversationDetail) -> impl IntoView {
             <Show when=move || live.working.get()>
                 <p class="working" role="status">"Agent is working…"</p>
             </Show>
-            {detail.may_decide.then(|| view! {
+            {detail.deciding.may_decide.then(|| view! {
                 <PendingBar conversation_id=detail.id.clone() waiting on_decided label="Pending approvals"/>
             })}
             {if detail.may_write {

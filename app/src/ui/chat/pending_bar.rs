@@ -7,11 +7,18 @@ use leptos::prelude::*;
 use crate::server_fns::approvals::{ApproveAll, RejectAll};
 use crate::ui::common::post_form::{Post, PostForm};
 use crate::ui::common::reveal::Reveal;
-use crate::wire::ToolCallItem;
+use crate::wire::{Deciding, ToolCallItem};
 
 /// How many of `calls` Approve all would decide: the agent's questions
-/// need an answer, not an approval.
-pub fn approvable<'a>(calls: impl IntoIterator<Item = &'a ToolCallItem>) -> usize {
+/// need an answer, not an approval. None when `deciding` may not approve
+/// them all, since Approve all decides all of them or none.
+pub fn approvable<'a>(
+    calls: impl IntoIterator<Item = &'a ToolCallItem> + Clone,
+    deciding: &Deciding,
+) -> usize {
+    if !deciding.may_approve_all(calls.clone()) {
+        return 0;
+    }
     calls
         .into_iter()
         .filter(|c| c.can_decide() && !c.is_question())

@@ -10,7 +10,7 @@ mod question_card;
 
 use leptos::prelude::*;
 
-use crate::wire::ToolCallItem;
+use crate::wire::{Deciding, MayDo, ToolCallItem};
 use argument_changes::ArgumentChanges;
 use decide_forms::DecideForms;
 use json_view::JsonView;
@@ -68,22 +68,22 @@ pub fn ToolCard(
                     <pre>{r}</pre>
                 </details>
             })}
-            {pending.then(|| match actions {
-                Some(actions) => actions.run(),
-                None if may_decide() => view! { <DecideForms call=call.clone() on_decided/> }.into_any(),
-                None => view! { <p class="tool-waiting">"Waiting for an approver"</p> }.into_any(),
+            {pending.then(|| match (actions, deciding().may_do(&call)) {
+                (Some(actions), _) => actions.run(),
+                (None, MayDo::Decide) => view! { <DecideForms call=call.clone() on_decided/> }.into_any(),
+                (None, MayDo::RefuseOnly) => view! {
+                    <p class="tool-waiting">"You asked for this call: another approver must approve it."</p>
+                    <DecideForms call=call.clone() on_decided refuse_only=true/>
+                }.into_any(),
+                (None, MayDo::Wait(note)) => view! { <p class="tool-waiting">{note}</p> }.into_any(),
             })}
         </article>
     }
     .into_any()
 }
 
-/// Whether the person looking may decide calls, as the island that shows
-/// the cards was told by the server; a viewer sees the cards without forms.
-#[derive(Debug, Clone, Copy)]
-pub struct MayDecide(pub bool);
-
-/// Whether the person looking may decide (yes when nobody said otherwise).
-pub fn may_decide() -> bool {
-    use_context::<MayDecide>().is_none_or(|may| may.0)
+/// The person looking, as the island that shows the cards was told by the
+/// server; someone who decides everything when nobody said otherwise.
+pub fn deciding() -> Deciding {
+    use_context::<Deciding>().unwrap_or_else(Deciding::anyone)
 }

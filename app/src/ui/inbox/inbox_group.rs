@@ -5,7 +5,7 @@
 use leptos::prelude::*;
 
 use crate::ui::chat::pending_bar::{approvable, PendingBar};
-use crate::ui::chat::tool_card::{may_decide, ToolCard};
+use crate::ui::chat::tool_card::{deciding, ToolCard};
 use crate::wire::{InboxItem, ToolCallItem};
 
 /// The inbox entries of conversation `conversation_id`, read from `items`.
@@ -24,7 +24,7 @@ pub fn InboxGroup(
             .cloned()
             .collect::<Vec<_>>()
     });
-    let waiting = Memo::new(move |_| approvable(mine.read().iter().map(|i| &i.call)));
+    let waiting = Memo::new(move |_| approvable(mine.read().iter().map(|i| &i.call), &deciding()));
     let title = Memo::new(move |_| {
         mine.read()
             .first()
@@ -47,7 +47,7 @@ pub fn InboxGroup(
                 " · waiting since "
                 <time datetime=move || oldest().0>{move || oldest().1}</time>
             </p>
-            {may_decide().then(|| view! {
+            {deciding().may_decide.then(|| view! {
                 <PendingBar
                     conversation_id
                     waiting

@@ -60,7 +60,7 @@ fn name(items: &mut [InboxItem], fresh: &[InboxItem]) {
 /// The inbox list.
 #[island]
 pub fn InboxView(inbox: Inbox) -> impl IntoView {
-    provide_context(crate::ui::chat::tool_card::MayDecide(inbox.may_decide));
+    provide_context(inbox.deciding.clone());
     let items = RwSignal::new(inbox.items);
     let reconnecting = RwSignal::new(false);
     let on_decided = Callback::new(move |call: ToolCallItem| items.update(|list| put(list, call)));

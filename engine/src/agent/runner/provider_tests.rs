@@ -51,7 +51,10 @@ async fn a_mixed_batch_gives_the_model_one_result_per_call() {
     let agent = (engine.clone()).agent(model, vec![tools], "test");
 
     let c = engine.create_conversation().await.unwrap().id;
-    engine.post_message(&c, "tidy the workspace").await.unwrap();
+    engine
+        .post_message(&c, "tidy the workspace", None)
+        .await
+        .unwrap();
     let run = engine.store().active_run(&c).await.unwrap().unwrap();
     assert_eq!(agent.step(&run.id).await.unwrap(), StepOutcome::Waiting);
     let calls = engine.tool_calls(&c).await.unwrap();
@@ -60,10 +63,7 @@ async fn a_mixed_batch_gives_the_model_one_result_per_call() {
         .iter()
         .all(|c| c.status == CallStatus::PendingApproval));
 
-    let you = Reviewer {
-        name: "ana".into(),
-        channel: Channel::Chat,
-    };
+    let you = Reviewer::named("ana", Channel::Chat);
     engine
         .decide(&calls[0].id, Verdict::Approve, &you)
         .await
@@ -203,7 +203,7 @@ async fn tools_two_sources_share_are_namespaced_and_reach_the_right_server() {
     assert!(!offered.contains(&"write_file".to_owned()));
 
     let c = engine.create_conversation().await.unwrap().id;
-    engine.post_message(&c, "note it").await.unwrap();
+    engine.post_message(&c, "note it", None).await.unwrap();
     let run = engine.store().active_run(&c).await.unwrap().unwrap();
     assert_eq!(agent.step(&run.id).await.unwrap(), StepOutcome::Waiting);
     let call = engine.tool_calls(&c).await.unwrap().remove(0);
@@ -211,10 +211,7 @@ async fn tools_two_sources_share_are_namespaced_and_reach_the_right_server() {
         (call.source.as_str(), call.tool.as_str()),
         ("files", "write_file")
     );
-    let you = Reviewer {
-        name: "ana".into(),
-        channel: Channel::Chat,
-    };
+    let you = Reviewer::named("ana", Channel::Chat);
     engine
         .decide(&call.id, Verdict::Approve, &you)
         .await

@@ -59,7 +59,7 @@ impl Fixture {
     /// Posts a message and steps the run it starts or resumes.
     async fn say(&self, conversation: &ConversationId, text: &str) -> StepOutcome {
         engine_of(&self.agent)
-            .post_message(conversation, text)
+            .post_message(conversation, text, None)
             .await
             .unwrap();
         self.step(conversation).await
@@ -100,10 +100,7 @@ impl Fixture {
 }
 
 fn you() -> Reviewer {
-    Reviewer {
-        name: "ana".into(),
-        channel: Channel::Chat,
-    }
+    Reviewer::named("ana", Channel::Chat)
 }
 
 #[tokio::test]
@@ -221,7 +218,10 @@ async fn waiting_to_delete_notes(
     let tools: Arc<dyn ToolSource> = Arc::new(DemoTools::open(dir).unwrap());
     let agent = (engine.clone()).agent(Arc::new(DemoModel), vec![tools], "test");
     let c = engine.create_conversation().await.unwrap().id;
-    engine.post_message(&c, "delete notes.txt").await.unwrap();
+    engine
+        .post_message(&c, "delete notes.txt", None)
+        .await
+        .unwrap();
     let run = engine.store().active_run(&c).await.unwrap().unwrap();
     assert_eq!(agent.step(&run.id).await.unwrap(), StepOutcome::Waiting);
     (agent, c, run)
@@ -465,7 +465,7 @@ async fn two_wake_ups_in_one_process_step_the_run_once() {
     let f = Fixture::with_model(SlowModel).await;
     let c = engine_of(&f.agent).create_conversation().await.unwrap().id;
     engine_of(&f.agent)
-        .post_message(&c, "email ana@example.com and bo@example.com: hi")
+        .post_message(&c, "email ana@example.com and bo@example.com: hi", None)
         .await
         .unwrap();
     let run = engine_of(&f.agent)

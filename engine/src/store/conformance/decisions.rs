@@ -14,7 +14,7 @@ fn three_pending(c: &Conversation) -> (BatchId, Vec<ToolCall>) {
 pub(crate) async fn calls_are_stored_with_events(f: &Fixture) {
     let store = f.store.clone();
     let c = new_conversation(&store).await;
-    let (_, calls) = three_pending(&c);
+    let (batch, calls) = three_pending(&c);
     let events = store.insert_calls(&calls, &[]).await.unwrap();
     assert_eq!(events.iter().map(|e| e.seq).collect::<Vec<_>>(), [1, 2, 3]);
     assert!(events.iter().all(|e| e.kind == EventKind::ToolCallCreated));
@@ -29,6 +29,10 @@ pub(crate) async fn calls_are_stored_with_events(f: &Fixture) {
     );
     assert_eq!(store.pending_calls(10).await.unwrap().len(), 3);
     assert!(store.tool_call(&ToolCallId::new()).await.unwrap().is_none());
+    let in_batch = store.batch_calls(&batch).await.unwrap();
+    let expected: Vec<_> = calls.into_iter().map(ToolCall::with_millis).collect();
+    assert_eq!(in_batch, expected);
+    assert!(store.batch_calls(&BatchId::new()).await.unwrap().is_empty());
 }
 
 pub(crate) async fn a_decision_is_a_compare_and_set(f: &Fixture) {

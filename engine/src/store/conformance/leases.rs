@@ -12,6 +12,7 @@ pub(super) async fn running_run(
         id: crate::domain::RunId::new(),
         conversation_id: c.id.clone(),
         status: crate::domain::RunStatus::Running,
+        started_by: Some(crate::domain::PersonId::new()),
         error: None,
         created_at: now,
         updated_at: now,
@@ -82,6 +83,7 @@ pub(crate) async fn a_run_is_taken_with_its_open_calls(f: &Fixture) {
         .unwrap()
         .unwrap();
     assert_eq!(taken, f.store.run(&run.id).await.unwrap().unwrap());
+    assert_eq!(taken.started_by, run.started_by);
     assert!(open.is_empty());
     let batch = BatchId::new();
     let statuses = [

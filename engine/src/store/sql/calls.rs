@@ -3,11 +3,11 @@
 use chrono::{DateTime, Utc};
 use serde_json::Value;
 
-use super::decode::row_call;
+use super::decode::{row_call, stored_groups};
 use super::events::{appended, call_event};
 use super::{query, Backend, SqlStore, Transaction};
 use crate::domain::{
-    CallStatus, ConversationId, Event, EventKind, NewCase, RunId, ToolCall, ToolCallId,
+    BatchId, CallStatus, ConversationId, Event, EventKind, NewCase, RunId, ToolCall, ToolCallId,
 };
 use crate::store::{from_millis, to_millis, StoreError};
 
@@ -17,8 +17,8 @@ const INSERT_AUDIT_ENTRY: &str = "insert into audit_log (tool_call_id, conversat
 const INSERT_CALL: &str =
     "insert into tool_calls (tool_call_id, conversation_id, batch_id, position, source, tool,
         arguments, status, policy_reason, expires_at, default_action, created_at, updated_at,
-        run_id, message_seq)
-     values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $12, $13, $14)";
+        run_id, message_seq, approvers, not_by)
+     values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $12, $13, $14, $15, $16)";
 
 const TOOL_CALL: &str = "select * from tool_calls where tool_call_id = $1";
 
@@ -28,6 +28,8 @@ const TOOL_CALLS: &str =
 const TOOL_CALLS_FROM: &str =
     "select * from tool_calls where conversation_id = $1 and message_seq >= $2
      order by created_at, batch_id, position";
+
+const BATCH_CALLS: &str = "select * from tool_calls where batch_id = $1 order by position";
 
 const PENDING_CALLS: &str = "select * from tool_calls where status = 'pending_approval'
      order by created_at, batch_id, position limit $1";
@@ -180,6 +182,8 @@ impl<B: Backend> SqlStore<B> {
                 .bind(to_millis(c.created_at))
                 .bind(c.run_id.as_ref().map(|r| r.as_str()))
                 .bind(c.message_seq)
+                .bind(stored_groups(&c.approvers))
+                .bind(c.not_by.as_ref().map(|p| p.as_str()))
                 .execute(&mut tx)
                 .await?;
             Self::audit(&mut tx, c, "propose", "agent", "system", c.created_at).await?;
@@ -205,6 +209,14 @@ impl<B: Backend> SqlStore<B> {
             .fetch_optional(self.reader())
             .await?;
         row.as_ref().map(row_call).transpose()
+    }
+
+    pub(super) async fn batch_calls(&self, batch: &BatchId) -> Result<Vec<ToolCall>, StoreError> {
+        let rows = query(BATCH_CALLS)
+            .bind(batch.as_str())
+            .fetch_all(self.reader())
+            .await?;
+        rows.iter().map(row_call).collect()
     }
 
     pub(super) async fn tool_calls(

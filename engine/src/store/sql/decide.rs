@@ -78,7 +78,7 @@ pub(super) const DECIDE_CALL_LOCKING_ITS_RUN: &str = "with changed as (
          returning *)
      select changed.*,
             its_run.run_id as its_run_id, its_run.conversation_id as its_conversation_id,
-            its_run.status as its_status, its_run.error as its_error,
+            its_run.status as its_status, its_run.error as its_error, its_run.started_by as its_started_by,
             its_run.created_at as its_created_at, its_run.updated_at as its_updated_at,
             closed.case_id as closed_case_id, closed.tool_call_id as closed_tool_call_id,
             closed.conversation_id as closed_conversation_id, closed.case_type as closed_case_type,

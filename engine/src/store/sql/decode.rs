@@ -5,7 +5,7 @@ use chrono::{DateTime, Utc};
 use serde_json::Value;
 
 use super::Row;
-use crate::domain::{BatchId, ConversationId, GrantId, MessageId, RunId, ToolCallId};
+use crate::domain::{BatchId, ConversationId, GrantId, MessageId, PersonId, RunId, ToolCallId};
 use crate::domain::{CallStatus, Channel, Decision, DecisionKind, Grant, GrantScope, ToolCall};
 use crate::domain::{CaseEvent, CaseId, CaseStatus, CaseType, Requester, ReviewCase};
 use crate::domain::{Conversation, Message, Role};
@@ -92,6 +92,10 @@ pub(super) fn row_call(row: &Row) -> Result<ToolCall, StoreError> {
             .transpose()?,
         status: CallStatus::parse(&status).ok_or_else(|| corrupt(T, format!("status {status}")))?,
         policy_reason: text("policy_reason")?,
+        approvers: read_groups(opt_text("approvers")?),
+        not_by: opt_text("not_by")?
+            .map(|p| PersonId::parse(&p).map_err(|e| corrupt(T, e)))
+            .transpose()?,
         expires_at: opt_time("expires_at")?,
         default_action: ExpiryAction::parse(&default_action)
             .ok_or_else(|| corrupt(T, format!("default_action {default_action}")))?,
@@ -101,6 +105,19 @@ pub(super) fn row_call(row: &Row) -> Result<ToolCall, StoreError> {
         created_at: from_millis(T, row.try_get("created_at")?)?,
         updated_at: from_millis(T, row.try_get("updated_at")?)?,
     })
+}
+
+/// A call's approver groups as stored: their names, which hold no spaces,
+/// separated by one; `None` when any approver may decide.
+pub(super) fn stored_groups(groups: &[String]) -> Option<String> {
+    (!groups.is_empty()).then(|| groups.join(" "))
+}
+
+/// Approver groups as [`stored_groups`] stores them.
+fn read_groups(stored: Option<String>) -> Vec<String> {
+    stored
+        .map(|text| text.split_whitespace().map(str::to_owned).collect())
+        .unwrap_or_default()
 }
 
 pub(super) fn row_run(row: &Row) -> Result<Run, StoreError> {
@@ -118,6 +135,10 @@ pub(super) fn row_run_named(row: &Row, prefix: &str) -> Result<Run, StoreError> 
         id: RunId::parse(&id).map_err(|e| corrupt(T, e))?,
         conversation_id: ConversationId::parse(&conversation).map_err(|e| corrupt(T, e))?,
         status: RunStatus::parse(&status).ok_or_else(|| corrupt(T, format!("status {status}")))?,
+        started_by: row
+            .try_get::<Option<String>>(column("started_by").as_str())?
+            .map(|p| PersonId::parse(&p).map_err(|e| corrupt(T, e)))
+            .transpose()?,
         error: row.try_get(column("error").as_str())?,
         created_at: from_millis(T, row.try_get(column("created_at").as_str())?)?,
         updated_at: from_millis(T, row.try_get(column("updated_at").as_str())?)?,

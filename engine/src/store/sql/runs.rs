@@ -10,7 +10,9 @@ use super::{query, Backend, SqlStore, Transaction};
 use crate::domain::{ConversationId, Event, NewEvent, Run, RunId, RunStatus};
 use crate::store::{from_millis, to_millis, Concluded, NewMessage, StoreError};
 
-const INSERT_RUN: &str = "insert into runs (run_id, conversation_id, status, created_at, updated_at) values ($1, $2, $3, $4, $4)";
+const INSERT_RUN: &str =
+    "insert into runs (run_id, conversation_id, status, created_at, updated_at, started_by)
+     values ($1, $2, $3, $4, $4, $5)";
 
 const ACTIVE_RUN: &str =
     "select * from runs where conversation_id = $1 and status in ('running', 'waiting')
@@ -70,6 +72,7 @@ impl<B: Backend> SqlStore<B> {
             .bind(run.conversation_id.as_str())
             .bind(run.status.as_str())
             .bind(to_millis(run.created_at))
+            .bind(run.started_by.as_ref().map(|p| p.as_str()))
             .execute(&mut tx)
             .await?;
         let event = Self::append_event(&mut tx, run_event(run), run.created_at).await?;

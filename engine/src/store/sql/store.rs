@@ -75,6 +75,10 @@ impl<B: Backend> Store for SqlStore<B> {
         SqlStore::tool_calls(self, id).await
     }
 
+    async fn batch_calls(&self, batch: &BatchId) -> Result<Vec<ToolCall>, StoreError> {
+        SqlStore::batch_calls(self, batch).await
+    }
+
     async fn tool_calls_from(
         &self,
         id: &ConversationId,

@@ -22,9 +22,14 @@ fn problem_text(error: AppError) -> String {
     }
 }
 
-/// The decision forms of one pending call.
+/// The decision forms of one pending call; only Reject when `refuse_only`
+/// (the person asked for the call, and someone else must approve it).
 #[component]
-pub fn DecideForms(call: ToolCallItem, on_decided: Callback<ToolCallItem>) -> impl IntoView {
+pub fn DecideForms(
+    call: ToolCallItem,
+    on_decided: Callback<ToolCallItem>,
+    #[prop(optional)] refuse_only: bool,
+) -> impl IntoView {
     // One post for the four forms: each answers with the call as it is now.
     let decide = Post::<ToolCallItem>::new();
     Effect::new(move |_| {
@@ -42,12 +47,35 @@ pub fn DecideForms(call: ToolCallItem, on_decided: Callback<ToolCallItem>) -> im
     let link_id = call.id.clone();
     let allow_note = format!("Run {} without asking from now on:", call.tool);
     let always = decide.to::<AlwaysAllowCall>();
-    view! {
-        <div class="decide">
+    let approving = (!refuse_only).then(|| {
+        view! {
             <PostForm to={decide.to::<ApproveCall>()}>
                 <input type="hidden" name="call_id" value=approve_id/>
                 <button type="submit" class="button primary" disabled=busy>"Approve"</button>
             </PostForm>
+        }
+    });
+    let approving_too = (!refuse_only).then(|| view! {
+        <Reveal label="Edit arguments" disabled=busy>
+            <EditForm call to={decide.to::<EditCall>()} busy/>
+        </Reveal>
+        <Reveal label="Always allow" disabled=busy>
+            <p class="reveal-note">{allow_note}</p>
+            <PostForm to=always>
+                <input type="hidden" name="call_id" value=here_id/>
+                <input type="hidden" name="everywhere" value="false"/>
+                <button type="submit" class="button" disabled=busy>"In this conversation"</button>
+            </PostForm>
+            <PostForm to=always>
+                <input type="hidden" name="call_id" value=everywhere_id/>
+                <input type="hidden" name="everywhere" value="true"/>
+                <button type="submit" class="button" disabled=busy>"Everywhere"</button>
+            </PostForm>
+        </Reveal>
+    });
+    view! {
+        <div class="decide">
+            {approving}
             <Reveal label="Reject" class="danger" disabled=busy>
                 <PostForm to={decide.to::<RejectCall>()}>
                     <input type="hidden" name="call_id" value=reject_id/>
@@ -55,22 +83,7 @@ pub fn DecideForms(call: ToolCallItem, on_decided: Callback<ToolCallItem>) -> im
                     <button type="submit" class="button danger" disabled=busy>"Confirm reject"</button>
                 </PostForm>
             </Reveal>
-            <Reveal label="Edit arguments" disabled=busy>
-                <EditForm call to={decide.to::<EditCall>()} busy/>
-            </Reveal>
-            <Reveal label="Always allow" disabled=busy>
-                <p class="reveal-note">{allow_note}</p>
-                <PostForm to=always>
-                    <input type="hidden" name="call_id" value=here_id/>
-                    <input type="hidden" name="everywhere" value="false"/>
-                    <button type="submit" class="button" disabled=busy>"In this conversation"</button>
-                </PostForm>
-                <PostForm to=always>
-                    <input type="hidden" name="call_id" value=everywhere_id/>
-                    <input type="hidden" name="everywhere" value="true"/>
-                    <button type="submit" class="button" disabled=busy>"Everywhere"</button>
-                </PostForm>
-            </Reveal>
+            {approving_too}
             <CopyLink call_id=link_id/>
             {move || problem().map(|text| view! { <p class="form-error" role="alert">{text}</p> })}
         </div>

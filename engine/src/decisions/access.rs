@@ -1,0 +1,89 @@
+//! Whether the signed-in person deciding may decide: each call names its
+//! approver groups and who may not approve it, and the person is checked
+//! against them before anything changes. Review links' holders and the
+//! local person (nobody signs in) are not checked: they carry no person.
+
+use crate::core::Core;
+use crate::domain::{Actor, ToolCallId};
+use crate::domain::{BatchId, CallStatus, ConversationId, Refusal, Reviewer, ToolCall};
+use crate::error::EngineError;
+use crate::intent::{chat_intent, ChatIntent};
+
+/// Refuses `reviewer` a call they may not decide; `approving` when the
+/// decision would run it (approve, edit, always allow).
+pub(crate) fn check(
+    reviewer: &Reviewer,
+    call: &ToolCall,
+    approving: bool,
+) -> Result<(), EngineError> {
+    match &reviewer.actor {
+        Some(actor) => actor.may_decide(call, approving).map_err(refused),
+        None => Ok(()),
+    }
+}
+
+/// The call as it waits, for a decision to be checked against.
+pub(crate) async fn pending_call(core: &Core, id: &ToolCallId) -> Result<ToolCall, EngineError> {
+    let call = core
+        .store
+        .tool_call(id)
+        .await?
+        .ok_or(EngineError::NotFound("tool call"))?;
+    if call.status != CallStatus::PendingApproval {
+        return Err(EngineError::already_decided(call));
+    }
+    Ok(call)
+}
+
+/// Refuses `reviewer` a batch decision unless they may decide every call
+/// of the batch that still waits: a batch is decided whole or not at all.
+pub(super) async fn check_batch(
+    core: &Core,
+    reviewer: &Reviewer,
+    batch: &BatchId,
+    approving: bool,
+) -> Result<(), EngineError> {
+    if reviewer.actor.is_none() {
+        return Ok(());
+    }
+    for call in core.store.batch_calls(batch).await? {
+        if call.status == CallStatus::PendingApproval {
+            check(reviewer, &call, approving)?;
+        }
+    }
+    Ok(())
+}
+
+/// Refuses a message from a person who may not decide the calls that wait
+/// in the conversation, since the message decides them (see `chat.rs`):
+/// "approve" approves them, anything else refuses them. Checked before the
+/// message is stored, so a refused message leaves nothing behind.
+pub(crate) async fn check_message(
+    core: &Core,
+    conversation: &ConversationId,
+    content: &str,
+    author: &Actor,
+) -> Result<(), EngineError> {
+    let Some(run) = core.store.active_run(conversation).await? else {
+        return Ok(());
+    };
+    let approving = chat_intent(content) == ChatIntent::Approve;
+    let reviewer = Reviewer::person(author.clone(), crate::domain::Channel::Chat);
+    for call in core.store.open_calls(&run.id).await? {
+        if call.status == CallStatus::PendingApproval {
+            check(&reviewer, &call, approving && !call.is_question())?;
+        }
+    }
+    Ok(())
+}
+
+fn refused(refusal: Refusal) -> EngineError {
+    match refusal {
+        Refusal::NotAllowed => EngineError::NotAllowed,
+        Refusal::NotAnApprover { groups } => EngineError::NotAnApprover { groups },
+        Refusal::OwnRequest => EngineError::OwnRequest,
+    }
+}
+
+#[cfg(test)]
+mod tests;
