@@ -20,6 +20,8 @@ pub struct PersonItem {
     pub display_name: String,
     /// `admin`, `approver` or `viewer`.
     pub access: String,
+    /// The approver groups they are in (`auth.groups`).
+    pub groups: Vec<String>,
     /// Whether an administrator disabled them.
     pub disabled: bool,
     /// Whether it is the person looking (who cannot disable themselves).
@@ -77,12 +79,34 @@ pub struct MessageItem {
     pub author: Author,
     /// Its text.
     pub content: String,
+    /// The signed-in person who wrote it; none for the agent's, or when
+    /// nobody signs in.
+    #[serde(rename = "author", default, skip_serializing_if = "Option::is_none")]
+    pub written_by: Option<PersonRefItem>,
     /// The agent's Markdown rendered on the server, safe to put into the
     /// page; `None` for the person's messages, shown as they were typed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub html: Option<String>,
     /// When it was written, RFC 3339.
     pub created_at: String,
+}
+
+/// A person a record names: their id, and their display name then.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PersonRefItem {
+    pub id: String,
+    pub name: String,
+}
+
+impl MessageItem {
+    /// Who wrote it, for the person looking (`me`, their id): "You" for
+    /// their own and when nobody signs in, else the writer's name.
+    pub fn writer_label(&self, me: Option<&str>) -> String {
+        match &self.written_by {
+            Some(writer) if Some(writer.id.as_str()) != me => writer.name.clone(),
+            _ => "You".to_owned(),
+        }
+    }
 }
 
 /// A message just posted, with the conversation's title after it.

@@ -65,6 +65,7 @@ async fn measure(prior: usize) -> Row {
                 conversation_id: conversation.clone(),
                 role,
                 content: format!("earlier message {i}: some words about the workspace"),
+                author: None,
                 created_at: chrono::Utc::now(),
             })
             .await

@@ -136,6 +136,7 @@ pub(crate) async fn post_message(
             conversation_id: id.clone(),
             role: Role::User,
             content: content.to_owned(),
+            author: author.map(Actor::byline),
             created_at: core.clock.now(),
         })
         .await

@@ -32,7 +32,7 @@ pub use event::{Draft, Event, EventKind, NewEvent};
 pub use grant::{Grant, GrantEntry, GrantScope};
 pub use id::ToolCallId;
 pub use id::{BatchId, ConversationId, GrantId, IdError, MessageId, PersonId, RunId, SessionId};
-pub use person::{Access, Action, Person, Session, SessionToken};
+pub use person::{Access, Action, Person, PersonRef, Session, SessionToken};
 pub use review::{
     CaseEvent, CaseId, CaseStatus, CaseType, NewCase, Requester, ReviewCase, MAX_PROMPT_CHARS,
 };

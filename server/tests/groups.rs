@@ -82,12 +82,19 @@ async fn a_call_waits_for_its_group_and_not_for_the_person_who_asked() {
     for path in [chat.clone(), "/approvals".to_owned()] {
         let seen = page(bo.clone(), path.clone()).await;
         assert!(seen.contains("Waiting for ops"), "{path}");
+        if path == chat {
+            // The message is Ada's, and says so to everyone but her.
+            assert!(seen.contains(r#"class="message-author">ADA"#), "{seen}");
+        }
         assert!(
             !seen.contains("/api/fn/approve_call"),
             "{path}: bo got a form"
         );
         let seen = page(ada.clone(), path.clone()).await;
         assert!(seen.contains("You asked for this call"), "{path}");
+        if path == chat {
+            assert!(seen.contains(r#"class="message-author">You"#));
+        }
         assert!(seen.contains("/api/fn/reject_call"), "{path}");
         assert!(
             !seen.contains("/api/fn/approve_call"),
@@ -143,4 +150,18 @@ async fn a_call_waits_for_its_group_and_not_for_the_person_who_asked() {
     assert_eq!(approved.status(), 200);
     let decided: serde_json::Value = approved.json().await.unwrap();
     assert_eq!(decided["decision"]["by"], "CY");
+
+    // The people page lists each person's groups.
+    let admin = signed_in_as(&server, &client, "root", Access::Admin).await;
+    let people = get_as(&server, &client, &admin, "/api/fn/list_people").await;
+    let people: serde_json::Value = people.json().await.unwrap();
+    let groups: Vec<_> = people
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| (p["name"].clone(), p["groups"].clone()))
+        .collect();
+    assert_eq!(groups[0], (json!("ada"), json!(["ops"])));
+    assert_eq!(groups[1], (json!("bo"), json!(["dev"])));
+    assert_eq!(groups[3], (json!("root"), json!([])));
 }

@@ -91,3 +91,148 @@ fn ages_read_naturally() {
     assert_eq!(ago(100_000), "yesterday");
     assert_eq!(ago(3 * 86_400), "3 days ago");
 }
+
+#[test]
+fn a_message_names_its_writer_to_everyone_but_them() {
+    let message = |written_by: Option<PersonRefItem>| MessageItem {
+        id: "msg_1".into(),
+        seq: 1,
+        author: Author::User,
+        content: "delete notes.txt".into(),
+        written_by,
+        html: None,
+        created_at: "2026-11-23T10:42:00.000Z".into(),
+    };
+    let ana = PersonRefItem {
+        id: "person_ana".into(),
+        name: "Ana Lima".into(),
+    };
+    let signed = message(Some(ana));
+    assert_eq!(signed.writer_label(Some("person_ana")), "You");
+    assert_eq!(signed.writer_label(Some("person_bo")), "Ana Lima");
+    assert_eq!(signed.writer_label(None), "Ana Lima");
+    // Written when nobody signed in: the one local person.
+    assert_eq!(message(None).writer_label(Some("person_bo")), "You");
+    let json = serde_json::to_value(&signed).unwrap();
+    assert_eq!(json["author"]["name"], "Ana Lima");
+    assert_eq!(json["role"], "user");
+}
+
+#[test]
+fn the_cards_show_each_person_what_they_may_do() {
+    let waiting = |approvers: &[&str], not_by: Option<&str>| ToolCallItem {
+        status: "pending_approval".into(),
+        approvers: approvers.iter().map(|g| g.to_string()).collect(),
+        not_by: not_by.map(str::to_owned),
+        ..call(serde_json::json!({}), None)
+    };
+    let person = |may_decide: bool, groups: &[&str]| Deciding {
+        may_decide,
+        person_id: Some("person_ana".into()),
+        groups: groups.iter().map(|g| g.to_string()).collect(),
+    };
+    let wait = |text: &str| MayDo::Wait(text.to_owned());
+    assert_eq!(
+        Deciding::anyone().may_do(&waiting(&[], None)),
+        MayDo::Decide
+    );
+    assert_eq!(
+        person(true, &[]).may_do(&waiting(&["ops", "sec"], None)),
+        wait("Waiting for ops or sec")
+    );
+    assert_eq!(
+        person(true, &["sec"]).may_do(&waiting(&["ops", "sec"], None)),
+        MayDo::Decide
+    );
+    assert_eq!(
+        person(false, &["ops"]).may_do(&waiting(&["ops"], None)),
+        wait("Waiting for ops")
+    );
+    assert_eq!(
+        person(false, &[]).may_do(&waiting(&[], None)),
+        wait("Waiting for an approver")
+    );
+    let own = waiting(&["ops"], Some("person_ana"));
+    assert_eq!(person(true, &["ops"]).may_do(&own), MayDo::RefuseOnly);
+    assert!(!person(true, &["ops"]).may_approve_all([&own]));
+    assert!(person(true, &["ops"]).may_approve_all([&waiting(&["ops"], Some("person_bo"))]));
+}
+
+/// The cards' rule is a copy of the engine's, which refuses what the cards
+/// would not offer: over every combination, both give the same answer.
+#[cfg(feature = "ssr")]
+#[test]
+fn the_cards_and_the_engine_agree_on_who_may_decide() {
+    use engine::domain::{Access, Actor, PersonId, Refusal};
+    let ana = PersonId::new();
+    let group_sets: [&[&str]; 4] = [&[], &["ops"], &["dev"], &["ops", "dev"]];
+    for access in [Access::Admin, Access::Approver, Access::Viewer] {
+        for groups in group_sets {
+            for approvers in group_sets {
+                for not_by in [None, Some(ana.clone()), Some(PersonId::new())] {
+                    let actor = Actor {
+                        id: ana.clone(),
+                        display_name: "Ana".into(),
+                        access,
+                        groups: groups.iter().map(|g| g.to_string()).collect(),
+                    };
+                    let item = ToolCallItem {
+                        status: "pending_approval".into(),
+                        approvers: approvers.iter().map(|g| g.to_string()).collect(),
+                        not_by: not_by.as_ref().map(ToString::to_string),
+                        ..call(serde_json::json!({}), None)
+                    };
+                    let mut engine_call: engine::domain::ToolCall =
+                        serde_json::from_value(sample_engine_call()).unwrap();
+                    engine_call.approvers = item.approvers.clone();
+                    engine_call.not_by = not_by.clone();
+                    let deciding = Deciding {
+                        may_decide: access.may(engine::domain::Action::Decide),
+                        person_id: Some(ana.to_string()),
+                        groups: actor.groups.clone(),
+                    };
+                    let expected = match actor.may_decide(&engine_call, true) {
+                        Ok(()) => "decide",
+                        Err(Refusal::OwnRequest) => "refuse only",
+                        Err(_) => "wait",
+                    };
+                    let shown = match deciding.may_do(&item) {
+                        MayDo::Decide => "decide",
+                        MayDo::RefuseOnly => "refuse only",
+                        MayDo::Wait(_) => "wait",
+                    };
+                    assert_eq!(
+                        shown, expected,
+                        "{access:?} {groups:?} {approvers:?} {not_by:?}"
+                    );
+                }
+            }
+        }
+    }
+}
+
+/// An engine tool call as JSON, for the check above.
+#[cfg(feature = "ssr")]
+fn sample_engine_call() -> serde_json::Value {
+    serde_json::json!({
+        "id": engine::domain::ToolCallId::new().to_string(),
+        "conversation_id": engine::ConversationId::new().to_string(),
+        "batch_id": engine::domain::BatchId::new().to_string(),
+        "run_id": null,
+        "message_seq": null,
+        "position": 0,
+        "source": "demo",
+        "tool": "delete_file",
+        "arguments": {},
+        "original_arguments": null,
+        "status": "pending_approval",
+        "policy_reason": "test",
+        "expires_at": null,
+        "default_action": "reject",
+        "decision": null,
+        "result": null,
+        "error": null,
+        "created_at": "2026-11-23T10:42:00Z",
+        "updated_at": "2026-11-23T10:42:00Z"
+    })
+}

@@ -35,6 +35,14 @@ pub enum Refusal {
 }
 
 impl Actor {
+    /// How records name them.
+    pub fn byline(&self) -> super::person::PersonRef {
+        super::person::PersonRef {
+            id: self.id.clone(),
+            name: self.display_name.clone(),
+        }
+    }
+
     /// Whether this person may decide `call`: their access must decide,
     /// they must be in one of its approver groups (when it names any), and
     /// they must not be the person its policy keeps from approving it.

@@ -4,7 +4,7 @@
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
-use super::{ConversationId, MessageId};
+use super::{ConversationId, MessageId, PersonRef};
 
 /// A conversation between a person and the agent.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -72,6 +72,10 @@ pub struct Message {
     pub role: Role,
     /// Its text.
     pub content: String,
+    /// The signed-in person who wrote it; none for the agent's, or when
+    /// nobody signs in.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub author: Option<PersonRef>,
     /// When it was written.
     pub created_at: DateTime<Utc>,
 }
@@ -145,6 +149,7 @@ mod tests {
             seq: 1,
             role,
             content: content.into(),
+            author: None,
             created_at: Utc::now(),
         };
         let agent = message(Role::Assistant, "**done** <b>x</b>").to_json();

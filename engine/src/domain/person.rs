@@ -99,6 +99,14 @@ pub struct Person {
     pub created_at: DateTime<Utc>,
 }
 
+/// A person as a record names them: their id, and their display name as it
+/// was then, so the record reads the same after they are renamed.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PersonRef {
+    pub id: PersonId,
+    pub name: String,
+}
+
 /// A signed-in session of one person. It ends when it has been idle too
 /// long, at its absolute end, at sign-out, or when its person is disabled.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

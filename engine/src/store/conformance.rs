@@ -91,6 +91,10 @@ fn message(c: &Conversation, role: Role, content: &str) -> NewMessage {
         conversation_id: c.id.clone(),
         role,
         content: content.into(),
+        author: (role == Role::User).then(|| crate::domain::PersonRef {
+            id: crate::domain::PersonId::new(),
+            name: "Ana Lima".into(),
+        }),
         created_at: Utc::now(),
     }
 }

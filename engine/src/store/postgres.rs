@@ -95,6 +95,11 @@ const MIGRATIONS: &[Migration] = &[
         description: "approver groups",
         sql: include_str!("../../migrations/postgres/0012_approver_groups.sql"),
     },
+    Migration {
+        version: 13,
+        description: "message authors",
+        sql: include_str!("../../migrations/postgres/0013_message_authors.sql"),
+    },
 ];
 
 /// Arbitrary key of the advisory lock that serialises migrations across replicas.

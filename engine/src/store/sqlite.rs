@@ -77,6 +77,11 @@ const MIGRATIONS: &[Migration] = &[
         description: "approver groups",
         sql: include_str!("../../migrations/sqlite/0012_approver_groups.sql"),
     },
+    Migration {
+        version: 13,
+        description: "message authors",
+        sql: include_str!("../../migrations/sqlite/0013_message_authors.sql"),
+    },
 ];
 
 /// How many read-only connections serve reads: one per core. Statements run

@@ -4,7 +4,7 @@
 use chrono::{DateTime, Utc};
 
 use crate::domain::{CallStatus, ConversationId, Decision, Event, Message, MessageId, ReviewCase};
-use crate::domain::{Role, ToolCall, ToolCallId};
+use crate::domain::{PersonRef, Role, ToolCall, ToolCallId};
 
 /// A message to append.
 #[derive(Debug, Clone)]
@@ -17,6 +17,8 @@ pub struct NewMessage {
     pub role: Role,
     /// Its text.
     pub content: String,
+    /// The signed-in person who wrote it.
+    pub author: Option<PersonRef>,
     /// When it was written.
     pub created_at: DateTime<Utc>,
 }

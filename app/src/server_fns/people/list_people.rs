@@ -9,10 +9,13 @@ use crate::wire::PersonItem;
 pub async fn list_people() -> Result<Vec<PersonItem>, AppError> {
     crate::state::allowed(engine::domain::Action::ManagePeople)?;
     let me = crate::state::signed_in().map(|person| person.id);
-    let people = crate::state::engine().people().await?;
+    let engine = crate::state::engine();
+    let people = engine.people().await?;
+    let auth = engine.config().auth.as_ref();
     Ok(people
         .into_iter()
         .map(|p| PersonItem {
+            groups: auth.map(|a| a.groups_of(&p.name)).unwrap_or_default(),
             id: p.id.to_string(),
             name: p.name,
             display_name: p.display_name,

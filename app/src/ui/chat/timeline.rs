@@ -53,6 +53,7 @@ fn entries(messages: &[MessageItem], calls: &[ToolCallItem]) -> Vec<Entry> {
 pub fn Timeline(live: LiveChat) -> impl IntoView {
     let items = move || entries(&live.messages.read(), &live.calls.read());
     let on_decided = Callback::new(move |call| live.put_call(call));
+    let me = StoredValue::new(crate::ui::chat::tool_card::deciding().person_id);
     view! {
         <Show
             when=move || !live.messages.read().is_empty()
@@ -70,7 +71,7 @@ pub fn Timeline(live: LiveChat) -> impl IntoView {
                             match message.author {
                                 Author::User => view! {
                                     <li class="message from-user">
-                                        <span class="message-author">"You"</span>
+                                        <span class="message-author">{me.with_value(|me| message.writer_label(me.as_deref()))}</span>
                                         <div class="message-body">{message.content}</div>
                                     </li>
                                 }

@@ -46,6 +46,9 @@ fn PeopleList(items: Vec<PersonItem>) -> impl IntoView {
                     <span class="person-shown">{p.display_name}</span>
                     <span class="person-login">{p.name}</span>
                     <span class="badge">{p.access}</span>
+                    {p.groups.into_iter().map(|g| view! {
+                        <span class="badge group" title="Approver group">{g}</span>
+                    }).collect_view()}
                     {if p.disabled || p.you {
                         let note = if p.disabled { "Disabled" } else { "You" };
                         Either::Left(view! { <span class="person-disabled">{note}</span> })

@@ -21,6 +21,7 @@ impl Agent {
             conversation_id: conversation.clone(),
             role: Role::Assistant,
             content: storable(text),
+            author: None,
             created_at: self.core.clock.now(),
         }
     }

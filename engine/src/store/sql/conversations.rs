@@ -31,8 +31,9 @@ const NEXT_MESSAGE_SEQ: &str =
      where conversation_id = $2 returning message_seq";
 
 const INSERT_MESSAGE: &str =
-    "insert into messages (message_id, conversation_id, seq, role, content, created_at)
-     values ($1, $2, $3, $4, $5, $6)";
+    "insert into messages (message_id, conversation_id, seq, role, content, created_at,
+        author_id, author_name)
+     values ($1, $2, $3, $4, $5, $6, $7, $8)";
 
 const MESSAGES: &str = "select * from messages where conversation_id = $1 order by seq";
 
@@ -48,6 +49,7 @@ pub(super) fn message_stored(m: NewMessage, seq: i64) -> Result<(Message, NewEve
         seq,
         role: m.role,
         content: m.content,
+        author: m.author,
         created_at: from_millis("messages", to_millis(m.created_at))?,
     };
     let event = NewEvent {
@@ -155,6 +157,8 @@ impl<B: Backend> SqlStore<B> {
             .bind(m.role.as_str())
             .bind(&m.content)
             .bind(to_millis(m.created_at))
+            .bind(m.author.as_ref().map(|a| a.id.as_str()))
+            .bind(m.author.as_ref().map(|a| a.name.as_str()))
             .execute(&mut *tx)
             .await?;
         let (message, event) = message_stored(m, seq)?;

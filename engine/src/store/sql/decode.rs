@@ -8,7 +8,7 @@ use super::Row;
 use crate::domain::{BatchId, ConversationId, GrantId, MessageId, PersonId, RunId, ToolCallId};
 use crate::domain::{CallStatus, Channel, Decision, DecisionKind, Grant, GrantScope, ToolCall};
 use crate::domain::{CaseEvent, CaseId, CaseStatus, CaseType, Requester, ReviewCase};
-use crate::domain::{Conversation, Message, Role};
+use crate::domain::{Conversation, Message, PersonRef, Role};
 use crate::domain::{Event, EventKind, ExpiryAction, Run, RunStatus};
 use crate::store::{from_millis, StoreError};
 
@@ -44,8 +44,25 @@ pub(super) fn row_message(row: &Row) -> Result<Message, StoreError> {
         seq: row.try_get("seq")?,
         role: Role::parse(&role).ok_or_else(|| corrupt("messages", format!("role {role}")))?,
         content: row.try_get("content")?,
+        author: person_ref(row, "messages", "author_id", "author_name")?,
         created_at: from_millis("messages", row.try_get("created_at")?)?,
     })
+}
+
+/// A person a record names by the columns `id` and `name`, if it names one.
+fn person_ref(
+    row: &Row,
+    table: &'static str,
+    id: &str,
+    name: &str,
+) -> Result<Option<PersonRef>, StoreError> {
+    let Some(id) = row.try_get::<Option<String>>(id)? else {
+        return Ok(None);
+    };
+    Ok(Some(PersonRef {
+        id: PersonId::parse(&id).map_err(|e| corrupt(table, e))?,
+        name: row.try_get::<Option<String>>(name)?.unwrap_or_default(),
+    }))
 }
 
 pub(super) fn row_call(row: &Row) -> Result<ToolCall, StoreError> {

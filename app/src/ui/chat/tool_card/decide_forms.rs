@@ -23,7 +23,8 @@ fn problem_text(error: AppError) -> String {
 }
 
 /// The decision forms of one pending call; only Reject when `refuse_only`
-/// (the person asked for the call, and someone else must approve it).
+/// (the person asked for the call, and someone else must approve it, so
+/// neither approves nor hands out a link that approves).
 #[component]
 pub fn DecideForms(
     call: ToolCallItem,
@@ -84,7 +85,8 @@ pub fn DecideForms(
                 </PostForm>
             </Reveal>
             {approving_too}
-            <CopyLink call_id=link_id/>
+            // A review link approves too.
+            {(!refuse_only).then(|| view! { <CopyLink call_id=link_id/> })}
             {move || problem().map(|text| view! { <p class="form-error" role="alert">{text}</p> })}
         </div>
     }
