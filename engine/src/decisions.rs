@@ -154,6 +154,7 @@ pub(crate) async fn decide_known(
         decision: Decision {
             kind,
             by: by.clone(),
+            by_id: reviewer.person_id(),
             at: now,
             reason,
             channel: reviewer.channel,
@@ -180,8 +181,10 @@ pub(crate) async fn decide_known(
                         GrantScope::Conversation(call.conversation_id.clone())
                     },
                     created_by: by,
+                    created_by_id: reviewer.person_id(),
                     created_at: now,
                     revoked_at: None,
+                    revoked_by: None,
                 };
                 core.store.insert_grant(&grant).await?;
                 grants::grants_changed(core).await;
@@ -246,6 +249,7 @@ pub(crate) async fn decide_batch(
     let decision = Decision {
         kind,
         by,
+        by_id: reviewer.person_id(),
         at: core.clock.now(),
         reason,
         channel: reviewer.channel,

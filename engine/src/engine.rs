@@ -261,9 +261,14 @@ impl Engine {
     /// Revokes a grant: its tool asks again from the next call on. Returns
     /// when it was revoked. Revoking one already revoked (in another tab,
     /// say) is what the person wants, so it succeeds and keeps the first
-    /// time; an unknown grant is `NotFound`.
-    pub async fn revoke_grant(&self, id: &GrantId) -> Result<DateTime<Utc>, EngineError> {
-        grants::revoke_grant(&self.core, id).await
+    /// time; an unknown grant is `NotFound`. `by` is the signed-in person
+    /// revoking it, if anyone signs in.
+    pub async fn revoke_grant(
+        &self,
+        id: &GrantId,
+        by: Option<&Actor>,
+    ) -> Result<DateTime<Utc>, EngineError> {
+        grants::revoke_grant(&self.core, id, by).await
     }
 
     // The HITL gateway.

@@ -6,7 +6,7 @@ use std::collections::HashMap;
 use chrono::{DateTime, Utc};
 
 use crate::core::Core;
-use crate::domain::{ConversationId, GrantId};
+use crate::domain::{Actor, ConversationId, GrantId};
 use crate::domain::{Grant, GrantEntry, GrantScope};
 use crate::error::EngineError;
 
@@ -39,10 +39,15 @@ pub(crate) async fn grant_entries(core: &Core) -> Result<Vec<GrantEntry>, Engine
     Ok(entries)
 }
 
-pub(crate) async fn revoke_grant(core: &Core, id: &GrantId) -> Result<DateTime<Utc>, EngineError> {
+pub(crate) async fn revoke_grant(
+    core: &Core,
+    id: &GrantId,
+    by: Option<&Actor>,
+) -> Result<DateTime<Utc>, EngineError> {
+    let by = by.map(Actor::byline);
     let revoked = core
         .store
-        .revoke_grant(id, core.clock.now())
+        .revoke_grant(id, core.clock.now(), by.as_ref())
         .await?
         .ok_or(EngineError::NotFound("grant"))?;
     grants_changed(core).await;

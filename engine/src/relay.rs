@@ -243,7 +243,7 @@ mod tests {
             .unwrap();
         grants_list.mark_unchanged();
         let grant = b.grants().await.unwrap().remove(0);
-        a.revoke_grant(&grant.id).await.unwrap();
+        a.revoke_grant(&grant.id, None).await.unwrap();
         tokio::time::timeout(Duration::from_secs(5), grants_list.changed())
             .await
             .expect("replica b hears of replica a's revocation")

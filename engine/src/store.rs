@@ -11,7 +11,7 @@ use crate::domain::{CallStatus, Decision, Grant, ToolCall};
 use crate::domain::{Callback, CallbackAttempt};
 use crate::domain::{CaseEvent, CaseId, CaseStatus, NewCase, ReviewCase};
 use crate::domain::{Conversation, ConversationSummary, Message};
-use crate::domain::{Run, RunStatus};
+use crate::domain::{PersonRef, Run, RunStatus};
 
 mod error;
 mod migrate;
@@ -126,12 +126,13 @@ pub trait Store: PeopleStore + Send + Sync + std::fmt::Debug {
     /// Stores a grant.
     async fn insert_grant(&self, grant: &Grant) -> Result<(), StoreError>;
 
-    /// Revokes a grant at `at`, unless it was revoked before: when it was
-    /// revoked, either way; `None` when there is no such grant.
+    /// Revokes a grant at `at` by `by`, unless it was revoked before: when
+    /// it was revoked, either way; `None` when there is no such grant.
     async fn revoke_grant(
         &self,
         id: &GrantId,
         at: DateTime<Utc>,
+        by: Option<&PersonRef>,
     ) -> Result<Option<DateTime<Utc>>, StoreError>;
 
     /// Every grant, newest first, revoked ones included.

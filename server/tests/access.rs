@@ -144,9 +144,16 @@ async fn access_decides_who_may_change_what() {
         "{}",
         revoked.status()
     );
-    assert!(server.engine.grants().await.unwrap()[0]
-        .revoked_at
-        .is_some());
+    let revoked = server.engine.grants().await.unwrap().remove(0);
+    assert!(revoked.revoked_at.is_some());
+    // Both ends of the grant name the person, by id as well as by name.
+    let people = server.engine.people().await.unwrap();
+    let ada = people.iter().find(|p| p.name == "ada").unwrap();
+    assert_eq!(
+        revoked.revoked_by.map(|p| (p.id, p.name)),
+        Some((ada.id.clone(), "ADA".into()))
+    );
+    assert_eq!(revoked.created_by_id.as_ref(), Some(&ada.id));
 }
 
 #[tokio::test]

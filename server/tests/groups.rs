@@ -150,6 +150,13 @@ async fn a_call_waits_for_its_group_and_not_for_the_person_who_asked() {
     assert_eq!(approved.status(), 200);
     let decided: serde_json::Value = approved.json().await.unwrap();
     assert_eq!(decided["decision"]["by"], "CY");
+    let people = server.engine.people().await.unwrap();
+    let cy = people.iter().find(|p| p.name == "cy").unwrap();
+    let stored = server.engine.tool_calls(&conversation.id).await.unwrap();
+    assert_eq!(
+        stored[0].decision.as_ref().unwrap().by_id.as_ref(),
+        Some(&cy.id)
+    );
 
     // The people page lists each person's groups.
     let admin = signed_in_as(&server, &client, "root", Access::Admin).await;

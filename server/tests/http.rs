@@ -706,7 +706,7 @@ async fn the_grants_stream_follows_grants_made_and_revoked() {
     );
 
     let id = engine::domain::GrantId::parse(grant["id"].as_str().unwrap()).unwrap();
-    app.engine.revoke_grant(&id).await.unwrap();
+    app.engine.revoke_grant(&id, None).await.unwrap();
     let revoked = until_grants(&mut stream, |items| items[0]["revoked_label"].is_string()).await;
     assert_eq!(revoked["grants"][0]["revoked_label"], "just now");
     let html = revoked["html"].as_str().unwrap();

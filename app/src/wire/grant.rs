@@ -23,6 +23,8 @@ pub struct GrantItem {
     pub created_label: String,
     /// When it was revoked, for people; `None` while it applies.
     pub revoked_label: Option<String>,
+    /// Who revoked it, when a signed-in person did.
+    pub revoked_by: Option<String>,
 }
 
 #[cfg(feature = "ssr")]
@@ -52,6 +54,7 @@ impl GrantItem {
             created_at: g.created_at.to_rfc3339(),
             created_label: super::ago((now - g.created_at).num_seconds()),
             revoked_label: g.revoked_at.map(|at| super::ago((now - at).num_seconds())),
+            revoked_by: g.revoked_by.map(|person| person.name),
         }
     }
 }

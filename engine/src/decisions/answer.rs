@@ -54,6 +54,7 @@ pub(crate) async fn answer_closing(
         decision: Decision {
             kind: DecisionKind::Approve,
             by,
+            by_id: reviewer.person_id(),
             at: core.clock.now(),
             reason: None,
             channel: reviewer.channel,

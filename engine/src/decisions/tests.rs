@@ -285,13 +285,16 @@ async fn always_allow_grants_until_revoked() {
         entries[0].conversation_title.as_deref(),
         Some("New conversation")
     );
-    let revoked = f.engine.revoke_grant(&grants[0].id).await.unwrap();
+    let revoked = f.engine.revoke_grant(&grants[0].id, None).await.unwrap();
     assert!(grants_list.has_changed().unwrap(), "so is a revocation");
     grants_list.mark_unchanged();
-    assert_eq!(f.engine.revoke_grant(&grants[0].id).await.unwrap(), revoked);
+    assert_eq!(
+        f.engine.revoke_grant(&grants[0].id, None).await.unwrap(),
+        revoked
+    );
     grants_list.mark_unchanged();
     assert!(matches!(
-        f.engine.revoke_grant(&GrantId::new()).await,
+        f.engine.revoke_grant(&GrantId::new(), None).await,
         Err(EngineError::NotFound("grant"))
     ));
     assert!(

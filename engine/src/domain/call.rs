@@ -199,6 +199,9 @@ pub struct Decision {
     pub kind: DecisionKind,
     /// Who: a reviewer's name or identity, or `system:timeout`.
     pub by: String,
+    /// The signed-in person who decided, when one did.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub by_id: Option<PersonId>,
     /// When.
     pub at: DateTime<Utc>,
     /// The reason given, if any.

@@ -4,7 +4,7 @@
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
-use super::{ConversationId, GrantId};
+use super::{ConversationId, GrantId, PersonId, PersonRef};
 
 /// Where an "always allow" grant applies.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -28,10 +28,16 @@ pub struct Grant {
     pub scope: GrantScope,
     /// Who created it.
     pub created_by: String,
+    /// The signed-in person who created it, when one did.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub created_by_id: Option<PersonId>,
     /// When.
     pub created_at: DateTime<Utc>,
     /// When it was revoked, if it was.
     pub revoked_at: Option<DateTime<Utc>>,
+    /// The signed-in person who revoked it, when one did.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub revoked_by: Option<PersonRef>,
 }
 
 /// A grant, with the title of the conversation it is limited to.

@@ -56,6 +56,11 @@ impl Reviewer {
         }
     }
 
+    /// The signed-in person's id, for the record.
+    pub fn person_id(&self) -> Option<super::PersonId> {
+        self.actor.as_ref().map(|actor| actor.id.clone())
+    }
+
     /// A signed-in person deciding through `channel`.
     pub fn person(actor: Actor, channel: Channel) -> Self {
         Self {

@@ -136,6 +136,7 @@ fn decision(kind: DecisionKind, by: &str) -> Decision {
     Decision {
         kind,
         by: by.into(),
+        by_id: Some(crate::domain::PersonId::new()),
         at: Utc::now(),
         reason: None,
         channel: Channel::Chat,

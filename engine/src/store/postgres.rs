@@ -100,6 +100,11 @@ const MIGRATIONS: &[Migration] = &[
         description: "message authors",
         sql: include_str!("../../migrations/postgres/0013_message_authors.sql"),
     },
+    Migration {
+        version: 14,
+        description: "people on records",
+        sql: include_str!("../../migrations/postgres/0014_people_on_records.sql"),
+    },
 ];
 
 /// Arbitrary key of the advisory lock that serialises migrations across replicas.

@@ -82,6 +82,11 @@ const MIGRATIONS: &[Migration] = &[
         description: "message authors",
         sql: include_str!("../../migrations/sqlite/0013_message_authors.sql"),
     },
+    Migration {
+        version: 14,
+        description: "people on records",
+        sql: include_str!("../../migrations/sqlite/0014_people_on_records.sql"),
+    },
 ];
 
 /// How many read-only connections serve reads: one per core. Statements run

@@ -11,7 +11,10 @@ pub const GRANTS_PAGE: &str = "/allowed";
 pub async fn revoke_grant(grant_id: String) -> Result<(), AppError> {
     crate::state::allowed(engine::domain::Action::RevokeGrant)?;
     let id = engine::domain::GrantId::parse(&grant_id)?;
-    crate::state::engine().revoke_grant(&id).await?;
+    let by = crate::state::actor();
+    crate::state::engine()
+        .revoke_grant(&id, by.as_ref())
+        .await?;
     // The button is a plain form, and its post follows this as a redirect.
     leptos_axum::redirect(GRANTS_PAGE);
     Ok(())

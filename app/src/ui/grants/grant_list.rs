@@ -18,9 +18,10 @@ fn GrantText(item: GrantItem) -> impl IntoView {
         .into_any(),
         _ => view! { "Everywhere" }.into_any(),
     };
-    let when = match item.revoked_label {
-        Some(revoked) => view! { "revoked " {revoked} }.into_any(),
-        None => view! {
+    let when = match (item.revoked_label, item.revoked_by) {
+        (Some(revoked), Some(by)) => view! { "revoked " {revoked} " by " {by} }.into_any(),
+        (Some(revoked), None) => view! { "revoked " {revoked} }.into_any(),
+        (None, _) => view! {
             <time datetime=item.created_at>{item.created_label}</time>
         }
         .into_any(),

@@ -387,6 +387,7 @@ async fn a_decision_whose_wake_up_was_lost_is_found_by_the_sweep() {
             decision: crate::domain::Decision {
                 kind: crate::domain::DecisionKind::Approve,
                 by: "ana".into(),
+                by_id: None,
                 at: chrono::Utc::now(),
                 reason: None,
                 channel: Channel::Chat,

@@ -12,8 +12,10 @@ pub(crate) async fn grants_are_scoped_and_revocable(f: &Fixture) {
         tool: "delete_file".into(),
         scope,
         created_by: "ana".into(),
+        created_by_id: Some(crate::domain::PersonId::new()),
         created_at: Utc::now(),
         revoked_at: None,
+        revoked_by: None,
     };
     let local = grant(GrantScope::Conversation(here.id.clone()));
     store.insert_grant(&local).await.unwrap();
@@ -36,14 +38,21 @@ pub(crate) async fn grants_are_scoped_and_revocable(f: &Fixture) {
         .await
         .unwrap());
     let first = Utc::now();
-    let revoked = store.revoke_grant(&global.id, first).await.unwrap();
-    assert_eq!(revoked.map(to_millis), Some(to_millis(first)));
-    // A second revoke keeps the first one's time.
+    let bo = crate::domain::PersonRef {
+        id: crate::domain::PersonId::new(),
+        name: "Bo Chen".into(),
+    };
+    let revoked = store.revoke_grant(&global.id, first, Some(&bo)).await;
+    assert_eq!(revoked.unwrap().map(to_millis), Some(to_millis(first)));
+    // A second revoke keeps the first one's time and person.
     let again = first + chrono::Duration::minutes(5);
-    let revoked_again = store.revoke_grant(&global.id, again).await.unwrap();
+    let revoked_again = store.revoke_grant(&global.id, again, None).await.unwrap();
     assert_eq!(revoked_again.map(to_millis), Some(to_millis(first)));
     assert_eq!(
-        store.revoke_grant(&GrantId::new(), again).await.unwrap(),
+        store
+            .revoke_grant(&GrantId::new(), again, None)
+            .await
+            .unwrap(),
         None
     );
     assert!(!store
@@ -52,9 +61,10 @@ pub(crate) async fn grants_are_scoped_and_revocable(f: &Fixture) {
         .unwrap());
     let listed = store.grants().await.unwrap();
     assert_eq!(listed.len(), 2);
-    assert!(listed
-        .iter()
-        .any(|g| g.id == global.id && g.revoked_at.is_some()));
+    let stored = listed.iter().find(|g| g.id == global.id).unwrap();
+    assert!(stored.revoked_at.is_some());
+    assert_eq!(stored.revoked_by.as_ref(), Some(&bo));
+    assert_eq!(stored.created_by_id, global.created_by_id);
     assert!(listed
         .iter()
         .any(|g| g.scope == GrantScope::Conversation(here.id.clone())));

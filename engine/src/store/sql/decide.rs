@@ -38,7 +38,7 @@ pub(super) struct AppliedIn {
 /// The compare-and-set of a decision: one pending call (with `$10`, one
 /// that is not the agent's question, `$11`/`$12`).
 pub(super) const DECIDE_CALL: &str = "update tool_calls set
-        status = $1, decision = $2, decided_by = $3, decided_at = $4,
+        status = $1, decision = $2, decided_by = $3, decided_by_id = $13, decided_at = $4,
         decision_reason = $5, decision_channel = $6, updated_at = $4,
         original_arguments = case when $7 is null then original_arguments else arguments end,
         arguments = coalesce($7, arguments),
@@ -48,13 +48,13 @@ pub(super) const DECIDE_CALL: &str = "update tool_calls set
      returning *";
 
 /// [`DECIDE_CALL`], then in the same round trip: the run's row locked and
-/// read (with `$13`), and the call's open review case closed as
-/// `reviews::CLOSE_CASE` closes it (with `$19`: status `$14`, result `$20`
-/// for the agent's question or else `$15`, responder `$16`, time `$17`,
-/// reason `$18`). The run's and the case's columns come back renamed.
+/// read (with `$14`), and the call's open review case closed as
+/// `reviews::CLOSE_CASE` closes it (with `$20`: status `$15`, result `$21`
+/// for the agent's question or else `$16`, responder `$17`, time `$18`,
+/// reason `$19`). The run's and the case's columns come back renamed.
 pub(super) const DECIDE_CALL_LOCKING_ITS_RUN: &str = "with changed as (
          update tool_calls set
-             status = $1, decision = $2, decided_by = $3, decided_at = $4,
+             status = $1, decision = $2, decided_by = $3, decided_by_id = $13, decided_at = $4,
              decision_reason = $5, decision_channel = $6, updated_at = $4,
              original_arguments = case when $7 is null then original_arguments else arguments end,
              arguments = coalesce($7, arguments),
@@ -63,17 +63,17 @@ pub(super) const DECIDE_CALL_LOCKING_ITS_RUN: &str = "with changed as (
            and not ($10 and source = $11 and tool = $12)
          returning *),
      its_run as (select * from runs
-                 where $13 and run_id in (select run_id from changed) for update),
+                 where $14 and run_id in (select run_id from changed) for update),
      closed as (
-         update review_cases set status = $14,
-             result = (case when (select source = $11 and tool = $12 from changed) then $20 else $15 end),
-             responded_by = $16,
-             completed_at = case when $14 = 'completed' then $17 else completed_at end,
-             expired_at = case when $14 = 'expired' then $17 else expired_at end,
-             cancelled_at = case when $14 = 'cancelled' then $17 else cancelled_at end,
-             cancel_reason = $18,
+         update review_cases set status = $15,
+             result = (case when (select source = $11 and tool = $12 from changed) then $21 else $16 end),
+             responded_by = $17,
+             completed_at = case when $15 = 'completed' then $18 else completed_at end,
+             expired_at = case when $15 = 'expired' then $18 else expired_at end,
+             cancelled_at = case when $15 = 'cancelled' then $18 else cancelled_at end,
+             cancel_reason = $19,
              version = version + 1
-         where tool_call_id = (select tool_call_id from changed where $19)
+         where tool_call_id = (select tool_call_id from changed where $20)
            and status in ('pending', 'opened', 'in_progress')
          returning *)
      select changed.*,
@@ -345,5 +345,6 @@ impl<B: Backend> SqlStore<B> {
             .bind(change.refuse_questions)
             .bind(AGENT_SOURCE)
             .bind(QUESTION_TOOL)
+            .bind(decision.by_id.as_ref().map(|p| p.as_str()))
     }
 }

@@ -137,6 +137,7 @@ impl<B: Backend> SqlStore<B> {
                 decision: Decision {
                     kind: DecisionKind::Expire,
                     by: crate::domain::SYSTEM_TIMEOUT.to_owned(),
+                    by_id: None,
                     at: now,
                     reason: Some(reason.to_owned()),
                     channel: Channel::System,

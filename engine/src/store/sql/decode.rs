@@ -82,6 +82,9 @@ pub(super) fn row_call(row: &Row) -> Result<ToolCall, StoreError> {
             kind: DecisionKind::parse(&kind)
                 .ok_or_else(|| corrupt(T, format!("decision {kind}")))?,
             by: opt_text("decided_by")?.unwrap_or_default(),
+            by_id: opt_text("decided_by_id")?
+                .map(|p| PersonId::parse(&p).map_err(|e| corrupt(T, e)))
+                .transpose()?,
             at: opt_time("decided_at")?.ok_or_else(|| corrupt(T, "decision without time"))?,
             reason: opt_text("decision_reason")?,
             channel: {
@@ -178,8 +181,13 @@ pub(super) fn row_grant(row: &Row) -> Result<Grant, StoreError> {
             None => GrantScope::Global,
         },
         created_by: row.try_get("created_by")?,
+        created_by_id: row
+            .try_get::<Option<String>>("created_by_id")?
+            .map(|p| PersonId::parse(&p).map_err(|e| corrupt(T, e)))
+            .transpose()?,
         created_at: from_millis(T, row.try_get("created_at")?)?,
         revoked_at: revoked.map(|ms| from_millis(T, ms)).transpose()?,
+        revoked_by: person_ref(row, T, "revoked_by_id", "revoked_by")?,
     })
 }
 

@@ -79,16 +79,16 @@ fn a_statement_in_one_round_trip_holds_the_statements_it_stands_for() {
 #[test]
 fn a_decision_closes_its_case_as_the_case_is_closed_alone() {
     let question_or_call =
-        "(case when (select source = $11 and tool = $12 from changed) then $20 else $15 end)";
+        "(case when (select source = $11 and tool = $12 from changed) then $21 else $16 end)";
     let closing = renamed(
         CLOSE_CASE,
         &[
-            ("$1", "$14"),
+            ("$1", "$15"),
             ("$2", question_or_call),
-            ("$3", "$16"),
-            ("$4", "$17"),
-            ("$5", "(select tool_call_id from changed where $19)"),
-            ("$6", "$18"),
+            ("$3", "$17"),
+            ("$4", "$18"),
+            ("$5", "(select tool_call_id from changed where $20)"),
+            ("$6", "$19"),
         ],
     );
     assert_contains(DECIDE_CALL_LOCKING_ITS_RUN, &closing);

@@ -4,14 +4,20 @@ use chrono::{DateTime, Utc};
 
 use super::decode::row_grant;
 use super::{query, query_scalar, Backend, SqlStore};
-use crate::domain::{ConversationId, Grant, GrantId, GrantScope};
+use crate::domain::{ConversationId, Grant, GrantId, GrantScope, PersonRef};
 use crate::store::{from_millis, to_millis, StoreError};
 
 const INSERT_GRANT: &str =
-    "insert into grants (grant_id, source, tool, conversation_id, created_by, created_at)
-     values ($1, $2, $3, $4, $5, $6)";
+    "insert into grants (grant_id, source, tool, conversation_id, created_by, created_at, created_by_id)
+     values ($1, $2, $3, $4, $5, $6, $7)";
 
-const REVOKE_GRANT: &str = "update grants set revoked_at = coalesce(revoked_at, $1) where grant_id = $2 returning revoked_at";
+/// Revokes grant `$2` at `$1` by `$3` (id) and `$4` (name), unless it was
+/// revoked before: then the first revocation stands, whoever made it.
+const REVOKE_GRANT: &str = "update grants set
+        revoked_at = coalesce(revoked_at, $1),
+        revoked_by_id = case when revoked_at is null then $3 else revoked_by_id end,
+        revoked_by = case when revoked_at is null then $4 else revoked_by end
+     where grant_id = $2 returning revoked_at";
 
 const GRANTS: &str = "select * from grants order by created_at desc, grant_id desc";
 
@@ -32,6 +38,7 @@ impl<B: Backend> SqlStore<B> {
             .bind(conversation)
             .bind(&g.created_by)
             .bind(to_millis(g.created_at))
+            .bind(g.created_by_id.as_ref().map(|p| p.as_str()))
             .execute(self.writer())
             .await?;
         Ok(())
@@ -41,10 +48,13 @@ impl<B: Backend> SqlStore<B> {
         &self,
         id: &GrantId,
         at: DateTime<Utc>,
+        by: Option<&PersonRef>,
     ) -> Result<Option<DateTime<Utc>>, StoreError> {
         let revoked: Option<i64> = query_scalar(REVOKE_GRANT)
             .bind(to_millis(at))
             .bind(id.as_str())
+            .bind(by.map(|p| p.id.as_str()))
+            .bind(by.map(|p| p.name.as_str()))
             .fetch_optional(self.writer())
             .await?;
         revoked.map(|ms| from_millis("grants", ms)).transpose()

@@ -12,7 +12,7 @@ use crate::domain::{CallStatus, Decision, Event, Grant, ToolCall};
 use crate::domain::{Callback, CallbackAttempt};
 use crate::domain::{CaseEvent, CaseId, CaseStatus, NewCase, ReviewCase};
 use crate::domain::{Conversation, ConversationSummary, Message};
-use crate::domain::{Run, RunStatus};
+use crate::domain::{PersonRef, Run, RunStatus};
 use crate::store::{Announcement, Concluded, Decided, DecisionChange, FeedBatch, NewMessage};
 use crate::store::{Store, StoreError};
 
@@ -120,8 +120,9 @@ impl<B: Backend> Store for SqlStore<B> {
         &self,
         id: &GrantId,
         at: DateTime<Utc>,
+        by: Option<&PersonRef>,
     ) -> Result<Option<DateTime<Utc>>, StoreError> {
-        SqlStore::revoke_grant(self, id, at).await
+        SqlStore::revoke_grant(self, id, at, by).await
     }
 
     async fn grants(&self) -> Result<Vec<Grant>, StoreError> {
