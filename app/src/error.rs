@@ -59,6 +59,10 @@ pub enum AppError {
     )]
     #[serde(rename = "separation_of_duties")]
     OwnRequest,
+    /// A setup link that is not the one printed at start, expired or used.
+    #[error("this setup link is not valid: it works once, for a day; restart Airlock for a new one while nobody has been added, or add people with `airlock user add`")]
+    #[serde(rename = "invalid_setup_link")]
+    SetupLinkInvalid,
     /// The request needs a signed-in person and has none.
     #[error("sign in first")]
     Unauthenticated,
@@ -101,6 +105,7 @@ impl AppError {
             AppError::NotAllowed => "not_allowed",
             AppError::NotAnApprover { .. } => "not_an_approver",
             AppError::OwnRequest => "separation_of_duties",
+            AppError::SetupLinkInvalid => "invalid_setup_link",
             AppError::Unauthenticated => "unauthenticated",
             AppError::SignInFailed => "sign_in_failed",
             AppError::TooManyAttempts { .. } => "too_many_attempts",
@@ -121,6 +126,7 @@ const CODES: &[&str] = &[
     "not_allowed",
     "not_an_approver",
     "separation_of_duties",
+    "invalid_setup_link",
     "unauthenticated",
     "sign_in_failed",
     "too_many_attempts",
@@ -167,6 +173,7 @@ impl<'de> Deserialize<'de> for AppError {
                     .unwrap_or_default(),
             },
             "separation_of_duties" => AppError::OwnRequest,
+            "invalid_setup_link" => AppError::SetupLinkInvalid,
             "unauthenticated" => AppError::Unauthenticated,
             "sign_in_failed" => AppError::SignInFailed,
             "too_many_attempts" => AppError::TooManyAttempts {
@@ -249,7 +256,8 @@ impl AppError {
             | AppError::CrossSite
             | AppError::NotAllowed
             | AppError::NotAnApprover { .. }
-            | AppError::OwnRequest => http::StatusCode::FORBIDDEN,
+            | AppError::OwnRequest
+            | AppError::SetupLinkInvalid => http::StatusCode::FORBIDDEN,
             AppError::Unauthenticated | AppError::SignInFailed => http::StatusCode::UNAUTHORIZED,
             AppError::TooManyAttempts { .. } => http::StatusCode::TOO_MANY_REQUESTS,
             AppError::Expired { .. } => http::StatusCode::GONE,
@@ -279,6 +287,7 @@ impl From<engine::EngineError> for AppError {
             EngineError::NotAllowed => AppError::NotAllowed,
             EngineError::NotAnApprover { groups } => AppError::NotAnApprover { groups },
             EngineError::OwnRequest => AppError::OwnRequest,
+            EngineError::SetupLinkInvalid => AppError::SetupLinkInvalid,
             EngineError::SignInFailed => AppError::SignInFailed,
             EngineError::TooManyAttempts { retry_after_secs } => {
                 AppError::TooManyAttempts { retry_after_secs }
@@ -343,6 +352,7 @@ mod tests {
                 groups: vec!["ops".into(), "sec".into()],
             },
             AppError::OwnRequest,
+            AppError::SetupLinkInvalid,
             AppError::Unauthenticated,
             AppError::SignInFailed,
             AppError::TooManyAttempts {

@@ -43,6 +43,13 @@ export class AirlockServer {
     if (added.status !== 0) throw new Error(`airlock user add failed: ${added.stderr}`);
   }
 
+  /** The one-time setup link a fresh install with sign-in on printed at start. */
+  setupLink(): string {
+    const m = /Set up Airlock: (\S+)/.exec(this.output);
+    if (!m) throw new Error(`no setup link in:\n${this.output}`);
+    return m[1];
+  }
+
   /** Starts the process and waits for its "ready" line. */
   async boot(): Promise<void> {
     const child = spawn(serverBin, [], {

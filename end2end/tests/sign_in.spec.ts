@@ -33,3 +33,40 @@ test('a person signs in, lands where they were going, and signs out', async ({ p
     server.dispose();
   }
 });
+
+test('a fresh install prints a setup link that adds the first administrator, once', async ({ page }) => {
+  const server = await AirlockServer.start('auth:\n  passwords: true\n');
+  try {
+    const link = server.setupLink();
+    await page.goto(link);
+    await expect(page.getByRole('heading', { name: 'Set up Airlock' })).toBeVisible();
+    await page.getByLabel('Name', { exact: true }).fill('ana');
+    await page.getByLabel('Display name').fill('Ana Lima');
+    await page.getByLabel('Password', { exact: true }).fill(PASSWORD);
+    await page.getByLabel('Password again').fill('a different password');
+    await page.getByRole('button', { name: 'Add me as administrator' }).click();
+    await expect(page.getByRole('alert')).toHaveText('the two passwords differ');
+
+    await page.goto(link);
+    await page.getByLabel('Name', { exact: true }).fill('ana');
+    await page.getByLabel('Display name').fill('Ana Lima');
+    await page.getByLabel('Password', { exact: true }).fill(PASSWORD);
+    await page.getByLabel('Password again').fill(PASSWORD);
+    await page.getByRole('button', { name: 'Add me as administrator' }).click();
+    await expect(page).toHaveURL(`${server.url}/`);
+    await expect(page.getByRole('banner')).toContainText('Ana Lima');
+    await expect(page.getByRole('link', { name: 'People' })).toBeVisible();
+
+    // Spent: the link refuses a second administrator.
+    const other = await (await page.context().browser()!.newContext()).newPage();
+    await other.goto(link);
+    await other.getByLabel('Name', { exact: true }).fill('eve');
+    await other.getByLabel('Password', { exact: true }).fill(PASSWORD);
+    await other.getByLabel('Password again').fill(PASSWORD);
+    await other.getByRole('button', { name: 'Add me as administrator' }).click();
+    await expect(other.getByRole('alert')).toContainText('this setup link is not valid');
+  } finally {
+    await server.stop();
+    server.dispose();
+  }
+});

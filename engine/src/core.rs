@@ -2,7 +2,9 @@
 //! and the configuration. The [`Engine`](crate::Engine) holds one and lends
 //! it to the service each of its methods calls.
 
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
+
+use chrono::{DateTime, Utc};
 
 use crate::clock::Clock;
 use crate::config::Config;
@@ -19,6 +21,8 @@ pub(crate) struct Core {
     pub(crate) config: Config,
     /// Failed sign-ins held back per name tried and per client.
     pub(crate) sign_ins: SignInLimits,
+    /// The one-time link that adds the first administrator.
+    pub(crate) setup: SetupLink,
 }
 
 /// How many failed sign-ins are tolerated before the next waits: few per
@@ -37,5 +41,28 @@ impl Default for SignInLimits {
             names: Throttle::new(5, window),
             clients: Throttle::new(20, window),
         }
+    }
+}
+
+/// The one-time setup link this process handed out, if any (see
+/// `people/setup.rs`).
+#[derive(Debug, Default)]
+pub(crate) struct SetupLink(Mutex<Option<PendingSetup>>);
+
+/// A setup link's token, as its hash, and its end.
+#[derive(Debug, Clone)]
+pub(crate) struct PendingSetup {
+    pub(crate) token_hash: String,
+    pub(crate) expires_at: DateTime<Utc>,
+}
+
+impl SetupLink {
+    /// Takes the link out, so that only one use finds it.
+    pub(crate) fn take(&self) -> Option<PendingSetup> {
+        self.0.lock().unwrap_or_else(|e| e.into_inner()).take()
+    }
+
+    pub(crate) fn put(&self, pending: Option<PendingSetup>) {
+        *self.0.lock().unwrap_or_else(|e| e.into_inner()) = pending;
     }
 }

@@ -43,6 +43,7 @@ impl Engine {
             events: Events::new(),
             config,
             sign_ins: Default::default(),
+            setup: Default::default(),
         };
         Self {
             core: Arc::new(core),

@@ -51,6 +51,10 @@ pub enum EngineError {
     /// approve it (separation of duties).
     #[error("you asked for this call, so another approver must approve it")]
     OwnRequest,
+    /// A setup link is not the one printed at start, has expired, or was
+    /// used: someone has been added.
+    #[error("this setup link is not valid: it works once, for a day; restart Airlock for a new one while nobody has been added, or add people with `airlock user add`")]
+    SetupLinkInvalid,
     /// A review link's token is missing or does not belong to the case.
     #[error("this review link is not valid: ask for a new one")]
     Forbidden,

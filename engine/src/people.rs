@@ -3,6 +3,7 @@
 //! a person. A failed sign-in never says whether the name exists.
 
 pub mod password;
+pub mod setup;
 
 use chrono::{DateTime, Duration, Utc};
 
@@ -153,10 +154,14 @@ async fn start_session(core: &Core, name: &str, password: &str) -> Result<Starte
     let stored = found.as_ref().and_then(|c| c.password_hash.clone());
     // Checked before looking at anything else, so every refusal takes as long.
     let matched = password::matches(password.to_owned(), stored).await;
-    let person = match found {
-        Some(c) if matched && c.person.disabled_at.is_none() => c.person,
-        _ => return Err(EngineError::SignInFailed),
-    };
+    match found {
+        Some(c) if matched && c.person.disabled_at.is_none() => open_session(core, c.person).await,
+        _ => Err(EngineError::SignInFailed),
+    }
+}
+
+/// A new session for `person`, who has just shown who they are.
+async fn open_session(core: &Core, person: Person) -> Result<Started, EngineError> {
     let now = now(core)?;
     let session = Session {
         id: SessionId::new(),

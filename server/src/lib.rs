@@ -1,6 +1,7 @@
 //! Airlock's server: startup in a fixed order, and the HTTP routes that are
 //! not server functions. `launch` lets tests run the real server on port 0.
 
+mod at_start;
 pub mod cross_site;
 mod draft_delta;
 pub mod fn_errors;
@@ -278,20 +279,6 @@ fn load_config(settings: &Settings) -> anyhow::Result<Config> {
     Ok(Config::parse(&path.display().to_string(), &text)?)
 }
 
-/// Refuses to listen beyond this machine while nobody signs in: whoever
-/// reached the port could read every conversation and decide every call.
-fn refuse_open_without_sign_in(state: &AppState, listener: &TcpListener) -> anyhow::Result<()> {
-    let addr = listener.local_addr()?;
-    if state.engine.config().auth.is_none() && !addr.ip().is_loopback() {
-        anyhow::bail!(
-            "listening on {addr} would let anyone who reaches it decide calls, and nobody signs in: \
-             add an `auth:` block with `passwords: true` to the configuration file \
-             (see docs/configuration.md), or listen on 127.0.0.1"
-        );
-    }
-    Ok(())
-}
-
 /// Serves Airlock on `listener` until `shutdown` completes.
 pub async fn launch(
     settings: Settings,
@@ -304,7 +291,7 @@ pub async fn launch(
         callback_secret,
         allowed_hosts,
     } = build(&settings).await?;
-    refuse_open_without_sign_in(&state, &listener)?;
+    at_start::refuse_open_without_sign_in(&state, &listener)?;
     let store = state.engine.store().backend();
     // One process owns a SQLite file: any lease in it is a dead process's.
     if store == "sqlite" {
@@ -337,8 +324,9 @@ pub async fn launch(
     };
     let runner = tokio::spawn(run_worker(agent, workers_stop));
     let events = state.engine.events().clone();
-    let app = router(state, allowed_hosts);
     let addr = listener.local_addr()?;
+    at_start::announce_setup_link(&state, addr).await?;
+    let app = router(state, allowed_hosts);
     tracing::info!(%addr, store, "listening");
     // The line scripts and tests wait for; keep its shape.
     println!("Airlock is ready at http://{addr}");

@@ -22,6 +22,9 @@ use crate::cross_site;
 const OPEN: &[&str] = &[
     "/sign-in",
     "/api/fn/sign_in",
+    // The first administrator's one-time link: its token.
+    "/setup",
+    "/api/fn/set_up",
     "/pkg/",
     "/favicon.svg",
     "/healthz",

@@ -4,6 +4,7 @@ mod add_person;
 mod disable_person;
 mod list_people;
 mod list_sessions;
+mod set_up;
 mod sign_in;
 mod sign_out;
 mod sign_out_everywhere;
@@ -12,6 +13,7 @@ pub use add_person::*;
 pub use disable_person::*;
 pub use list_people::*;
 pub use list_sessions::*;
+pub use set_up::*;
 pub use sign_in::*;
 pub use sign_out::*;
 pub use sign_out_everywhere::*;
@@ -38,6 +40,21 @@ fn set_cookie(value: &str) {
     ) {
         response.append_header(http::header::SET_COOKIE, value);
     }
+}
+
+/// Gives the browser the cookie of a session just started.
+#[cfg(feature = "ssr")]
+fn set_session_cookie(started: &engine::people::Started) {
+    let secure = if crate::state::served_over_https() {
+        "; Secure"
+    } else {
+        ""
+    };
+    let max_age = engine::people::ABSOLUTE_LIFETIME.num_seconds();
+    set_cookie(&format!(
+        "{SESSION_COOKIE}={}; HttpOnly; SameSite=Lax; Path=/; Max-Age={max_age}{secure}",
+        started.token.as_str()
+    ));
 }
 
 /// `next` when it is a path on this site, else the home page: a sign-in

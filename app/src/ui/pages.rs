@@ -8,4 +8,5 @@ pub mod home;
 pub mod not_found;
 pub mod people;
 pub mod review;
+pub mod setup;
 pub mod sign_in;

@@ -1,6 +1,6 @@
 //! The façade's methods for people and their sessions (see `people.rs`).
 
-use crate::domain::{Person, PersonId, Session};
+use crate::domain::{Person, PersonId, Session, SessionToken};
 use crate::error::EngineError;
 use crate::people::{self, NewPerson, Started};
 use crate::store::SignedIn;
@@ -10,6 +10,18 @@ impl Engine {
     /// Adds a person, with a password when they sign in with one.
     pub async fn add_person(&self, new: NewPerson) -> Result<Person, EngineError> {
         people::add_person(&self.core, new).await
+    }
+
+    /// A fresh one-time token for the setup link, while nobody has been
+    /// added; `None` once someone has.
+    pub async fn setup_token(&self) -> Result<Option<SessionToken>, EngineError> {
+        people::setup::setup_token(&self.core).await
+    }
+
+    /// Adds the first administrator with the setup link's `token`, and
+    /// signs them in; [`EngineError::SetupLinkInvalid`] for any other token.
+    pub async fn set_up(&self, token: &str, person: NewPerson) -> Result<Started, EngineError> {
+        people::setup::set_up(&self.core, token, person).await
     }
 
     /// Everyone, by name.

@@ -111,7 +111,7 @@ impl From<EngineError> for ApiError {
                 by,
                 at: engine::reviews::rfc3339(&at),
             },
-            EngineError::Forbidden => ApiError::InvalidToken,
+            EngineError::Forbidden | EngineError::SetupLinkInvalid => ApiError::InvalidToken,
             e @ EngineError::NotAllowed => ApiError::refused("not_allowed", e),
             e @ EngineError::NotAnApprover { .. } => ApiError::refused("not_an_approver", e),
             e @ EngineError::OwnRequest => ApiError::refused("separation_of_duties", e),

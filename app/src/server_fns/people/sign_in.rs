@@ -7,22 +7,11 @@ use crate::error::AppError;
 /// with the reason, which never says whether the name exists.
 #[server(prefix = "/api/fn", endpoint = "sign_in")]
 pub async fn sign_in(name: String, password: String, next: String) -> Result<(), AppError> {
-    use super::{local_path, SESSION_COOKIE};
     let client = crate::state::client_address();
     let started = crate::state::engine()
         .sign_in(&name, &password, &client)
         .await?;
-    let secure = if crate::state::served_over_https() {
-        "; Secure"
-    } else {
-        ""
-    };
-    let max_age = engine::people::ABSOLUTE_LIFETIME.num_seconds();
-    let cookie = format!(
-        "{SESSION_COOKIE}={}; HttpOnly; SameSite=Lax; Path=/; Max-Age={max_age}{secure}",
-        started.token.as_str()
-    );
-    super::set_cookie(&cookie);
-    leptos_axum::redirect(local_path(&next));
+    super::set_session_cookie(&started);
+    leptos_axum::redirect(super::local_path(&next));
     Ok(())
 }

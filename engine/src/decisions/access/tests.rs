@@ -50,6 +50,7 @@ impl Fixture {
             events: Events::new(),
             config: Config::parse("test.yaml", CONFIG).unwrap(),
             sign_ins: Default::default(),
+            setup: Default::default(),
         };
         Self { core, _dir: dir }
     }
