@@ -102,7 +102,7 @@ release: site-release
 test: tools chromium
 	cargo test --workspace
 	cargo leptos build
-	.ci/schemathesis short
+	AIRLOCK_FUZZ_SIGN_IN=1 .ci/schemathesis short
 	@if [ -n "$$AIRLOCK_TEST_DATABASE_URL" ]; then .ci/schemathesis short "$$AIRLOCK_TEST_DATABASE_URL"; \
 	else echo "AIRLOCK_TEST_DATABASE_URL is not set: HTTP fuzzing on PostgreSQL skipped"; fi
 	cd end2end && npx playwright test

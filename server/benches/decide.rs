@@ -11,8 +11,11 @@
 //!
 //! Loads: 1, 10 and 100 deciders deciding again as soon as their last
 //! decision returns (saturated), and 100 deciders offering 500/s in total
-//! (paced, as people clicking would). Prints a table and writes
-//! `target/bench/decide.json`; `make bench` runs it.
+//! (paced, as people clicking would). SQLite runs twice: as `make run`
+//! serves (nobody signs in), and with sign-in on, every request carrying a
+//! session cookie that the server looks up and each decision checked
+//! against its call. Prints a table and writes `target/bench/decide.json`;
+//! `make bench` runs it.
 
 #[path = "../../engine/benches/common/mod.rs"]
 mod common;
@@ -43,12 +46,71 @@ fn paced_rate() -> f64 {
         .unwrap_or(500.0)
 }
 
-fn start(dir: &std::path::Path, database_url: Option<&str>) -> support::Spawned {
-    let env: Vec<(&str, &str)> = database_url
+/// The password of the person the signed-in run decides as.
+const PASSWORD: &str = "correct horse battery";
+
+fn start(dir: &std::path::Path, database_url: Option<&str>, sign_in: bool) -> support::Spawned {
+    let config = dir.join("airlock.yaml");
+    let config_path = config.to_string_lossy().into_owned();
+    let mut env: Vec<(&str, &str)> = database_url
         .map(|url| ("AIRLOCK_DATABASE_URL", url))
         .into_iter()
         .collect();
+    if sign_in {
+        std::fs::write(&config, "auth:\n  passwords: true\n").unwrap();
+        env.push(("AIRLOCK_CONFIG", &config_path));
+        add_person(dir);
+    }
     support::spawn(env!("CARGO_BIN_EXE_airlock"), dir, &env)
+}
+
+/// Adds the approver `ana` with `airlock user add`, before the server starts.
+fn add_person(dir: &std::path::Path) {
+    use std::io::Write;
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_airlock"))
+        .args(["user", "add", "ana"])
+        .env("AIRLOCK_DATA_DIR", dir)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    writeln!(child.stdin.take().unwrap(), "{PASSWORD}").unwrap();
+    assert!(child.wait().unwrap().success());
+}
+
+/// A client for `base`: with sign-in on, signed in as `ana`, every request
+/// carrying her session cookie and this site as its origin, as a page's do.
+async fn client_for(base: &str, sign_in: bool) -> reqwest::Client {
+    if !sign_in {
+        return reqwest::Client::new();
+    }
+    let plain = reqwest::Client::builder()
+        .redirect(reqwest::redirect::Policy::none())
+        .build()
+        .unwrap();
+    let res = plain
+        .post(format!("{base}/api/fn/sign_in"))
+        .header("accept", "text/html")
+        .form(&[("name", "ana"), ("password", PASSWORD), ("next", "/")])
+        .send()
+        .await
+        .unwrap();
+    let cookie = res
+        .headers()
+        .get_all("set-cookie")
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .find(|v| v.starts_with("airlock_session="))
+        .and_then(|v| v.split(';').next())
+        .expect("signed in")
+        .to_owned();
+    let mut headers = reqwest::header::HeaderMap::new();
+    headers.insert("cookie", cookie.parse().unwrap());
+    headers.insert("origin", base.parse().unwrap());
+    reqwest::Client::builder()
+        .default_headers(headers)
+        .build()
+        .unwrap()
 }
 
 /// `n` calls waiting for approval, one per conversation: each call's id and
@@ -129,12 +191,12 @@ fn follow_outbox(dir: &std::path::Path) -> Arc<Mutex<HashMap<String, Instant>>> 
 }
 
 /// Follows the inbox stream and notes when each call starts executing.
-fn follow_starts(base: &str) -> Arc<Mutex<HashMap<String, Instant>>> {
+fn follow_starts(base: &str, client: &reqwest::Client) -> Arc<Mutex<HashMap<String, Instant>>> {
     let started: Arc<Mutex<HashMap<String, Instant>>> = Arc::default();
     let seen = started.clone();
-    let url = format!("{base}/api/approvals/events");
+    let request = client.get(format!("{base}/api/approvals/events"));
     tokio::spawn(async move {
-        let mut res = reqwest::get(url).await.unwrap();
+        let mut res = request.send().await.unwrap();
         let mut buffer = String::new();
         while let Ok(Some(chunk)) = res.chunk().await {
             let at = Instant::now();
@@ -167,12 +229,11 @@ struct Watched {
 
 async fn measure(
     server: &support::Spawned,
-    backend: &'static str,
+    (backend, client): (&'static str, &reqwest::Client),
     (round, deciders, paced): (usize, usize, bool),
     watched: &Watched,
 ) -> DecisionRow {
-    let client = reqwest::Client::new();
-    let waiting = waiting_calls(&client, &server.base, round, CALLS).await;
+    let waiting = waiting_calls(client, &server.base, round, CALLS).await;
     let addresses: HashMap<String, String> = waiting.iter().cloned().collect();
     let calls = Arc::new(waiting.into_iter().map(|(id, _)| id).collect::<Vec<_>>());
     let sent: Arc<Mutex<HashMap<String, Instant>>> = Arc::default();
@@ -258,23 +319,47 @@ async fn measure(
     }
 }
 
+/// One server to measure: its label in the table, its PostgreSQL URL (else
+/// a SQLite file), and whether people sign in.
+struct Run {
+    label: &'static str,
+    database: Option<String>,
+    sign_in: bool,
+}
+
 #[tokio::main]
 async fn main() {
     let mut rows = Vec::new();
     let postgres = support::fresh_schema_in("AIRLOCK_BENCH_DATABASE_URL").await;
-    let backends: Vec<(&'static str, Option<String>)> = std::iter::once(("sqlite", None))
-        .chain(postgres.map(|url| ("postgres", Some(url))))
-        .collect();
-    for (backend, url) in backends {
+    let run = |label, database, sign_in| Run {
+        label,
+        database,
+        sign_in,
+    };
+    let runs: Vec<Run> = [
+        run("sqlite", None, false),
+        run("sqlite signed in", None, true),
+    ]
+    .into_iter()
+    .chain(postgres.map(|url| run("postgres", Some(url), false)))
+    .collect();
+    for Run {
+        label: backend,
+        database: url,
+        sign_in,
+    } in runs
+    {
         let dir = tempfile::tempdir().unwrap();
-        let server = start(dir.path(), url.as_deref());
+        let server = start(dir.path(), url.as_deref(), sign_in);
+        let client = client_for(&server.base, sign_in).await;
         let watched = Watched {
-            started: follow_starts(&server.base),
+            started: follow_starts(&server.base, &client),
             ran: follow_outbox(dir.path()),
         };
         let loads = [(1, false), (10, false), (100, false), (100, true)];
         for (round, (deciders, paced)) in loads.into_iter().enumerate() {
-            let row = measure(&server, backend, (round, deciders, paced), &watched).await;
+            let on = (backend, &client);
+            let row = measure(&server, on, (round, deciders, paced), &watched).await;
             let (shown_p50, shown_p99) = row.shown.unwrap();
             eprintln!(
                 "{backend} {} {deciders}: {:.0}/s ran p50 {:.2} ms p99 {:.2} ms, shown p50 {:.2} ms p99 {:.2} ms, CPU {:.0} µs",

@@ -53,7 +53,7 @@ pub fn report_decisions(name: &str, title: &str, rows: &[DecisionRow]) {
     };
     let cpu = |r: &DecisionRow| r.cpu_us.map_or("-".to_owned(), |us| format!("{us:.0}"));
     println!(
-        "{:<10} {:<10} {:>9} {:>13} {:>10} {:>10}{} {:>11}",
+        "{:<16} {:<10} {:>9} {:>13} {:>10} {:>10}{} {:>11}",
         "backend",
         "load",
         "deciders",
@@ -69,7 +69,7 @@ pub fn report_decisions(name: &str, title: &str, rows: &[DecisionRow]) {
     );
     for r in rows {
         println!(
-            "{:<10} {:<10} {:>9} {:>13.0} {:>10.2} {:>10.2}{} {:>11}",
+            "{:<16} {:<10} {:>9} {:>13.0} {:>10.2} {:>10.2}{} {:>11}",
             r.backend,
             r.load,
             r.deciders,
