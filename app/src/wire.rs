@@ -28,6 +28,15 @@ pub struct PersonItem {
     pub you: bool,
 }
 
+/// How people sign in, as the sign-in page offers it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct SignInMethods {
+    /// Whether people sign in with a password.
+    pub passwords: bool,
+    /// The words of the OpenID provider's button, when there is one.
+    pub provider: Option<String>,
+}
+
 /// One of a person's signed-in sessions, as their account page lists it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct SessionItem {

@@ -19,16 +19,19 @@ export class AirlockServer {
   constructor(
     readonly dataDir: string,
     readonly configFile?: string,
+    readonly env: Record<string, string> = {},
   ) {}
 
-  static async start(config?: string): Promise<AirlockServer> {
+  /** Starts a server with `config` (YAML), on `port` when given, with extra settings `env`. */
+  static async start(config?: string, options: { port?: number; env?: Record<string, string> } = {}): Promise<AirlockServer> {
     const dataDir = mkdtempSync(join(tmpdir(), 'airlock-e2e-'));
     let configFile: string | undefined;
     if (config) {
       configFile = join(dataDir, 'airlock.yaml');
       writeFileSync(configFile, config);
     }
-    const server = new AirlockServer(dataDir, configFile);
+    const server = new AirlockServer(dataDir, configFile, options.env);
+    if (options.port) server.url = `http://127.0.0.1:${options.port}`;
     await server.boot();
     return server;
   }
@@ -60,6 +63,7 @@ export class AirlockServer {
         ...(this.configFile ? { AIRLOCK_CONFIG: this.configFile } : {}),
         LEPTOS_SITE_ROOT: siteRoot,
         AIRLOCK_LOG: 'warn',
+        ...this.env,
       },
       stdio: ['ignore', 'pipe', 'pipe'],
     });

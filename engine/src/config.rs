@@ -21,7 +21,7 @@
 
 mod auth;
 
-pub use auth::AuthSettings;
+pub use auth::{AuthSettings, OidcSettings};
 
 use std::collections::BTreeMap;
 use std::time::Duration;

@@ -3,6 +3,7 @@
 //! a person. A failed sign-in never says whether the name exists.
 
 pub mod password;
+pub mod provider;
 pub mod setup;
 
 use chrono::{DateTime, Duration, Utc};
@@ -97,7 +98,11 @@ pub(crate) async fn add_person(core: &Core, new: NewPerson) -> Result<Person, En
         disabled_at: None,
         created_at: now(core)?,
     };
-    match core.store.insert_person(&person, hash.as_deref()).await {
+    match core
+        .store
+        .insert_person(&person, hash.as_deref(), None)
+        .await
+    {
         Ok(()) => Ok(person),
         Err(StoreError::Duplicate(_)) => Err(EngineError::invalid(
             "name",

@@ -11,9 +11,11 @@ pub mod health;
 pub mod hitl;
 pub mod list_stream;
 pub mod listing;
+pub mod oidc;
 pub mod openapi;
 pub mod people_cli;
 pub mod review_stream;
+mod secret_file;
 pub mod security_headers;
 pub mod settings;
 pub mod sign_in_guard;
@@ -48,7 +50,7 @@ pub use settings::{ModelSettings, Settings};
 
 /// Builds the router over `state`: health, pages, server functions, and the
 /// compiled site's static files, for requests to the `allowed` hosts.
-pub fn router(state: AppState, allowed: Arc<AllowedHosts>) -> Router {
+pub fn router(state: AppState, allowed: Arc<AllowedHosts>, sso: Option<Arc<oidc::Sso>>) -> Router {
     let routes = generate_route_list(App);
     let (own, own_api) = utoipa_axum::router::OpenApiRouter::<AppState>::new()
         .routes(utoipa_axum::routes!(health::healthz))
@@ -67,6 +69,7 @@ pub fn router(state: AppState, allowed: Arc<AllowedHosts>) -> Router {
     Router::new()
         .merge(own)
         .merge(hitl)
+        .merge(sso.map(oidc::routes).unwrap_or_default())
         .route(
             "/api/openapi.json",
             get(move || openapi::serve(document.clone())),
@@ -115,6 +118,8 @@ pub struct Services {
     pub callback_secret: Vec<u8>,
     /// The hosts requests may name.
     pub allowed_hosts: Arc<AllowedHosts>,
+    /// The OpenID provider people sign in with, when `auth.oidc` names one.
+    pub sso: Option<Arc<oidc::Sso>>,
 }
 
 /// Opens the store `settings` name, creating the data directory first.
@@ -178,7 +183,15 @@ pub async fn build(settings: &Settings) -> anyhow::Result<Services> {
         engine,
         public_url: settings.public_url.clone(),
     };
-    let callback_secret = callback_secret(settings)?;
+    let callback_secret = secret_file::callback_secret(settings)?;
+    let oidc = state
+        .engine
+        .config()
+        .auth
+        .as_ref()
+        .and_then(|a| a.oidc.as_ref());
+    let client_secret = settings.oidc_client_secret.clone().map(|s| s.0);
+    let sso = oidc::connect(oidc, client_secret, &callback_secret).await?;
     let allowed_hosts = Arc::new(AllowedHosts::new(
         settings.public_url.as_deref(),
         &settings.allowed_hosts,
@@ -188,47 +201,8 @@ pub async fn build(settings: &Settings) -> anyhow::Result<Services> {
         agent,
         callback_secret,
         allowed_hosts,
+        sso,
     })
-}
-
-/// The callback signing secret: `AIRLOCK_CALLBACK_SECRET`, else the one in
-/// `<data dir>/callback-secret`, generated (readable by the owner only) on
-/// first start so agents can be given it.
-fn callback_secret(settings: &Settings) -> anyhow::Result<Vec<u8>> {
-    if let Some(secret) = &settings.callback_secret {
-        return Ok(secret.0.as_bytes().to_vec());
-    }
-    let path = settings.data_dir.join("callback-secret");
-    if let Ok(text) = std::fs::read_to_string(&path) {
-        let text = text.trim();
-        if !text.is_empty() {
-            return Ok(text.as_bytes().to_vec());
-        }
-    }
-    let bytes: [u8; 32] = rand::random();
-    let text = hex::encode(bytes);
-    write_private(&path, &text)
-        .with_context(|| format!("cannot write the callback secret to {}", path.display()))?;
-    tracing::info!(path = %path.display(), "generated the callback signing secret");
-    Ok(text.into_bytes())
-}
-
-#[cfg(unix)]
-fn write_private(path: &std::path::Path, text: &str) -> std::io::Result<()> {
-    use std::io::Write;
-    use std::os::unix::fs::OpenOptionsExt;
-    let mut file = std::fs::OpenOptions::new()
-        .write(true)
-        .create(true)
-        .truncate(true)
-        .mode(0o600)
-        .open(path)?;
-    file.write_all(text.as_bytes())
-}
-
-#[cfg(not(unix))]
-fn write_private(path: &std::path::Path, text: &str) -> std::io::Result<()> {
-    std::fs::write(path, text)
 }
 
 /// Starts or reaches every configured MCP server at once. A server that
@@ -290,6 +264,7 @@ pub async fn launch(
         agent,
         callback_secret,
         allowed_hosts,
+        sso,
     } = build(&settings).await?;
     at_start::refuse_open_without_sign_in(&state, &listener)?;
     let store = state.engine.store().backend();
@@ -326,7 +301,7 @@ pub async fn launch(
     let events = state.engine.events().clone();
     let addr = listener.local_addr()?;
     at_start::announce_setup_link(&state, addr).await?;
-    let app = router(state, allowed_hosts);
+    let app = router(state, allowed_hosts, sso);
     tracing::info!(%addr, store, "listening");
     // The line scripts and tests wait for; keep its shape.
     println!("Airlock is ready at http://{addr}");

@@ -40,6 +40,8 @@ pub struct Settings {
     /// the public URL's host (`AIRLOCK_ALLOWED_HOSTS`, comma-separated:
     /// `name` on any port, `name:port`, or `*` for every host).
     pub allowed_hosts: Vec<String>,
+    /// The client secret at the OpenID provider (`AIRLOCK_OIDC_CLIENT_SECRET`).
+    pub oidc_client_secret: Option<Secret>,
 }
 
 /// A value that never reaches a log line.
@@ -169,6 +171,7 @@ impl Settings {
         };
         let callback_secret = lookup("AIRLOCK_CALLBACK_SECRET").map(Secret);
         let allowed_hosts = allowed_hosts(lookup("AIRLOCK_ALLOWED_HOSTS").as_deref())?;
+        let oidc_client_secret = lookup("AIRLOCK_OIDC_CLIENT_SECRET").map(Secret);
         Ok(Self {
             addr,
             data_dir,
@@ -179,6 +182,7 @@ impl Settings {
             public_url,
             callback_secret,
             allowed_hosts,
+            oidc_client_secret,
         })
     }
 }

@@ -25,6 +25,8 @@ const OPEN: &[&str] = &[
     // The first administrator's one-time link: its token.
     "/setup",
     "/api/fn/set_up",
+    // Signing in with the OpenID provider: the flow's own cookie.
+    "/auth/oidc/",
     "/pkg/",
     "/favicon.svg",
     "/healthz",

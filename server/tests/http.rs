@@ -37,7 +37,7 @@ impl TestApp {
         let (stop_worker, worker_stop) = tokio::sync::watch::channel(false);
         tokio::spawn(engine::agent::run_worker(agent, worker_stop));
         let engine = state.engine.clone();
-        let app = server::router(state, allowed_hosts);
+        let app = server::router(state, allowed_hosts, None);
         tokio::spawn(async move {
             axum::serve(listener, app)
                 .with_graceful_shutdown(async {

@@ -6,6 +6,7 @@ mod list_people;
 mod list_sessions;
 mod set_up;
 mod sign_in;
+mod sign_in_options;
 mod sign_out;
 mod sign_out_everywhere;
 
@@ -15,6 +16,7 @@ pub use list_people::*;
 pub use list_sessions::*;
 pub use set_up::*;
 pub use sign_in::*;
+pub use sign_in_options::*;
 pub use sign_out::*;
 pub use sign_out_everywhere::*;
 
@@ -42,19 +44,20 @@ fn set_cookie(value: &str) {
     }
 }
 
+/// The `Set-Cookie` value of a session just started, `Secure` when served
+/// over https.
+#[cfg(feature = "ssr")]
+pub fn session_cookie(token: &str, secure: bool) -> String {
+    let secure = if secure { "; Secure" } else { "" };
+    let max_age = engine::people::ABSOLUTE_LIFETIME.num_seconds();
+    format!("{SESSION_COOKIE}={token}; HttpOnly; SameSite=Lax; Path=/; Max-Age={max_age}{secure}")
+}
+
 /// Gives the browser the cookie of a session just started.
 #[cfg(feature = "ssr")]
 fn set_session_cookie(started: &engine::people::Started) {
-    let secure = if crate::state::served_over_https() {
-        "; Secure"
-    } else {
-        ""
-    };
-    let max_age = engine::people::ABSOLUTE_LIFETIME.num_seconds();
-    set_cookie(&format!(
-        "{SESSION_COOKIE}={}; HttpOnly; SameSite=Lax; Path=/; Max-Age={max_age}{secure}",
-        started.token.as_str()
-    ));
+    let secure = crate::state::served_over_https();
+    set_cookie(&session_cookie(started.token.as_str(), secure));
 }
 
 /// `next` when it is a path on this site, else the home page: a sign-in

@@ -7,6 +7,7 @@ use std::collections::BTreeMap;
 use serde::Deserialize;
 
 use crate::domain::person::is_plain_name;
+use crate::domain::Access;
 use crate::policy::PolicyError;
 
 /// How people sign in, and who is in which approver group.
@@ -20,6 +21,36 @@ pub struct AuthSettings {
     /// policy's `approvers:` names these groups.
     #[serde(default)]
     pub groups: BTreeMap<String, Vec<String>>,
+    /// Signing in with an OpenID provider.
+    #[serde(default)]
+    pub oidc: Option<OidcSettings>,
+}
+
+/// Signing in with an OpenID Connect provider (authorization code with
+/// PKCE). The client secret comes from `AIRLOCK_OIDC_CLIENT_SECRET`, never
+/// from this file.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct OidcSettings {
+    /// The provider's issuer URL, where its discovery document lives.
+    pub issuer: String,
+    /// Airlock's client id at the provider.
+    pub client_id: String,
+    /// The sign-in button's words.
+    #[serde(default = "default_label")]
+    pub label: String,
+    /// The access of someone who signs in for the first time: `viewer`
+    /// (the default) or `approver`. Administrators make administrators.
+    #[serde(default = "default_access")]
+    pub access: Access,
+}
+
+fn default_label() -> String {
+    "Sign in with single sign-on".to_owned()
+}
+
+fn default_access() -> Access {
+    Access::Viewer
 }
 
 impl AuthSettings {
@@ -28,11 +59,22 @@ impl AuthSettings {
         self,
         err: impl Fn(&str, String) -> PolicyError,
     ) -> Result<Self, PolicyError> {
-        if !self.passwords {
+        if !self.passwords && self.oidc.is_none() {
             return Err(err(
                 "auth",
-                "no way to sign in is turned on: add `passwords: true`".into(),
+                "no way to sign in is turned on: add `passwords: true` or an `oidc:` block".into(),
             ));
+        }
+        if let Some(oidc) = &self.oidc {
+            let web = |url: &str| url.starts_with("https://") || url.starts_with("http://");
+            if !web(&oidc.issuer) {
+                let problem = format!("`{}` is not an http(s) URL", oidc.issuer);
+                return Err(err("auth.oidc.issuer", problem));
+            }
+            if oidc.access == Access::Admin {
+                let problem = "people who sign in for the first time are viewers or approvers; an administrator makes administrators".into();
+                return Err(err("auth.oidc.access", problem));
+            }
         }
         let plain = "is not a plain name: lowercase letters, digits, `.`, `_` or `-`";
         for (group, members) in &self.groups {
@@ -63,6 +105,7 @@ impl AuthSettings {
 #[cfg(test)]
 mod tests {
     use crate::config::Config;
+    use crate::domain::Access;
 
     #[test]
     fn the_auth_block_turns_sign_in_on() {
@@ -73,6 +116,20 @@ mod tests {
             .unwrap_err()
             .to_string();
         assert!(none.contains("passwords: true"), "{none}");
+        let sso = "auth:\n  oidc:\n    issuer: https://idp.example.com\n    client_id: airlock\n";
+        let oidc = Config::parse("a.yaml", sso)
+            .unwrap()
+            .auth
+            .unwrap()
+            .oidc
+            .unwrap();
+        assert_eq!(
+            (oidc.label.as_str(), oidc.access),
+            ("Sign in with single sign-on", Access::Viewer)
+        );
+        let admin = format!("{sso}    access: admin\n");
+        let e = Config::parse("a.yaml", &admin).unwrap_err().to_string();
+        assert!(e.contains("auth.oidc.access"), "{e}");
         let typo = Config::parse("a.yaml", "auth:\n  pasword: true\n")
             .unwrap_err()
             .to_string();

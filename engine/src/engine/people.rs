@@ -24,6 +24,16 @@ impl Engine {
         people::setup::set_up(&self.core, token, person).await
     }
 
+    /// Starts a session for someone an OpenID provider vouched for,
+    /// adding them at their first sign-in; [`EngineError::SignInFailed`]
+    /// when they were disabled.
+    pub async fn sign_in_with_provider(
+        &self,
+        who: people::provider::ProviderIdentity,
+    ) -> Result<Started, EngineError> {
+        people::provider::sign_in_with_provider(&self.core, who).await
+    }
+
     /// Everyone, by name.
     pub async fn people(&self) -> Result<Vec<Person>, EngineError> {
         people::people(&self.core).await

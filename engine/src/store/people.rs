@@ -26,12 +26,19 @@ pub struct SignedIn {
 /// People and their sessions.
 #[async_trait]
 pub trait PeopleStore: Send + Sync {
-    /// Adds a person; [`StoreError::Duplicate`] when the name is taken.
+    /// Adds a person, with the hash of their password and the subject an
+    /// OpenID provider knows them by, when they have them;
+    /// [`StoreError::Duplicate`] when the name or the subject is taken.
     async fn insert_person(
         &self,
         person: &Person,
         password_hash: Option<&str>,
+        subject: Option<&str>,
     ) -> Result<(), StoreError>;
+
+    /// The person an OpenID provider knows by `subject` (its issuer and
+    /// their subject there).
+    async fn person_by_subject(&self, subject: &str) -> Result<Option<Person>, StoreError>;
 
     async fn person(&self, id: &PersonId) -> Result<Option<Person>, StoreError>;
 

@@ -105,6 +105,11 @@ const MIGRATIONS: &[Migration] = &[
         description: "people on records",
         sql: include_str!("../../migrations/postgres/0014_people_on_records.sql"),
     },
+    Migration {
+        version: 15,
+        description: "provider subjects",
+        sql: include_str!("../../migrations/postgres/0015_provider_subjects.sql"),
+    },
 ];
 
 /// Arbitrary key of the advisory lock that serialises migrations across replicas.

@@ -87,6 +87,11 @@ const MIGRATIONS: &[Migration] = &[
         description: "people on records",
         sql: include_str!("../../migrations/sqlite/0014_people_on_records.sql"),
     },
+    Migration {
+        version: 15,
+        description: "provider subjects",
+        sql: include_str!("../../migrations/sqlite/0015_provider_subjects.sql"),
+    },
 ];
 
 /// How many read-only connections serve reads: one per core. Statements run

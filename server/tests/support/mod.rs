@@ -54,6 +54,19 @@ pub async fn start(
     env: &[(&str, &str)],
     workers: Workers,
 ) -> TestServer {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    serve(listener, data, config, env, workers).await
+}
+
+/// [`start`] on `listener`, bound already (so its address can go into
+/// `config`, or to a provider, first).
+pub async fn serve(
+    listener: tokio::net::TcpListener,
+    data: &std::path::Path,
+    config: &str,
+    env: &[(&str, &str)],
+    workers: Workers,
+) -> TestServer {
     let config_path = data.join("airlock.yaml");
     std::fs::write(&config_path, config).unwrap();
     let mut settings: Vec<(String, String)> = vec![
@@ -96,8 +109,7 @@ pub async fn start(
         let stop = stop.clone();
         tokio::spawn(async move { engine.follow_feed(stop).await });
     }
-    let app = server::router(services.state, services.allowed_hosts);
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let app = server::router(services.state, services.allowed_hosts, services.sso);
     let addr = listener.local_addr().unwrap();
     let (stop, stopped) = oneshot::channel::<()>();
     tokio::spawn(async move {

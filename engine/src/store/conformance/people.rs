@@ -32,9 +32,9 @@ pub(crate) async fn people_have_unique_names(f: &Fixture) {
     assert_eq!(store.count_people().await.unwrap(), 0);
     let ana = person("ana", Access::Admin);
     let bo = person("bo", Access::Viewer);
-    store.insert_person(&bo, None).await.unwrap();
+    store.insert_person(&bo, None, None).await.unwrap();
     store
-        .insert_person(&ana, Some("$argon2id$stub"))
+        .insert_person(&ana, Some("$argon2id$stub"), None)
         .await
         .unwrap();
     let found = store.credentials("ana").await.unwrap().unwrap();
@@ -52,7 +52,7 @@ pub(crate) async fn people_have_unique_names(f: &Fixture) {
     assert_eq!(store.credentials("cy").await.unwrap(), None);
     assert_eq!(store.person(&bo.id).await.unwrap(), Some(bo.clone()));
     let again = person("ana", Access::Viewer);
-    match store.insert_person(&again, None).await {
+    match store.insert_person(&again, None, None).await {
         Err(StoreError::Duplicate("person")) => {}
         other => panic!("expected a duplicate, got {other:?}"),
     }
@@ -65,12 +65,29 @@ pub(crate) async fn people_have_unique_names(f: &Fixture) {
         .collect();
     assert_eq!(names, ["ana", "bo"]);
     assert_eq!(store.count_people().await.unwrap(), 2);
+    // A provider's subject finds its person, and names one person only.
+    let cy = person("cy", Access::Approver);
+    let subject = "https://idp.example.com 24400320";
+    store.insert_person(&cy, None, Some(subject)).await.unwrap();
+    assert_eq!(store.person_by_subject(subject).await.unwrap(), Some(cy));
+    assert_eq!(
+        store
+            .person_by_subject("https://idp.example.com 1")
+            .await
+            .unwrap(),
+        None
+    );
+    let twin = person("dee", Access::Approver);
+    match store.insert_person(&twin, None, Some(subject)).await {
+        Err(StoreError::Duplicate("person")) => {}
+        other => panic!("expected a duplicate, got {other:?}"),
+    }
 }
 
 pub(crate) async fn a_session_is_found_by_its_token_hash(f: &Fixture) {
     let store = f.store.clone();
     let ana = person("ana", Access::Approver);
-    store.insert_person(&ana, None).await.unwrap();
+    store.insert_person(&ana, None, None).await.unwrap();
     let (token, first) = session(&ana);
     store.insert_session(&token.hash(), &first).await.unwrap();
     let found = store.session(&token.hash()).await.unwrap().unwrap();
@@ -113,8 +130,8 @@ pub(crate) async fn disabling_a_person_ends_their_sessions_at_once(f: &Fixture) 
     let store = f.store.clone();
     let ana = person("ana", Access::Approver);
     let bo = person("bo", Access::Approver);
-    store.insert_person(&ana, None).await.unwrap();
-    store.insert_person(&bo, None).await.unwrap();
+    store.insert_person(&ana, None, None).await.unwrap();
+    store.insert_person(&bo, None, None).await.unwrap();
     let (token, ana_session) = session(&ana);
     store
         .insert_session(&token.hash(), &ana_session)

@@ -10,8 +10,10 @@ use crate::store::people::{Credentials, PeopleStore, SignedIn};
 use crate::store::{from_millis, to_millis, StoreError};
 
 const INSERT_PERSON: &str = "insert into people
-        (person_id, name, display_name, access, password_hash, disabled_at, created_at)
-     values ($1, $2, $3, $4, $5, $6, $7)";
+        (person_id, name, display_name, access, password_hash, disabled_at, created_at, oidc_subject)
+     values ($1, $2, $3, $4, $5, $6, $7, $8)";
+
+const PERSON_BY_SUBJECT: &str = "select * from people where oidc_subject = $1";
 
 const PERSON: &str = "select * from people where person_id = $1";
 
@@ -79,6 +81,7 @@ impl<B: Backend> PeopleStore for SqlStore<B> {
         &self,
         person: &Person,
         password_hash: Option<&str>,
+        subject: Option<&str>,
     ) -> Result<(), StoreError> {
         let inserted = query(INSERT_PERSON)
             .bind(person.id.as_str())
@@ -88,6 +91,7 @@ impl<B: Backend> PeopleStore for SqlStore<B> {
             .bind(password_hash)
             .bind(person.disabled_at.map(to_millis))
             .bind(to_millis(person.created_at))
+            .bind(subject)
             .execute(self.writer())
             .await;
         match inserted {
@@ -100,6 +104,14 @@ impl<B: Backend> PeopleStore for SqlStore<B> {
     async fn person(&self, id: &PersonId) -> Result<Option<Person>, StoreError> {
         let row = query(PERSON)
             .bind(id.as_str())
+            .fetch_optional(self.reader())
+            .await?;
+        row.as_ref().map(row_person).transpose()
+    }
+
+    async fn person_by_subject(&self, subject: &str) -> Result<Option<Person>, StoreError> {
+        let row = query(PERSON_BY_SUBJECT)
+            .bind(subject)
             .fetch_optional(self.reader())
             .await?;
         row.as_ref().map(row_person).transpose()
