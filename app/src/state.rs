@@ -55,16 +55,16 @@ pub fn signed_in() -> Option<engine::domain::Person> {
     signed_in_session().map(|signed_in| signed_in.person)
 }
 
+/// The address a request comes from as the server worked it out (behind a
+/// trusted proxy, from `X-Forwarded-For`), in the request's extensions.
+#[derive(Debug, Clone)]
+pub struct ClientAddress(pub String);
+
 /// The address the current request came from, for holding back failed
 /// sign-ins per client; `unknown` when the server was not told.
 pub fn client_address() -> String {
     leptos::prelude::use_context::<http::request::Parts>()
-        .and_then(|parts| {
-            parts
-                .extensions
-                .get::<axum::extract::ConnectInfo<std::net::SocketAddr>>()
-                .map(|info| info.0.ip().to_string())
-        })
+        .and_then(|parts| parts.extensions.get::<ClientAddress>().map(|c| c.0.clone()))
         .unwrap_or_else(|| "unknown".to_owned())
 }
 

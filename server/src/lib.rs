@@ -2,6 +2,7 @@
 //! not server functions. `launch` lets tests run the real server on port 0.
 
 mod at_start;
+pub mod client_address;
 pub mod cross_site;
 mod draft_delta;
 pub mod fn_errors;
@@ -50,7 +51,12 @@ pub use settings::{ModelSettings, Settings};
 
 /// Builds the router over `state`: health, pages, server functions, and the
 /// compiled site's static files, for requests to the `allowed` hosts.
-pub fn router(state: AppState, allowed: Arc<AllowedHosts>, sso: Option<Arc<oidc::Sso>>) -> Router {
+pub fn router(state: AppState, doors: Doors) -> Router {
+    let Doors {
+        allowed_hosts: allowed,
+        sso,
+        proxies,
+    } = doors;
     let routes = generate_route_list(App);
     let (own, own_api) = utoipa_axum::router::OpenApiRouter::<AppState>::new()
         .routes(utoipa_axum::routes!(health::healthz))
@@ -82,6 +88,10 @@ pub fn router(state: AppState, allowed: Arc<AllowedHosts>, sso: Option<Arc<oidc:
         .layer(axum::middleware::from_fn_with_state(
             state.clone(),
             sign_in_guard::require_sign_in,
+        ))
+        .layer(axum::middleware::from_fn_with_state(
+            proxies,
+            client_address::note,
         ))
         .layer(axum::middleware::from_fn(fn_errors::set_error_status))
         .layer(axum::middleware::map_response(freshness::no_store_pages))
@@ -116,10 +126,18 @@ pub struct Services {
     pub agent: Agent,
     /// The secret review callbacks are signed with.
     pub callback_secret: Vec<u8>,
-    /// The hosts requests may name.
+    /// Who may come in, and how.
+    pub doors: Doors,
+}
+
+/// What the router needs besides its state: the hosts requests may name,
+/// the OpenID provider people sign in with (when `auth.oidc` names one),
+/// and the reverse proxies that say who the client is.
+#[derive(Debug, Clone)]
+pub struct Doors {
     pub allowed_hosts: Arc<AllowedHosts>,
-    /// The OpenID provider people sign in with, when `auth.oidc` names one.
     pub sso: Option<Arc<oidc::Sso>>,
+    pub proxies: Arc<client_address::TrustedProxies>,
 }
 
 /// Opens the store `settings` name, creating the data directory first.
@@ -200,8 +218,11 @@ pub async fn build(settings: &Settings) -> anyhow::Result<Services> {
         state,
         agent,
         callback_secret,
-        allowed_hosts,
-        sso,
+        doors: Doors {
+            allowed_hosts,
+            sso,
+            proxies: Arc::new(settings.trusted_proxies.clone()),
+        },
     })
 }
 
@@ -263,8 +284,7 @@ pub async fn launch(
         state,
         agent,
         callback_secret,
-        allowed_hosts,
-        sso,
+        doors,
     } = build(&settings).await?;
     at_start::refuse_open_without_sign_in(&state, &listener)?;
     let store = state.engine.store().backend();
@@ -301,7 +321,7 @@ pub async fn launch(
     let events = state.engine.events().clone();
     let addr = listener.local_addr()?;
     at_start::announce_setup_link(&state, addr).await?;
-    let app = router(state, allowed_hosts, sso);
+    let app = router(state, doors);
     tracing::info!(%addr, store, "listening");
     // The line scripts and tests wait for; keep its shape.
     println!("Airlock is ready at http://{addr}");

@@ -1,6 +1,7 @@
 //! Settings: embedded defaults, overridden by `AIRLOCK_*` environment variables.
 //! With none set, Airlock serves on 127.0.0.1:3000 with a SQLite file under `./data`.
 
+use crate::client_address::TrustedProxies;
 use std::net::SocketAddr;
 use std::path::PathBuf;
 
@@ -42,6 +43,9 @@ pub struct Settings {
     pub allowed_hosts: Vec<String>,
     /// The client secret at the OpenID provider (`AIRLOCK_OIDC_CLIENT_SECRET`).
     pub oidc_client_secret: Option<Secret>,
+    /// Reverse proxies whose `X-Forwarded-For` names the client
+    /// (`AIRLOCK_TRUSTED_PROXIES`: addresses and networks, comma-separated).
+    pub trusted_proxies: TrustedProxies,
 }
 
 /// A value that never reaches a log line.
@@ -172,6 +176,11 @@ impl Settings {
         let callback_secret = lookup("AIRLOCK_CALLBACK_SECRET").map(Secret);
         let allowed_hosts = allowed_hosts(lookup("AIRLOCK_ALLOWED_HOSTS").as_deref())?;
         let oidc_client_secret = lookup("AIRLOCK_OIDC_CLIENT_SECRET").map(Secret);
+        let proxies = lookup("AIRLOCK_TRUSTED_PROXIES").unwrap_or_default();
+        let trusted_proxies = TrustedProxies::parse(&proxies).map_err(|problem| SettingsError {
+            name: "AIRLOCK_TRUSTED_PROXIES",
+            problem,
+        })?;
         Ok(Self {
             addr,
             data_dir,
@@ -183,6 +192,7 @@ impl Settings {
             callback_secret,
             allowed_hosts,
             oidc_client_secret,
+            trusted_proxies,
         })
     }
 }
@@ -266,6 +276,17 @@ mod tests {
         assert_eq!(e.name, "AIRLOCK_MODEL");
         let e = from(&[("AIRLOCK_MODEL_BASE_URL", "x/v1"), ("AIRLOCK_MODEL", "m")]).unwrap_err();
         assert_eq!(e.name, "AIRLOCK_MODEL_BASE_URL");
+    }
+
+    #[test]
+    fn trusted_proxies_are_addresses_and_networks() {
+        assert_eq!(
+            from(&[]).unwrap().trusted_proxies,
+            TrustedProxies::default()
+        );
+        let e = from(&[("AIRLOCK_TRUSTED_PROXIES", "10.0.0.0/8, proxy")]).unwrap_err();
+        assert_eq!(e.name, "AIRLOCK_TRUSTED_PROXIES");
+        assert!(e.problem.contains("`proxy`"), "{}", e.problem);
     }
 
     #[test]

@@ -31,13 +31,13 @@ impl TestApp {
         let server::Services {
             state,
             agent,
-            allowed_hosts,
+            doors,
             ..
         } = server::build(&settings).await.unwrap();
         let (stop_worker, worker_stop) = tokio::sync::watch::channel(false);
         tokio::spawn(engine::agent::run_worker(agent, worker_stop));
         let engine = state.engine.clone();
-        let app = server::router(state, allowed_hosts, None);
+        let app = server::router(state, doors);
         tokio::spawn(async move {
             axum::serve(listener, app)
                 .with_graceful_shutdown(async {

@@ -259,3 +259,48 @@ async fn signing_out_everywhere_ends_every_session_of_the_person() {
         assert_eq!(page.status() == 200, still, "{cookie}");
     }
 }
+
+/// Behind a trusted proxy, failed sign-ins are held back per client as the
+/// proxy names it; a header from anyone else names nobody.
+#[tokio::test]
+async fn behind_a_trusted_proxy_each_client_is_held_back_alone() {
+    let attempts_from =
+        |server: &support::TestServer, client: &Client, from: &'static str, n: usize| {
+            let (server, client) = (server.url("/api/fn/sign_in"), client.clone());
+            async move {
+                let mut last = 0;
+                for i in 0..n {
+                    let name = format!("nobody{i}");
+                    let res = client
+                        .post(&server)
+                        .header("accept", "application/json")
+                        .header("x-forwarded-for", from)
+                        .form(&[
+                            ("name", name.as_str()),
+                            ("password", "not the password"),
+                            ("next", "/"),
+                        ])
+                        .send()
+                        .await
+                        .unwrap();
+                    last = res.status().as_u16();
+                }
+                last
+            }
+        };
+    let client = Client::builder().redirect(Policy::none()).build().unwrap();
+    for (trusted, other_client) in [("127.0.0.1", 401), ("", 429)] {
+        let dir = tempfile::tempdir().unwrap();
+        let env = [("AIRLOCK_TRUSTED_PROXIES", trusted)];
+        let server = support::start(dir.path(), CONFIG, &env, support::Workers::default()).await;
+        // 20 failures from one client, under 20 names: the 21st is held back.
+        assert_eq!(
+            attempts_from(&server, &client, "203.0.113.1", 20).await,
+            401
+        );
+        assert_eq!(attempts_from(&server, &client, "203.0.113.1", 1).await, 429);
+        // Another client behind the same proxy is not, unless the proxy is not trusted.
+        let other = attempts_from(&server, &client, "203.0.113.2", 1).await;
+        assert_eq!(other, other_client, "trusted proxies: {trusted:?}");
+    }
+}

@@ -109,9 +109,11 @@ pub async fn serve(
         let stop = stop.clone();
         tokio::spawn(async move { engine.follow_feed(stop).await });
     }
-    let app = server::router(services.state, services.allowed_hosts, services.sso);
+    let app = server::router(services.state, services.doors);
     let addr = listener.local_addr().unwrap();
     let (stop, stopped) = oneshot::channel::<()>();
+    // With each request's peer address, as `launch` serves.
+    let app = app.into_make_service_with_connect_info::<std::net::SocketAddr>();
     tokio::spawn(async move {
         axum::serve(listener, app)
             .with_graceful_shutdown(async {
