@@ -288,6 +288,7 @@ impl From<engine::EngineError> for AppError {
             EngineError::NotAnApprover { groups } => AppError::NotAnApprover { groups },
             EngineError::OwnRequest => AppError::OwnRequest,
             EngineError::SetupLinkInvalid => AppError::SetupLinkInvalid,
+            EngineError::SignInRequired => AppError::Unauthenticated,
             EngineError::SignInFailed => AppError::SignInFailed,
             EngineError::TooManyAttempts { retry_after_secs } => {
                 AppError::TooManyAttempts { retry_after_secs }

@@ -350,6 +350,13 @@ impl Config {
         })
     }
 
+    /// Whether any policy opens review links only to signed-in people, so
+    /// that responding through a link has a person to check.
+    pub fn sign_in_links(&self) -> bool {
+        self.default_policy.review_sign_in()
+            || self.sources.values().any(|s| s.policy.review_sign_in())
+    }
+
     /// The policy for a source: its own block, else the default policy.
     pub fn policy_for(&self, source: &str) -> &Policy {
         self.sources
@@ -358,14 +365,23 @@ impl Config {
     }
 }
 
-/// Refuses approver groups that `auth.groups` does not define: a typo
-/// would otherwise leave calls nobody may decide.
+/// Refuses approver groups that `auth.groups` does not define (a typo
+/// would otherwise leave calls nobody may decide), and links that need a
+/// sign-in where nobody signs in.
 fn check_groups(
     file: &str,
     prefix: &str,
     policy: &PolicyConfig,
     auth: Option<&AuthSettings>,
 ) -> Result<(), PolicyError> {
+    if policy.review_link == crate::policy::ReviewLink::SignIn && auth.is_none() {
+        return Err(PolicyError {
+            file: file.to_owned(),
+            key: format!("{prefix}.review_link"),
+            problem: "links that need signing in need an `auth:` block, so people can sign in"
+                .into(),
+        });
+    }
     let named = policy
         .approvers
         .iter()

@@ -14,13 +14,12 @@ use crate::config::Config;
 use crate::core::Core;
 use crate::domain::{Actor, InboxSnapshot, Posted, TitledInbox};
 use crate::domain::{BatchId, ConversationId, GrantId, ToolCallId};
-use crate::domain::{CaseEvent, CaseId, ReviewCase, ReviewToken};
-use crate::domain::{Channel, Grant, GrantEntry, ProposedCall, Reviewer, Run, ToolCall, Verdict};
 use crate::domain::{Conversation, ConversationSnapshot, ConversationSummary, ConversationView};
+use crate::domain::{Grant, GrantEntry, ProposedCall, Reviewer, Run, ToolCall, Verdict};
 use crate::error::EngineError;
 use crate::events::Events;
-use crate::reviews::{callbacks, gateway, respond};
-use crate::reviews::{GatewayOutcome, GatewayRequest, ReviewView, Submission};
+use crate::reviews::{callbacks, gateway};
+use crate::reviews::{GatewayOutcome, GatewayRequest};
 use crate::store::Store;
 use crate::tools::ToolSource;
 use crate::{conversations, decisions, grants, relay};
@@ -284,95 +283,6 @@ impl Engine {
         gateway::gateway_call(&self.core, request).await
     }
 
-    // Review pages and their cases.
-
-    /// Opens a review page: checks the token and marks the case `opened`.
-    pub async fn open_review(
-        &self,
-        id: &CaseId,
-        presented: &str,
-    ) -> Result<ReviewView, EngineError> {
-        respond::open_review(&self.core, id, presented).await
-    }
-
-    /// A review page as it stands now, for keeping an open page current:
-    /// checks the token like [`Engine::open_review`] but changes nothing.
-    pub async fn review_view(
-        &self,
-        id: &CaseId,
-        presented: &str,
-    ) -> Result<ReviewView, EngineError> {
-        respond::review_view(&self.core, id, presented).await
-    }
-
-    /// Marks the case `in_progress`: someone started filling in the page.
-    pub async fn touch_review(
-        &self,
-        id: &CaseId,
-        presented: &str,
-    ) -> Result<ReviewCase, EngineError> {
-        respond::touch_review(&self.core, id, presented).await
-    }
-
-    /// Responds to a case through its link, once: a second response gets
-    /// [`EngineError::AlreadyDecided`], a lapsed case [`EngineError::Expired`].
-    pub async fn respond_review(
-        &self,
-        id: &CaseId,
-        presented: &str,
-        submission: Submission,
-        channel: Channel,
-    ) -> Result<ReviewCase, EngineError> {
-        respond::respond_review(&self.core, id, presented, submission, channel).await
-    }
-
-    /// Withdraws a case through its link: the reviewer declines to decide
-    /// ("Human clicks cancel"). The call does not run, the case ends
-    /// `cancelled` with `reason`, its agent is told as it is of any
-    /// response, and the chat's model reads it as a rejection. Once only,
-    /// like a response.
-    pub async fn cancel_review(
-        &self,
-        id: &CaseId,
-        presented: &str,
-        reason: Option<String>,
-        responded_by: Option<&str>,
-        channel: Channel,
-    ) -> Result<ReviewCase, EngineError> {
-        respond::cancel_review(&self.core, id, presented, reason, responded_by, channel).await
-    }
-
-    /// A case as its agent polls it. A gateway case is visible only to the
-    /// API client that created it.
-    pub async fn review_status(
-        &self,
-        id: &CaseId,
-        client: Option<&str>,
-    ) -> Result<ReviewCase, EngineError> {
-        respond::review_status(&self.core, id, client).await
-    }
-
-    /// A case's events after position `seq`.
-    pub async fn review_events_after(
-        &self,
-        id: &CaseId,
-        seq: i64,
-    ) -> Result<Vec<CaseEvent>, EngineError> {
-        respond::review_events_after(&self.core, id, seq).await
-    }
-
-    /// A new review link for a waiting call: its case and a fresh token.
-    /// Earlier links stay valid, so a link can be handed to several people.
-    /// A link approves, so `by`, the signed-in person asking, must be
-    /// someone who may approve the call.
-    pub async fn review_link(
-        &self,
-        call_id: &ToolCallId,
-        by: Option<&Actor>,
-    ) -> Result<(CaseId, ReviewToken), EngineError> {
-        respond::review_link(&self.core, call_id, by).await
-    }
-
     // Callbacks to requesters.
 
     /// Delivers every callback that is due, signing each with `secret`, and
@@ -396,5 +306,6 @@ impl Engine {
 }
 
 mod people;
+mod reviews;
 #[cfg(test)]
 mod tests;

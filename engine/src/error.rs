@@ -51,6 +51,10 @@ pub enum EngineError {
     /// approve it (separation of duties).
     #[error("you asked for this call, so another approver must approve it")]
     OwnRequest,
+    /// The review link opens only for a signed-in person who may decide
+    /// its call (`review_link: sign_in`), and nobody is signed in.
+    #[error("this review needs you to sign in: open the link in a browser and sign in")]
+    SignInRequired,
     /// A setup link is not the one printed at start, has expired, or was
     /// used: someone has been added.
     #[error("this setup link is not valid: it works once, for a day; restart Airlock for a new one while nobody has been added, or add people with `airlock user add`")]

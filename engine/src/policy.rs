@@ -19,7 +19,7 @@ mod rules;
 
 use serde::{Deserialize, Serialize};
 
-pub use config::{PolicyConfig, PolicyError, RuleConfig};
+pub use config::{PolicyConfig, PolicyError, ReviewLink, RuleConfig};
 pub use rule_config::{ConditionConfig, RuleAction};
 use rules::{CompiledRule, GlobList};
 
@@ -101,9 +101,16 @@ pub struct Policy {
     trust_read_only_hints: bool,
     approvers: Vec<String>,
     separation_of_duties: bool,
+    review_sign_in: bool,
 }
 
 impl Policy {
+    /// Whether its calls' review links open only for a signed-in person who
+    /// may decide them (`review_link: sign_in`).
+    pub fn review_sign_in(&self) -> bool {
+        self.review_sign_in
+    }
+
     /// Whether the tool is offered to the model at all.
     pub fn is_visible(&self, tool: &str) -> bool {
         self.hidden_reason(tool).is_none()

@@ -16,12 +16,14 @@ use axum::extract::{Path, Query, State};
 use axum::http::StatusCode;
 use axum::response::sse::{Event as SseEvent, KeepAlive, Sse};
 use axum::response::{IntoResponse, Response};
+use axum::Extension;
 use serde::Deserialize;
 use tokio::sync::{broadcast, mpsc};
 use tokio_stream::wrappers::ReceiverStream;
 
-use app::state::AppState;
+use app::state::{AppState, SignedInPerson};
 use app::wire::ReviewItem;
+use engine::domain::Actor;
 use engine::events::{Event, EventKind};
 use engine::reviews::CaseId;
 use engine::{Engine, EngineError};
@@ -46,14 +48,17 @@ pub struct Access {
     responses(
         (status = 200, content_type = "text/event-stream", body = String, description = "`review` (the case as its page shows it: status, outcome, the call), at once and after every change of the call."),
         (status = 400, description = "The query is malformed."),
-        (status = 403, description = "No such case, or not its token: the two answer alike, so links cannot be probed."),
+        (status = 401, description = "The case's policy opens its link only to a signed-in person (`sign_in_required`), and nobody is."),
+        (status = 403, description = "No such case, or not its token: the two answer alike, so links cannot be probed; or the person signed in may not decide its call."),
     )
 )]
 pub async fn review_events(
     State(state): State<AppState>,
     Path(case_id): Path<String>,
+    person: Option<Extension<SignedInPerson>>,
     access: Result<Query<Access>, QueryRejection>,
 ) -> Response {
+    let by = person.map(|Extension(p)| app::state::actor_of(p.person, state.engine.config()));
     let Ok(Query(access)) = access else {
         return refused(
             StatusCode::BAD_REQUEST,
@@ -67,9 +72,19 @@ pub async fn review_events(
     let token = access.token.unwrap_or_default();
     // Subscribe before the first read, so no change falls between the two.
     let live = state.engine.events().subscribe();
-    let first = match state.engine.review_view(&id, &token).await {
+    let first = match state.engine.review_view(&id, &token, by.as_ref()).await {
         Ok(view) => ReviewItem::from_view(view),
         Err(EngineError::Forbidden | EngineError::NotFound(_)) => return forbidden(),
+        Err(EngineError::SignInRequired) => {
+            return refused(
+                StatusCode::UNAUTHORIZED,
+                "sign_in_required",
+                "this review needs you to sign in",
+            )
+        }
+        Err(e @ (EngineError::NotAnApprover { .. } | EngineError::NotAllowed)) => {
+            return refused(StatusCode::FORBIDDEN, "not_an_approver", e.to_string())
+        }
         Err(e) => {
             tracing::warn!(error = %e, "cannot read a review for its stream");
             return refused(
@@ -80,7 +95,8 @@ pub async fn review_events(
         }
     };
     let (tx, rx) = mpsc::channel(8);
-    tokio::spawn(pump(state.engine, id, token, first, live, tx));
+    let link = Link { id, token, by };
+    tokio::spawn(pump(state.engine, link, first, live, tx));
     Sse::new(ReceiverStream::new(rx))
         .keep_alive(KeepAlive::new().interval(Duration::from_secs(15)))
         .into_response()
@@ -104,12 +120,19 @@ fn changes_call(event: &Event, call_id: &str) -> bool {
     ) && event.data["id"] == call_id
 }
 
+/// A review link as its page holds it: the case, the token, and the person
+/// signed in, if any.
+struct Link {
+    id: CaseId,
+    token: String,
+    by: Option<Actor>,
+}
+
 /// Sends the case again after each change of its call, until the page goes
 /// away or the server shuts down.
 async fn pump(
     engine: Engine,
-    id: CaseId,
-    token: String,
+    link: Link,
     first: ReviewItem,
     mut live: broadcast::Receiver<std::sync::Arc<Event>>,
     tx: Tx,
@@ -135,7 +158,10 @@ async fn pump(
         if !changed {
             continue;
         }
-        let now = match engine.review_view(&id, &token).await {
+        let now = match engine
+            .review_view(&link.id, &link.token, link.by.as_ref())
+            .await
+        {
             Ok(view) => ReviewItem::from_view(view),
             Err(e) => {
                 tracing::warn!(error = %e, "cannot read a review again for its stream");

@@ -5,4 +5,5 @@ pub mod event_stream;
 pub mod live_list;
 pub mod load_error;
 pub mod post_form;
+pub mod query;
 pub mod reveal;

@@ -32,6 +32,17 @@ pub enum DefaultAction {
     Allow,
 }
 
+/// Who may open a review link of a call that waits.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ReviewLink {
+    /// Whoever holds it (HITL Protocol): the link is the credential.
+    #[default]
+    Capability,
+    /// Only a signed-in person who may decide the call.
+    SignIn,
+}
+
 /// An argument rule: for tools matching `tool`, when every condition holds, do `action`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -86,6 +97,9 @@ pub struct PolicyConfig {
     /// approving its calls.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub separation_of_duties: bool,
+    /// Who may open the review links of its calls.
+    #[serde(default)]
+    pub review_link: ReviewLink,
 }
 
 impl PolicyConfig {
@@ -158,6 +172,7 @@ impl PolicyConfig {
             trust_read_only_hints: self.trust_read_only_hints,
             approvers: self.approvers.clone(),
             separation_of_duties: self.separation_of_duties,
+            review_sign_in: self.review_link == ReviewLink::SignIn,
         })
     }
 }

@@ -140,6 +140,41 @@ async fn verified_case(
     }
 }
 
+/// Who holds a link: anyone, for a capability link (the HITL Protocol's:
+/// the token is the credential, and the holder decides under the name they
+/// give); for a call whose policy says `review_link: sign_in`, only `by`, a
+/// signed-in person who may decide it, who then decides as themselves.
+/// Without such a policy anywhere, no call is read to find out.
+async fn holder(
+    core: &Core,
+    case: &ReviewCase,
+    by: Option<&Actor>,
+) -> Result<Option<Actor>, EngineError> {
+    if !core.config.sign_in_links() {
+        return Ok(None);
+    }
+    let call = core
+        .store
+        .tool_call(&case.tool_call_id)
+        .await?
+        .ok_or(EngineError::NotFound("tool call"))?;
+    if !core.config.policy_for(&call.source).review_sign_in() {
+        return Ok(None);
+    }
+    let actor = by.ok_or(EngineError::SignInRequired)?;
+    let reviewer = Reviewer::person(actor.clone(), Channel::ReviewPage);
+    decisions::check(&reviewer, &call, false)?;
+    Ok(Some(actor.clone()))
+}
+
+/// The reviewer deciding through a link held by `holder` (see [`holder`]).
+fn link_reviewer(holder: Option<Actor>, name: Option<&str>, channel: Channel) -> Reviewer {
+    match holder {
+        Some(actor) => Reviewer::person(actor, channel),
+        None => reviewer_named(name, channel),
+    }
+}
+
 /// The case as it stands, applying its expiry first if it lapsed and the
 /// expiry pass has not reached it yet.
 async fn current(core: &Core, case: ReviewCase) -> Result<ReviewCase, EngineError> {
@@ -169,8 +204,10 @@ pub(crate) async fn open_review(
     core: &Core,
     id: &CaseId,
     presented: &str,
+    by: Option<&Actor>,
 ) -> Result<ReviewView, EngineError> {
     let case = verified_case(core, id, presented).await?;
+    holder(core, &case, by).await?;
     let mut case = current(core, case).await?;
     if case.status == CaseStatus::Pending {
         case = advance(core, case, CaseStatus::Opened).await?;
@@ -182,8 +219,10 @@ pub(crate) async fn review_view(
     core: &Core,
     id: &CaseId,
     presented: &str,
+    by: Option<&Actor>,
 ) -> Result<ReviewView, EngineError> {
     let case = verified_case(core, id, presented).await?;
+    holder(core, &case, by).await?;
     let case = current(core, case).await?;
     view_of(core, case).await
 }
@@ -207,8 +246,10 @@ pub(crate) async fn touch_review(
     core: &Core,
     id: &CaseId,
     presented: &str,
+    by: Option<&Actor>,
 ) -> Result<ReviewCase, EngineError> {
     let case = verified_case(core, id, presented).await?;
+    holder(core, &case, by).await?;
     let mut case = current(core, case).await?;
     if case.status == CaseStatus::Pending {
         case = advance(core, case, CaseStatus::Opened).await?;
@@ -225,9 +266,11 @@ pub(crate) async fn respond_review(
     presented: &str,
     submission: Submission,
     channel: Channel,
+    by: Option<&Actor>,
 ) -> Result<ReviewCase, EngineError> {
     let case = still_open(core, id, presented).await?;
-    let reviewer = reviewer_named(submission.responded_by.as_deref(), channel);
+    let holder = holder(core, &case, by).await?;
+    let reviewer = link_reviewer(holder, submission.responded_by.as_deref(), channel);
     let (_call, closed) = match submission.response(case.case_type)? {
         Response::Decide(verdict) => {
             let question = case.case_type == CaseType::Input;
@@ -248,9 +291,11 @@ pub(crate) async fn cancel_review(
     reason: Option<String>,
     responded_by: Option<&str>,
     channel: Channel,
+    by: Option<&Actor>,
 ) -> Result<ReviewCase, EngineError> {
     let case = still_open(core, id, presented).await?;
-    let reviewer = reviewer_named(responded_by, channel);
+    let holder = holder(core, &case, by).await?;
+    let reviewer = link_reviewer(holder, responded_by, channel);
     let (_call, closed) = decisions::decide_known(
         core,
         &case.tool_call_id,

@@ -86,6 +86,7 @@ impl Fixture {
                 token.as_str(),
                 submission(action, data, by),
                 channel,
+                None,
             )
             .await?;
         // What the response returns is what it stored.
@@ -169,24 +170,26 @@ async fn a_link_opens_once_responds_once_and_a_wrong_token_opens_nothing() {
     let (case, token) = f.waiting(None).await;
     let wrong = ReviewToken::mint();
     assert!(matches!(
-        f.engine.open_review(&case.id, wrong.as_str()).await,
+        f.engine.open_review(&case.id, wrong.as_str(), None).await,
         Err(EngineError::Forbidden)
     ));
     assert!(matches!(
-        f.engine.open_review(&CaseId::new(), token.as_str()).await,
+        f.engine
+            .open_review(&CaseId::new(), token.as_str(), None)
+            .await,
         Err(EngineError::Forbidden)
     ));
 
     let view = f
         .engine
-        .open_review(&case.id, token.as_str())
+        .open_review(&case.id, token.as_str(), None)
         .await
         .unwrap();
     assert_eq!(view.case.status, CaseStatus::Opened);
     assert_eq!(view.call.tool, "delete_file");
     let touched = f
         .engine
-        .touch_review(&case.id, token.as_str())
+        .touch_review(&case.id, token.as_str(), None)
         .await
         .unwrap();
     assert_eq!(touched.status, CaseStatus::InProgress);
@@ -361,7 +364,14 @@ async fn withdrawing_a_review_cancels_the_case_and_its_call_once() {
     let wrong = ReviewToken::mint();
     let refused = f
         .engine
-        .cancel_review(&case.id, wrong.as_str(), None, None, Channel::ReviewPage)
+        .cancel_review(
+            &case.id,
+            wrong.as_str(),
+            None,
+            None,
+            Channel::ReviewPage,
+            None,
+        )
         .await;
     assert!(matches!(refused, Err(EngineError::Forbidden)));
 
@@ -373,6 +383,7 @@ async fn withdrawing_a_review_cancels_the_case_and_its_call_once() {
             Some("not mine to decide".into()),
             Some("Ada"),
             Channel::ReviewPage,
+            None,
         )
         .await
         .unwrap();
@@ -407,7 +418,14 @@ async fn withdrawing_a_review_cancels_the_case_and_its_call_once() {
     assert!(matches!(again, Err(EngineError::AlreadyDecided { ref by, .. }) if by == "Ada"));
     let twice = f
         .engine
-        .cancel_review(&case.id, token.as_str(), None, None, Channel::ReviewPage)
+        .cancel_review(
+            &case.id,
+            token.as_str(),
+            None,
+            None,
+            Channel::ReviewPage,
+            None,
+        )
         .await;
     assert!(matches!(twice, Err(EngineError::AlreadyDecided { .. })));
 
@@ -497,7 +515,7 @@ async fn the_agents_own_calls_and_questions_are_cases_with_links_on_demand() {
     let (case_id, token) = f.engine.review_link(&calls[1].id, None).await.unwrap();
     let view = f
         .engine
-        .open_review(&case_id, token.as_str())
+        .open_review(&case_id, token.as_str(), None)
         .await
         .unwrap();
     assert_eq!(view.case.case_type, CaseType::Input);
@@ -536,6 +554,7 @@ async fn the_agents_own_calls_and_questions_are_cases_with_links_on_demand() {
             second.as_str(),
             submission("submit", json!({"answer": "docs"}), None),
             Channel::ReviewPage,
+            None,
         )
         .await
         .unwrap();

@@ -115,6 +115,7 @@ impl From<EngineError> for ApiError {
             e @ EngineError::NotAllowed => ApiError::refused("not_allowed", e),
             e @ EngineError::NotAnApprover { .. } => ApiError::refused("not_an_approver", e),
             e @ EngineError::OwnRequest => ApiError::refused("separation_of_duties", e),
+            e @ EngineError::SignInRequired => ApiError::refused("sign_in_required", e),
             EngineError::SignInFailed => ApiError::Unauthorized,
             EngineError::TooManyAttempts { retry_after_secs } => {
                 ApiError::RateLimited(retry_after_secs)

@@ -33,6 +33,7 @@ pub struct TokenQuery {
         (status = 200, description = "The response was recorded.", body = SubmissionResult),
         (status = 400, description = "Not an action or data this case takes.", body = ErrorBody),
         (status = 401, description = "The token is missing or wrong (`invalid_token`).", body = ErrorBody),
+        (status = 403, description = "The case's policy opens its link only to a signed-in approver, in a browser (`sign_in_required`).", body = ErrorBody),
         (status = 409, description = "Already responded to (`duplicate_submission`).", body = ErrorBody),
         (status = 410, description = "The case expired (`case_expired`).", body = ErrorBody),
     )
@@ -53,7 +54,7 @@ pub async fn respond(
     };
     let case = hitl
         .engine
-        .respond_review(&id, &token, submission, Channel::Api)
+        .respond_review(&id, &token, submission, Channel::Api, None)
         .await?;
     Ok(Json(SubmissionResult {
         status: "completed",

@@ -7,6 +7,9 @@ use crate::wire::ReviewItem;
 #[server(prefix = "/api/fn", endpoint = "open_review")]
 pub async fn open_review(case_id: String, token: String) -> Result<ReviewItem, AppError> {
     let id = super::case_id(&case_id)?;
-    let view = crate::state::engine().open_review(&id, &token).await?;
+    let by = crate::state::actor();
+    let view = crate::state::engine()
+        .open_review(&id, &token, by.as_ref())
+        .await?;
     Ok(ReviewItem::from_view(view))
 }

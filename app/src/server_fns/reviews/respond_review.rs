@@ -52,12 +52,14 @@ pub async fn respond_review(
     let id = super::case_id(&case_id)?;
     let engine = crate::state::engine();
     let channel = engine::domain::Channel::ReviewPage;
+    let by = crate::state::actor();
+    let by = by.as_ref();
     if withdraw.is_some() {
         let reason = withdraw_reason.filter(|r| !r.trim().is_empty());
         engine
-            .cancel_review(&id, &token, reason, name.as_deref(), channel)
+            .cancel_review(&id, &token, reason, name.as_deref(), channel, by)
             .await?;
-        let view = engine.open_review(&id, &token).await?;
+        let view = engine.open_review(&id, &token, by).await?;
         return Ok(ReviewItem::from_view(view));
     }
     let action = action.ok_or_else(|| AppError::Invalid {
@@ -84,8 +86,8 @@ pub async fn respond_review(
         responded_by: name,
     };
     engine
-        .respond_review(&id, &token, submission, channel)
+        .respond_review(&id, &token, submission, channel, by)
         .await?;
-    let view = engine.open_review(&id, &token).await?;
+    let view = engine.open_review(&id, &token, by).await?;
     Ok(ReviewItem::from_view(view))
 }

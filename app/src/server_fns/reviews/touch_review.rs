@@ -6,6 +6,9 @@ use crate::error::AppError;
 #[server(prefix = "/api/fn", endpoint = "touch_review")]
 pub async fn touch_review(case_id: String, token: String) -> Result<(), AppError> {
     let id = super::case_id(&case_id)?;
-    crate::state::engine().touch_review(&id, &token).await?;
+    let by = crate::state::actor();
+    crate::state::engine()
+        .touch_review(&id, &token, by.as_ref())
+        .await?;
     Ok(())
 }

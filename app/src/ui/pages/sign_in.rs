@@ -12,6 +12,7 @@ use leptos_router::hooks::use_query_map;
 use crate::server_fns::people::{sign_in_options, SignIn};
 use crate::ui::common::load_error::LoadError;
 use crate::ui::common::post_form::failed_post;
+use crate::ui::common::query::query_value;
 use crate::wire::SignInMethods;
 
 /// What a sign-in with the provider that came back here (`?sso_failed=`)
@@ -61,7 +62,7 @@ pub fn SignInPage() -> impl IntoView {
 /// The provider's button and the password form, as turned on.
 #[component]
 fn SignInWays(options: SignInMethods, next: String) -> impl IntoView {
-    let start = format!("/auth/oidc/start?next={}", encode(&next));
+    let start = format!("/auth/oidc/start?next={}", query_value(&next));
     let both = options.passwords && options.provider.is_some();
     view! {
         {options.provider.map(|label| view! {
@@ -81,16 +82,4 @@ fn SignInWays(options: SignInMethods, next: String) -> impl IntoView {
             </form>
         })}
     }
-}
-
-/// `text` for a URL's query: everything but unreserved characters escaped.
-fn encode(text: &str) -> String {
-    text.bytes()
-        .map(|b| match b {
-            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'.' | b'_' | b'~' | b'/' => {
-                (b as char).to_string()
-            }
-            _ => format!("%{b:02X}"),
-        })
-        .collect()
 }

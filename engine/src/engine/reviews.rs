@@ -1,0 +1,105 @@
+//! The façade's methods for review pages and their cases (see
+//! `reviews/respond.rs`).
+
+use crate::domain::{Actor, CaseEvent, CaseId, Channel, ReviewCase, ReviewToken, ToolCallId};
+use crate::error::EngineError;
+use crate::reviews::{respond, ReviewView, Submission};
+use crate::Engine;
+
+impl Engine {
+    /// Opens a review page: checks the token and marks the case `opened`.
+    /// `by` is the signed-in person holding the link, if any: a call whose
+    /// policy says `review_link: sign_in` opens only for one who may
+    /// decide it, and a response through such a link is theirs.
+    pub async fn open_review(
+        &self,
+        id: &CaseId,
+        presented: &str,
+        by: Option<&Actor>,
+    ) -> Result<ReviewView, EngineError> {
+        respond::open_review(&self.core, id, presented, by).await
+    }
+
+    /// A review page as it stands now, for keeping an open page current:
+    /// checks the token like [`Engine::open_review`] but changes nothing.
+    pub async fn review_view(
+        &self,
+        id: &CaseId,
+        presented: &str,
+        by: Option<&Actor>,
+    ) -> Result<ReviewView, EngineError> {
+        respond::review_view(&self.core, id, presented, by).await
+    }
+
+    /// Marks the case `in_progress`: someone started filling in the page.
+    pub async fn touch_review(
+        &self,
+        id: &CaseId,
+        presented: &str,
+        by: Option<&Actor>,
+    ) -> Result<ReviewCase, EngineError> {
+        respond::touch_review(&self.core, id, presented, by).await
+    }
+
+    /// Responds to a case through its link, once: a second response gets
+    /// [`EngineError::AlreadyDecided`], a lapsed case [`EngineError::Expired`].
+    pub async fn respond_review(
+        &self,
+        id: &CaseId,
+        presented: &str,
+        submission: Submission,
+        channel: Channel,
+        by: Option<&Actor>,
+    ) -> Result<ReviewCase, EngineError> {
+        respond::respond_review(&self.core, id, presented, submission, channel, by).await
+    }
+
+    /// Withdraws a case through its link: the reviewer declines to decide
+    /// ("Human clicks cancel"). The call does not run, the case ends
+    /// `cancelled` with `reason`, its agent is told as it is of any
+    /// response, and the chat's model reads it as a rejection. Once only,
+    /// like a response.
+    pub async fn cancel_review(
+        &self,
+        id: &CaseId,
+        presented: &str,
+        reason: Option<String>,
+        responded_by: Option<&str>,
+        channel: Channel,
+        by: Option<&Actor>,
+    ) -> Result<ReviewCase, EngineError> {
+        let (id, token) = (id, presented);
+        respond::cancel_review(&self.core, id, token, reason, responded_by, channel, by).await
+    }
+
+    /// A case as its agent polls it. A gateway case is visible only to the
+    /// API client that created it.
+    pub async fn review_status(
+        &self,
+        id: &CaseId,
+        client: Option<&str>,
+    ) -> Result<ReviewCase, EngineError> {
+        respond::review_status(&self.core, id, client).await
+    }
+
+    /// A case's events after position `seq`.
+    pub async fn review_events_after(
+        &self,
+        id: &CaseId,
+        seq: i64,
+    ) -> Result<Vec<CaseEvent>, EngineError> {
+        respond::review_events_after(&self.core, id, seq).await
+    }
+
+    /// A new review link for a waiting call: its case and a fresh token.
+    /// Earlier links stay valid, so a link can be handed to several people.
+    /// A link approves, so `by`, the signed-in person asking, must be
+    /// someone who may approve the call.
+    pub async fn review_link(
+        &self,
+        call_id: &ToolCallId,
+        by: Option<&Actor>,
+    ) -> Result<(CaseId, ReviewToken), EngineError> {
+        respond::review_link(&self.core, call_id, by).await
+    }
+}
