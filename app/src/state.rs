@@ -40,8 +40,9 @@ pub fn link_base(public_url: Option<&str>, host: Option<&str>) -> Option<String>
 #[derive(Debug, Clone)]
 pub struct SignedInPerson {
     pub person: engine::domain::Person,
-    /// The session the request came with.
-    pub session: engine::domain::SessionId,
+    /// The session the request came with; `None` for a request a personal
+    /// API token signed in.
+    pub session: Option<engine::domain::SessionId>,
 }
 
 /// Who the current request is signed in as, and with which session.

@@ -1,5 +1,6 @@
 //! The components, one per file, grouped by area.
 
+pub mod account;
 pub mod app;
 pub mod chat;
 pub mod common;

@@ -37,6 +37,24 @@ pub struct SignInMethods {
     pub provider: Option<String>,
 }
 
+/// A personal API token, as its person's account page lists it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ApiTokenItem {
+    pub id: String,
+    pub label: String,
+    /// When it was made, for people.
+    pub created_label: String,
+    /// When it was last used, for people; `None` if never.
+    pub last_used_label: Option<String>,
+}
+
+/// A token just made, with its secret: shown once, never again.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct NewApiToken {
+    pub label: String,
+    pub secret: String,
+}
+
 /// One of a person's signed-in sessions, as their account page lists it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct SessionItem {

@@ -70,3 +70,29 @@ test('a fresh install prints a setup link that adds the first administrator, onc
     server.dispose();
   }
 });
+
+test('a person makes an API token on their account page and sees it once', async ({ page }) => {
+  const server = await AirlockServer.start('auth:\n  passwords: true\n');
+  try {
+    server.addPerson('ana', PASSWORD, '--display-name', 'Ana Lima');
+    await page.goto(`${server.url}/sign-in?next=/account`);
+    await page.getByLabel('Name').fill('ana');
+    await page.getByLabel('Password').fill(PASSWORD);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await expect(page).toHaveURL(`${server.url}/account`);
+    await expect(page.getByText('You have no API tokens.')).toBeVisible();
+    await page.getByLabel('What uses it').fill('deploy script');
+    await page.getByRole('button', { name: 'Make a token' }).click();
+    const secret = page.getByLabel('Your token “deploy script”');
+    await expect(secret).toHaveValue(/^airlock_pat_[\w-]{43}$/);
+    await page.reload();
+    const list = page.getByRole('list', { name: 'API tokens' });
+    await expect(list).toContainText('deploy script');
+    await expect(page.getByLabel('Your token “deploy script”')).toHaveCount(0);
+    await list.getByRole('button', { name: 'Revoke' }).click();
+    await expect(page.getByText('You have no API tokens.')).toBeVisible();
+  } finally {
+    await server.stop();
+    server.dispose();
+  }
+});

@@ -31,8 +31,10 @@ pub use conversation::{
 pub use event::{Draft, Event, EventKind, NewEvent};
 pub use grant::{Grant, GrantEntry, GrantScope};
 pub use id::ToolCallId;
-pub use id::{BatchId, ConversationId, GrantId, IdError, MessageId, PersonId, RunId, SessionId};
-pub use person::{Access, Action, Person, PersonRef, Session, SessionToken};
+pub use id::{ApiTokenId, BatchId, ConversationId, GrantId, IdError, MessageId, PersonId};
+pub use id::{RunId, SessionId};
+pub use person::API_TOKEN_PREFIX;
+pub use person::{Access, Action, ApiToken, Person, PersonRef, Session, SessionToken};
 pub use review::{
     CaseEvent, CaseId, CaseStatus, CaseType, NewCase, Requester, ReviewCase, MAX_PROMPT_CHARS,
 };

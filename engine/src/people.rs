@@ -5,6 +5,7 @@
 pub mod password;
 pub mod provider;
 pub mod setup;
+pub mod tokens;
 
 use chrono::{DateTime, Duration, Utc};
 

@@ -15,6 +15,8 @@ use http::{header, Method, StatusCode};
 use app::error::AppError;
 use app::server_fns::people::{SESSION_COOKIE, SIGN_IN_PAGE};
 use app::state::{cookie, AppState, SignedInPerson};
+use app::ui::common::query::query_value;
+use engine::domain::API_TOKEN_PREFIX;
 
 use crate::cross_site;
 
@@ -51,6 +53,24 @@ pub async fn require_sign_in(
     if state.engine.config().auth.is_none() {
         return next.run(request).await;
     }
+    // A personal API token authenticates on its own, without a cookie, so
+    // no other site can make a browser send it.
+    if let Some(secret) = personal_token(&request) {
+        return match state.engine.person_with_token(&secret).await {
+            Ok(Some(person)) => {
+                request.extensions_mut().insert(SignedInPerson {
+                    person,
+                    session: None,
+                });
+                next.run(request).await
+            }
+            Ok(None) => unauthenticated(),
+            Err(e) => {
+                tracing::error!(error = %e, "cannot check an API token");
+                internal()
+            }
+        };
+    }
     let token = cookie(request.headers(), SESSION_COOKIE).map(str::to_owned);
     if let Some(token) = token {
         match state.engine.signed_in(&token).await {
@@ -61,18 +81,14 @@ pub async fn require_sign_in(
                 }
                 request.extensions_mut().insert(SignedInPerson {
                     person: found.person,
-                    session: found.session.id,
+                    session: Some(found.session.id),
                 });
                 return next.run(request).await;
             }
             Ok(None) => {}
             Err(e) => {
                 tracing::error!(error = %e, "cannot check a session");
-                return (
-                    StatusCode::INTERNAL_SERVER_ERROR,
-                    axum::Json(AppError::Internal),
-                )
-                    .into_response();
+                return internal();
             }
         }
     }
@@ -84,12 +100,38 @@ pub async fn require_sign_in(
         matches!(*request.method(), Method::GET | Method::HEAD) && !path.starts_with("/api/");
     if is_page {
         let wanted = request.uri().path_and_query().map_or("/", |p| p.as_str());
-        let location = format!("{SIGN_IN_PAGE}?next={}", encoded(wanted));
+        let location = format!("{SIGN_IN_PAGE}?next={}", query_value(wanted));
         return (StatusCode::SEE_OTHER, [(header::LOCATION, location)]).into_response();
     }
+    unauthenticated()
+}
+
+/// The personal API token a request carries as `Authorization: Bearer`
+/// (a gateway key there is the HITL API's business, not this one's).
+fn personal_token(request: &Request) -> Option<String> {
+    let value = request
+        .headers()
+        .get(header::AUTHORIZATION)?
+        .to_str()
+        .ok()?;
+    let secret = value.strip_prefix("Bearer ")?.trim();
+    secret
+        .starts_with(API_TOKEN_PREFIX)
+        .then(|| secret.to_owned())
+}
+
+fn unauthenticated() -> Response {
     (
         StatusCode::UNAUTHORIZED,
         axum::Json(AppError::Unauthenticated),
+    )
+        .into_response()
+}
+
+fn internal() -> Response {
+    (
+        StatusCode::INTERNAL_SERVER_ERROR,
+        axum::Json(AppError::Internal),
     )
         .into_response()
 }
@@ -103,25 +145,16 @@ fn says_where_it_came_from(request: &Request) -> bool {
     cross_site::is_safe(request.method()) || cross_site::source_of(request).is_some()
 }
 
-/// `text` percent-encoded for a query value.
-fn encoded(text: &str) -> String {
-    text.bytes()
-        .map(|b| match b {
-            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'.' | b'_' | b'~' | b'/' => {
-                (b as char).to_string()
-            }
-            other => format!("%{other:02X}"),
-        })
-        .collect()
-}
-
 #[cfg(test)]
 mod tests {
-    use super::encoded;
+    use super::query_value;
 
     #[test]
     fn the_page_asked_for_survives_the_trip_through_sign_in() {
-        assert_eq!(encoded("/c/conv_1?a=1&b=2"), "/c/conv_1%3Fa%3D1%26b%3D2");
-        assert_eq!(encoded("/"), "/");
+        assert_eq!(
+            query_value("/c/conv_1?a=1&b=2"),
+            "/c/conv_1%3Fa%3D1%26b%3D2"
+        );
+        assert_eq!(query_value("/"), "/");
     }
 }

@@ -1,6 +1,7 @@
 //! Signing in and out.
 
 mod add_person;
+mod api_tokens;
 mod disable_person;
 mod list_people;
 mod list_sessions;
@@ -11,6 +12,7 @@ mod sign_out;
 mod sign_out_everywhere;
 
 pub use add_person::*;
+pub use api_tokens::*;
 pub use disable_person::*;
 pub use list_people::*;
 pub use list_sessions::*;
@@ -25,6 +27,9 @@ pub const SESSION_COOKIE: &str = "airlock_session";
 
 /// Where the people page lives; its forms send the browser back there.
 pub const PEOPLE_PAGE: &str = "/people";
+
+/// Where a person's account page lives; its forms send the browser back.
+pub const ACCOUNT_PAGE: &str = "/account";
 
 /// Where the sign-in page lives.
 pub const SIGN_IN_PAGE: &str = "/sign-in";

@@ -93,6 +93,11 @@ prefixed_id!(
     PersonId, "person_", "person"
 );
 prefixed_id!(
+    /// Names a personal API token in its person's list (its secret is never
+    /// shown again).
+    ApiTokenId, "tok_", "API token"
+);
+prefixed_id!(
     /// Names one signed-in session, so a person can end it from the list
     /// of their sessions (its token is never shown again).
     SessionId, "ses_", "session"

@@ -6,7 +6,7 @@ use base64::Engine as _;
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
-use super::id::{PersonId, SessionId};
+use super::id::{ApiTokenId, PersonId, SessionId};
 use super::token::hash_text;
 
 /// What a person may do: an administrator manages people and every grant,
@@ -119,6 +119,22 @@ pub struct Session {
     /// Its absolute end, however active it is.
     pub expires_at: DateTime<Utc>,
 }
+
+/// A personal API token of one person, as their list shows it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ApiToken {
+    pub id: ApiTokenId,
+    pub person_id: PersonId,
+    /// What the person called it ("deploy script").
+    pub label: String,
+    pub created_at: DateTime<Utc>,
+    /// The last request it authenticated (to the minute, as sessions).
+    pub last_used_at: Option<DateTime<Utc>>,
+}
+
+/// What every personal API token starts with, so secret scanners and
+/// people recognise one, and the server tells it from a gateway key.
+pub const API_TOKEN_PREFIX: &str = "airlock_pat_";
 
 /// A fresh session token, handed out once in a cookie and then forgotten.
 #[derive(Clone, PartialEq, Eq)]

@@ -1,6 +1,6 @@
 //! The façade's methods for people and their sessions (see `people.rs`).
 
-use crate::domain::{Person, PersonId, Session, SessionToken};
+use crate::domain::{ApiToken, ApiTokenId, Person, PersonId, Session, SessionToken};
 use crate::error::EngineError;
 use crate::people::{self, NewPerson, Started};
 use crate::store::SignedIn;
@@ -32,6 +32,36 @@ impl Engine {
         who: people::provider::ProviderIdentity,
     ) -> Result<Started, EngineError> {
         people::provider::sign_in_with_provider(&self.core, who).await
+    }
+
+    /// Makes a personal API token for `person`, labelled `label`; its
+    /// secret is in the answer, once.
+    pub async fn create_api_token(
+        &self,
+        person: &PersonId,
+        label: &str,
+    ) -> Result<people::tokens::NewToken, EngineError> {
+        people::tokens::create_api_token(&self.core, person, label).await
+    }
+
+    /// The person a token's secret signs in, if it stands and they are not
+    /// disabled.
+    pub async fn person_with_token(&self, secret: &str) -> Result<Option<Person>, EngineError> {
+        people::tokens::person_with_token(&self.core, secret).await
+    }
+
+    /// A person's API tokens, newest first.
+    pub async fn api_tokens(&self, person: &PersonId) -> Result<Vec<ApiToken>, EngineError> {
+        people::tokens::api_tokens_of(&self.core, person).await
+    }
+
+    /// Revokes one of `person`'s tokens.
+    pub async fn revoke_api_token(
+        &self,
+        person: &PersonId,
+        id: &ApiTokenId,
+    ) -> Result<(), EngineError> {
+        people::tokens::revoke_api_token(&self.core, person, id).await
     }
 
     /// Everyone, by name.

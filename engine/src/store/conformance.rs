@@ -199,6 +199,7 @@ fn approve(call: &ToolCall) -> DecisionChange {
 
 conformance!(
     people_have_unique_names,
+    api_tokens_are_found_by_their_hash_with_their_person,
     a_session_is_found_by_its_token_hash,
     disabling_a_person_ends_their_sessions_at_once,
     leases_hold_until_released_or_ended,

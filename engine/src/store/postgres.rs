@@ -110,6 +110,11 @@ const MIGRATIONS: &[Migration] = &[
         description: "provider subjects",
         sql: include_str!("../../migrations/postgres/0015_provider_subjects.sql"),
     },
+    Migration {
+        version: 16,
+        description: "api tokens",
+        sql: include_str!("../../migrations/postgres/0016_api_tokens.sql"),
+    },
 ];
 
 /// Arbitrary key of the advisory lock that serialises migrations across replicas.

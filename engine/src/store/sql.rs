@@ -10,6 +10,7 @@ use std::future::Future;
 
 use super::{Announcement, FeedBatch, StoreError};
 
+mod api_tokens;
 mod calls;
 mod conversations;
 mod decide;

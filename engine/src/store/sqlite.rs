@@ -92,6 +92,11 @@ const MIGRATIONS: &[Migration] = &[
         description: "provider subjects",
         sql: include_str!("../../migrations/sqlite/0015_provider_subjects.sql"),
     },
+    Migration {
+        version: 16,
+        description: "api tokens",
+        sql: include_str!("../../migrations/sqlite/0016_api_tokens.sql"),
+    },
 ];
 
 /// How many read-only connections serve reads: one per core. Statements run

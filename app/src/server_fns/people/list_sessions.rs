@@ -17,7 +17,7 @@ pub async fn list_sessions() -> Result<Vec<SessionItem>, AppError> {
         .map(|s| SessionItem {
             started_label: label(s.created_at),
             last_used_label: label(s.last_seen_at),
-            current: s.id == me.session,
+            current: me.session.as_ref() == Some(&s.id),
         })
         .collect())
 }

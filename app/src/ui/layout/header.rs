@@ -26,7 +26,7 @@ pub fn AppHeader() -> impl IntoView {
             </nav>
             {signed_in_name().map(|name| view! {
                 <form method="post" action=SignOut::PATH class="person-menu">
-                    <a class="person-name" href="/account" title="Your sessions">{name}</a>
+                    <a class="person-name" href="/account" title="Your account: sessions and API tokens">{name}</a>
                     <button type="submit" class="button">"Sign out"</button>
                 </form>
             })}

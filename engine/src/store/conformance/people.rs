@@ -1,5 +1,6 @@
 //! People and their sessions: unique names, sessions found by their token's
-//! hash, and a disabled person signed out everywhere at once.
+//! hash, a disabled person signed out everywhere at once, and personal API
+//! tokens found by their hash.
 
 use super::*;
 use crate::domain::{Access, Person, PersonId, Session, SessionId, SessionToken};
@@ -160,4 +161,37 @@ pub(crate) async fn disabling_a_person_ends_their_sessions_at_once(f: &Fixture) 
         store.disable_person(&PersonId::new(), at).await.unwrap(),
         None
     );
+}
+
+pub(crate) async fn api_tokens_are_found_by_their_hash_with_their_person(f: &Fixture) {
+    use crate::domain::{ApiToken, ApiTokenId};
+    let store = f.store.clone();
+    let ana = person("ana", Access::Approver);
+    store.insert_person(&ana, None, None).await.unwrap();
+    let now = from_millis("api_tokens", to_millis(Utc::now())).unwrap();
+    let token = ApiToken {
+        id: ApiTokenId::new(),
+        person_id: ana.id.clone(),
+        label: "deploy script".into(),
+        created_at: now,
+        last_used_at: None,
+    };
+    store.insert_api_token("hash-1", &token).await.unwrap();
+    let found = store.api_token("hash-1").await.unwrap().unwrap();
+    assert_eq!(
+        (found.token.clone(), found.person),
+        (token.clone(), ana.clone())
+    );
+    assert!(store.api_token("hash-2").await.unwrap().is_none());
+    let later = now + Duration::minutes(2);
+    store.touch_api_token(&token.id, later).await.unwrap();
+    let listed = store.api_tokens_of(&ana.id).await.unwrap();
+    assert_eq!(listed.len(), 1);
+    assert_eq!(listed[0].last_used_at, Some(later));
+    assert!(!store
+        .delete_api_token(&token.id, &PersonId::new())
+        .await
+        .unwrap());
+    assert!(store.delete_api_token(&token.id, &ana.id).await.unwrap());
+    assert!(store.api_token("hash-1").await.unwrap().is_none());
 }

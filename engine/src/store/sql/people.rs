@@ -5,8 +5,8 @@ use chrono::{DateTime, Utc};
 
 use super::decode::corrupt;
 use super::{query, query_scalar, Backend, Row, SqlStore, Transaction};
-use crate::domain::{Access, Person, PersonId, Session, SessionId};
-use crate::store::people::{Credentials, PeopleStore, SignedIn};
+use crate::domain::{Access, ApiToken, ApiTokenId, Person, PersonId, Session, SessionId};
+use crate::store::people::{Credentials, PeopleStore, SignedIn, TokenHolder};
 use crate::store::{from_millis, to_millis, StoreError};
 
 const INSERT_PERSON: &str = "insert into people
@@ -47,7 +47,7 @@ const SESSIONS_OF: &str = "select session_id, person_id, created_at as session_c
         last_seen_at as session_last_seen_at, expires_at as session_expires_at
      from sessions where person_id = $1 order by last_seen_at desc";
 
-fn row_person(row: &Row) -> Result<Person, StoreError> {
+pub(super) fn row_person(row: &Row) -> Result<Person, StoreError> {
     const T: &str = "people";
     let id: String = row.try_get("person_id")?;
     let access: String = row.try_get("access")?;
@@ -220,5 +220,29 @@ impl<B: Backend> PeopleStore for SqlStore<B> {
             .fetch_all(self.reader())
             .await?;
         rows.iter().map(row_session).collect()
+    }
+
+    async fn insert_api_token(&self, token_hash: &str, token: &ApiToken) -> Result<(), StoreError> {
+        SqlStore::insert_api_token(self, token_hash, token).await
+    }
+
+    async fn api_token(&self, token_hash: &str) -> Result<Option<TokenHolder>, StoreError> {
+        SqlStore::api_token(self, token_hash).await
+    }
+
+    async fn touch_api_token(&self, id: &ApiTokenId, at: DateTime<Utc>) -> Result<(), StoreError> {
+        SqlStore::touch_api_token(self, id, at).await
+    }
+
+    async fn api_tokens_of(&self, person: &PersonId) -> Result<Vec<ApiToken>, StoreError> {
+        SqlStore::api_tokens_of(self, person).await
+    }
+
+    async fn delete_api_token(
+        &self,
+        id: &ApiTokenId,
+        person: &PersonId,
+    ) -> Result<bool, StoreError> {
+        SqlStore::delete_api_token(self, id, person).await
     }
 }
