@@ -20,7 +20,7 @@ test('a pending call waits, is approved, runs, and the agent replies', async ({ 
   await expect(card).toContainText('delete_file is listed in require_approval');
   await card.getByRole('button', { name: 'Approve', exact: true }).click();
   await expect(card).toHaveAttribute('data-status', 'completed');
-  await expect(card).toContainText('Approved by chat user');
+  await expect(card).toContainText('Approved by sam');
   await expect(page.getByRole('list', { name: 'Messages' })).toContainText('I deleted notes.txt.');
   // Reloading shows exactly the stored state.
   await page.reload();
@@ -43,7 +43,7 @@ test('a rejection with a reason is shown and the agent acknowledges it', async (
   await card.getByRole('textbox', { name: 'Reason' }).fill('the list is still needed');
   await card.getByRole('button', { name: 'Confirm reject' }).click();
   await expect(card).toHaveAttribute('data-status', 'rejected');
-  await expect(card).toContainText('Rejected by chat user: the list is still needed');
+  await expect(card).toContainText('Rejected by sam: the list is still needed');
   await expect(page.getByRole('list', { name: 'Messages' })).toContainText(
     'You rejected deleting todo.md ("the list is still needed"), so I left it alone.',
   );
@@ -122,7 +122,7 @@ test('a lost race says who decided, and a reconnect catches up', async ({ page, 
   await expect(mine).toHaveAttribute('data-status', 'completed');
   await theirs.getByRole('button', { name: 'Reject', exact: true }).click();
   await theirs.getByRole('button', { name: 'Confirm reject' }).click();
-  await expect(theirs.getByRole('alert')).toHaveText('Already decided by chat user');
+  await expect(theirs.getByRole('alert')).toHaveText('Already decided by sam');
   // The stream comes back, catches up, and the card takes the winning state.
   await other.unroute('**/api/conversations/*/events*');
   await expect(theirs).toHaveAttribute('data-status', 'completed', { timeout: 15_000 });

@@ -18,7 +18,7 @@ test('edited arguments are checked, run as edited, and the card shows the change
   await expect(card.getByRole('alert')).toHaveCount(0);
   await card.getByRole('button', { name: 'Approve with changes' }).click();
   await expect(card).toHaveAttribute('data-status', 'completed');
-  await expect(card).toContainText('Approved with changes by chat user');
+  await expect(card).toContainText('Approved with changes by sam');
   const changes = card.getByRole('list', { name: 'Changed arguments' });
   await expect(changes).toContainText('"ideas.md" → "ideas-final.md"');
   await expect(changes).toContainText('"first draft" → "second draft"');
@@ -48,7 +48,7 @@ test('always allow in this conversation lets the next same call run without aski
   await first.getByRole('button', { name: 'Always allow' }).click();
   await first.getByRole('button', { name: 'In this conversation' }).click();
   await expect(first).toHaveAttribute('data-status', 'completed');
-  await expect(first).toContainText('Always allowed by chat user');
+  await expect(first).toContainText('Always allowed by sam');
   await send(page, 'delete todo.md');
   const second = page.getByRole('article', { name: 'delete_file call' }).nth(1);
   await expect(second).toHaveAttribute('data-status', 'completed');
@@ -75,7 +75,7 @@ test('a tool always allowed shows on the Allowed page until revoked, and then as
   await expect(active).toHaveCount(1);
   await expect(active).toContainText('delete_file');
   await expect(active).toContainText('In delete notes.txt');
-  await expect(active).toContainText('Allowed by chat user · just now');
+  await expect(active).toContainText('Allowed by sam · just now');
   await active.getByRole('button', { name: 'Revoke' }).click();
 
   await expect(page).toHaveURL(/\/allowed$/);
@@ -155,7 +155,7 @@ test('Reject all rejects every waiting call with one reason', async ({ page }) =
   await bar.getByRole('button', { name: 'Confirm reject all' }).click();
   await expect(cards.nth(0)).toHaveAttribute('data-status', 'rejected');
   await expect(cards.nth(1)).toHaveAttribute('data-status', 'rejected');
-  await expect(cards.nth(1)).toContainText('Rejected by chat user: not today');
+  await expect(cards.nth(1)).toContainText('Rejected by sam: not today');
   await expect(page.getByRole('list', { name: 'Messages' })).toContainText('You rejected deleting todo.md ("not today")');
 });
 
@@ -167,7 +167,7 @@ test('a question is answered with a choice, and another in free text', async ({ 
   await expect(card).toHaveAttribute('data-status', 'pending_approval');
   await card.getByRole('button', { name: 'todo.md' }).click();
   await expect(card).toHaveAttribute('data-status', 'completed');
-  await expect(card).toContainText('Answered by chat user: todo.md');
+  await expect(card).toContainText('Answered by sam: todo.md');
   await expect(page.getByRole('list', { name: 'Messages' })).toContainText('you answered: "todo.md"');
 
   await send(page, 'ask me what to name the report');
@@ -175,5 +175,5 @@ test('a question is answered with a choice, and another in free text', async ({ 
   await expect(second).toContainText('What to name the report?');
   await second.getByRole('textbox', { name: 'Answer' }).fill('Weekly summary');
   await second.getByRole('button', { name: 'Send answer' }).click();
-  await expect(second).toContainText('Answered by chat user: Weekly summary');
+  await expect(second).toContainText('Answered by sam: Weekly summary');
 });

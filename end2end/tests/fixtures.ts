@@ -63,6 +63,8 @@ export class AirlockServer {
         ...(this.configFile ? { AIRLOCK_CONFIG: this.configFile } : {}),
         LEPTOS_SITE_ROOT: siteRoot,
         AIRLOCK_LOG: 'warn',
+        // The one local person, when nobody signs in, is named after the OS user.
+        USER: 'sam',
         ...this.env,
       },
       stdio: ['ignore', 'pipe', 'pipe'],

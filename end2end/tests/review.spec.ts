@@ -99,9 +99,9 @@ test('a response that loses the race to another says who decided', async ({ page
   const reconnecting = review.getByRole('status').filter({ hasText: 'Reconnecting…' });
   await expect(reconnecting).toBeVisible();
   await review.getByRole('button', { name: 'Approve', exact: true }).click();
-  await expect(review.getByRole('alert')).toContainText('Already decided by chat user');
+  await expect(review.getByRole('alert')).toContainText('Already decided by sam');
   await expect(review.getByRole('status').filter({ hasText: 'This review is closed.' })).toContainText(
-    'Approved by chat user',
+    'Approved by sam',
   );
   // The stream comes back and the page stops warning that it may be stale.
   await review.unroute('**/api/reviews/**/events**');
@@ -165,7 +165,7 @@ test('an open review page follows a decision taken in the chat, then the call as
   await review.getByRole('textbox', { name: 'Your name' }).fill('Ada');
 
   await card.getByRole('button', { name: 'Approve', exact: true }).click();
-  await expect(review.getByRole('status')).toContainText('Approved by chat user');
+  await expect(review.getByRole('status')).toContainText('Approved by sam');
   await expect(review.getByRole('status')).toContainText('This review is closed.');
   await expect(reviewCard.getByRole('button', { name: 'Approve', exact: true })).toHaveCount(0);
   await expect(reviewCard).toHaveAttribute('data-status', 'completed');

@@ -158,7 +158,13 @@ pub struct Config {
     pub sources: BTreeMap<String, SourceConfig>,
     /// How people sign in; `None` when nobody signs in (one local person).
     pub auth: Option<AuthSettings>,
+    /// The name decisions are recorded under when nobody signs in: the one
+    /// local person's. The server names them after the OS user.
+    pub local_person: String,
 }
+
+/// The local person's name when the server is not told the OS user's.
+pub const LOCAL_PERSON: &str = "local user";
 
 impl Default for Config {
     fn default() -> Self {
@@ -170,6 +176,7 @@ impl Default for Config {
                 .expect("the empty policy compiles"),
             sources: BTreeMap::new(),
             auth: None,
+            local_person: LOCAL_PERSON.to_owned(),
         }
     }
 }
@@ -347,6 +354,7 @@ impl Config {
             default_policy,
             sources,
             auth,
+            local_person: LOCAL_PERSON.to_owned(),
         })
     }
 

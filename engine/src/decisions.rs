@@ -18,9 +18,6 @@ use crate::grants;
 use crate::policy::{CallFacts, Outcome};
 use crate::store::{Applied, Decided, DecisionChange, StoreError};
 
-/// Who decides when a person decides by writing in the chat.
-pub const CHAT_USER: &str = "chat user";
-
 pub use crate::domain::{ProposedCall, Reviewer, Verdict};
 
 /// Longest rejection reason, in characters.

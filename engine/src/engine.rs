@@ -25,7 +25,6 @@ use crate::tools::ToolSource;
 use crate::{conversations, decisions, grants, relay};
 
 pub use crate::conversations::MAX_MESSAGE_CHARS;
-pub use crate::decisions::CHAT_USER;
 
 /// A cheap-to-clone handle on Airlock's core.
 #[derive(Debug, Clone)]

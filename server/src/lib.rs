@@ -162,6 +162,7 @@ pub async fn open_store(settings: &Settings) -> anyhow::Result<Arc<dyn engine::S
 pub async fn build(settings: &Settings) -> anyhow::Result<Services> {
     let store = open_store(settings).await?;
     let mut config = load_config(settings)?;
+    config.local_person = settings.local_person.clone();
     demo::configure(&mut config)?;
     let mcp = connect_mcp_servers(&config).await;
     let engine = Engine::new(store, Arc::new(SystemClock), config);

@@ -46,6 +46,9 @@ pub struct Settings {
     /// Reverse proxies whose `X-Forwarded-For` names the client
     /// (`AIRLOCK_TRUSTED_PROXIES`: addresses and networks, comma-separated).
     pub trusted_proxies: TrustedProxies,
+    /// Who decides when nobody signs in: the OS user (`USER`, or
+    /// `USERNAME` on Windows), else `local user`.
+    pub local_person: String,
 }
 
 /// A value that never reaches a log line.
@@ -176,6 +179,11 @@ impl Settings {
         let callback_secret = lookup("AIRLOCK_CALLBACK_SECRET").map(Secret);
         let allowed_hosts = allowed_hosts(lookup("AIRLOCK_ALLOWED_HOSTS").as_deref())?;
         let oidc_client_secret = lookup("AIRLOCK_OIDC_CLIENT_SECRET").map(Secret);
+        let local_person = lookup("USER")
+            .or_else(|| lookup("USERNAME"))
+            .map(|name| name.trim().to_owned())
+            .filter(|name| !name.is_empty() && name.chars().count() <= 64 && !name.contains('\0'))
+            .unwrap_or_else(|| engine::config::LOCAL_PERSON.to_owned());
         let proxies = lookup("AIRLOCK_TRUSTED_PROXIES").unwrap_or_default();
         let trusted_proxies = TrustedProxies::parse(&proxies).map_err(|problem| SettingsError {
             name: "AIRLOCK_TRUSTED_PROXIES",
@@ -193,6 +201,7 @@ impl Settings {
             allowed_hosts,
             oidc_client_secret,
             trusted_proxies,
+            local_person,
         })
     }
 }
@@ -276,6 +285,14 @@ mod tests {
         assert_eq!(e.name, "AIRLOCK_MODEL");
         let e = from(&[("AIRLOCK_MODEL_BASE_URL", "x/v1"), ("AIRLOCK_MODEL", "m")]).unwrap_err();
         assert_eq!(e.name, "AIRLOCK_MODEL_BASE_URL");
+    }
+
+    #[test]
+    fn the_local_person_is_named_after_the_os_user() {
+        assert_eq!(from(&[]).unwrap().local_person, "local user");
+        assert_eq!(from(&[("USER", "ana")]).unwrap().local_person, "ana");
+        assert_eq!(from(&[("USERNAME", "Bo")]).unwrap().local_person, "Bo");
+        assert_eq!(from(&[("USER", "  ")]).unwrap().local_person, "local user");
     }
 
     #[test]

@@ -20,7 +20,7 @@ pub use reject_call::*;
 
 /// The person deciding in the browser, once their access allows `action`:
 /// the one signed in, or, when nobody signs in (no `auth:` block), the one
-/// local chat user.
+/// local person, named after the OS user.
 #[cfg(feature = "ssr")]
 fn chat_reviewer(
     action: engine::domain::Action,
@@ -29,6 +29,9 @@ fn chat_reviewer(
     let channel = engine::domain::Channel::Chat;
     Ok(match crate::state::actor() {
         Some(actor) => engine::decisions::Reviewer::person(actor, channel),
-        None => engine::decisions::Reviewer::named(engine::engine::CHAT_USER, channel),
+        None => {
+            let engine = crate::state::engine();
+            engine::decisions::Reviewer::named(engine.config().local_person.as_str(), channel)
+        }
     })
 }

@@ -1,6 +1,6 @@
 //! A person's message while calls wait: the chat decides them by what it says.
 
-use super::{answer, decide, decide_batch, start_run, CHAT_USER};
+use super::{answer, decide, decide_batch, start_run};
 use crate::core::Core;
 use crate::domain::QUESTION_TOOL;
 use crate::domain::{Actor, CallStatus, Channel, ConversationId, Reviewer, RunStatus, Verdict};
@@ -22,7 +22,7 @@ pub(crate) async fn hand_to_agent(
 ) -> Result<(), EngineError> {
     let reviewer = match author {
         Some(person) => Reviewer::person(person.clone(), Channel::Chat),
-        None => Reviewer::named(CHAT_USER, Channel::Chat),
+        None => Reviewer::named(&core.config.local_person, Channel::Chat),
     };
     let run = match core.store.active_run(id).await? {
         None => {

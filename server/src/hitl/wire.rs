@@ -182,7 +182,8 @@ pub struct CaseResult {
 /// Who responded.
 #[derive(Debug, Serialize, ToSchema)]
 pub struct Respondent {
-    /// The name they gave (or `reviewer with the link`, `chat user`).
+    /// The name they gave (or `reviewer with the link`), or the person's
+    /// who decided in the chat.
     pub name: String,
 }
 
