@@ -94,6 +94,10 @@ pub struct ApiKey {
     pub name: String,
     /// The SHA-256 of the key, in hex.
     pub sha256: String,
+    /// The person (by the name they sign in with) whose agent holds the
+    /// key: with separation of duties, they may not approve its calls.
+    #[serde(default)]
+    pub person: Option<String>,
 }
 
 /// Who may use the gateway.
@@ -126,11 +130,23 @@ impl GatewaySettings {
         found
     }
 
+    /// The person the key of client `name` names, if it names one.
+    pub fn person_of(&self, client: &str) -> Option<&str> {
+        let key = self.api_keys.iter().find(|k| k.name == client)?;
+        key.person.as_deref()
+    }
+
     fn check(&self, err: impl Fn(&str, String) -> PolicyError) -> Result<(), PolicyError> {
         for (i, key) in self.api_keys.iter().enumerate() {
             let at = format!("gateway.api_keys[{i}]");
             if key.name.trim().is_empty() {
                 return Err(err(&at, "give the key a name".into()));
+            }
+            if let Some(person) = &key.person {
+                if !crate::domain::person::is_plain_name(person) {
+                    let problem = format!("`{person}` is not the name someone signs in with");
+                    return Err(err(&format!("{at}.person"), problem));
+                }
             }
             let hex = key.sha256.len() == 64 && key.sha256.bytes().all(|b| b.is_ascii_hexdigit());
             if !hex {

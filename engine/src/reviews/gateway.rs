@@ -8,8 +8,8 @@ use serde_json::Value;
 use super::{case_for, NewCase, Requester, ReviewCase, ReviewToken};
 use crate::core::Core;
 use crate::decisions;
-use crate::domain::BatchId;
 use crate::domain::ProposedCall;
+use crate::domain::{BatchId, PersonId};
 use crate::domain::{CallStatus, ToolCall};
 use crate::error::EngineError;
 use crate::policy::Outcome;
@@ -121,6 +121,17 @@ fn session_title(r: &Requester) -> String {
     }
 }
 
+/// The person the API key of `client` names, as separation of duties keeps
+/// them from approving their own agent's calls; `None` when the key names
+/// nobody, or nobody by that name has been added yet.
+async fn key_holder(core: &Core, client: Option<&str>) -> Result<Option<PersonId>, EngineError> {
+    let Some(name) = client.and_then(|c| core.config.gateway.person_of(c)) else {
+        return Ok(None);
+    };
+    let found = core.store.credentials(name).await?;
+    Ok(found.map(|c| c.person.id))
+}
+
 pub(crate) async fn gateway_call(
     core: &Core,
     request: GatewayRequest,
@@ -146,6 +157,7 @@ pub(crate) async fn gateway_call(
     };
     let verdict = decisions::classify(core, &conversation, &proposal).await?;
     let hidden = verdict.hidden && verdict.outcome == Outcome::Deny;
+    let separated = verdict.separation_of_duties;
     let mut call = decisions::new_call(
         core,
         &conversation,
@@ -157,6 +169,9 @@ pub(crate) async fn gateway_call(
         now,
     );
     let waiting = call.status == CallStatus::PendingApproval;
+    if waiting && separated {
+        call.not_by = key_holder(core, r.client.as_deref()).await?;
+    }
     if waiting {
         // An agent on the other end needs a deadline (at most 7 days).
         let latest = now + MAX_TIMEOUT;

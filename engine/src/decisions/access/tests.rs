@@ -218,3 +218,61 @@ async fn approver_groups_must_be_defined() {
         "{e}"
     );
 }
+
+#[tokio::test]
+async fn an_agents_api_key_names_the_person_who_may_not_approve_its_calls() {
+    use crate::domain::Requester;
+    use crate::reviews::gateway::{gateway_call, GatewayRequest};
+    let dir = tempfile::tempdir().unwrap();
+    let store = SqliteStore::open(&dir.path().join("a.db").to_string_lossy())
+        .await
+        .unwrap();
+    let yaml = format!(
+        "{CONFIG}gateway:\n  api_keys:\n    - name: ana-agent\n      sha256: {}\n      person: ana\n",
+        "0".repeat(64)
+    );
+    let core = Core {
+        store: Arc::new(store),
+        clock: Arc::new(SystemClock),
+        events: Events::new(),
+        config: Config::parse("test.yaml", &yaml).unwrap(),
+        sign_ins: Default::default(),
+        setup: Default::default(),
+    };
+    let ana = crate::people::add_person(
+        &core,
+        crate::people::NewPerson {
+            name: "ana".into(),
+            display_name: "Ana".into(),
+            access: Access::Approver,
+            password: None,
+        },
+    )
+    .await
+    .unwrap();
+    let request = GatewayRequest {
+        tool: "delete_file".into(),
+        arguments: json!({}),
+        source: "fs".into(),
+        requester: Requester {
+            client: Some("ana-agent".into()),
+            ..Default::default()
+        },
+    };
+    let outcome = gateway_call(&core, request).await.unwrap();
+    let crate::reviews::GatewayOutcome::Waiting { call, .. } = outcome else {
+        panic!("the call should wait");
+    };
+    assert_eq!(call.not_by.as_ref(), Some(&ana.id));
+    let her = Actor {
+        id: ana.id.clone(),
+        display_name: "Ana".into(),
+        access: Access::Approver,
+        groups: vec!["ops".into()],
+    };
+    let refused = decisions::decide(&core, &call.id, Verdict::Approve, &as_(&her)).await;
+    assert!(
+        matches!(refused, Err(EngineError::OwnRequest)),
+        "{refused:?}"
+    );
+}
