@@ -8,6 +8,7 @@
 
 pub mod callbacks;
 pub(crate) mod gateway;
+mod holder;
 pub(crate) mod respond;
 
 #[cfg(test)]

@@ -8,7 +8,7 @@ use serde::Deserialize;
 
 use crate::domain::person::is_plain_name;
 use crate::domain::Access;
-use crate::policy::PolicyError;
+use crate::policy::{PolicyConfig, PolicyError};
 
 /// How people sign in, and who is in which approver group.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize)]
@@ -100,6 +100,51 @@ impl AuthSettings {
             .map(|(group, _)| group.clone())
             .collect()
     }
+}
+
+/// Refuses approver groups that `auth.groups` does not define (a typo
+/// would otherwise leave calls nobody may decide), and links that need a
+/// sign-in where nobody signs in.
+pub(super) fn check_groups(
+    file: &str,
+    prefix: &str,
+    policy: &PolicyConfig,
+    auth: Option<&AuthSettings>,
+) -> Result<(), PolicyError> {
+    if policy.review_link == crate::policy::ReviewLink::SignIn && auth.is_none() {
+        return Err(PolicyError {
+            file: file.to_owned(),
+            key: format!("{prefix}.review_link"),
+            problem: "links that need signing in need an `auth:` block, so people can sign in"
+                .into(),
+        });
+    }
+    let named = policy
+        .approvers
+        .iter()
+        .enumerate()
+        .map(|(i, g)| (format!("approvers[{i}]"), g));
+    let in_rules = policy.rules.iter().enumerate().flat_map(|(r, rule)| {
+        let groups = rule.approvers.iter().flatten().enumerate();
+        groups.map(move |(i, g)| (format!("rules[{r}].approvers[{i}]"), g))
+    });
+    for (key, group) in named.chain(in_rules) {
+        let problem = match auth {
+            None => {
+                "approver groups need an `auth:` block that defines them in `groups:`".to_owned()
+            }
+            Some(auth) if !auth.groups.contains_key(group) => {
+                format!("no group `{group}` in `auth.groups`")
+            }
+            Some(_) => continue,
+        };
+        return Err(PolicyError {
+            file: file.to_owned(),
+            key: format!("{prefix}.{key}"),
+            problem,
+        });
+    }
+    Ok(())
 }
 
 #[cfg(test)]

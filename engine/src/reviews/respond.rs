@@ -4,6 +4,7 @@
 //! A response is an ordinary decision on the case's call, so the chat, the
 //! inbox and the agent see it exactly as if it had been taken in the chat.
 
+use super::holder::{holder, link_reviewer};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -15,9 +16,6 @@ use crate::domain::ToolCallId;
 use crate::domain::{Actor, Reviewer, Verdict};
 use crate::domain::{Channel, ToolCall};
 use crate::error::EngineError;
-
-/// Who responded when the page's `Your name` was left empty.
-pub const ANONYMOUS_REVIEWER: &str = "reviewer with the link";
 
 /// How many recent messages are searched for the context of a call.
 const CONTEXT_WINDOW: i64 = 200;
@@ -114,12 +112,6 @@ pub struct ReviewView {
     pub context: ReviewContext,
 }
 
-/// The reviewer behind a link: the name they gave, or [`ANONYMOUS_REVIEWER`].
-fn reviewer_named(name: Option<&str>, channel: Channel) -> Reviewer {
-    let name = name.filter(|n| !n.trim().is_empty());
-    Reviewer::named(name.unwrap_or(ANONYMOUS_REVIEWER), channel)
-}
-
 fn text_field(data: &Value, key: &str) -> Option<String> {
     data.get(key)
         .and_then(Value::as_str)
@@ -137,41 +129,6 @@ async fn verified_case(
     match core.store.review_case_with_tokens(id).await? {
         Some((case, hashes)) if token::matches(presented, &hashes) => Ok(case),
         _ => Err(EngineError::Forbidden),
-    }
-}
-
-/// Who holds a link: anyone, for a capability link (the HITL Protocol's:
-/// the token is the credential, and the holder decides under the name they
-/// give); for a call whose policy says `review_link: sign_in`, only `by`, a
-/// signed-in person who may decide it, who then decides as themselves.
-/// Without such a policy anywhere, no call is read to find out.
-async fn holder(
-    core: &Core,
-    case: &ReviewCase,
-    by: Option<&Actor>,
-) -> Result<Option<Actor>, EngineError> {
-    if !core.config.sign_in_links() {
-        return Ok(None);
-    }
-    let call = core
-        .store
-        .tool_call(&case.tool_call_id)
-        .await?
-        .ok_or(EngineError::NotFound("tool call"))?;
-    if !core.config.policy_for(&call.source).review_sign_in() {
-        return Ok(None);
-    }
-    let actor = by.ok_or(EngineError::SignInRequired)?;
-    let reviewer = Reviewer::person(actor.clone(), Channel::ReviewPage);
-    decisions::check(&reviewer, &call, false)?;
-    Ok(Some(actor.clone()))
-}
-
-/// The reviewer deciding through a link held by `holder` (see [`holder`]).
-fn link_reviewer(holder: Option<Actor>, name: Option<&str>, channel: Channel) -> Reviewer {
-    match holder {
-        Some(actor) => Reviewer::person(actor, channel),
-        None => reviewer_named(name, channel),
     }
 }
 

@@ -284,7 +284,7 @@ async fn an_edit_runs_the_new_arguments_and_reports_them() {
     );
     assert_eq!(
         done.responded_by.as_deref(),
-        Some(respond::ANONYMOUS_REVIEWER)
+        Some(super::holder::ANONYMOUS_REVIEWER)
     );
 }
 
