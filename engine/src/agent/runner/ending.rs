@@ -51,6 +51,16 @@ impl Agent {
     ) -> Result<(), AgentError> {
         // A model's failure may quote what its provider sent.
         let error = error.map(storable);
+        // A failed run is stored with its error, and said in the log too,
+        // where whoever runs Airlock looks first.
+        if let Some(error) = &error {
+            tracing::warn!(
+                conversation = %run.conversation_id,
+                run = %run.id,
+                %error,
+                "a run of the agent failed"
+            );
+        }
         let concluded = self
             .core
             .store
