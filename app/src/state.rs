@@ -15,6 +15,15 @@ pub struct AppState {
     pub public_url: Option<String>,
 }
 
+impl AppState {
+    /// Whether the public URL is https, so cookies are marked `Secure`.
+    pub fn served_over_https(&self) -> bool {
+        self.public_url
+            .as_deref()
+            .is_some_and(|url| url.starts_with("https://"))
+    }
+}
+
 /// The engine of the running server. Server functions call this first.
 pub fn engine() -> engine::Engine {
     leptos::prelude::expect_context::<AppState>().engine
@@ -71,9 +80,7 @@ pub fn client_address() -> String {
 
 /// Whether the public URL is https, so cookies are marked `Secure`.
 pub fn served_over_https() -> bool {
-    leptos::prelude::use_context::<AppState>()
-        .and_then(|state| state.public_url)
-        .is_some_and(|url| url.starts_with("https://"))
+    leptos::prelude::use_context::<AppState>().is_some_and(|state| state.served_over_https())
 }
 
 /// The value of cookie `name` in `headers`, if it is there.

@@ -232,8 +232,20 @@ pub(crate) async fn decide_batch(
     reason: Option<String>,
     reviewer: &Reviewer,
 ) -> Result<Vec<ToolCall>, EngineError> {
-    let by = reviewer.checked_name()?;
     access::check_batch(core, reviewer, batch_id, approve).await?;
+    apply_batch(core, batch_id, approve, reason, reviewer).await
+}
+
+/// [`decide_batch`] for a caller that has checked `reviewer` against every
+/// waiting call of the batch already.
+async fn apply_batch(
+    core: &Core,
+    batch_id: &BatchId,
+    approve: bool,
+    reason: Option<String>,
+    reviewer: &Reviewer,
+) -> Result<Vec<ToolCall>, EngineError> {
+    let by = reviewer.checked_name()?;
     let (kind, status, reason) = if approve {
         (DecisionKind::Approve, CallStatus::Approved, None)
     } else {
@@ -279,7 +291,7 @@ pub(crate) async fn decide_pending(
     }
     let mut decided = Vec::new();
     for batch in &batches {
-        decided.extend(decide_batch(core, batch, approve, reason.clone(), reviewer).await?);
+        decided.extend(apply_batch(core, batch, approve, reason.clone(), reviewer).await?);
     }
     Ok(decided)
 }

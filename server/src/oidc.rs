@@ -242,7 +242,7 @@ async fn callback(
     };
     match state.engine.sign_in_with_provider(who).await {
         Ok(started) => {
-            let cookie = session_cookie(started.token.as_str(), !secure(&state).is_empty());
+            let cookie = session_cookie(started.token.as_str(), state.served_over_https());
             let mut response = see_other(&flow.next, Some(cookie));
             let cleared =
                 format!("{FLOW_COOKIE}=; HttpOnly; SameSite=Lax; Path=/auth/oidc; Max-Age=0");
@@ -304,9 +304,10 @@ async fn identify(sso: &Sso, flow: &Flow, code: String) -> Result<ProviderIdenti
 
 /// `; Secure` when the public URL is https.
 fn secure(state: &AppState) -> &'static str {
-    match &state.public_url {
-        Some(url) if url.starts_with("https://") => "; Secure",
-        _ => "",
+    if state.served_over_https() {
+        "; Secure"
+    } else {
+        ""
     }
 }
 

@@ -2,7 +2,6 @@
 //! decides, an administrator also allows tools everywhere, revokes grants
 //! and adds and disables people.
 
-use engine::decisions::ProposedCall;
 use engine::domain::Access;
 use reqwest::redirect::Policy;
 use reqwest::Client;
@@ -11,7 +10,7 @@ use serde_json::{json, Value};
 mod support;
 
 use support::people::{
-    code, get_as, post_as, signed_in_as, signed_in_as_existing, CONFIG, PASSWORD,
+    code, get_as, post_as, signed_in_as, signed_in_as_existing, waiting_deletes, CONFIG, PASSWORD,
 };
 
 #[tokio::test]
@@ -29,17 +28,7 @@ async fn access_decides_who_may_change_what() {
         .post_message(&conversation.id, "delete notes.txt", None)
         .await
         .unwrap();
-    let propose = || ProposedCall {
-        source: "demo".into(),
-        tool: "delete_file".into(),
-        arguments: json!({ "path": "notes.txt" }),
-        read_only_hint: false,
-    };
-    let calls = server
-        .engine
-        .propose_calls(&conversation.id, vec![propose(), propose()])
-        .await
-        .unwrap();
+    let calls = waiting_deletes(&server, &conversation.id, 2).await;
     let (first, second) = (calls[0].id.as_str(), calls[1].id.as_str());
     let not_allowed = (403, json!("not_allowed"));
 

@@ -2,7 +2,6 @@
 //! a script decides with it as them (no cookie, no Origin), with their
 //! access; a revoked token, or a disabled person's, signs in nobody.
 
-use engine::decisions::ProposedCall;
 use engine::domain::{Access, CallStatus};
 use reqwest::redirect::Policy;
 use reqwest::Client;
@@ -10,7 +9,7 @@ use serde_json::{json, Value};
 
 mod support;
 
-use support::people::{code, get_as, post_as, signed_in_as, CONFIG};
+use support::people::{code, get_as, post_as, signed_in_as, waiting_deletes, CONFIG};
 use support::TestServer;
 
 async fn as_token(
@@ -51,17 +50,7 @@ async fn a_token_acts_as_its_person_until_revoked() {
     assert!(secret.starts_with("airlock_pat_"));
 
     let conversation = server.engine.create_conversation().await.unwrap();
-    let proposal = || ProposedCall {
-        source: "demo".into(),
-        tool: "delete_file".into(),
-        arguments: json!({ "path": "notes.txt" }),
-        read_only_hint: false,
-    };
-    let calls = server
-        .engine
-        .propose_calls(&conversation.id, vec![proposal(), proposal()])
-        .await
-        .unwrap();
+    let calls = waiting_deletes(&server, &conversation.id, 2).await;
 
     // A script approves with the token: no cookie, no Origin.
     let approved = as_token(

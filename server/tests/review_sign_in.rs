@@ -3,7 +3,6 @@
 //! themselves; the page asks anyone else to sign in, and the token alone
 //! (the HITL API, the page's stream) is refused.
 
-use engine::decisions::ProposedCall;
 use engine::domain::{Access, CallStatus};
 use reqwest::redirect::Policy;
 use reqwest::Client;
@@ -11,7 +10,7 @@ use serde_json::json;
 
 mod support;
 
-use support::people::{code, post_as, signed_in_as};
+use support::people::{code, post_as, signed_in_as, waiting_deletes};
 
 const CONFIG: &str = "
 auth:
@@ -33,17 +32,8 @@ async fn a_sign_in_link_opens_only_for_a_signed_in_approver() {
     let ana = signed_in_as(&server, &client, "ana", Access::Approver).await;
     let bo = signed_in_as(&server, &client, "bo", Access::Approver).await;
     let conversation = server.engine.create_conversation().await.unwrap();
-    let proposal = ProposedCall {
-        source: "demo".into(),
-        tool: "delete_file".into(),
-        arguments: json!({ "path": "notes.txt" }),
-        read_only_hint: false,
-    };
-    let call = server
-        .engine
-        .propose_calls(&conversation.id, vec![proposal])
+    let call = waiting_deletes(&server, &conversation.id, 1)
         .await
-        .unwrap()
         .remove(0);
     let (case, token) = server.engine.review_link(&call.id, None).await.unwrap();
     let link = format!("/review/{case}?token={}", token.as_str());

@@ -3,17 +3,17 @@
 //! 401, a session rides in an HttpOnly cookie, a decision is recorded with
 //! the person's name, signing out ends it, and failed sign-ins are held back.
 
-use engine::decisions::ProposedCall;
 use engine::domain::Access;
 use engine::people::NewPerson;
 use reqwest::redirect::Policy;
 use reqwest::Client;
-use serde_json::{json, Value};
+use serde_json::Value;
 
 mod support;
 
 use support::people::{
-    get_as, post_form_as, session_cookie, signed_in_as, signed_in_as_existing, CONFIG, PASSWORD,
+    get_as, post_form_as, session_cookie, signed_in_as, signed_in_as_existing, waiting_deletes,
+    CONFIG, PASSWORD,
 };
 
 #[tokio::test]
@@ -127,17 +127,7 @@ async fn with_sign_in_on_everything_but_the_way_in_needs_a_session() {
     assert_eq!(page.status(), 200);
     assert!(page.text().await.unwrap().contains("Ana Lima"));
     let conversation = server.engine.create_conversation().await.unwrap();
-    let proposal = ProposedCall {
-        source: "demo".into(),
-        tool: "delete_file".into(),
-        arguments: json!({ "path": "notes.txt" }),
-        read_only_hint: false,
-    };
-    let calls = server
-        .engine
-        .propose_calls(&conversation.id, vec![proposal])
-        .await
-        .unwrap();
+    let calls = waiting_deletes(&server, &conversation.id, 1).await;
     // A change the cookie authenticates must say which page it came from:
     // without, it could be another site's forgery, and nothing changes.
     let forged = client

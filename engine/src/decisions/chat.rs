@@ -1,6 +1,6 @@
 //! A person's message while calls wait: the chat decides them by what it says.
 
-use super::{answer, decide, decide_batch, start_run};
+use super::{answer, apply_batch, decide, start_run};
 use crate::core::Core;
 use crate::domain::QUESTION_TOOL;
 use crate::domain::{Actor, CallStatus, Channel, ConversationId, Reviewer, RunStatus, Verdict};
@@ -13,7 +13,8 @@ use crate::intent;
 /// the rest as the reason; a lone pending question takes the message as
 /// its answer; anything else rejects them ("the user sent a new message
 /// instead") and goes to the model. With no run under way, a run starts,
-/// started by `author` (which separation of duties looks at).
+/// started by `author` (which separation of duties looks at). The caller
+/// has checked `author` against the waiting calls (`check_message`).
 pub(crate) async fn hand_to_agent(
     core: &Core,
     id: &ConversationId,
@@ -55,7 +56,9 @@ pub(crate) async fn hand_to_agent(
     let mut batches: Vec<_> = pending.iter().map(|c| c.batch_id.clone()).collect();
     batches.dedup();
     for batch in batches {
-        decide_batch(core, &batch, approve, reason.clone(), &reviewer).await?;
+        // The person was checked against these calls before their message
+        // was stored (`access::check_message`).
+        apply_batch(core, &batch, approve, reason.clone(), &reviewer).await?;
     }
     // Questions are not approved by "yes"; they go when the rest is rejected.
     if !approve {

@@ -68,8 +68,8 @@ impl Engine {
         channel: Channel,
         by: Option<&Actor>,
     ) -> Result<ReviewCase, EngineError> {
-        let (id, token) = (id, presented);
-        respond::cancel_review(&self.core, id, token, reason, responded_by, channel, by).await
+        let core = &self.core;
+        respond::cancel_review(core, id, presented, reason, responded_by, channel, by).await
     }
 
     /// A case as its agent polls it. A gateway case is visible only to the

@@ -1,8 +1,10 @@
 //! Signing in over HTTP, for the tests of sign-in and access: people, their
 //! session cookies, and posts as a page of the server makes them.
 
-use engine::domain::Access;
+use engine::decisions::ProposedCall;
+use engine::domain::{Access, ToolCall};
 use engine::people::NewPerson;
+use engine::ConversationId;
 use reqwest::Client;
 use serde_json::Value;
 
@@ -115,6 +117,27 @@ pub async fn post_form_as(
         .header("cookie", cookie)
         .form(&[("", "")])
         .send()
+        .await
+        .unwrap()
+}
+
+/// Has the agent propose `n` calls of `delete_file` on `notes.txt` in
+/// `conversation`, each waiting for a person under the tests' policy.
+pub async fn waiting_deletes(
+    server: &TestServer,
+    conversation: &ConversationId,
+    n: usize,
+) -> Vec<ToolCall> {
+    let proposal = || ProposedCall {
+        source: "demo".into(),
+        tool: "delete_file".into(),
+        arguments: serde_json::json!({ "path": "notes.txt" }),
+        read_only_hint: false,
+    };
+    let proposals = (0..n).map(|_| proposal()).collect();
+    server
+        .engine
+        .propose_calls(conversation, proposals)
         .await
         .unwrap()
 }
