@@ -81,6 +81,9 @@ pub struct ConversationItem {
     pub message_count: i64,
     /// How many of its calls wait for a person.
     pub pending_count: i64,
+    /// Whether the agent's last run in it failed.
+    #[serde(default)]
+    pub last_run_failed: bool,
 }
 
 /// Who wrote a message, as the browser shows it.
@@ -91,6 +94,8 @@ pub enum Author {
     User,
     /// The agent.
     Assistant,
+    /// Airlock, saying why a run ended early.
+    Notice,
 }
 
 /// One message of a conversation. Its JSON is the engine's message, so the
@@ -218,6 +223,7 @@ mod from_engine {
                 updated_label: ago((now - c.updated_at).num_seconds()),
                 message_count: s.message_count,
                 pending_count: s.pending_count,
+                last_run_failed: s.last_run_failed,
             }
         }
     }

@@ -163,6 +163,17 @@ impl Engine {
         conversations::post_message(&self.core, id, content, author).await
     }
 
+    /// Stops the agent in conversation `id`: the reply being written ends
+    /// where it is, and calls that wait are rejected. False when it was not
+    /// working. `author` must be someone who may reject the waiting calls.
+    pub async fn stop_agent(
+        &self,
+        id: &ConversationId,
+        author: Option<&Actor>,
+    ) -> Result<bool, EngineError> {
+        decisions::stop_agent(&self.core, id, author).await
+    }
+
     // Proposing and deciding calls, and runs.
 
     /// Classifies a model turn's calls by policy and stores them as one

@@ -19,6 +19,7 @@ pub mod people;
 pub mod postgres;
 pub mod sql;
 pub mod sqlite;
+mod time;
 mod values;
 
 #[cfg(test)]
@@ -26,6 +27,7 @@ pub(crate) mod conformance;
 
 pub use error::StoreError;
 pub use people::{Credentials, PeopleStore, SignedIn};
+pub(crate) use time::{from_millis, to_millis};
 pub use values::{
     Announcement, Applied, Concluded, Decided, DecisionChange, FeedBatch, NewMessage,
 };
@@ -154,6 +156,17 @@ pub trait Store: PeopleStore + Send + Sync + std::fmt::Debug {
 
     /// One run.
     async fn run(&self, id: &RunId) -> Result<Option<Run>, StoreError>;
+
+    /// Asks run `id` to stop, with a `run.updated` event saying `stopping`;
+    /// `None` when it is over. Asking again changes nothing but the event.
+    async fn request_stop(
+        &self,
+        id: &RunId,
+        at: DateTime<Utc>,
+    ) -> Result<Option<Event>, StoreError>;
+
+    /// Whether someone asked run `id` to stop.
+    async fn stop_requested(&self, id: &RunId) -> Result<bool, StoreError>;
 
     /// Takes the lease on a run that is running or waiting and not leased by
     /// a live owner; `None` when someone else holds it or the run is over.
@@ -379,17 +392,4 @@ pub async fn connect(url: &str) -> Result<std::sync::Arc<dyn Store>, StoreError>
     } else {
         Ok(std::sync::Arc::new(sqlite::SqliteStore::open(url).await?))
     }
-}
-
-/// Milliseconds since the epoch, the form timestamps are stored in on both backends.
-pub(crate) fn to_millis(at: DateTime<Utc>) -> i64 {
-    at.timestamp_millis()
-}
-
-/// Reads a stored timestamp.
-pub(crate) fn from_millis(table: &'static str, ms: i64) -> Result<DateTime<Utc>, StoreError> {
-    DateTime::from_timestamp_millis(ms).ok_or_else(|| StoreError::Corrupt {
-        table,
-        detail: format!("timestamp {ms} out of range"),
-    })
 }

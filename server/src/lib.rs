@@ -38,7 +38,7 @@ use app::state::AppState;
 use app::{shell, App};
 use cross_site::AllowedHosts;
 use engine::agent::demo_model::DemoModel;
-use engine::agent::openai::{OpenAiConfig, OpenAiModel};
+use engine::agent::openai::OpenAiModel;
 use engine::agent::run_worker;
 use engine::agent::Agent;
 use engine::agent::Model;
@@ -177,17 +177,9 @@ pub async fn build(settings: &Settings) -> anyhow::Result<Services> {
     let owner = format!("{}:{}", std::process::id(), uuid_suffix());
     let model: Arc<dyn Model> = match &settings.model {
         ModelSettings::Demo => Arc::new(DemoModel),
-        ModelSettings::OpenAi {
-            base_url,
-            model,
-            api_key,
-            stream,
-        } => {
-            let mut config = OpenAiConfig::new(base_url, model);
-            config.api_key = api_key.clone();
-            config.stream = *stream;
-            tracing::info!(%base_url, %model, "using an OpenAI-compatible model");
-            Arc::new(OpenAiModel::new(config).context("cannot set up the model client")?)
+        ModelSettings::OpenAi(openai) => {
+            tracing::info!(base_url = %openai.base_url, model = %openai.model, "using an OpenAI-compatible model");
+            Arc::new(OpenAiModel::new(openai.config()).context("cannot set up the model client")?)
         }
     };
     let agent = engine.agent(model, tools, owner);

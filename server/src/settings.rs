@@ -2,6 +2,9 @@
 //! With none set, Airlock serves on 127.0.0.1:3000 with a SQLite file under `./data`.
 
 use crate::client_address::TrustedProxies;
+pub use model::{ModelSettings, OpenAiSettings};
+
+mod model;
 use std::net::SocketAddr;
 use std::path::PathBuf;
 
@@ -58,85 +61,6 @@ pub struct Secret(pub String);
 impl std::fmt::Debug for Secret {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str("(secret)")
-    }
-}
-
-/// Which model the agent talks to.
-#[derive(Clone, PartialEq)]
-pub enum ModelSettings {
-    /// The built-in, rule-based demo model: no key, no network.
-    Demo,
-    /// An OpenAI-compatible endpoint.
-    OpenAi {
-        /// `AIRLOCK_MODEL_BASE_URL`, e.g. `https://api.openai.com/v1`.
-        base_url: String,
-        /// `AIRLOCK_MODEL`, e.g. `gpt-4o-mini`.
-        model: String,
-        /// The key, read from the variable `AIRLOCK_MODEL_API_KEY_ENV` names
-        /// (default `OPENAI_API_KEY`); local servers need none.
-        api_key: Option<String>,
-        /// `AIRLOCK_MODEL_STREAM` (default `true`): whether replies stream.
-        stream: bool,
-    },
-}
-
-// The key never reaches a log line.
-impl std::fmt::Debug for ModelSettings {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            ModelSettings::Demo => f.write_str("Demo"),
-            ModelSettings::OpenAi {
-                base_url,
-                model,
-                api_key,
-                stream,
-            } => f
-                .debug_struct("OpenAi")
-                .field("base_url", base_url)
-                .field("model", model)
-                .field("api_key", &api_key.as_ref().map(|_| "(set)"))
-                .field("stream", stream)
-                .finish(),
-        }
-    }
-}
-
-impl ModelSettings {
-    fn from_lookup(lookup: &impl Fn(&str) -> Option<String>) -> Result<Self, SettingsError> {
-        let Some(base_url) = lookup("AIRLOCK_MODEL_BASE_URL") else {
-            return Ok(ModelSettings::Demo);
-        };
-        if !(base_url.starts_with("http://") || base_url.starts_with("https://")) {
-            return Err(SettingsError {
-                name: "AIRLOCK_MODEL_BASE_URL",
-                problem: format!(
-                    "`{base_url}` is not an http(s) address like https://api.openai.com/v1"
-                ),
-            });
-        }
-        let model = lookup("AIRLOCK_MODEL").ok_or_else(|| SettingsError {
-            name: "AIRLOCK_MODEL",
-            problem: "say which model to use (e.g. gpt-4o-mini) when AIRLOCK_MODEL_BASE_URL is set"
-                .into(),
-        })?;
-        let key_env =
-            lookup("AIRLOCK_MODEL_API_KEY_ENV").unwrap_or_else(|| "OPENAI_API_KEY".into());
-        let stream = match lookup("AIRLOCK_MODEL_STREAM").as_deref() {
-            None | Some("true") | Some("1") => true,
-            Some("false") | Some("0") => false,
-            Some(other) => {
-                return Err(SettingsError {
-                    name: "AIRLOCK_MODEL_STREAM",
-                    problem: format!("`{other}` is not true or false"),
-                })
-            }
-        };
-        Ok(ModelSettings::OpenAi {
-            base_url,
-            model,
-            api_key: lookup(&key_env),
-            stream,
-        })
     }
 }
 
@@ -259,32 +183,6 @@ mod tests {
         assert_eq!(s.database_url, "/srv/airlock/airlock.db");
         let s = from(&[("AIRLOCK_DATABASE_URL", "postgres://db/airlock")]).unwrap();
         assert_eq!(s.database_url, "postgres://db/airlock");
-    }
-
-    #[test]
-    fn the_model_is_the_demo_unless_an_endpoint_is_set() {
-        assert_eq!(from(&[]).unwrap().model, ModelSettings::Demo);
-        let s = from(&[
-            ("AIRLOCK_MODEL_BASE_URL", "http://127.0.0.1:11434/v1"),
-            ("AIRLOCK_MODEL", "llama3.1"),
-            ("AIRLOCK_MODEL_API_KEY_ENV", "MY_KEY"),
-            ("MY_KEY", "sk-secret"),
-        ])
-        .unwrap();
-        assert_eq!(
-            s.model,
-            ModelSettings::OpenAi {
-                base_url: "http://127.0.0.1:11434/v1".into(),
-                model: "llama3.1".into(),
-                api_key: Some("sk-secret".into()),
-                stream: true,
-            }
-        );
-        assert!(!format!("{s:?}").contains("sk-secret"));
-        let e = from(&[("AIRLOCK_MODEL_BASE_URL", "http://x/v1")]).unwrap_err();
-        assert_eq!(e.name, "AIRLOCK_MODEL");
-        let e = from(&[("AIRLOCK_MODEL_BASE_URL", "x/v1"), ("AIRLOCK_MODEL", "m")]).unwrap_err();
-        assert_eq!(e.name, "AIRLOCK_MODEL_BASE_URL");
     }
 
     #[test]

@@ -4,5 +4,6 @@ pub mod chat_view;
 pub mod composer;
 pub mod live;
 pub mod pending_bar;
+pub mod stop_button;
 pub mod timeline;
 pub mod tool_card;

@@ -38,6 +38,7 @@ fn say(text: impl Into<String>) -> ModelReply {
     ModelReply {
         text: text.into(),
         calls: Vec::new(),
+        ..ModelReply::default()
     }
 }
 
@@ -81,6 +82,7 @@ fn plan(text: &str) -> ModelReply {
         return ModelReply {
             text: "Let me see what is in the workspace first.".into(),
             calls: vec![call("list_directory", json!({ "path": "." }))],
+            ..ModelReply::default()
         };
     }
     if let Some(asked) = after(text, &["ask me "]) {
@@ -102,6 +104,7 @@ fn plan(text: &str) -> ModelReply {
         return ModelReply {
             text: String::new(),
             calls: vec![call("request_human_input", arguments)],
+            ..ModelReply::default()
         };
     }
     if let Some(rest) = after(text, &["delete ", "remove "]) {
@@ -113,6 +116,7 @@ fn plan(text: &str) -> ModelReply {
         return ModelReply {
             text: String::new(),
             calls,
+            ..ModelReply::default()
         };
     }
     if let Some(rest) = after(text, &["write "]) {
@@ -123,6 +127,7 @@ fn plan(text: &str) -> ModelReply {
                     "write_file",
                     json!({ "path": path.trim(), "content": content.trim_start() }),
                 )],
+                ..ModelReply::default()
             },
             None => say("Tell me what to write, like \"write ideas.md: some text\"."),
         };
@@ -144,6 +149,7 @@ fn plan(text: &str) -> ModelReply {
                         )
                     })
                     .collect(),
+                ..ModelReply::default()
             },
             _ => say("Tell me what to send, like \"email ana@example.com: hello\"."),
         };
@@ -153,6 +159,7 @@ fn plan(text: &str) -> ModelReply {
             return ModelReply {
                 text: String::new(),
                 calls: vec![call("read_file", json!({ "path": path }))],
+                ..ModelReply::default()
             };
         }
     }
@@ -173,6 +180,7 @@ fn plan(text: &str) -> ModelReply {
         return ModelReply {
             text: String::new(),
             calls: vec![call("list_directory", json!({ "path": dir }))],
+            ..ModelReply::default()
         };
     }
     say(HELP)
@@ -329,6 +337,7 @@ pub fn respond(turns: &[Turn]) -> ModelReply {
                     .iter()
                     .map(|p| call("delete_file", json!({ "path": p })))
                     .collect(),
+                ..ModelReply::default()
             };
         }
     }

@@ -126,23 +126,82 @@ pub struct ModelReply {
     pub text: String,
     /// The calls it proposes, as one batch.
     pub calls: Vec<ProposedToolCall>,
+    /// Whether the reply stopped at the length limit (`max_tokens`).
+    pub cut_off: bool,
+    /// Calls it began that cannot run: cut off, or with unreadable arguments.
+    pub dropped: Vec<DroppedCall>,
 }
 
-/// Why the model could not answer.
+/// A call the model began but that cannot run.
+#[derive(Debug, Clone, PartialEq)]
+pub struct DroppedCall {
+    /// The tool it named, if it got that far.
+    pub tool: String,
+    /// Why it cannot run, e.g. "cut off at the length limit".
+    pub why: String,
+}
+
+/// Why the model could not answer. Each says what happened; [`advice`]
+/// says what to do about it.
+///
+/// [`advice`]: ModelError::advice
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum ModelError {
     /// The provider refused the credentials.
-    #[error("the model provider refused the API key (401); check the key's environment variable")]
+    #[error("the model's server refused Airlock's API key (401)")]
     Unauthorized,
     /// The model or endpoint does not exist.
-    #[error("the model provider does not know this model or endpoint (404): {0}")]
+    #[error("the model's server does not know this model or address (404): {0}")]
     NotFound(String),
-    /// The provider failed or could not be reached, after retries.
-    #[error("the model provider failed: {0}")]
+    /// Nothing answered at the model's address.
+    #[error("Airlock cannot reach the model's server at {url}: {why}")]
+    Unreachable { url: String, why: String },
+    /// The provider failed, after retries.
+    #[error("the model's server failed: {0}")]
     Unavailable(String),
+    /// The conversation does not fit the model's context.
+    #[error("{}", match context {
+        Some(tokens) => format!("the model's context ({tokens} tokens) is too small for this conversation"),
+        None => "the model's context is too small for this conversation".to_owned(),
+    })]
+    ContextFull {
+        /// The context's size in tokens, when the provider said.
+        context: Option<u64>,
+    },
+    /// The provider refused the request for another reason.
+    #[error("the model's server refused the request: {0}")]
+    Refused(String),
+    /// The reply started but broke off.
+    #[error("the model's reply broke off: {0}")]
+    Broken(String),
     /// The provider answered something we cannot read.
-    #[error("the model provider answered something unreadable: {0}")]
+    #[error("the model answered something Airlock cannot read: {0}")]
     BadReply(String),
+}
+
+impl ModelError {
+    /// What the person can do about it, in a sentence.
+    pub fn advice(&self) -> &'static str {
+        match self {
+            ModelError::Unauthorized => "Check the model's API key in Airlock's settings.",
+            ModelError::NotFound(_) => {
+                "Check the model's name and address in Airlock's settings."
+            }
+            ModelError::Unreachable { .. } => {
+                "Check that the model's server is running and that Airlock's settings point at it, then send your message again."
+            }
+            ModelError::Unavailable(_) | ModelError::Broken(_) => {
+                "Send your message again in a moment."
+            }
+            ModelError::ContextFull { .. } => {
+                "Start a new conversation, or raise the model's context."
+            }
+            ModelError::Refused(_) => "The model's server log may say more.",
+            ModelError::BadReply(_) => {
+                "The model may not support tool calls; try another model."
+            }
+        }
+    }
 }
 
 /// A language model that can propose tool calls.

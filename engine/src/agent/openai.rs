@@ -23,6 +23,11 @@ use stream::{Accumulator, Lines, Step};
 
 pub use request::SYSTEM_PROMPT;
 
+/// The longest reply, in tokens, unless configured: room for a long answer
+/// or a whole file written by a tool call, and a cap on a model that never
+/// ends its turn.
+pub const DEFAULT_MAX_TOKENS: u32 = 4096;
+
 /// Where the provider is and how patient to be with it.
 #[derive(Clone)]
 pub struct OpenAiConfig {
@@ -43,6 +48,10 @@ pub struct OpenAiConfig {
     /// Whether to ask for a streamed reply (some servers stream tool calls
     /// badly; a whole reply works everywhere, only later).
     pub stream: bool,
+    /// The most tokens one reply may take (`max_tokens`); `None` leaves
+    /// it to the server, which for a local model may be "until the context
+    /// is full".
+    pub max_tokens: Option<u32>,
 }
 
 // The key never reaches a log line.
@@ -56,6 +65,7 @@ impl std::fmt::Debug for OpenAiConfig {
             .field("idle_timeout", &self.idle_timeout)
             .field("max_retries", &self.max_retries)
             .field("stream", &self.stream)
+            .field("max_tokens", &self.max_tokens)
             .finish()
     }
 }
@@ -72,6 +82,7 @@ impl OpenAiConfig {
             max_retries: 3,
             initial_backoff: Duration::from_millis(500),
             stream: true,
+            max_tokens: Some(DEFAULT_MAX_TOKENS),
         }
     }
 }
@@ -116,6 +127,54 @@ fn provider_message(body: &str) -> String {
     } else {
         message
     }
+}
+
+/// A refusal because the conversation does not fit, with the context's
+/// size where the server says it: llama.cpp gives `n_ctx`; OpenAI, vLLM
+/// and newer llama.cpp write "maximum context length is 4096 tokens" or
+/// "context size (4096 tokens)".
+fn context_full(body: &str) -> Option<ModelError> {
+    let parsed = serde_json::from_str::<Value>(body).unwrap_or_default();
+    let error = &parsed["error"];
+    let message = provider_message(body).to_lowercase();
+    let kind = format!("{} {}", error["type"], error["code"]).to_lowercase();
+    let full = kind.contains("context")
+        || (message.contains("context")
+            && ["exceed", "maximum", "too long", "too large"]
+                .iter()
+                .any(|w| message.contains(w)));
+    if !full {
+        return None;
+    }
+    let said = message.split_once("context").and_then(|(_, after)| {
+        let digits: String = after
+            .chars()
+            .skip_while(|c| !c.is_ascii_digit())
+            .take_while(char::is_ascii_digit)
+            .collect();
+        digits.parse().ok()
+    });
+    Some(ModelError::ContextFull {
+        context: error["n_ctx"].as_u64().or(said),
+    })
+}
+
+/// Why a request failed, in the words of its deepest cause ("Connection
+/// refused") rather than reqwest's outer "error sending request for url".
+fn cause(e: &reqwest::Error) -> String {
+    if e.is_timeout() {
+        return "it did not answer in time".to_owned();
+    }
+    let mut inner: &dyn std::error::Error = e;
+    while let Some(source) = inner.source() {
+        inner = source;
+    }
+    let said = inner.to_string();
+    let plain = match said.find(" (os error") {
+        Some(at) => &said[..at],
+        None => &said,
+    };
+    plain.to_lowercase()
 }
 
 impl OpenAiModel {
@@ -170,7 +229,13 @@ impl OpenAiModel {
                     self.config.response_timeout.as_secs()
                 ))
             })?
-            .map_err(|e| unreachable(format!("cannot reach {}: {e}", self.url())))?;
+            .map_err(|e| Failure::Retry {
+                error: ModelError::Unreachable {
+                    url: self.config.base_url.clone(),
+                    why: cause(&e),
+                },
+                after: None,
+            })?;
         let status = response.status();
         if !status.is_success() {
             let after = response
@@ -179,7 +244,11 @@ impl OpenAiModel {
                 .and_then(|v| v.to_str().ok())
                 .and_then(|v| v.trim().parse::<u64>().ok())
                 .map(Duration::from_secs);
-            let message = provider_message(&response.text().await.unwrap_or_default());
+            let body = response.text().await.unwrap_or_default();
+            if let Some(full) = context_full(&body) {
+                return Err(Failure::Final(full));
+            }
+            let message = provider_message(&body);
             return Err(match status.as_u16() {
                 401 | 403 => Failure::Final(ModelError::Unauthorized),
                 404 => Failure::Final(ModelError::NotFound(format!(
@@ -191,9 +260,7 @@ impl OpenAiModel {
                     error: ModelError::Unavailable(format!("{status}: {message}")),
                     after,
                 },
-                _ => Failure::Final(ModelError::BadReply(format!(
-                    "the provider refused the request ({status}): {message}"
-                ))),
+                _ => Failure::Final(ModelError::Refused(format!("{status}: {message}"))),
             });
         }
         let streamed = response
@@ -211,7 +278,7 @@ impl OpenAiModel {
             if let Step::Text(text) = acc.chunk(&whole)? {
                 on_text(&text);
             }
-            return Ok(acc.finish()?);
+            return Ok(acc.finish());
         }
         self.read_stream(response, on_text).await
     }
@@ -227,7 +294,7 @@ impl OpenAiModel {
         let mut shown = false;
         // Once text is on screen a retry would repeat it, so later failures are final.
         let failed = |shown: bool, e: String| {
-            let error = ModelError::Unavailable(e);
+            let error = ModelError::Broken(e);
             if shown {
                 Failure::Final(error)
             } else {
@@ -249,7 +316,7 @@ impl OpenAiModel {
             let chunk = match next {
                 None => break,
                 Some(Ok(chunk)) => chunk,
-                Some(Err(e)) => return Err(failed(shown, format!("the stream broke: {e}"))),
+                Some(Err(e)) => return Err(failed(shown, cause(&e))),
             };
             for line in lines.push(&chunk) {
                 match acc.line(&line)? {
@@ -273,7 +340,7 @@ impl OpenAiModel {
                 "the stream ended before the reply was complete".into(),
             ));
         }
-        Ok(acc.finish()?)
+        Ok(acc.finish())
     }
 }
 
@@ -284,7 +351,7 @@ impl Model for OpenAiModel {
         request: &ModelRequest,
         on_text: &(dyn for<'s> Fn(&'s str) + Send + Sync),
     ) -> Result<ModelReply, ModelError> {
-        let body = request::body(&self.config.model, request, self.config.stream);
+        let body = request::body(&self.config, request);
         let mut attempt = 0;
         loop {
             match self.attempt(&body, on_text).await {

@@ -15,21 +15,21 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::Duration;
 
-use tokio::sync::watch;
+use tokio::sync::{watch, Notify};
 
 use super::catalog::Catalog;
-use super::model::{Model, ModelRequest};
-use super::stepping::{Stepping, SteppingRuns};
-use super::{transcript, QUESTION_TOOL};
+use super::model::Model;
+use super::stepping::{ring_stop, Stepping, SteppingRuns};
 use crate::core::Core;
-use crate::decisions;
+use crate::domain::EventKind;
 use crate::domain::RunId;
 use crate::domain::{lease_until, Run, RunStatus};
 use crate::domain::{CallStatus, ToolCall};
-use crate::domain::{EventKind, ProposedCall};
 use crate::error::EngineError;
 use crate::tools::{ToolSource, ToolSpec};
 use ending::storable;
+use turn::TurnEnd;
+pub use turn::MAX_CALLS_PER_TURN;
 
 /// How often a step renews its lease, well inside
 /// [`LEASE_SECONDS`](crate::domain::LEASE_SECONDS), so a slow model or tool
@@ -58,6 +58,8 @@ pub enum StepOutcome {
     Busy,
     /// The model or a tool source failed; the run is over.
     Failed(String),
+    /// A person stopped it; the run is over.
+    Stopped,
 }
 
 /// Why the loop itself could not proceed (the store failed).
@@ -114,7 +116,7 @@ impl Agent {
 
     /// Takes the run as far as it can go.
     pub async fn step(&self, run_id: &RunId) -> Result<StepOutcome, AgentError> {
-        let Some(_stepping) = Stepping::enter(&self.stepping, run_id) else {
+        let Some(stepping) = Stepping::enter(&self.stepping, run_id) else {
             return Ok(StepOutcome::Busy);
         };
         let store = &self.core.store;
@@ -139,14 +141,19 @@ impl Agent {
             }
         };
         tokio::select! {
-            outcome = self.step_leased(run, open) => outcome,
+            outcome = self.step_leased(run, open, &stepping.stop) => outcome,
             _ = renew => unreachable!("the renewal loop never ends"),
         }
     }
 
     /// [`Agent::step`] once the lease is held; `taken`: the run's open calls
     /// as read with the lease.
-    async fn step_leased(&self, run: Run, taken: Vec<ToolCall>) -> Result<StepOutcome, AgentError> {
+    async fn step_leased(
+        &self,
+        run: Run,
+        taken: Vec<ToolCall>,
+        stop: &Notify,
+    ) -> Result<StepOutcome, AgentError> {
         let store = self.core.store.clone();
         let run_id = &run.id;
         let mut taken = Some(taken);
@@ -188,81 +195,24 @@ impl Agent {
                 self.release(run_id, RunStatus::Running).await?;
                 return Ok(StepOutcome::Busy);
             }
-            // The model sees the recent part of a long conversation, so a
-            // step costs the same at message 10 and at message 10,000.
-            let messages = store
-                .recent_messages(&run.conversation_id, CONTEXT_MESSAGES)
-                .await?;
-            let first = messages.first().map_or(0, |m| m.seq);
-            let calls = store.tool_calls_from(&run.conversation_id, first).await?;
-            let request = ModelRequest {
-                turns: self
-                    .catalog
-                    .named_for_model(transcript::turns(&messages, &calls), &calls),
-                tools: self.offered_tools(),
-            };
-            // The reply's text streams to open browsers as it is written.
-            let events = self.core.events.clone();
-            let writing_in = run.conversation_id.clone();
-            let drafting = crate::domain::markdown::Drafting::default();
-            let on_text = move |piece: &str| {
-                let html = drafting.add(piece);
-                events.draft(&writing_in, piece, html);
-            };
-            let reply = match self.model.reply(&request, &on_text).await {
-                Ok(reply) => reply,
-                Err(e) => {
-                    let text = format!("I could not reach the model: {e}");
-                    let error = e.to_string();
-                    self.conclude(&run, &text, RunStatus::Failed, Some(&error))
-                        .await?;
-                    return Ok(StepOutcome::Failed(error));
-                }
-            };
-            if reply.calls.is_empty() {
-                self.conclude(&run, &reply.text, RunStatus::Done, None)
-                    .await?;
-                return Ok(StepOutcome::Done);
+            // A stop asked while no model wrote (calls waited, or ran) ends
+            // the run here, before the model is asked again.
+            if store.stop_requested(run_id).await? {
+                return self.stopped(&run, "").await;
             }
-            let message = self.say(&run.conversation_id, &reply.text).await?;
-            let proposals = reply
-                .calls
-                .into_iter()
-                .map(|c| {
-                    let (source, tool, read_only) = if c.tool == QUESTION_TOOL {
-                        (super::AGENT_SOURCE.to_owned(), c.tool, false)
-                    } else {
-                        match self.catalog.resolve(&c.tool) {
-                            Some(o) => (o.source.clone(), o.tool.clone(), o.spec.read_only),
-                            // The policy refuses calls of tools nobody offers.
-                            None => (String::new(), c.tool, false),
-                        }
-                    };
-                    ProposedCall {
-                        source,
-                        tool: storable(&tool),
-                        arguments: c.arguments,
-                        read_only_hint: read_only,
-                    }
-                })
-                .collect();
-            decisions::propose_in_run(
-                &self.core,
-                &run.conversation_id,
-                Some(decisions::Turn {
-                    run: &run,
-                    message_seq: message.seq,
-                }),
-                proposals,
-            )
-            .await?;
+            if let TurnEnd::Ended(outcome) = self.take_turn(&run, stop).await? {
+                return Ok(outcome);
+            }
             if !self.retake(run_id).await? {
                 return Ok(StepOutcome::Busy);
             }
         }
-        let error = format!("the agent stopped after {MAX_TURNS} turns without finishing");
-        let text = format!("I stopped: {error}.");
-        self.conclude(&run, &text, RunStatus::Failed, Some(&error))
+        let error = format!("the agent stopped after {MAX_TURNS} model turns without finishing");
+        let notice = format!(
+            "The agent stopped after {MAX_TURNS} model turns without finishing. Send a message to let it go on."
+        );
+        let notice = self.notice(&run.conversation_id, &notice);
+        self.conclude(&run, notice, RunStatus::Failed, Some(&error))
             .await?;
         Ok(StepOutcome::Failed(error))
     }
@@ -318,8 +268,13 @@ pub async fn run_worker(agent: Agent, mut stop: watch::Receiver<bool>) {
             _ = stop.changed() => return,
             _ = sweep.tick() => sweep_once(&agent).await,
             received = events.recv() => match received {
-                Ok(event) if event.kind == EventKind::RunUpdated && event.data["status"] == "running" => {
-                    if let Some(id) = event.data["id"].as_str().and_then(|id| RunId::parse(id).ok()) {
+                Ok(event) if event.kind == EventKind::RunUpdated => {
+                    let Some(id) = event.data["id"].as_str().and_then(|id| RunId::parse(id).ok()) else {
+                        continue;
+                    };
+                    if event.data["stopping"] == true {
+                        ring_stop(&agent.stepping, &id);
+                    } else if event.data["status"] == "running" {
                         spawn_step(&agent, id);
                     }
                 }
@@ -365,6 +320,9 @@ async fn sweep_once(agent: &Agent) {
 
 mod ending;
 #[cfg(test)]
+mod limits_tests;
+#[cfg(test)]
 mod provider_tests;
 #[cfg(test)]
 mod tests;
+mod turn;

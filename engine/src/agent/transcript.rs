@@ -47,15 +47,17 @@ pub fn outcome(call: &ToolCall) -> CallOutcome {
 }
 
 /// The conversation as turns: each assistant message carries the calls its
-/// turn proposed, in order.
+/// turn proposed, in order. Airlock's notices are left out.
 pub fn turns(messages: &[Message], calls: &[ToolCall]) -> Vec<Turn> {
     messages
         .iter()
-        .map(|m| match m.role {
-            Role::User => Turn::User {
+        .filter_map(|m| match m.role {
+            Role::User => Some(Turn::User {
                 text: m.content.clone(),
-            },
-            Role::Assistant => Turn::Assistant {
+            }),
+            // Airlock's notices are for people; the model never reads them.
+            Role::Notice => None,
+            Role::Assistant => Some(Turn::Assistant {
                 text: m.content.clone(),
                 calls: calls
                     .iter()
@@ -67,7 +69,7 @@ pub fn turns(messages: &[Message], calls: &[ToolCall]) -> Vec<Turn> {
                         outcome: outcome(c),
                     })
                     .collect(),
-            },
+            }),
         })
         .collect()
 }

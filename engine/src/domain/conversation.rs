@@ -28,6 +28,8 @@ pub struct ConversationSummary {
     pub message_count: i64,
     /// How many of its tool calls wait for a person.
     pub pending_count: i64,
+    /// Whether the agent's last run in it failed.
+    pub last_run_failed: bool,
 }
 
 /// Who wrote a message.
@@ -38,6 +40,10 @@ pub enum Role {
     User,
     /// The agent.
     Assistant,
+    /// Airlock itself: why a run ended early (a failure, a limit, a stop).
+    /// People see it apart from the agent's replies; the model never does,
+    /// so Airlock's words are never taken for its own.
+    Notice,
 }
 
 impl Role {
@@ -46,6 +52,7 @@ impl Role {
         match self {
             Role::User => "user",
             Role::Assistant => "assistant",
+            Role::Notice => "notice",
         }
     }
 
@@ -54,6 +61,7 @@ impl Role {
         match value {
             "user" => Some(Role::User),
             "assistant" => Some(Role::Assistant),
+            "notice" => Some(Role::Notice),
             _ => None,
         }
     }
@@ -165,7 +173,7 @@ mod tests {
 
     #[test]
     fn roles_round_trip() {
-        for role in [Role::User, Role::Assistant] {
+        for role in [Role::User, Role::Assistant, Role::Notice] {
             assert_eq!(Role::parse(role.as_str()), Some(role));
         }
     }

@@ -67,6 +67,14 @@ impl Drafting {
         let complete = written.rfind('\n').map_or(0, |i| i + 1);
         Some(to_safe_html(&written[..complete]))
     }
+
+    /// Everything added so far.
+    pub fn written(&self) -> String {
+        self.written
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .clone()
+    }
 }
 
 #[cfg(test)]

@@ -18,6 +18,8 @@ pub enum RunStatus {
     Done,
     /// The model or the loop failed.
     Failed,
+    /// A person stopped it.
+    Stopped,
 }
 
 impl RunStatus {
@@ -28,14 +30,21 @@ impl RunStatus {
             RunStatus::Waiting => "waiting",
             RunStatus::Done => "done",
             RunStatus::Failed => "failed",
+            RunStatus::Stopped => "stopped",
         }
     }
 
     /// Reads a stored name.
     pub fn parse(value: &str) -> Option<Self> {
-        [Self::Running, Self::Waiting, Self::Done, Self::Failed]
-            .into_iter()
-            .find(|s| s.as_str() == value)
+        [
+            Self::Running,
+            Self::Waiting,
+            Self::Done,
+            Self::Failed,
+            Self::Stopped,
+        ]
+        .into_iter()
+        .find(|s| s.as_str() == value)
     }
 }
 

@@ -24,6 +24,7 @@ mod grants;
 mod leases;
 mod people;
 mod reviews;
+mod stops;
 mod wakeups;
 
 use conversations::*;
@@ -33,6 +34,7 @@ use grants::*;
 use leases::*;
 use people::*;
 use reviews::*;
+use stops::*;
 use wakeups::*;
 
 /// A store under test, with whatever must live as long as it.
@@ -224,6 +226,7 @@ conformance!(
     events_of_two_processes_are_placed_once,
     review_cases_follow_their_calls,
     a_decision_closes_its_case_as_stored,
+    a_stop_is_asked_of_a_run_under_way,
 );
 
 impl ToolCall {

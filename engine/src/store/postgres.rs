@@ -115,6 +115,11 @@ const MIGRATIONS: &[Migration] = &[
         description: "api tokens",
         sql: include_str!("../../migrations/postgres/0016_api_tokens.sql"),
     },
+    Migration {
+        version: 17,
+        description: "run stops",
+        sql: include_str!("../../migrations/postgres/0017_run_stops.sql"),
+    },
 ];
 
 /// Arbitrary key of the advisory lock that serialises migrations across replicas.

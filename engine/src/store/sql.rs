@@ -25,6 +25,7 @@ mod query;
 mod reviews;
 mod row;
 mod runs;
+mod stops;
 mod store;
 
 #[cfg(test)]

@@ -97,6 +97,11 @@ const MIGRATIONS: &[Migration] = &[
         description: "api tokens",
         sql: include_str!("../../migrations/sqlite/0016_api_tokens.sql"),
     },
+    Migration {
+        version: 17,
+        description: "run stops",
+        sql: include_str!("../../migrations/sqlite/0017_run_stops.sql"),
+    },
 ];
 
 /// How many read-only connections serve reads: one per core. Statements run

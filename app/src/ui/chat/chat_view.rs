@@ -6,6 +6,7 @@ use leptos::prelude::*;
 use crate::ui::chat::composer::Composer;
 use crate::ui::chat::live::{LiveChat, CHAT_EVENTS};
 use crate::ui::chat::pending_bar::{approvable, PendingBar};
+use crate::ui::chat::stop_button::StopButton;
 use crate::ui::chat::timeline::Timeline;
 use crate::ui::common::event_stream::follow;
 use crate::ui::common::post_form::Post;
@@ -38,6 +39,7 @@ pub fn ChatView(detail: ConversationDetail) -> impl IntoView {
         }
     });
     let deciding = detail.deciding.clone();
+    let stop_id = detail.id.clone();
     let waiting = Memo::new(move |_| approvable(live.calls.read().iter(), &deciding));
     let on_decided = Callback::new(move |call: ToolCallItem| live.put_call(call));
     let url = format!(
@@ -63,7 +65,10 @@ pub fn ChatView(detail: ConversationDetail) -> impl IntoView {
             </div>
             <Timeline live/>
             <Show when=move || live.working.get()>
-                <p class="working" role="status">"Agent is working…"</p>
+                <div class="working">
+                    <p role="status">"Agent is working…"</p>
+                    {detail.may_write.then(|| view! { <StopButton conversation_id=stop_id.clone()/> })}
+                </div>
             </Show>
             {detail.deciding.may_decide.then(|| view! {
                 <PendingBar conversation_id=detail.id.clone() waiting on_decided label="Pending approvals"/>

@@ -76,6 +76,15 @@ pub fn Timeline(live: LiveChat) -> impl IntoView {
                                     </li>
                                 }
                                 .into_any(),
+                                // Airlock's own words: set apart from the
+                                // agent's, and never sent to the model.
+                                Author::Notice => view! {
+                                    <li class="message notice" role="note" aria-label="Notice from Airlock">
+                                        <span class="message-author">"Airlock"</span>
+                                        <div class="message-body">{message.content}</div>
+                                    </li>
+                                }
+                                .into_any(),
                                 // The agent writes Markdown, which the server
                                 // renders safely (engine/src/domain/markdown.rs). An
                                 // event stored before it did shows as text.

@@ -45,10 +45,13 @@ pub fn ConversationList(items: Vec<ConversationItem>) -> impl IntoView {
                 .map(|item| {
                     let waiting = waiting_label(item.pending_count)
                         .map(|text| view! { <span class="pending-badge">{text}</span> });
+                    let failed = item.last_run_failed.then(|| view! {
+                        <span class="failed-badge">"Agent stopped with an error"</span>
+                    });
                     view! {
                         <li>
                             <a class="conversation-link" href=format!("/c/{}", item.id)>
-                                <span class="conversation-title">{item.title} {waiting}</span>
+                                <span class="conversation-title">{item.title} {waiting} {failed}</span>
                                 <span class="conversation-meta">
                                     <time datetime=item.updated_at>{item.updated_label}</time>
                                     " · "

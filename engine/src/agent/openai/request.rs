@@ -4,6 +4,7 @@
 
 use serde_json::{json, Value};
 
+use super::OpenAiConfig;
 use crate::agent::model::{ModelRequest, Turn};
 
 /// What the model is told about its situation before the conversation.
@@ -14,7 +15,7 @@ retry the same call. When you need a decision or information only the person has
 request_human_input. Answer in concise Markdown.";
 
 /// The JSON body of a chat-completions request.
-pub fn body(model: &str, request: &ModelRequest, stream: bool) -> Value {
+pub fn body(config: &OpenAiConfig, request: &ModelRequest) -> Value {
     let mut messages = vec![json!({ "role": "system", "content": SYSTEM_PROMPT })];
     for turn in &request.turns {
         match turn {
@@ -47,7 +48,10 @@ pub fn body(model: &str, request: &ModelRequest, stream: bool) -> Value {
             }
         }
     }
-    let mut body = json!({ "model": model, "messages": messages, "stream": stream });
+    let mut body = json!({ "model": config.model, "messages": messages, "stream": config.stream });
+    if let Some(max) = config.max_tokens {
+        body["max_tokens"] = max.into();
+    }
     if !request.tools.is_empty() {
         body["tools"] = request
             .tools
@@ -110,9 +114,10 @@ mod tests {
                 read_only: false,
             }],
         };
-        let body = body("gpt-test", &request, true);
+        let body = body(&OpenAiConfig::new("http://x/v1", "gpt-test"), &request);
         assert_eq!(body["model"], "gpt-test");
         assert_eq!(body["stream"], true);
+        assert_eq!(body["max_tokens"], super::super::DEFAULT_MAX_TOKENS);
         let messages = body["messages"].as_array().unwrap();
         let roles: Vec<_> = messages
             .iter()

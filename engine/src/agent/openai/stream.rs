@@ -4,7 +4,7 @@
 
 use serde_json::Value;
 
-use crate::agent::model::{ModelError, ModelReply, ProposedToolCall};
+use crate::agent::model::{DroppedCall, ModelError, ModelReply, ProposedToolCall};
 
 /// Splits a byte stream into lines, across chunk boundaries.
 #[derive(Debug, Default)]
@@ -46,6 +46,8 @@ pub struct Accumulator {
     text: String,
     calls: Vec<PartialCall>,
     done: bool,
+    /// Why the model stopped, when it said: `stop`, `tool_calls`, `length`…
+    finish_reason: Option<String>,
 }
 
 /// What one line of the stream meant.
@@ -79,8 +81,8 @@ impl Accumulator {
     pub fn chunk(&mut self, chunk: &Value) -> Result<Step, ModelError> {
         if let Some(error) = chunk.get("error") {
             let message = error["message"].as_str().unwrap_or("unknown error");
-            return Err(ModelError::Unavailable(format!(
-                "the stream reported an error: {message}"
+            return Err(ModelError::Broken(format!(
+                "the server reported an error mid-reply: {message}"
             )));
         }
         let Some(choice) = chunk["choices"].get(0) else {
@@ -108,8 +110,9 @@ impl Accumulator {
                 }
             }
         }
-        if choice.get("finish_reason").is_some_and(|r| !r.is_null()) {
+        if let Some(reason) = choice["finish_reason"].as_str() {
             self.done = true;
+            self.finish_reason = Some(reason.to_owned());
         }
         match delta["content"].as_str() {
             Some(text) if !text.is_empty() => {
@@ -125,39 +128,49 @@ impl Accumulator {
         self.done
     }
 
-    /// The whole reply, with each call's arguments parsed.
-    pub fn finish(self) -> Result<ModelReply, ModelError> {
-        let calls = self
-            .calls
-            .into_iter()
-            .filter(|c| !c.name.is_empty())
-            .map(|c| {
-                let arguments = if c.arguments.trim().is_empty() {
-                    Value::Object(Default::default())
-                } else {
-                    serde_json::from_str(&c.arguments).map_err(|e| {
-                        ModelError::BadReply(format!(
-                            "the arguments of {} are not JSON: {e}",
-                            c.name
-                        ))
-                    })?
-                };
-                if !arguments.is_object() {
-                    return Err(ModelError::BadReply(format!(
-                        "the arguments of {} are not a JSON object",
-                        c.name
-                    )));
-                }
-                Ok(ProposedToolCall {
+    /// The whole reply, with each call's arguments parsed. A call whose
+    /// arguments cannot be read is dropped with the reason, and the others
+    /// stand: a reply cut off at the length limit keeps its complete calls.
+    pub fn finish(self) -> ModelReply {
+        let cut_off = self.finish_reason.as_deref() == Some("length");
+        let mut reply = ModelReply {
+            text: self.text,
+            cut_off,
+            ..ModelReply::default()
+        };
+        for c in self.calls {
+            if c.name.is_empty() && c.arguments.trim().is_empty() {
+                continue;
+            }
+            match arguments(&c.arguments) {
+                Ok(arguments) if !c.name.is_empty() => reply.calls.push(ProposedToolCall {
                     tool: c.name,
                     arguments,
-                })
-            })
-            .collect::<Result<Vec<_>, _>>()?;
-        Ok(ModelReply {
-            text: self.text,
-            calls,
-        })
+                }),
+                Ok(_) | Err(_) if cut_off => reply.dropped.push(DroppedCall {
+                    tool: c.name,
+                    why: "cut off at the length limit".into(),
+                }),
+                Ok(_) => reply.dropped.push(DroppedCall {
+                    tool: c.name,
+                    why: "it named no tool".into(),
+                }),
+                Err(why) => reply.dropped.push(DroppedCall { tool: c.name, why }),
+            }
+        }
+        reply
+    }
+}
+
+/// A call's arguments: a JSON object, or nothing at all.
+fn arguments(text: &str) -> Result<Value, String> {
+    if text.trim().is_empty() {
+        return Ok(Value::Object(Default::default()));
+    }
+    match serde_json::from_str::<Value>(text) {
+        Ok(value) if value.is_object() => Ok(value),
+        Ok(_) => Err("its arguments are not a JSON object".into()),
+        Err(e) => Err(format!("its arguments are not valid JSON ({e})")),
     }
 }
 
@@ -199,8 +212,9 @@ mod tests {
         assert_eq!(acc.line("data: [DONE]").unwrap(), Step::Done);
         assert!(acc.is_done());
         assert_eq!(texts, ["Deleting ", "both."]);
-        let reply = acc.finish().unwrap();
+        let reply = acc.finish();
         assert_eq!(reply.text, "Deleting both.");
+        assert!(!reply.cut_off && reply.dropped.is_empty());
         assert_eq!(
             reply.calls,
             [
@@ -217,12 +231,42 @@ mod tests {
     }
 
     #[test]
+    fn a_call_cut_off_at_the_length_limit_is_dropped_and_the_complete_ones_stand() {
+        let mut acc = Accumulator::default();
+        let calls = json!([
+            {"index": 0, "function": {"name": "delete_file", "arguments": "{\"path\": \"a\"}"}},
+            {"index": 1, "function": {"name": "delete_file", "arguments": "{\"path\": \"b\"}"}},
+            {"index": 2, "function": {"name": "write_file", "arguments": "{\"path\": \"c\", \"cont"}}
+        ]);
+        acc.chunk(&json!({"choices": [{"delta": {"tool_calls": calls}}]}))
+            .unwrap();
+        acc.chunk(&json!({"choices": [{"delta": {}, "finish_reason": "length"}]}))
+            .unwrap();
+        let reply = acc.finish();
+        assert!(reply.cut_off);
+        assert_eq!(reply.calls.len(), 2);
+        assert_eq!(reply.calls[1].arguments, json!({"path": "b"}));
+        assert_eq!(
+            reply.dropped,
+            [DroppedCall {
+                tool: "write_file".into(),
+                why: "cut off at the length limit".into()
+            }]
+        );
+    }
+
+    #[test]
     fn broken_arguments_and_stream_errors_are_clear() {
         let mut acc = Accumulator::default();
         acc.chunk(&json!({"choices": [{"delta": {"tool_calls": [{"index": 0, "function": {"name": "f", "arguments": "{oops"}}]}}]}))
             .unwrap();
+        let reply = acc.finish();
+        assert!(reply.calls.is_empty() && !reply.cut_off);
+        assert_eq!(reply.dropped[0].tool, "f");
         assert!(
-            matches!(acc.finish(), Err(ModelError::BadReply(m)) if m.contains("arguments of f"))
+            reply.dropped[0].why.contains("not valid JSON"),
+            "{:?}",
+            reply.dropped
         );
         let mut acc = Accumulator::default();
         assert!(matches!(
@@ -231,7 +275,7 @@ mod tests {
         ));
         assert!(matches!(
             acc.chunk(&json!({"error": {"message": "overloaded"}})),
-            Err(ModelError::Unavailable(m)) if m.contains("overloaded")
+            Err(ModelError::Broken(m)) if m.contains("overloaded")
         ));
     }
 }

@@ -182,10 +182,7 @@ async fn a_stream_cut_after_text_was_shown_is_not_retried() {
     let model = OpenAiModel::new(mock.config()).unwrap();
     let (result, pieces) = reply(&model, "story").await;
     assert!(!pieces.is_empty());
-    assert!(
-        matches!(result, Err(ModelError::Unavailable(_))),
-        "{result:?}"
-    );
+    assert!(matches!(result, Err(ModelError::Broken(_))), "{result:?}");
     assert_eq!(mock.requests().await.len(), 1);
 }
 
@@ -195,11 +192,13 @@ async fn an_unreachable_provider_is_reported_after_retries() {
     config.max_retries = 1;
     config.initial_backoff = Duration::from_millis(5);
     let (result, _) = reply(&OpenAiModel::new(config).unwrap(), "hello").await;
+    // Said as the system said it, not as "error sending request for url".
     match result {
-        Err(ModelError::Unavailable(message)) => {
-            assert!(message.contains("cannot reach"), "{message}")
-        }
-        other => panic!("expected unavailable, got {other:?}"),
+        Err(e @ ModelError::Unreachable { .. }) => assert_eq!(
+            e.to_string(),
+            "Airlock cannot reach the model's server at http://127.0.0.1:9/v1: connection refused"
+        ),
+        other => panic!("expected unreachable, got {other:?}"),
     }
 }
 
@@ -253,4 +252,22 @@ async fn a_model_behind_a_ca_in_ssl_cert_file_answers() {
     config.max_retries = 0;
     let (result, _) = reply(&OpenAiModel::new(config).unwrap(), "hello").await;
     assert_eq!(result.unwrap().text, "Hello over TLS.");
+}
+
+#[test]
+fn a_context_overflow_is_read_from_each_server_s_words() {
+    let llama = r#"{"error":{"code":400,"message":"the request exceeds the available context size, try increasing it","type":"exceed_context_size_error","n_prompt_tokens":5210,"n_ctx":4096}}"#;
+    let newer_llama = r#"{"error":{"message":"request (5210 tokens) exceeds the available context size (4096 tokens), try increasing it"}}"#;
+    let vllm = r#"{"object":"error","message":"This model's maximum context length is 2048 tokens. However, you requested 2100 tokens.","type":"BadRequestError"}"#;
+    for (body, tokens) in [(llama, 4096), (newer_llama, 4096), (vllm, 2048)] {
+        assert_eq!(
+            super::context_full(body),
+            Some(ModelError::ContextFull {
+                context: Some(tokens)
+            }),
+            "{body}"
+        );
+    }
+    let other = r#"{"error":{"message":"temperature must be at most 2"}}"#;
+    assert_eq!(super::context_full(other), None);
 }

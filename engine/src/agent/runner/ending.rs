@@ -1,7 +1,7 @@
 //! How a step ends: the agent's reply, the run concluded with its last
 //! message, or the run given up to wait or to go on later.
 
-use super::{Agent, AgentError};
+use super::{Agent, AgentError, StepOutcome};
 use crate::domain::{ConversationId, Message, MessageId, Role, Run, RunId, RunStatus};
 use crate::store::NewMessage;
 
@@ -16,10 +16,19 @@ pub(super) fn storable(text: &str) -> String {
 impl Agent {
     /// The agent's message `text` in `conversation`, written now.
     pub(super) fn reply(&self, conversation: &ConversationId, text: &str) -> NewMessage {
+        self.message(conversation, Role::Assistant, text)
+    }
+
+    /// Airlock's notice `text` to the people in `conversation`, written now.
+    pub(super) fn notice(&self, conversation: &ConversationId, text: &str) -> NewMessage {
+        self.message(conversation, Role::Notice, text)
+    }
+
+    fn message(&self, conversation: &ConversationId, role: Role, text: &str) -> NewMessage {
         NewMessage {
             id: MessageId::new(),
             conversation_id: conversation.clone(),
-            role: Role::Assistant,
+            role,
             content: storable(text),
             author: None,
             created_at: self.core.clock.now(),
@@ -40,12 +49,12 @@ impl Agent {
         Ok(message)
     }
 
-    /// Says the run's last message and releases the run with `status`, in
-    /// one commit.
+    /// Says the run's last message (the agent's reply or Airlock's notice)
+    /// and releases the run with `status`, in one commit.
     pub(super) async fn conclude(
         &self,
         run: &Run,
-        text: &str,
+        last: NewMessage,
         status: RunStatus,
         error: Option<&str>,
     ) -> Result<(), AgentError> {
@@ -64,17 +73,32 @@ impl Agent {
         let concluded = self
             .core
             .store
-            .conclude_run(
-                (run, &self.owner),
-                self.reply(&run.conversation_id, text),
-                status,
-                error.as_deref(),
-            )
+            .conclude_run((run, &self.owner), last, status, error.as_deref())
             .await?;
         self.core
             .events
             .publish([concluded.message_event, concluded.run_event]);
         Ok(())
+    }
+
+    /// Ends the run a person stopped, keeping what the model had written
+    /// (marked, so the model knows it was cut short when it reads it back).
+    /// No call is left open: calls are only proposed once a reply is whole.
+    pub(super) async fn stopped(
+        &self,
+        run: &Run,
+        written: &str,
+    ) -> Result<StepOutcome, AgentError> {
+        let conversation = &run.conversation_id;
+        let last = match written.trim_end() {
+            "" => self.notice(
+                conversation,
+                "Stopped. The agent waits for your next message.",
+            ),
+            text => self.reply(conversation, &format!("{text}\n\n*[Stopped.]*")),
+        };
+        self.conclude(run, last, RunStatus::Stopped, None).await?;
+        Ok(StepOutcome::Stopped)
     }
 
     /// Gives the run up with `status`; the status it was stored with (a

@@ -1,7 +1,7 @@
 //! Whole conversations through the demo model and the demo toolset, on a
 //! real SQLite file, stepping runs as the worker would.
 
-use crate::agent::model::Turn;
+use crate::agent::model::{ModelRequest, Turn};
 use crate::domain::Role;
 use crate::Engine;
 use std::sync::Arc;
@@ -600,7 +600,7 @@ impl Model for NulToolModel {
         if proposed {
             return Ok(ModelReply {
                 text: "That tool is not there.".into(),
-                calls: Vec::new(),
+                ..ModelReply::default()
             });
         }
         Ok(ModelReply {
@@ -609,6 +609,7 @@ impl Model for NulToolModel {
                 tool: "no\0such_tool".into(),
                 arguments: json!({}),
             }],
+            ..ModelReply::default()
         })
     }
 }

@@ -6,6 +6,7 @@ use super::decode::{row_conversation, row_message};
 use super::{query, query_scalar, Backend, SqlStore, Transaction};
 use crate::domain::{
     Conversation, ConversationId, ConversationSummary, Event, EventKind, Message, NewEvent,
+    RunStatus,
 };
 use crate::store::{from_millis, to_millis, NewMessage, StoreError};
 
@@ -15,12 +16,15 @@ const CONVERSATION: &str = "select * from conversations where conversation_id = 
 
 /// The newest conversations, with how many messages people see (turns
 /// that only call tools leave an empty assistant message as their anchor;
-/// people do not count those) and how many calls wait.
+/// people do not count those), how many calls wait, and how the last run
+/// ended.
 const LIST_CONVERSATIONS: &str = "select c.*,
         (select count(*) from messages m
          where m.conversation_id = c.conversation_id and m.content <> '') as shown_messages,
         (select count(*) from tool_calls t
-         where t.conversation_id = c.conversation_id and t.status = 'pending_approval') as pending_count
+         where t.conversation_id = c.conversation_id and t.status = 'pending_approval') as pending_count,
+        (select r.status from runs r where r.conversation_id = c.conversation_id
+         order by r.created_at desc limit 1) as last_run_status
      from conversations c
      order by c.updated_at desc, c.conversation_id desc limit $1";
 
@@ -98,6 +102,9 @@ impl<B: Backend> SqlStore<B> {
                     conversation: row_conversation(row)?,
                     message_count: row.try_get("shown_messages")?,
                     pending_count: row.try_get("pending_count")?,
+                    last_run_failed: row
+                        .try_get::<Option<String>>("last_run_status")?
+                        .is_some_and(|s| s == RunStatus::Failed.as_str()),
                 })
             })
             .collect()

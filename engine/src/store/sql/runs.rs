@@ -215,7 +215,12 @@ impl<B: Backend> SqlStore<B> {
         status: RunStatus,
         error: Option<&str>,
     ) -> Result<Concluded, StoreError> {
-        if B::WRITES_IN_WITH && matches!(status, RunStatus::Done | RunStatus::Failed) {
+        if B::WRITES_IN_WITH
+            && matches!(
+                status,
+                RunStatus::Done | RunStatus::Failed | RunStatus::Stopped
+            )
+        {
             return self.conclude_in_one((run, owner), m, status, error).await;
         }
         let at = m.created_at;

@@ -150,6 +150,18 @@ impl<B: Backend> Store for SqlStore<B> {
         SqlStore::run(self, id).await
     }
 
+    async fn request_stop(
+        &self,
+        id: &RunId,
+        at: DateTime<Utc>,
+    ) -> Result<Option<Event>, StoreError> {
+        SqlStore::request_stop(self, id, at).await
+    }
+
+    async fn stop_requested(&self, id: &RunId) -> Result<bool, StoreError> {
+        SqlStore::stop_requested(self, id).await
+    }
+
     async fn acquire_run(
         &self,
         id: &RunId,

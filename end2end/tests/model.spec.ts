@@ -1,0 +1,68 @@
+import { test as base, expect, AirlockServer } from './fixtures';
+import { Aimock } from './aimock';
+import { newConversation, send } from './chat';
+
+const story = 'Once upon a time there was a lock that would not open. '.repeat(12);
+
+// Airlock talking to a real OpenAI-compatible server, scripted.
+const test = base.extend<{ model: Aimock }>({
+  model: async ({}, use) => {
+    const model = await Aimock.start([
+      { match: { userMessage: 'tell a story' }, response: { content: story }, chunkSize: 4, latency: 60 },
+      {
+        match: { userMessage: 'a very long paste' },
+        response: {
+          error: {
+            message: "This model's maximum context length is 4096 tokens. However, your messages resulted in 5210 tokens.",
+            type: 'invalid_request_error',
+            code: 'context_length_exceeded',
+          },
+          status: 400,
+        },
+      },
+    ]);
+    await use(model);
+    model.stop();
+  },
+  airlock: async ({ model }, use) => {
+    const server = await AirlockServer.start(undefined, { env: model.env });
+    await use(server);
+    await server.stop();
+    server.dispose();
+  },
+});
+
+test('Stop ends the reply being written and keeps what it wrote', async ({ page }) => {
+  await newConversation(page);
+  await send(page, 'tell a story');
+  const writing = page.getByRole('listitem', { name: 'Agent is writing' });
+  await expect(writing).toContainText('Once upon a time');
+  await page.getByRole('button', { name: 'Stop' }).click();
+  await expect(page.getByRole('status').filter({ hasText: 'Agent is working' })).toBeHidden();
+  const kept = page.locator('.message.from-agent').last();
+  await expect(kept).toContainText('Once upon a time');
+  await expect(kept.locator('em')).toHaveText('[Stopped.]');
+  // The composer is free again.
+  await page.getByRole('textbox', { name: 'Message' }).fill('thanks');
+  await expect(page.getByRole('button', { name: 'Send' })).toBeEnabled();
+});
+
+test('Esc stops the agent too', async ({ page }) => {
+  await newConversation(page);
+  await send(page, 'tell a story');
+  await expect(page.getByRole('listitem', { name: 'Agent is writing' })).toContainText('Once');
+  await page.keyboard.press('Escape');
+  await expect(page.locator('.message.from-agent em').last()).toHaveText('[Stopped.]');
+});
+
+test('a failure is a notice from Airlock, not an agent reply, and the list marks it', async ({ page }) => {
+  await newConversation(page);
+  await send(page, 'a very long paste');
+  const notice = page.getByRole('note', { name: 'Notice from Airlock' });
+  await expect(notice).toContainText("the model's context (4096 tokens) is too small for this conversation");
+  await expect(notice).toContainText('Start a new conversation');
+  await expect(page.locator('.message.from-agent')).toHaveCount(0);
+  await page.getByRole('link', { name: '← Conversations' }).click();
+  const listed = page.getByRole('list', { name: 'Conversations' }).getByRole('link', { name: /a very long paste/ });
+  await expect(listed).toContainText('Agent stopped with an error');
+});

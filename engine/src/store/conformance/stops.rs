@@ -1,0 +1,56 @@
+//! A person's stop: asked of a run under way, remembered, and announced;
+//! a run that is over has nothing to stop. The list marks a conversation
+//! whose last run failed.
+
+use super::leases::running_run;
+use super::*;
+use crate::domain::RunStatus;
+
+pub(crate) async fn a_stop_is_asked_of_a_run_under_way(f: &Fixture) {
+    let c = new_conversation(&f.store).await;
+    let now = Utc::now();
+    let run = running_run(f, &c, now).await;
+    assert!(!f.store.stop_requested(&run.id).await.unwrap());
+    let event = f.store.request_stop(&run.id, now).await.unwrap().unwrap();
+    assert_eq!(event.kind, crate::domain::EventKind::RunUpdated);
+    assert_eq!(event.data["stopping"], true);
+    assert_eq!(event.data["id"], run.id.as_str());
+    assert!(f.store.stop_requested(&run.id).await.unwrap());
+    // Asked twice: remembered once, announced again.
+    assert!(f.store.request_stop(&run.id, now).await.unwrap().is_some());
+
+    let leased = f
+        .store
+        .acquire_run(&run.id, "a", now, now + Duration::seconds(30))
+        .await
+        .unwrap()
+        .unwrap();
+    let failed = message(&c, Role::Notice, "The model could not answer.");
+    f.store
+        .conclude_run((&leased, "a"), failed, RunStatus::Failed, Some("down"))
+        .await
+        .unwrap();
+    assert_eq!(f.store.request_stop(&run.id, now).await.unwrap(), None);
+    let listed = f.store.list_conversations(10).await.unwrap();
+    let ours = listed.iter().find(|s| s.conversation.id == c.id).unwrap();
+    assert!(ours.last_run_failed);
+    let said = f.store.messages(&c.id).await.unwrap();
+    assert_eq!(said[0].role, Role::Notice);
+
+    // A later run that ends well clears the mark.
+    let next = running_run(f, &c, now + Duration::seconds(1)).await;
+    let leased = f
+        .store
+        .acquire_run(&next.id, "a", now, now + Duration::seconds(30))
+        .await
+        .unwrap()
+        .unwrap();
+    let done = message(&c, Role::Assistant, "Done.");
+    f.store
+        .conclude_run((&leased, "a"), done, RunStatus::Done, None)
+        .await
+        .unwrap();
+    let listed = f.store.list_conversations(10).await.unwrap();
+    let ours = listed.iter().find(|s| s.conversation.id == c.id).unwrap();
+    assert!(!ours.last_run_failed);
+}
