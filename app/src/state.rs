@@ -13,6 +13,32 @@ pub struct AppState {
     /// The base of links handed out (`AIRLOCK_PUBLIC_URL`); without one,
     /// links are built from the request's own host.
     pub public_url: Option<String>,
+    /// Whether the model's server answers, as last asked.
+    pub model_reach: ModelReach,
+}
+
+/// Why the model's server cannot be reached, as last asked; `None` while
+/// it answers (or nobody asked: the demo model needs no server).
+#[derive(Debug, Clone, Default)]
+pub struct ModelReach(std::sync::Arc<std::sync::RwLock<Option<String>>>);
+
+impl ModelReach {
+    /// The problem, if the server did not answer when last asked.
+    pub fn problem(&self) -> Option<String> {
+        self.0.read().unwrap_or_else(|e| e.into_inner()).clone()
+    }
+
+    /// Records what the last question found.
+    pub fn set(&self, problem: Option<String>) {
+        *self.0.write().unwrap_or_else(|e| e.into_inner()) = problem;
+    }
+}
+
+/// Why the model cannot be reached now, for the chat's banner.
+pub fn model_problem() -> Option<String> {
+    leptos::prelude::expect_context::<AppState>()
+        .model_reach
+        .problem()
 }
 
 impl AppState {

@@ -169,6 +169,8 @@ pub struct ConversationDetail {
     pub deciding: Deciding,
     /// Whether the person looking may write in it.
     pub may_write: bool,
+    /// Why the model cannot be reached now, if it cannot.
+    pub model_problem: Option<String>,
 }
 
 /// The approvals inbox as first rendered.

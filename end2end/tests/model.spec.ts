@@ -66,3 +66,19 @@ test('a failure is a notice from Airlock, not an agent reply, and the list marks
   const listed = page.getByRole('list', { name: 'Conversations' }).getByRole('link', { name: /a very long paste/ });
   await expect(listed).toContainText('Agent stopped with an error');
 });
+
+base('a chat whose model cannot be reached says so in a banner', async ({ page }) => {
+  const server = await AirlockServer.start(undefined, {
+    env: { AIRLOCK_MODEL_BASE_URL: 'http://127.0.0.1:9/v1', AIRLOCK_MODEL: 'gpt-test' },
+  });
+  try {
+    await page.goto(`${server.url}/`);
+    await page.getByRole('button', { name: 'New conversation' }).click();
+    const banner = page.getByRole('alert');
+    await expect(banner).toContainText("Airlock cannot reach the model's server at http://127.0.0.1:9/v1: connection refused");
+    await expect(banner).toContainText('The agent cannot answer until it can reach its model.');
+  } finally {
+    await server.stop();
+    server.dispose();
+  }
+});

@@ -21,10 +21,12 @@
 
 mod auth;
 mod gateway;
+mod model_context;
 
 use auth::check_groups;
 pub use auth::{AuthSettings, OidcSettings};
 pub use gateway::{ApiKey, GatewaySettings};
+pub use model_context::{estimate_tokens, ModelContext, DEFAULT_CONTEXT_TOKENS};
 
 use std::collections::BTreeMap;
 use std::time::Duration;
@@ -105,6 +107,9 @@ pub struct Config {
     /// The name decisions are recorded under when nobody signs in: the one
     /// local person's. The server names them after the OS user.
     pub local_person: String,
+    /// How much of a conversation the model can read; `None` when it has
+    /// no limit worth minding (the demo model).
+    pub model_context: Option<ModelContext>,
 }
 
 /// The local person's name when the server is not told the OS user's.
@@ -121,6 +126,7 @@ impl Default for Config {
             sources: BTreeMap::new(),
             auth: None,
             local_person: LOCAL_PERSON.to_owned(),
+            model_context: None,
         }
     }
 }
@@ -299,6 +305,7 @@ impl Config {
             sources,
             auth,
             local_person: LOCAL_PERSON.to_owned(),
+            model_context: None,
         })
     }
 

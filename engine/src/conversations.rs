@@ -3,6 +3,7 @@
 
 use std::collections::HashMap;
 
+use crate::config::estimate_tokens;
 use crate::core::Core;
 use crate::decisions;
 use crate::domain::{
@@ -126,6 +127,18 @@ pub(crate) async fn post_message(
         ));
     }
     EngineError::refuse_nul("content", "the message", content)?;
+    if let Some(context) = core.config.model_context {
+        let (tokens, room) = (estimate_tokens(content), context.message_room());
+        if tokens > room {
+            return Err(EngineError::invalid(
+                "content",
+                format!(
+                    "the message is about {tokens} tokens, more than the model's context ({} tokens) leaves room for ({room}): shorten it, or send it in parts",
+                    context.tokens
+                ),
+            ));
+        }
+    }
     if let Some(author) = author {
         decisions::check_message(core, id, content, author).await?;
     }

@@ -12,6 +12,7 @@ pub mod health;
 pub mod hitl;
 pub mod list_stream;
 pub mod listing;
+pub mod model_check;
 pub mod oidc;
 pub mod openapi;
 pub mod people_cli;
@@ -34,7 +35,7 @@ use leptos_axum::{generate_route_list, LeptosRoutes};
 use tokio::net::TcpListener;
 use tower_http::compression::predicate::{DefaultPredicate, Predicate, SizeAbove};
 
-use app::state::AppState;
+use app::state::{AppState, ModelReach};
 use app::{shell, App};
 use cross_site::AllowedHosts;
 use engine::agent::demo_model::DemoModel;
@@ -128,6 +129,9 @@ pub struct Services {
     pub callback_secret: Vec<u8>,
     /// Who may come in, and how.
     pub doors: Doors,
+    /// The model's server, asked now and again for the chat's banner; none
+    /// for the demo model.
+    pub model_server: Option<OpenAiModel>,
 }
 
 /// What the router needs besides its state: the hosts requests may name,
@@ -165,6 +169,19 @@ pub async fn build(settings: &Settings) -> anyhow::Result<Services> {
     config.local_person = settings.local_person.clone();
     demo::configure(&mut config)?;
     let mcp = connect_mcp_servers(&config).await;
+    let model_reach = ModelReach::default();
+    let (model, asker): (Arc<dyn Model>, _) = match &settings.model {
+        ModelSettings::Demo => (Arc::new(DemoModel), None),
+        ModelSettings::OpenAi(openai) => {
+            tracing::info!(base_url = %openai.base_url, model = %openai.model, "using an OpenAI-compatible model");
+            let client =
+                OpenAiModel::new(openai.config()).context("cannot set up the model client")?;
+            let (probe, problem) = model_check::first_look(&client, &openai.base_url).await;
+            config.model_context = Some(model_check::context(openai, probe.as_ref()));
+            model_reach.set(problem);
+            (Arc::new(client.clone()), Some(client))
+        }
+    };
     let engine = Engine::new(store, Arc::new(SystemClock), config);
     let demo_tools = DemoTools::open(&settings.data_dir).with_context(|| {
         format!(
@@ -175,13 +192,6 @@ pub async fn build(settings: &Settings) -> anyhow::Result<Services> {
     let mut tools: Vec<Arc<dyn ToolSource>> = vec![Arc::new(demo_tools)];
     tools.extend(mcp);
     let owner = format!("{}:{}", std::process::id(), uuid_suffix());
-    let model: Arc<dyn Model> = match &settings.model {
-        ModelSettings::Demo => Arc::new(DemoModel),
-        ModelSettings::OpenAi(openai) => {
-            tracing::info!(base_url = %openai.base_url, model = %openai.model, "using an OpenAI-compatible model");
-            Arc::new(OpenAiModel::new(openai.config()).context("cannot set up the model client")?)
-        }
-    };
     let agent = engine.agent(model, tools, owner);
     let leptos_options = LeptosOptions::builder()
         .output_name("airlock")
@@ -193,6 +203,7 @@ pub async fn build(settings: &Settings) -> anyhow::Result<Services> {
         leptos_options,
         engine,
         public_url: settings.public_url.clone(),
+        model_reach,
     };
     let callback_secret = secret_file::callback_secret(settings)?;
     let oidc = state
@@ -211,6 +222,7 @@ pub async fn build(settings: &Settings) -> anyhow::Result<Services> {
         state,
         agent,
         callback_secret,
+        model_server: asker,
         doors: Doors {
             allowed_hosts,
             sso,
@@ -278,6 +290,7 @@ pub async fn launch(
         agent,
         callback_secret,
         doors,
+        model_server,
     } = build(&settings).await?;
     at_start::refuse_open_without_sign_in(&state, &listener)?;
     let store = state.engine.store().backend();
@@ -310,6 +323,10 @@ pub async fn launch(
             }
         })
     };
+    if let Some(model) = model_server {
+        let reach = state.model_reach.clone();
+        tokio::spawn(model_check::keep_asking(model, reach, workers_stop.clone()));
+    }
     let runner = tokio::spawn(run_worker(agent, workers_stop));
     let events = state.engine.events().clone();
     let addr = listener.local_addr()?;

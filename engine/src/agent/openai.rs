@@ -8,6 +8,7 @@
 
 #[cfg(test)]
 pub(crate) mod aimock;
+mod probe;
 mod request;
 mod stream;
 
@@ -21,6 +22,7 @@ use serde_json::Value;
 use super::model::{Model, ModelError, ModelReply, ModelRequest};
 use stream::{Accumulator, Lines, Step};
 
+pub use probe::Probe;
 pub use request::SYSTEM_PROMPT;
 
 /// The longest reply, in tokens, unless configured: room for a long answer
@@ -178,6 +180,11 @@ fn cause(e: &reqwest::Error) -> String {
 }
 
 impl OpenAiModel {
+    /// The model's name, as configured.
+    pub fn model(&self) -> &str {
+        &self.config.model
+    }
+
     /// A client for the provider.
     pub fn new(config: OpenAiConfig) -> Result<Self, ModelError> {
         let http = reqwest::Client::builder()

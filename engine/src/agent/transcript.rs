@@ -1,9 +1,11 @@
-//! Builds the turns a model sees from the stored messages and calls.
+//! Builds the turns a model sees from the stored messages and calls, and
+//! cuts them to what its context holds.
 
 use crate::domain::{CallStatus, DecisionKind, ToolCall};
 use crate::domain::{Message, Role};
 
 use super::model::{CallOutcome, TranscriptCall, Turn};
+use crate::config::estimate_tokens;
 
 /// How a final call ended, as the model is told.
 pub fn outcome(call: &ToolCall) -> CallOutcome {
@@ -72,4 +74,79 @@ pub fn turns(messages: &[Message], calls: &[ToolCall]) -> Vec<Turn> {
             }),
         })
         .collect()
+}
+
+/// What a turn takes of the context, estimated.
+fn cost(turn: &Turn) -> u32 {
+    // A few tokens of framing per message, as chat templates add.
+    const FRAMING: u32 = 8;
+    match turn {
+        Turn::User { text } => estimate_tokens(text) + FRAMING,
+        Turn::Assistant { text, calls } => {
+            let calls: u32 = calls
+                .iter()
+                .map(|c| {
+                    let arguments = c.arguments.to_string();
+                    estimate_tokens(&c.tool)
+                        + estimate_tokens(&arguments)
+                        + estimate_tokens(&c.outcome.to_model_text(&c.arguments))
+                        + 2 * FRAMING
+                })
+                .sum();
+            estimate_tokens(text) + FRAMING + calls
+        }
+    }
+}
+
+/// The newest turns that fit in `budget` tokens, whole: a call never goes
+/// without its result, since both belong to one turn. The newest turn is
+/// always kept, so the model has something to answer; if even it does not
+/// fit, the provider says so.
+pub fn fit(turns: Vec<Turn>, budget: u32) -> Vec<Turn> {
+    let mut used = 0u32;
+    let mut keep = turns.len();
+    for (at, turn) in turns.iter().enumerate().rev() {
+        used = used.saturating_add(cost(turn));
+        if used > budget && keep < turns.len() {
+            break;
+        }
+        keep = at;
+    }
+    turns.into_iter().skip(keep).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    fn user(text: &str) -> Turn {
+        Turn::User { text: text.into() }
+    }
+
+    #[test]
+    fn history_is_cut_by_tokens_newest_first_and_calls_keep_their_results() {
+        let reply = Turn::Assistant {
+            text: String::new(),
+            calls: vec![TranscriptCall {
+                id: "call_1".into(),
+                tool: "read_file".into(),
+                arguments: json!({"path": "notes.txt"}),
+                outcome: CallOutcome::Completed {
+                    result: json!({"content": "x".repeat(300)}),
+                    edited_from: None,
+                },
+            }],
+        };
+        let turns = vec![user(&"a".repeat(3000)), reply.clone(), user("thanks")];
+        // All fit in a large context.
+        assert_eq!(fit(turns.clone(), 10_000).len(), 3);
+        // The old long message goes; the call stays whole with its result.
+        assert_eq!(fit(turns.clone(), 300), [reply, user("thanks")]);
+        // Too small for even the call's turn: the newest message alone.
+        assert_eq!(fit(turns.clone(), 20), [user("thanks")]);
+        // The newest is kept even when it alone is too large.
+        assert_eq!(fit(vec![user(&"b".repeat(900))], 10).len(), 1);
+    }
 }

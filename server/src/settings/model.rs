@@ -28,6 +28,9 @@ pub struct OpenAiSettings {
     /// `AIRLOCK_MODEL_MAX_TOKENS` (default 4096; `0` sends none): the
     /// longest reply.
     pub max_tokens: Option<u32>,
+    /// `AIRLOCK_MODEL_CONTEXT`: the model's context in tokens; without
+    /// it, what the server reports, else 8192.
+    pub context: Option<u32>,
 }
 
 // The key never reaches a log line.
@@ -39,6 +42,7 @@ impl std::fmt::Debug for OpenAiSettings {
             .field("api_key", &self.api_key.as_ref().map(|_| "(set)"))
             .field("stream", &self.stream)
             .field("max_tokens", &self.max_tokens)
+            .field("context", &self.context)
             .finish()
     }
 }
@@ -112,6 +116,7 @@ impl ModelSettings {
             api_key: lookup(&key_env),
             stream,
             max_tokens,
+            context: number(lookup, "AIRLOCK_MODEL_CONTEXT")?.filter(|n| *n > 0),
         }))
     }
 }
@@ -146,6 +151,7 @@ mod tests {
                 api_key: Some("sk-secret".into()),
                 stream: true,
                 max_tokens: Some(DEFAULT_MAX_TOKENS),
+                context: None,
             })
         );
         assert!(!format!("{s:?}").contains("sk-secret"));

@@ -22,5 +22,6 @@ pub async fn get_conversation(id: String) -> Result<ConversationDetail, AppError
         working: snapshot.working,
         deciding: crate::state::deciding(),
         may_write: crate::state::allowed(engine::domain::Action::Converse).is_ok(),
+        model_problem: crate::state::model_problem(),
     })
 }

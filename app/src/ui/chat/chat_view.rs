@@ -63,6 +63,9 @@ pub fn ChatView(detail: ConversationDetail) -> impl IntoView {
                     <span class="live-badge" role="status">"Reconnecting…"</span>
                 </Show>
             </div>
+            {detail.model_problem.map(|problem| view! {
+                <p class="model-banner" role="alert">{problem}</p>
+            })}
             <Timeline live/>
             <Show when=move || live.working.get()>
                 <div class="working">

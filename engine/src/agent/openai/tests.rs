@@ -271,3 +271,24 @@ fn a_context_overflow_is_read_from_each_server_s_words() {
     let other = r#"{"error":{"message":"temperature must be at most 2"}}"#;
     assert_eq!(super::context_full(other), None);
 }
+
+#[tokio::test]
+async fn the_probe_finds_the_model_or_says_why_not() {
+    let mock = Aimock::start(
+        json!([{ "match": { "model": "gpt-test", "userMessage": "hello" }, "response": { "content": "Hi." } }]),
+        &[],
+    )
+    .await;
+    let probe = OpenAiModel::new(mock.config())
+        .unwrap()
+        .probe()
+        .await
+        .unwrap();
+    assert_eq!(probe.lists("gpt-test"), Some(true));
+    assert_eq!(probe.lists("gpt-other"), Some(false));
+    let down = OpenAiModel::new(OpenAiConfig::new("http://127.0.0.1:9/v1", "gpt-test")).unwrap();
+    assert!(matches!(
+        down.probe().await,
+        Err(ModelError::Unreachable { why, .. }) if why == "connection refused"
+    ));
+}

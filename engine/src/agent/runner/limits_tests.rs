@@ -241,3 +241,56 @@ async fn stop_while_calls_wait_rejects_them_and_leaves_the_model_no_open_call() 
         )
     );
 }
+
+#[tokio::test]
+async fn the_history_sent_fits_the_context_and_a_message_too_large_is_refused() {
+    let mock = Aimock::start(
+        json!([{ "match": { "userMessage": "part" }, "response": { "content": "Noted." } }]),
+        &[],
+    )
+    .await;
+    let mut s = setup(&mock).await;
+    let context = crate::config::ModelContext {
+        tokens: 3000,
+        reply_tokens: 500,
+    };
+    let mut config = s.engine.config().clone();
+    config.model_context = Some(context);
+    s.engine = Engine::new(s.engine.store().clone(), Arc::new(SystemClock), config);
+    let tools: Arc<dyn ToolSource> = Arc::new(DemoTools::open(s._dir.path()).unwrap());
+    let model = Arc::new(OpenAiModel::new(mock.config()).unwrap());
+    s.agent = s.engine.clone().agent(model, vec![tools], "test");
+
+    let c = s.engine.create_conversation().await.unwrap().id;
+    let part = |n: usize| format!("part {n}: {}end", "words ".repeat(150));
+    for n in 1..=8 {
+        assert_eq!(s.say(&c, &part(n)).await, StepOutcome::Done);
+    }
+    let sent = mock.requests().await;
+    let last: Vec<String> = sent[7]["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["content"].as_str().unwrap_or_default().to_owned())
+        .collect();
+    assert!(last.contains(&part(8)), "the newest message is sent");
+    assert!(!last.contains(&part(1)), "the oldest is left out");
+    let bytes: usize = sent[7].to_string().len();
+    assert!(
+        bytes / 3 <= (context.tokens - context.reply_room()) as usize,
+        "{bytes} bytes of request"
+    );
+    // Each request starts with a person's message or a whole turn: the
+    // first after the instructions is never a lone tool result.
+    assert_ne!(sent[7]["messages"][1]["role"], "tool");
+
+    let whole_paste = "x".repeat(6000);
+    let refused = s.engine.post_message(&c, &whole_paste, None).await;
+    match refused {
+        Err(crate::error::EngineError::Invalid { field, message }) => {
+            assert_eq!(field, "content");
+            assert!(message.contains("(3000 tokens)"), "{message}");
+        }
+        other => panic!("expected a refusal, got {other:?}"),
+    }
+}

@@ -11,10 +11,13 @@ use tokio::sync::Notify;
 use super::ending::storable;
 use super::{Agent, AgentError, StepOutcome, CONTEXT_MESSAGES};
 use crate::agent::model::{ModelReply, ModelRequest};
+use crate::agent::openai::SYSTEM_PROMPT;
 use crate::agent::{transcript, AGENT_SOURCE, QUESTION_TOOL};
+use crate::config::estimate_tokens;
 use crate::decisions;
 use crate::domain::markdown::Drafting;
 use crate::domain::{ProposedCall, Run, RunStatus};
+use crate::tools::ToolSpec;
 
 /// Calls one turn may propose; a model that proposes more (a small model
 /// may emit dozens) has the rest dropped, and is told.
@@ -41,11 +44,13 @@ impl Agent {
             .await?;
         let first = messages.first().map_or(0, |m| m.seq);
         let calls = store.tool_calls_from(conversation, first).await?;
+        let tools = self.offered_tools();
+        let turns = self
+            .catalog
+            .named_for_model(transcript::turns(&messages, &calls), &calls);
         let request = ModelRequest {
-            turns: self
-                .catalog
-                .named_for_model(transcript::turns(&messages, &calls), &calls),
-            tools: self.offered_tools(),
+            turns: transcript::fit(turns, self.history_room(&tools)),
+            tools,
         };
         // The reply's text streams to open browsers as it is written, and
         // is kept here too, so a reply that breaks off is not lost.
@@ -115,6 +120,22 @@ impl Agent {
         };
         decisions::propose_in_run(&self.core, conversation, Some(turn), proposals).await?;
         Ok(TurnEnd::Proposed)
+    }
+}
+
+impl Agent {
+    /// The tokens the conversation may take of the model's context: what
+    /// the reply, the instructions and the tools' descriptions leave.
+    fn history_room(&self, tools: &[ToolSpec]) -> u32 {
+        let Some(context) = self.core.config.model_context else {
+            return u32::MAX;
+        };
+        let described = serde_json::to_string(tools).unwrap_or_default();
+        context
+            .tokens
+            .saturating_sub(context.reply_room())
+            .saturating_sub(estimate_tokens(SYSTEM_PROMPT))
+            .saturating_sub(estimate_tokens(&described))
     }
 }
 
