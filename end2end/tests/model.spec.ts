@@ -2,13 +2,21 @@ import { test as base, expect, AirlockServer } from './fixtures';
 import { Aimock } from './aimock';
 import { newConversation, send } from './chat';
 
-const story = 'Once upon a time there was a lock that would not open. '.repeat(12);
+const story = 'In the beginning. ' + 'Once upon a time there was a lock that would not open. '.repeat(12);
 
 // Airlock talking to a real OpenAI-compatible server, scripted.
 const test = base.extend<{ model: Aimock }>({
   model: async ({}, use) => {
     const model = await Aimock.start([
       { match: { userMessage: 'tell a story' }, response: { content: story }, chunkSize: 4, latency: 60 },
+      {
+        match: { userMessage: 'write the summary' },
+        response: {
+          toolCalls: [{ name: 'write_file', arguments: JSON.stringify({ path: 'summary.md', content: story }) }],
+        },
+        chunkSize: 6,
+        latency: 40,
+      },
       {
         match: { userMessage: 'a very long paste' },
         response: {
@@ -81,4 +89,29 @@ base('a chat whose model cannot be reached says so in a banner', async ({ page }
     await server.stop();
     server.dispose();
   }
+});
+
+test('a call shows as a card while its arguments stream, then as the call', async ({ page }) => {
+  await newConversation(page);
+  await send(page, 'write the summary');
+  const writing = page.getByRole('article', { name: 'Call to write_file being written' });
+  await expect(writing).toContainText('summary.md');
+  await expect(writing).toContainText('Being written…');
+  const card = page.getByRole('article', { name: 'write_file call' });
+  await expect(card).toHaveAttribute('data-status', 'pending_approval', { timeout: 20_000 });
+  await expect(writing).toBeHidden();
+});
+
+test('a reload while the model writes shows everything written so far', async ({ page }) => {
+  await newConversation(page);
+  await send(page, 'tell a story');
+  const writing = page.getByRole('listitem', { name: 'Agent is writing' });
+  await expect(writing).toContainText('would not open. Once upon');
+  await page.reload();
+  // The start of the reply was written before the reload: it is there, once.
+  await expect(writing).toContainText('In the beginning.');
+  expect((await writing.innerText()).split('In the beginning').length).toBe(2);
+  await expect(writing).toBeHidden({ timeout: 20_000 });
+  const stored = page.locator('.message.from-agent').last();
+  await expect(stored).toContainText('In the beginning. Once upon');
 });

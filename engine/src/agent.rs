@@ -12,8 +12,8 @@ pub mod transcript;
 use serde_json::json;
 
 pub use model::{
-    CallOutcome, DroppedCall, Model, ModelError, ModelReply, ModelRequest, ProposedToolCall,
-    TranscriptCall, Turn,
+    CallOutcome, DroppedCall, Model, ModelError, ModelReply, ModelRequest, OnProgress, Progress,
+    ProposedToolCall, TranscriptCall, Turn,
 };
 pub use runner::{run_worker, Agent, StepOutcome};
 

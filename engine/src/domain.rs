@@ -28,7 +28,7 @@ pub use callback::{Callback, CallbackAttempt};
 pub use conversation::{
     title_from_message, Conversation, ConversationSummary, Message, Role, UNTITLED,
 };
-pub use event::{Draft, Event, EventKind, NewEvent};
+pub use event::{CallDraft, Draft, DraftPiece, Event, EventKind, NewEvent};
 pub use grant::{Grant, GrantEntry, GrantScope};
 pub use id::ToolCallId;
 pub use id::{ApiTokenId, BatchId, ConversationId, GrantId, IdError, MessageId, PersonId};

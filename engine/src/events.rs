@@ -8,22 +8,21 @@ use std::sync::Arc;
 use tokio::sync::broadcast;
 
 use crate::domain::ConversationId;
-pub use crate::domain::{Draft, Event, EventKind, NewEvent};
+pub use crate::domain::{CallDraft, Draft, DraftPiece, Event, EventKind, NewEvent};
+use drafts::Drafts;
+
+mod drafts;
 
 /// How many events a slow subscriber may fall behind before it must catch
 /// up from the store.
 const LIVE_BUFFER: usize = 4096;
-
-/// How many draft pieces a slow subscriber may fall behind; older ones are
-/// dropped for it (the stored message follows anyway).
-const DRAFT_BUFFER: usize = 1024;
 
 /// The live side of events: a broadcast to every subscriber in this process,
 /// and a signal that tells streams to end when the server shuts down.
 #[derive(Debug, Clone)]
 pub struct Events {
     sender: broadcast::Sender<Arc<Event>>,
-    drafts: broadcast::Sender<Arc<Draft>>,
+    drafts: Drafts,
     cases: broadcast::Sender<Arc<str>>,
     /// Marked changed whenever this process grants or revokes an "always
     /// allow"; grants are not events of a conversation.
@@ -47,13 +46,12 @@ impl Events {
     /// A hub with no subscribers.
     pub fn new() -> Self {
         let (sender, _) = broadcast::channel(LIVE_BUFFER);
-        let (drafts, _) = broadcast::channel(DRAFT_BUFFER);
         let (cases, _) = broadcast::channel(LIVE_BUFFER);
         let (closing, _) = tokio::sync::watch::channel(false);
         let (grants, _) = tokio::sync::watch::channel(());
         Self {
             sender,
-            drafts,
+            drafts: Drafts::new(),
             cases,
             grants: Arc::new(grants),
             closing: Arc::new(closing),
@@ -131,22 +129,35 @@ impl Events {
     }
 
     /// Sends a piece of a reply being written to live subscribers.
-    pub fn draft(&self, conversation_id: &ConversationId, text: &str, html: Option<String>) {
-        if text.is_empty() {
-            return;
+    pub fn draft(&self, conversation_id: &ConversationId, piece: DraftPiece) {
+        if let DraftPiece::Text { text, .. } = &piece {
+            if text.is_empty() {
+                return;
+            }
         }
         let after = *self.published();
-        let _ = self.drafts.send(Arc::new(Draft {
-            conversation_id: conversation_id.clone(),
-            text: text.to_owned(),
-            html,
-            after,
-        }));
+        self.drafts.send(conversation_id, piece, after);
+    }
+
+    /// Forgets the reply being written in the conversation: it is stored,
+    /// or was given up.
+    pub fn draft_ended(&self, conversation_id: &ConversationId) {
+        self.drafts.end(conversation_id);
     }
 
     /// A receiver of draft pieces sent from now on.
     pub fn subscribe_drafts(&self) -> broadcast::Receiver<Arc<Draft>> {
-        self.drafts.subscribe()
+        self.drafts.subscribe(None, 0).1
+    }
+
+    /// Like [`subscribe_drafts`](Self::subscribe_drafts), with the whole of
+    /// the reply being written in `conversation_id` so far, if one is.
+    pub fn join_drafts(
+        &self,
+        conversation_id: &ConversationId,
+    ) -> (Option<Draft>, broadcast::Receiver<Arc<Draft>>) {
+        let after = *self.published();
+        self.drafts.subscribe(Some(conversation_id), after)
     }
 
     /// A receiver of events published from now on. Subscribe before reading
@@ -171,19 +182,60 @@ mod tests {
 
     use super::*;
 
+    fn text(text: &str, html: Option<&str>) -> DraftPiece {
+        DraftPiece::Text {
+            text: text.into(),
+            html: html.map(str::to_owned),
+        }
+    }
+
     #[tokio::test]
     async fn drafts_reach_subscribers_and_empty_pieces_are_skipped() {
         let events = Events::new();
         let mut drafts = events.subscribe_drafts();
         let c = ConversationId::new();
-        events.draft(&c, "", None);
-        events.draft(&c, "Hel", None);
-        events.draft(&c, "lo\n", Some("<p>Hello</p>\n".into()));
+        events.draft(&c, text("", None));
+        events.draft(&c, text("Hel", None));
+        events.draft(&c, text("lo\n", Some("<p>Hello</p>\n")));
         let first = drafts.recv().await.unwrap();
-        assert_eq!((&first.conversation_id, first.text.as_str()), (&c, "Hel"));
+        assert_eq!(
+            (&first.conversation_id, &first.piece),
+            (&c, &text("Hel", None))
+        );
         let second = drafts.recv().await.unwrap();
-        assert_eq!(second.text, "lo\n");
-        assert_eq!(second.html.as_deref(), Some("<p>Hello</p>\n"));
+        assert_eq!(second.piece, text("lo\n", Some("<p>Hello</p>\n")));
+    }
+
+    #[tokio::test]
+    async fn a_subscriber_joining_mid_reply_gets_the_whole_of_it_then_the_rest() {
+        let events = Events::new();
+        let c = ConversationId::new();
+        events.draft(&c, text("Deleting\n", Some("<p>Deleting</p>\n")));
+        events.draft(&c, text("both", None));
+        let call = |name: Option<&str>, arguments: &str| DraftPiece::Call {
+            index: 0,
+            name: name.map(str::to_owned),
+            arguments: arguments.into(),
+        };
+        events.draft(&c, call(Some("delete_file"), "{\"pa"));
+        let (whole, mut rest) = events.join_drafts(&c);
+        events.draft(&c, call(None, "th\": \"a\"}"));
+        assert_eq!(
+            whole.unwrap().piece,
+            DraftPiece::Whole {
+                text: "Deleting\nboth".into(),
+                html: "<p>Deleting</p>\n".into(),
+                calls: vec![CallDraft {
+                    name: "delete_file".into(),
+                    arguments: "{\"pa".into()
+                }],
+            }
+        );
+        assert_eq!(rest.recv().await.unwrap().piece, call(None, "th\": \"a\"}"));
+        // Once the reply is stored, nobody joins it any more.
+        events.draft_ended(&c);
+        assert!(events.join_drafts(&c).0.is_none());
+        assert!(events.join_drafts(&ConversationId::new()).0.is_none());
     }
 
     #[tokio::test]
@@ -204,7 +256,7 @@ mod tests {
         let mut drafts = events.subscribe_drafts();
         assert_eq!(heard, 1, "one event before subscribing");
         events.publish([event(2), event(3)]);
-        events.draft(&c, "after three", None);
+        events.draft(&c, text("after three", None));
         assert_eq!(drafts.recv().await.unwrap().after, 3);
         assert_eq!(live.recv().await.unwrap().seq, 2);
     }

@@ -51,11 +51,6 @@ impl Feed {
         }
     }
 
-    /// Whether the feed shows replies as they are written.
-    fn follows_drafts(&self) -> bool {
-        matches!(self, Feed::Conversation(_))
-    }
-
     /// Whether a draft of this conversation belongs to the feed.
     fn concerns(&self, conversation: &ConversationId) -> bool {
         matches!(self, Feed::Conversation(id) if id == conversation)
@@ -203,10 +198,16 @@ async fn pump(engine: Engine, feed: Feed, resume: Option<i64>, tx: Tx) {
     // Drafts that arrived before the events published ahead of them.
     let mut held: std::collections::VecDeque<Arc<Draft>> = std::collections::VecDeque::new();
     let mut shown = crate::draft_delta::ShownDraft::default();
-    // Only conversation feeds show drafts; an inbox subscriber does not take them in.
-    let mut drafts = feed
-        .follows_drafts()
-        .then(|| engine.events().subscribe_drafts());
+    // Only conversation feeds show drafts; an inbox subscriber does not take
+    // them in. One who joins mid-reply first gets the whole of it so far.
+    let mut drafts = match &feed {
+        Feed::Conversation(id) => {
+            let (whole, receiver) = engine.events().join_drafts(id);
+            held.extend(whole.map(Arc::new));
+            Some(receiver)
+        }
+        Feed::Inbox => None,
+    };
     let mut closing = engine.events().closing();
     if *closing.borrow() {
         return;
@@ -278,9 +279,8 @@ async fn pump(engine: Engine, feed: Feed, resume: Option<i64>, tx: Tx) {
         // Pieces go out once every event published before them has.
         while held.front().is_some_and(|draft| draft.after <= heard) {
             let Some(draft) = held.pop_front() else { break };
-            let sse = SseEvent::default()
-                .event("message.delta")
-                .data(shown.delta(&draft, cursor).to_string());
+            let (kind, data) = shown.delta(&draft, cursor);
+            let sse = SseEvent::default().event(kind).data(data.to_string());
             if tx.send(Ok(sse)).await.is_err() {
                 return;
             }

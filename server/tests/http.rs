@@ -315,6 +315,11 @@ impl SseReader {
                 }
                 continue;
             }
+            // Pieces of calls being written: shown, never stored.
+            if event.event == "call.delta" {
+                assert!(event.id.is_empty(), "drafts carry no id");
+                continue;
+            }
             let done = event.event == "run.updated" && event.data["status"] == "done";
             seen.push(event);
             if done {

@@ -19,8 +19,8 @@ use async_trait::async_trait;
 use serde_json::{json, Value};
 
 use super::model::{
-    CallOutcome, Model, ModelError, ModelReply, ModelRequest, ProposedToolCall, TranscriptCall,
-    Turn,
+    CallOutcome, Model, ModelError, ModelReply, ModelRequest, OnProgress, Progress,
+    ProposedToolCall, TranscriptCall, Turn,
 };
 
 /// The rule-based demo model.
@@ -273,12 +273,19 @@ impl Model for DemoModel {
     async fn reply(
         &self,
         request: &ModelRequest,
-        on_text: &(dyn for<'s> Fn(&'s str) + Send + Sync),
+        progress: OnProgress<'_>,
     ) -> Result<ModelReply, ModelError> {
         let reply = respond(&request.turns);
-        // Stream the text word by word, as a real model would.
+        // Stream the text word by word, and each call, as a real model would.
         for piece in reply.text.split_inclusive(' ') {
-            on_text(piece);
+            progress(Progress::Text(piece));
+        }
+        for (index, call) in reply.calls.iter().enumerate() {
+            progress(Progress::Call {
+                index,
+                name: Some(&call.tool),
+                arguments: &call.arguments.to_string(),
+            });
         }
         Ok(reply)
     }

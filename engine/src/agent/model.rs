@@ -204,15 +204,33 @@ impl ModelError {
     }
 }
 
+/// A piece of a reply as it streams.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Progress<'a> {
+    /// More of its text.
+    Text(&'a str),
+    /// More of call number `index`: its tool's name once known, and the
+    /// next piece of its arguments (JSON text, unfinished until the end).
+    Call {
+        index: usize,
+        name: Option<&'a str>,
+        arguments: &'a str,
+    },
+}
+
+/// What receives a reply's pieces as they stream.
+pub type OnProgress<'a> = &'a (dyn for<'p> Fn(Progress<'p>) + Send + Sync);
+
 /// A language model that can propose tool calls.
 #[async_trait]
 pub trait Model: Send + Sync + std::fmt::Debug {
-    /// Answers the conversation. `on_text` receives the reply's text as it
-    /// streams, piece by piece; the full reply is returned at the end.
+    /// Answers the conversation. `progress` receives the reply's text and
+    /// its calls as they stream, piece by piece; the full reply is
+    /// returned at the end.
     async fn reply(
         &self,
         request: &ModelRequest,
-        on_text: &(dyn for<'s> Fn(&'s str) + Send + Sync),
+        progress: OnProgress<'_>,
     ) -> Result<ModelReply, ModelError>;
 }
 

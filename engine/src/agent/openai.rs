@@ -19,7 +19,7 @@ use futures::StreamExt;
 use rand::Rng;
 use serde_json::Value;
 
-use super::model::{Model, ModelError, ModelReply, ModelRequest};
+use super::model::{Model, ModelError, ModelReply, ModelRequest, OnProgress};
 use stream::{Accumulator, Lines, Step};
 
 pub use probe::Probe;
@@ -214,11 +214,7 @@ impl OpenAiModel {
         base.mul_f64(jitter).min(Duration::from_secs(20))
     }
 
-    async fn attempt(
-        &self,
-        body: &Value,
-        on_text: &(dyn for<'s> Fn(&'s str) + Send + Sync),
-    ) -> Result<ModelReply, Failure> {
+    async fn attempt(&self, body: &Value, progress: OnProgress<'_>) -> Result<ModelReply, Failure> {
         let mut request = self.http.post(self.url()).json(body);
         if let Some(key) = &self.config.api_key {
             request = request.bearer_auth(key);
@@ -282,24 +278,22 @@ impl OpenAiModel {
                 .await
                 .map_err(|e| ModelError::BadReply(format!("the reply is not JSON: {e}")))?;
             let mut acc = Accumulator::default();
-            if let Step::Text(text) = acc.chunk(&whole)? {
-                on_text(&text);
-            }
+            acc.chunk(&whole, progress)?;
             return Ok(acc.finish());
         }
-        self.read_stream(response, on_text).await
+        self.read_stream(response, progress).await
     }
 
     async fn read_stream(
         &self,
         response: reqwest::Response,
-        on_text: &(dyn for<'s> Fn(&'s str) + Send + Sync),
+        progress: OnProgress<'_>,
     ) -> Result<ModelReply, Failure> {
         let mut bytes = response.bytes_stream();
         let mut lines = Lines::default();
         let mut acc = Accumulator::default();
         let mut shown = false;
-        // Once text is on screen a retry would repeat it, so later failures are final.
+        // Once a piece is on screen a retry would repeat it, so later failures are final.
         let failed = |shown: bool, e: String| {
             let error = ModelError::Broken(e);
             if shown {
@@ -326,20 +320,15 @@ impl OpenAiModel {
                 Some(Err(e)) => return Err(failed(shown, cause(&e))),
             };
             for line in lines.push(&chunk) {
-                match acc.line(&line)? {
-                    Step::Text(text) => {
-                        shown = true;
-                        on_text(&text);
-                    }
+                match acc.line(&line, progress)? {
+                    Step::Shown => shown = true,
                     Step::Done => break 'read,
                     Step::Nothing => {}
                 }
             }
         }
         if let Some(rest) = lines.finish() {
-            if let Step::Text(text) = acc.line(&rest)? {
-                on_text(&text);
-            }
+            acc.line(&rest, progress)?;
         }
         if !acc.is_done() {
             return Err(failed(
@@ -356,12 +345,12 @@ impl Model for OpenAiModel {
     async fn reply(
         &self,
         request: &ModelRequest,
-        on_text: &(dyn for<'s> Fn(&'s str) + Send + Sync),
+        progress: OnProgress<'_>,
     ) -> Result<ModelReply, ModelError> {
         let body = request::body(&self.config, request);
         let mut attempt = 0;
         loop {
-            match self.attempt(&body, on_text).await {
+            match self.attempt(&body, progress).await {
                 Ok(reply) => return Ok(reply),
                 Err(Failure::Retry { error, after }) if attempt < self.config.max_retries => {
                     let delay = self.backoff(attempt, after);

@@ -96,24 +96,64 @@ pub struct NewEvent {
 }
 
 /// A piece of a reply the agent is still writing. Drafts are shown live and
-/// never stored: the whole reply is stored as a message once it is complete.
+/// never stored: the whole reply is stored as a message once it is complete,
+/// and its calls as calls.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Draft {
     /// The conversation the reply belongs to.
     pub conversation_id: ConversationId,
-    /// The next piece of its text.
-    pub text: String,
-    /// On a piece that ends a line: the reply up to there, rendered
-    /// ([`super::markdown::Drafting`]). The piece's text after its last line
-    /// break is what the HTML does not show yet.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub html: Option<String>,
+    /// What it adds.
+    pub piece: DraftPiece,
     /// How many events the hub had published when the piece was written. A
     /// subscriber that has heard fewer is behind and holds the piece back
     /// until it has caught up, so a piece never overtakes the events before
     /// it (drafts and events travel on separate channels).
     #[serde(default)]
     pub after: u64,
+}
+
+/// What a draft adds to the reply being written.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum DraftPiece {
+    /// More text.
+    Text {
+        /// The next piece of text.
+        text: String,
+        /// On a piece that ends a line: the reply up to there, rendered
+        /// ([`super::markdown::Drafting`]). The piece's text after its last
+        /// line break is what the HTML does not show yet.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        html: Option<String>,
+    },
+    /// More of call number `index`.
+    Call {
+        index: usize,
+        /// Its tool's name, on the piece that names it.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        name: Option<String>,
+        /// The next piece of its arguments (JSON text, unfinished).
+        arguments: String,
+    },
+    /// Everything written so far, for a subscriber that joins mid-reply;
+    /// it replaces whatever the subscriber had.
+    Whole {
+        /// The text so far.
+        text: String,
+        /// Its complete lines, rendered.
+        html: String,
+        /// The calls so far.
+        calls: Vec<CallDraft>,
+    },
+}
+
+/// A call as written so far.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct CallDraft {
+    /// Its tool's name, once known.
+    pub name: String,
+    /// Its arguments so far (JSON text, unfinished).
+    pub arguments: String,
 }
 
 #[cfg(test)]

@@ -22,19 +22,57 @@ pub struct LiveChat {
 }
 
 /// A reply being written: its complete lines as the server rendered them,
-/// and the text after them as it streams.
+/// the text after them as it streams, and the calls it is writing.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Draft {
     /// The complete lines, rendered (safe HTML).
     pub html: String,
     /// What was written after them.
     pub tail: String,
+    /// The calls so far, in order.
+    pub calls: Vec<CallDraft>,
 }
+
+/// A call being written: its tool, once named, and its arguments so far.
+#[derive(Debug, Clone, Default, PartialEq, serde::Deserialize)]
+pub struct CallDraft {
+    pub name: String,
+    pub arguments: String,
+}
+
+/// The whole of a reply being written, for one who joins mid-reply.
+#[derive(serde::Deserialize)]
+struct WholeDraft {
+    text: String,
+    html: String,
+    calls: Vec<CallDraft>,
+}
+
+/// Calls a draft may show; a piece for a higher index is not kept.
+const MAX_CALLS: usize = 1_000;
 
 impl Draft {
     /// Whether nothing is written yet.
     pub fn is_empty(&self) -> bool {
-        self.html.is_empty() && self.tail.is_empty()
+        self.html.is_empty() && self.tail.is_empty() && self.calls.is_empty()
+    }
+
+    /// Whether it has text to show.
+    pub fn has_text(&self) -> bool {
+        !(self.html.is_empty() && self.tail.is_empty())
+    }
+
+    /// Adds a piece of call `index`.
+    fn add_call(&mut self, index: usize, name: Option<&str>, arguments: &str) {
+        if index >= MAX_CALLS {
+            return;
+        }
+        if self.calls.len() <= index {
+            self.calls.resize_with(index + 1, CallDraft::default);
+        }
+        let call = &mut self.calls[index];
+        call.name.push_str(name.unwrap_or_default());
+        call.arguments.push_str(arguments);
     }
 
     /// Adds a piece; `html` comes with a piece that ends a line: the reply
@@ -62,6 +100,8 @@ impl Draft {
 /// The event kinds a conversation's stream carries.
 pub const CHAT_EVENTS: &[&str] = &[
     "message.delta",
+    "message.draft",
+    "call.delta",
     "message.created",
     "tool_call.created",
     "tool_call.updated",
@@ -103,6 +143,26 @@ impl LiveChat {
                         }),
                         _ => {}
                     }
+                }
+            }
+            "call.delta" if self.working.get_untracked() => {
+                if let Ok(piece) = serde_json::from_str::<serde_json::Value>(data) {
+                    let index = piece["index"].as_u64().unwrap_or(u64::MAX) as usize;
+                    let arguments = piece["arguments"].as_str().unwrap_or_default();
+                    self.draft
+                        .update(|d| d.add_call(index, piece["name"].as_str(), arguments));
+                }
+            }
+            // What was written before this browser joined: it replaces
+            // whatever the browser had.
+            "message.draft" => {
+                if let Ok(whole) = serde_json::from_str::<WholeDraft>(data) {
+                    let tail = whole.text.rsplit('\n').next().unwrap_or_default();
+                    self.draft.set(Draft {
+                        html: whole.html,
+                        tail: tail.to_owned(),
+                        calls: whole.calls,
+                    });
                 }
             }
             "message.created" => {
@@ -216,6 +276,28 @@ mod tests {
         live.apply("run.updated", r#"{"status": "failed"}"#);
         assert!(live.draft.get_untracked().is_empty());
         assert!(!live.working.get_untracked());
+    }
+
+    #[test]
+    fn calls_fill_in_and_one_who_joins_gets_the_whole_draft() {
+        Owner::new_root(None).with(|| {
+            let live = live();
+            live.apply("message.delta", r#"{"text": "old"}"#);
+            live.apply(
+                "message.draft",
+                r#"{"text": "Deleting\nbo", "html": "<p>Deleting</p>\n", "calls": [{"name": "delete_file", "arguments": "{\"pa"}]}"#,
+            );
+            live.apply("call.delta", r#"{"index": 0, "arguments": "th\": \"a\"}"}"#);
+            live.apply("call.delta", r#"{"index": 1, "name": "write_file", "arguments": ""}"#);
+            let draft = live.draft.get_untracked();
+            assert_eq!(draft.html, "<p>Deleting</p>\n");
+            assert_eq!(draft.tail, "bo", "the whole replaced what was there");
+            assert_eq!(draft.calls[0].arguments, r#"{"path": "a"}"#);
+            assert_eq!(draft.calls[1].name, "write_file");
+            // The stored reply takes the draft's place, calls and all.
+            live.apply("message.created", &message("m2", 2, "assistant", "Deleting both"));
+            assert!(live.draft.get_untracked().is_empty());
+        });
     }
 
     #[test]

@@ -112,7 +112,7 @@ pub fn Timeline(live: LiveChat) -> impl IntoView {
                         .into_any(),
                     }}
                 </For>
-                <Show when=move || !live.draft.read().is_empty()>
+                <Show when=move || live.draft.read().has_text()>
                     <li class="message from-agent streaming" aria-label="Agent is writing">
                         <span class="message-author">"Agent"</span>
                         // Its complete lines arrive rendered by the server
@@ -124,6 +124,22 @@ pub fn Timeline(live: LiveChat) -> impl IntoView {
                         </div>
                     </li>
                 </Show>
+                // Calls being written: a card as soon as the model names the
+                // tool, its arguments filling in; the stored call replaces it.
+                {move || live.draft.read().calls.iter().map(|call| {
+                    let name = if call.name.is_empty() { "a tool".to_owned() } else { call.name.clone() };
+                    view! {
+                        <li class="call-entry">
+                            <article class="tool-card drafting" aria-label=format!("Call to {name} being written")>
+                                <header class="tool-card-head">
+                                    <span class="tool-name">{name.clone()}</span>
+                                    <span class="status-badge status-writing">"Being written…"</span>
+                                </header>
+                                <pre class="draft-arguments">{call.arguments.clone()}</pre>
+                            </article>
+                        </li>
+                    }
+                }).collect_view()}
             </ol>
         </Show>
     }

@@ -149,10 +149,44 @@ async fn text_streams_in_pieces() {
         tools: vec![],
     };
     let reply = DemoModel
-        .reply(&request, &|p| pieces.lock().unwrap().push(p.to_owned()))
+        .reply(&request, &|p| {
+            if let Progress::Text(text) = p {
+                pieces.lock().unwrap().push(text.to_owned())
+            }
+        })
         .await
         .unwrap();
     let pieces = pieces.into_inner().unwrap();
     assert!(pieces.len() > 5);
     assert_eq!(pieces.concat(), reply.text);
+}
+
+#[tokio::test]
+async fn calls_stream_as_a_real_model_s_do() {
+    let calls = std::sync::Mutex::new(Vec::new());
+    let request = ModelRequest {
+        turns: vec![user("delete a.txt and b.txt")],
+        tools: vec![],
+    };
+    DemoModel
+        .reply(&request, &|p| {
+            if let Progress::Call {
+                index,
+                name,
+                arguments,
+            } = p
+            {
+                calls
+                    .lock()
+                    .unwrap()
+                    .push((index, name.map(str::to_owned), arguments.to_owned()))
+            }
+        })
+        .await
+        .unwrap();
+    let calls = calls.into_inner().unwrap();
+    assert_eq!(calls.len(), 2);
+    assert_eq!(calls[1].0, 1);
+    assert_eq!(calls[1].1.as_deref(), Some("delete_file"));
+    assert_eq!(calls[1].2, r#"{"path":"b.txt"}"#);
 }

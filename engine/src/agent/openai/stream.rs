@@ -4,7 +4,8 @@
 
 use serde_json::Value;
 
-use crate::agent::model::{DroppedCall, ModelError, ModelReply, ProposedToolCall};
+use crate::agent::model::ProposedToolCall;
+use crate::agent::model::{DroppedCall, ModelError, ModelReply, OnProgress, Progress};
 
 /// Splits a byte stream into lines, across chunk boundaries.
 #[derive(Debug, Default)]
@@ -53,17 +54,17 @@ pub struct Accumulator {
 /// What one line of the stream meant.
 #[derive(Debug, PartialEq)]
 pub enum Step {
-    /// Nothing to show (a comment, an empty line, a chunk without text).
+    /// Nothing to show (a comment, an empty line, a chunk without pieces).
     Nothing,
-    /// A piece of the reply's text.
-    Text(String),
+    /// Pieces of the reply, handed on.
+    Shown,
     /// The stream said it is complete.
     Done,
 }
 
 impl Accumulator {
-    /// Takes one line of the stream.
-    pub fn line(&mut self, line: &str) -> Result<Step, ModelError> {
+    /// Takes one line of the stream, handing its pieces to `progress`.
+    pub fn line(&mut self, line: &str, progress: OnProgress<'_>) -> Result<Step, ModelError> {
         let Some(data) = line.strip_prefix("data:") else {
             return Ok(Step::Nothing);
         };
@@ -74,11 +75,11 @@ impl Accumulator {
         }
         let chunk: Value = serde_json::from_str(data)
             .map_err(|e| ModelError::BadReply(format!("a stream chunk is not JSON: {e}")))?;
-        self.chunk(&chunk)
+        self.chunk(&chunk, progress)
     }
 
     /// Takes one parsed chunk (also used for a whole non-streamed reply's message).
-    pub fn chunk(&mut self, chunk: &Value) -> Result<Step, ModelError> {
+    pub fn chunk(&mut self, chunk: &Value, progress: OnProgress<'_>) -> Result<Step, ModelError> {
         if let Some(error) = chunk.get("error") {
             let message = error["message"].as_str().unwrap_or("unknown error");
             return Err(ModelError::Broken(format!(
@@ -92,6 +93,12 @@ impl Accumulator {
             .get("delta")
             .or_else(|| choice.get("message"))
             .unwrap_or(&Value::Null);
+        let mut step = Step::Nothing;
+        if let Some(text) = delta["content"].as_str().filter(|t| !t.is_empty()) {
+            self.text.push_str(text);
+            progress(Progress::Text(text));
+            step = Step::Shown;
+        }
         if let Some(calls) = delta["tool_calls"].as_array() {
             for (n, call) in calls.iter().enumerate() {
                 let index = call["index"].as_u64().map(|i| i as usize).unwrap_or(n);
@@ -102,11 +109,17 @@ impl Accumulator {
                     self.calls.resize_with(index + 1, PartialCall::default);
                 }
                 let partial = &mut self.calls[index];
-                if let Some(name) = call["function"]["name"].as_str() {
-                    partial.name.push_str(name);
-                }
-                if let Some(arguments) = call["function"]["arguments"].as_str() {
-                    partial.arguments.push_str(arguments);
+                let name = call["function"]["name"].as_str().filter(|n| !n.is_empty());
+                let arguments = call["function"]["arguments"].as_str().unwrap_or_default();
+                partial.name.push_str(name.unwrap_or_default());
+                partial.arguments.push_str(arguments);
+                if name.is_some() || !arguments.is_empty() {
+                    progress(Progress::Call {
+                        index,
+                        name,
+                        arguments,
+                    });
+                    step = Step::Shown;
                 }
             }
         }
@@ -114,13 +127,7 @@ impl Accumulator {
             self.done = true;
             self.finish_reason = Some(reason.to_owned());
         }
-        match delta["content"].as_str() {
-            Some(text) if !text.is_empty() => {
-                self.text.push_str(text);
-                Ok(Step::Text(text.to_owned()))
-            }
-            _ => Ok(Step::Nothing),
-        }
+        Ok(step)
     }
 
     /// Whether the stream said it is complete.
@@ -202,16 +209,25 @@ mod tests {
             json!({"choices": [{"delta": {"tool_calls": [{"index": 1, "function": {"arguments": "{\"path\": \"b\"}"}}]}}]}),
             json!({"choices": [{"delta": {}, "finish_reason": "tool_calls"}]}),
         ];
-        let mut texts = Vec::new();
+        let seen = std::sync::Mutex::new(Vec::new());
+        let progress = |p: Progress<'_>| seen.lock().unwrap().push(format!("{p:?}"));
         for chunk in &chunks {
-            if let Step::Text(t) = acc.line(&format!("data: {chunk}")).unwrap() {
-                texts.push(t);
-            }
+            acc.line(&format!("data: {chunk}"), &progress).unwrap();
         }
-        assert_eq!(acc.line(": keep-alive").unwrap(), Step::Nothing);
-        assert_eq!(acc.line("data: [DONE]").unwrap(), Step::Done);
+        assert_eq!(acc.line(": keep-alive", &progress).unwrap(), Step::Nothing);
+        assert_eq!(acc.line("data: [DONE]", &progress).unwrap(), Step::Done);
         assert!(acc.is_done());
-        assert_eq!(texts, ["Deleting ", "both."]);
+        assert_eq!(
+            *seen.lock().unwrap(),
+            [
+                r#"Text("Deleting ")"#,
+                r#"Text("both.")"#,
+                r#"Call { index: 0, name: Some("delete_file"), arguments: "{\"pa" }"#,
+                r#"Call { index: 0, name: None, arguments: "th\": \"a\"}" }"#,
+                r#"Call { index: 1, name: Some("delete_file"), arguments: "" }"#,
+                r#"Call { index: 1, name: None, arguments: "{\"path\": \"b\"}" }"#,
+            ]
+        );
         let reply = acc.finish();
         assert_eq!(reply.text, "Deleting both.");
         assert!(!reply.cut_off && reply.dropped.is_empty());
@@ -238,10 +254,16 @@ mod tests {
             {"index": 1, "function": {"name": "delete_file", "arguments": "{\"path\": \"b\"}"}},
             {"index": 2, "function": {"name": "write_file", "arguments": "{\"path\": \"c\", \"cont"}}
         ]);
-        acc.chunk(&json!({"choices": [{"delta": {"tool_calls": calls}}]}))
-            .unwrap();
-        acc.chunk(&json!({"choices": [{"delta": {}, "finish_reason": "length"}]}))
-            .unwrap();
+        acc.chunk(
+            &json!({"choices": [{"delta": {"tool_calls": calls}}]}),
+            &|_| {},
+        )
+        .unwrap();
+        acc.chunk(
+            &json!({"choices": [{"delta": {}, "finish_reason": "length"}]}),
+            &|_| {},
+        )
+        .unwrap();
         let reply = acc.finish();
         assert!(reply.cut_off);
         assert_eq!(reply.calls.len(), 2);
@@ -258,7 +280,7 @@ mod tests {
     #[test]
     fn broken_arguments_and_stream_errors_are_clear() {
         let mut acc = Accumulator::default();
-        acc.chunk(&json!({"choices": [{"delta": {"tool_calls": [{"index": 0, "function": {"name": "f", "arguments": "{oops"}}]}}]}))
+        acc.chunk(&json!({"choices": [{"delta": {"tool_calls": [{"index": 0, "function": {"name": "f", "arguments": "{oops"}}]}}]}), &|_| {})
             .unwrap();
         let reply = acc.finish();
         assert!(reply.calls.is_empty() && !reply.cut_off);
@@ -270,11 +292,11 @@ mod tests {
         );
         let mut acc = Accumulator::default();
         assert!(matches!(
-            acc.line("data: {not json"),
+            acc.line("data: {not json", &|_| {}),
             Err(ModelError::BadReply(_))
         ));
         assert!(matches!(
-            acc.chunk(&json!({"error": {"message": "overloaded"}})),
+            acc.chunk(&json!({"error": {"message": "overloaded"}}), &|_| {}),
             Err(ModelError::Broken(m)) if m.contains("overloaded")
         ));
     }

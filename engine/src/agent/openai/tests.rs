@@ -9,7 +9,7 @@ use serde_json::json;
 
 use super::aimock::Aimock;
 use super::*;
-use crate::agent::model::{ProposedToolCall, Turn};
+use crate::agent::model::{Progress, ProposedToolCall, Turn};
 use crate::tools::ToolSpec;
 
 fn ask(text: &str) -> ModelRequest {
@@ -27,8 +27,12 @@ fn ask(text: &str) -> ModelRequest {
 async fn reply(model: &OpenAiModel, text: &str) -> (Result<ModelReply, ModelError>, Vec<String>) {
     let pieces = Arc::new(Mutex::new(Vec::new()));
     let seen = pieces.clone();
-    let on_text = move |t: &str| seen.lock().unwrap().push(t.to_owned());
-    let result = model.reply(&ask(text), &on_text).await;
+    let progress = move |p: Progress<'_>| {
+        if let Progress::Text(t) = p {
+            seen.lock().unwrap().push(t.to_owned());
+        }
+    };
+    let result = model.reply(&ask(text), &progress).await;
     let pieces = pieces.lock().unwrap().clone();
     (result, pieces)
 }

@@ -1,7 +1,7 @@
 //! Whole conversations through the demo model and the demo toolset, on a
 //! real SQLite file, stepping runs as the worker would.
 
-use crate::agent::model::{ModelRequest, Turn};
+use crate::agent::model::{ModelRequest, OnProgress, Turn};
 use crate::domain::Role;
 use crate::Engine;
 use std::sync::Arc;
@@ -454,10 +454,10 @@ impl Model for SlowModel {
     async fn reply(
         &self,
         request: &ModelRequest,
-        on_text: &(dyn for<'s> Fn(&'s str) + Send + Sync),
+        progress: OnProgress<'_>,
     ) -> Result<ModelReply, ModelError> {
         tokio::time::sleep(std::time::Duration::from_millis(20)).await;
-        DemoModel.reply(request, on_text).await
+        DemoModel.reply(request, progress).await
     }
 }
 
@@ -541,9 +541,9 @@ impl Model for NulModel {
     async fn reply(
         &self,
         request: &ModelRequest,
-        on_text: &(dyn for<'s> Fn(&'s str) + Send + Sync),
+        progress: OnProgress<'_>,
     ) -> Result<ModelReply, ModelError> {
-        let reply = DemoModel.reply(request, on_text).await?;
+        let reply = DemoModel.reply(request, progress).await?;
         Ok(ModelReply {
             text: format!("{}\0", reply.text),
             ..reply
@@ -591,7 +591,7 @@ impl Model for NulToolModel {
     async fn reply(
         &self,
         request: &ModelRequest,
-        _on_text: &(dyn for<'s> Fn(&'s str) + Send + Sync),
+        _progress: OnProgress<'_>,
     ) -> Result<ModelReply, ModelError> {
         let proposed = request
             .turns

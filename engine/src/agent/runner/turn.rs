@@ -10,13 +10,13 @@ use tokio::sync::Notify;
 
 use super::ending::storable;
 use super::{Agent, AgentError, StepOutcome, CONTEXT_MESSAGES};
-use crate::agent::model::{ModelReply, ModelRequest};
+use crate::agent::model::{ModelReply, ModelRequest, Progress};
 use crate::agent::openai::SYSTEM_PROMPT;
 use crate::agent::{transcript, AGENT_SOURCE, QUESTION_TOOL};
 use crate::config::estimate_tokens;
 use crate::decisions;
 use crate::domain::markdown::Drafting;
-use crate::domain::{ProposedCall, Run, RunStatus};
+use crate::domain::{DraftPiece, ProposedCall, Run, RunStatus};
 use crate::tools::ToolSpec;
 
 /// Calls one turn may propose; a model that proposes more (a small model
@@ -58,15 +58,32 @@ impl Agent {
         let writing_in = conversation.clone();
         let drafting = Arc::new(Drafting::default());
         let written = drafting.clone();
-        let on_text = move |piece: &str| {
-            let html = drafting.add(piece);
-            events.draft(&writing_in, piece, html);
+        let progress = move |piece: Progress<'_>| {
+            let piece = match piece {
+                Progress::Text(text) => DraftPiece::Text {
+                    text: text.to_owned(),
+                    html: drafting.add(text),
+                },
+                Progress::Call {
+                    index,
+                    name,
+                    arguments,
+                } => DraftPiece::Call {
+                    index,
+                    name: name.map(str::to_owned),
+                    arguments: arguments.to_owned(),
+                },
+            };
+            events.draft(&writing_in, piece);
         };
         let asked = tokio::select! {
-            reply = self.model.reply(&request, &on_text) => reply,
-            _ = stop.notified() => {
-                return Ok(TurnEnd::Ended(self.stopped(run, &written.written()).await?));
-            }
+            reply = self.model.reply(&request, &progress) => Some(reply),
+            _ = stop.notified() => None,
+        };
+        // Whatever comes of it, the reply is no longer being written.
+        self.core.events.draft_ended(conversation);
+        let Some(asked) = asked else {
+            return Ok(TurnEnd::Ended(self.stopped(run, &written.written()).await?));
         };
         let mut reply = match asked {
             Ok(reply) => reply,
