@@ -148,6 +148,10 @@ pub struct PostedMessage {
     pub message: MessageItem,
     /// The conversation's title, which the first message sets.
     pub conversation_title: String,
+    /// Whether it waits for the agent to finish before it joins the
+    /// conversation (and is answered).
+    #[serde(default)]
+    pub queued: bool,
 }
 
 /// A conversation with everything its chat shows.
@@ -171,6 +175,8 @@ pub struct ConversationDetail {
     pub may_write: bool,
     /// Why the model cannot be reached now, if it cannot.
     pub model_problem: Option<String>,
+    /// Messages that wait for the agent to finish, oldest first.
+    pub queued: Vec<MessageItem>,
 }
 
 /// The approvals inbox as first rendered.

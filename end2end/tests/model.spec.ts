@@ -17,6 +17,7 @@ const test = base.extend<{ model: Aimock }>({
         chunkSize: 6,
         latency: 40,
       },
+      { match: { userMessage: 'and then?' }, response: { content: 'The lock opened.' } },
       {
         match: { userMessage: 'a very long paste' },
         response: {
@@ -114,4 +115,18 @@ test('a reload while the model writes shows everything written so far', async ({
   await expect(writing).toBeHidden({ timeout: 20_000 });
   const stored = page.locator('.message.from-agent').last();
   await expect(stored).toContainText('In the beginning. Once upon');
+});
+
+test('a message sent while the agent writes waits, then is answered after the reply', async ({ page }) => {
+  await newConversation(page);
+  await send(page, 'tell a story');
+  await expect(page.getByRole('listitem', { name: 'Agent is writing' })).toContainText('In the beginning');
+  await expect(page.getByText('what you send now waits until it finishes')).toBeVisible();
+  await send(page, 'and then?');
+  const queued = page.getByRole('listitem', { name: 'Queued message' });
+  await expect(queued).toContainText('and then?');
+  await expect(queued).toBeHidden({ timeout: 20_000 });
+  const messages = page.getByRole('list', { name: 'Messages' }).locator('.message');
+  await expect(messages.last()).toContainText('The lock opened.');
+  await expect(messages).toHaveText([/tell a story/, /In the beginning/, /and then\?/, /The lock opened\./]);
 });

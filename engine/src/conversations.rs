@@ -3,16 +3,13 @@
 
 use std::collections::HashMap;
 
-use crate::config::estimate_tokens;
 use crate::core::Core;
-use crate::decisions;
 use crate::domain::{
-    title_from_message, Actor, Conversation, ConversationId, ConversationSnapshot,
-    ConversationSummary, ConversationView, InboxSnapshot, MessageId, Posted, Role, RunStatus,
-    TitledInbox, UNTITLED,
+    Conversation, ConversationId, ConversationSnapshot, ConversationSummary, ConversationView,
+    InboxSnapshot, RunStatus, TitledInbox, UNTITLED,
 };
 use crate::error::EngineError;
-use crate::store::{NewMessage, StoreError};
+use crate::store::StoreError;
 
 /// Longest message a person may send, in characters.
 pub const MAX_MESSAGE_CHARS: usize = 20_000;
@@ -66,11 +63,13 @@ pub(crate) async fn conversation_snapshot(
     let view = conversation(core, id).await?;
     let calls = core.store.tool_calls(id).await?;
     let run = core.store.active_run(id).await?;
+    let queued = core.store.queued_messages(id).await?;
     Ok(ConversationSnapshot {
         cursor,
         view,
         calls,
         working: run.is_some_and(|run| run.status == RunStatus::Running),
+        queued,
     })
 }
 
@@ -110,67 +109,5 @@ pub(crate) async fn inbox_events_after(
     Ok(core.store.inbox_events_after(inbox_seq, limit).await?)
 }
 
-pub(crate) async fn post_message(
-    core: &Core,
-    id: &ConversationId,
-    content: &str,
-    author: Option<&Actor>,
-) -> Result<Posted, EngineError> {
-    let content = content.trim();
-    if content.is_empty() {
-        return Err(EngineError::invalid("content", "the message is empty"));
-    }
-    if content.chars().count() > MAX_MESSAGE_CHARS {
-        return Err(EngineError::invalid(
-            "content",
-            format!("the message is longer than {MAX_MESSAGE_CHARS} characters"),
-        ));
-    }
-    EngineError::refuse_nul("content", "the message", content)?;
-    if let Some(context) = core.config.model_context {
-        let (tokens, room) = (estimate_tokens(content), context.message_room());
-        if tokens > room {
-            return Err(EngineError::invalid(
-                "content",
-                format!(
-                    "the message is about {tokens} tokens, more than the model's context ({} tokens) leaves room for ({room}): shorten it, or send it in parts",
-                    context.tokens
-                ),
-            ));
-        }
-    }
-    if let Some(author) = author {
-        decisions::check_message(core, id, content, author).await?;
-    }
-    let (message, event) = core
-        .store
-        .append_message(NewMessage {
-            id: MessageId::new(),
-            conversation_id: id.clone(),
-            role: Role::User,
-            content: content.to_owned(),
-            author: author.map(Actor::byline),
-            created_at: core.clock.now(),
-        })
-        .await
-        .map_err(|e| match e {
-            StoreError::NotFound(what) => EngineError::NotFound(what),
-            other => other.into(),
-        })?;
-    core.events.publish([event]);
-    // Named before the agent starts, so the name comes first in the stream.
-    let conversation_title = if message.seq == 1 {
-        let title = title_from_message(content);
-        let event = core.store.set_title(id, &title, message.created_at).await?;
-        core.events.publish([event]);
-        title
-    } else {
-        let conversation = core.store.conversation(id).await?;
-        conversation.map(|c| c.title).unwrap_or_default()
-    };
-    decisions::hand_to_agent(core, id, content, author).await?;
-    Ok(Posted {
-        message,
-        conversation_title,
-    })
-}
+mod post;
+pub(crate) use post::post_message;

@@ -374,12 +374,14 @@ mod access;
 mod answer;
 mod chat;
 mod propose;
+mod queue;
 mod stop;
 
 pub(crate) use access::{check, check_message, pending_call};
 pub(crate) use answer::{answer, answer_closing};
 pub(crate) use chat::hand_to_agent;
 pub(crate) use propose::{classify, new_call, propose_calls, propose_in_run, Turn};
+pub(crate) use queue::answer_queued;
 pub(crate) use stop::stop_agent;
 pub use stop::STOPPED;
 

@@ -15,6 +15,7 @@ use crate::domain::{PersonRef, Run, RunStatus};
 
 mod error;
 mod migrate;
+mod open;
 pub mod people;
 pub mod postgres;
 pub mod sql;
@@ -26,6 +27,7 @@ mod values;
 pub(crate) mod conformance;
 
 pub use error::StoreError;
+pub use open::connect;
 pub use people::{Credentials, PeopleStore, SignedIn};
 pub(crate) use time::{from_millis, to_millis};
 pub use values::{
@@ -167,6 +169,20 @@ pub trait Store: PeopleStore + Send + Sync + std::fmt::Debug {
 
     /// Whether someone asked run `id` to stop.
     async fn stop_requested(&self, id: &RunId) -> Result<bool, StoreError>;
+
+    /// Holds a person's message until the agent's run ends.
+    async fn queue_message(&self, m: &NewMessage) -> Result<(), StoreError>;
+
+    /// The messages held in a conversation, oldest first, at position 0.
+    async fn queued_messages(&self, c: &ConversationId) -> Result<Vec<Message>, StoreError>;
+
+    /// Appends the held messages to the conversation, oldest first, at
+    /// `at`, with their events; each is released once, whoever asks.
+    async fn release_queued(
+        &self,
+        c: &ConversationId,
+        at: DateTime<Utc>,
+    ) -> Result<Vec<(Message, Event)>, StoreError>;
 
     /// Takes the lease on a run that is running or waiting and not leased by
     /// a live owner; `None` when someone else holds it or the run is over.
@@ -376,20 +392,4 @@ pub trait Store: PeopleStore + Send + Sync + std::fmt::Debug {
 
     /// Records how a delivery attempt went.
     async fn record_callback(&self, id: i64, attempt: &CallbackAttempt) -> Result<(), StoreError>;
-}
-
-/// Opens the store a URL names and brings its schema up to date.
-///
-/// `postgres://` and `postgresql://` URLs select PostgreSQL; `sqlite://` URLs
-/// and plain paths select SQLite (the file is created when missing).
-pub async fn connect(url: &str) -> Result<std::sync::Arc<dyn Store>, StoreError> {
-    if url.starts_with("postgres://") || url.starts_with("postgresql://") {
-        Ok(std::sync::Arc::new(postgres::PgStore::connect(url).await?))
-    } else if let Some(path) = url.strip_prefix("sqlite://") {
-        Ok(std::sync::Arc::new(sqlite::SqliteStore::open(path).await?))
-    } else if url.contains("://") {
-        Err(StoreError::UnsupportedUrl(url.to_owned()))
-    } else {
-        Ok(std::sync::Arc::new(sqlite::SqliteStore::open(url).await?))
-    }
 }

@@ -25,6 +25,8 @@ pub struct ConversationSnapshot {
     pub calls: Vec<ToolCall>,
     /// Whether the agent is at work on it (its run is running).
     pub working: bool,
+    /// Messages held until its run ends, oldest first.
+    pub queued: Vec<Message>,
 }
 
 /// The approvals inbox as a new subscriber first sees it.
@@ -52,4 +54,7 @@ pub struct Posted {
     pub message: Message,
     /// The conversation's title.
     pub conversation_title: String,
+    /// Whether it waits for the agent's run to end (at position 0 until
+    /// then): the agent was writing when it came.
+    pub queued: bool,
 }

@@ -37,14 +37,17 @@ async fn the_first_message_names_the_conversation() {
         .post_message(&c.id, "  list files\n", None)
         .await
         .unwrap();
-    engine
+    let second = engine
         .post_message(&c.id, "read notes.txt", None)
         .await
         .unwrap();
+    // Nobody stepped the first message's run: the second waits for it.
+    assert!(second.queued);
+    assert_eq!(second.conversation_title, "list files");
     let view = engine.conversation(&c.id).await.unwrap();
     assert_eq!(view.conversation.title, "list files");
     let texts: Vec<_> = view.messages.iter().map(|m| m.content.as_str()).collect();
-    assert_eq!(texts, ["list files", "read notes.txt"]);
+    assert_eq!(texts, ["list files"]);
 }
 
 #[tokio::test]

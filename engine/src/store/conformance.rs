@@ -23,6 +23,7 @@ mod events;
 mod grants;
 mod leases;
 mod people;
+mod queue;
 mod reviews;
 mod stops;
 mod wakeups;
@@ -33,6 +34,7 @@ use events::*;
 use grants::*;
 use leases::*;
 use people::*;
+use queue::*;
 use reviews::*;
 use stops::*;
 use wakeups::*;
@@ -227,6 +229,7 @@ conformance!(
     review_cases_follow_their_calls,
     a_decision_closes_its_case_as_stored,
     a_stop_is_asked_of_a_run_under_way,
+    held_messages_join_the_conversation_once_in_order,
 );
 
 impl ToolCall {

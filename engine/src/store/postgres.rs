@@ -120,6 +120,11 @@ const MIGRATIONS: &[Migration] = &[
         description: "run stops",
         sql: include_str!("../../migrations/postgres/0017_run_stops.sql"),
     },
+    Migration {
+        version: 18,
+        description: "queued messages",
+        sql: include_str!("../../migrations/postgres/0018_queued_messages.sql"),
+    },
 ];
 
 /// Arbitrary key of the advisory lock that serialises migrations across replicas.

@@ -22,6 +22,7 @@ mod grants;
 mod leases;
 mod people;
 mod query;
+mod queue;
 mod reviews;
 mod row;
 mod runs;

@@ -102,6 +102,11 @@ const MIGRATIONS: &[Migration] = &[
         description: "run stops",
         sql: include_str!("../../migrations/sqlite/0017_run_stops.sql"),
     },
+    Migration {
+        version: 18,
+        description: "queued messages",
+        sql: include_str!("../../migrations/sqlite/0018_queued_messages.sql"),
+    },
 ];
 
 /// How many read-only connections serve reads: one per core. Statements run

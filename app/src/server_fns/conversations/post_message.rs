@@ -18,5 +18,6 @@ pub async fn post_message(
     Ok(PostedMessage {
         message: posted.message.into(),
         conversation_title: posted.conversation_title,
+        queued: posted.queued,
     })
 }

@@ -26,6 +26,7 @@ pub fn ChatView(detail: ConversationDetail) -> impl IntoView {
         working: RwSignal::new(detail.working),
         reconnecting: RwSignal::new(false),
         draft: RwSignal::new(Default::default()),
+        queued: RwSignal::new(detail.queued),
     };
     let post = Post::<PostedMessage>::new();
     Effect::new(move |_| {
@@ -34,7 +35,15 @@ pub fn ChatView(detail: ConversationDetail) -> impl IntoView {
             // which may arrive before this answer does.
             // The title comes by the stream too, to every open chat; this
             // one shows it without waiting for that.
-            live.add_message(posted.message);
+            if posted.queued {
+                live.queued.update(|q| {
+                    if !q.iter().any(|m| m.id == posted.message.id) {
+                        q.push(posted.message)
+                    }
+                });
+            } else {
+                live.add_message(posted.message);
+            }
             live.title.set(posted.conversation_title);
         }
     });

@@ -10,6 +10,8 @@ use crate::wire::PostedMessage;
 /// A textbox and a Send button. As plain HTML it is an ordinary form; once
 /// hydrated, Send is disabled while the box is empty or a send is under way,
 /// Enter sends (Shift+Enter adds a line), and the box clears on success.
+/// While the agent works a message can still be sent: it waits for the
+/// agent to finish, and the composer says so.
 #[component]
 pub fn Composer(
     conversation_id: String,
@@ -37,8 +39,7 @@ pub fn Composer(
             }
         }
     });
-    let blocked =
-        move || hydrated.get() && (pending.get() || working.get() || text.read().trim().is_empty());
+    let blocked = move || hydrated.get() && (pending.get() || text.read().trim().is_empty());
     let error = move || match value.get() {
         Some(Err(e)) => Some(view! { <p class="form-error" role="alert">{e.to_string()}</p> }),
         _ => None,
@@ -71,6 +72,9 @@ pub fn Composer(
                     "Send"
                 </button>
             </div>
+            <Show when=move || working.get()>
+                <p class="composer-note">"The agent is working: what you send now waits until it finishes, then it answers."</p>
+            </Show>
             {error}
         </PostForm>
     }

@@ -19,6 +19,8 @@ pub struct LiveChat {
     pub reconnecting: RwSignal<bool>,
     /// The reply the agent is writing right now, until it is stored.
     pub draft: RwSignal<Draft>,
+    /// Messages sent while the agent worked, until they join the conversation.
+    pub queued: RwSignal<Vec<MessageItem>>,
 }
 
 /// A reply being written: its complete lines as the server rendered them,
@@ -110,8 +112,17 @@ pub const CHAT_EVENTS: &[&str] = &[
 ];
 
 impl LiveChat {
-    /// Adds a message unless it is already shown.
+    /// Adds a message unless it is already shown; a message that waited
+    /// leaves the queue as it joins the conversation.
     pub fn add_message(&self, message: MessageItem) {
+        if self
+            .queued
+            .read_untracked()
+            .iter()
+            .any(|m| m.id == message.id)
+        {
+            self.queued.update(|q| q.retain(|m| m.id != message.id));
+        }
         self.messages.update(|list| {
             if !list.iter().any(|m| m.id == message.id) {
                 let at = list.partition_point(|m| m.seq < message.seq);
@@ -212,6 +223,7 @@ mod tests {
             working: RwSignal::new(true),
             reconnecting: RwSignal::new(false),
             draft: RwSignal::new(Draft::default()),
+            queued: RwSignal::new(Vec::new()),
         }
     }
 

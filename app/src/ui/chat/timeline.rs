@@ -140,6 +140,13 @@ pub fn Timeline(live: LiveChat) -> impl IntoView {
                         </li>
                     }
                 }).collect_view()}
+                // Sent while the agent worked: answered once it finishes.
+                <For each=move || live.queued.get() key=|m| m.id.clone() let:message>
+                    <li class="message from-user queued" aria-label="Queued message">
+                        <span class="message-author">"Queued: sent to the agent when it finishes"</span>
+                        <div class="message-body">{message.content}</div>
+                    </li>
+                </For>
             </ol>
         </Show>
     }

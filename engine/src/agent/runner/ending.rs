@@ -2,6 +2,7 @@
 //! message, or the run given up to wait or to go on later.
 
 use super::{Agent, AgentError, StepOutcome};
+use crate::decisions;
 use crate::domain::{ConversationId, Message, MessageId, Role, Run, RunId, RunStatus};
 use crate::store::NewMessage;
 
@@ -78,6 +79,8 @@ impl Agent {
         self.core
             .events
             .publish([concluded.message_event, concluded.run_event]);
+        // Messages sent while it worked are answered now, by a run of their own.
+        decisions::answer_queued(&self.core, &run.conversation_id).await?;
         Ok(())
     }
 

@@ -294,3 +294,64 @@ async fn the_history_sent_fits_the_context_and_a_message_too_large_is_refused() 
         other => panic!("expected a refusal, got {other:?}"),
     }
 }
+
+#[tokio::test]
+async fn a_message_sent_while_the_agent_writes_is_answered_after_it_in_order() {
+    let story = "Once upon a time there was a lock. ".repeat(10);
+    let mock = Aimock::start(
+        json!([
+            { "match": { "userMessage": "tell a story" },
+              "response": { "content": story }, "chunkSize": 8, "latency": 30 },
+            { "match": { "userMessage": "and then?" }, "response": { "content": "It opened." } }
+        ]),
+        &[],
+    )
+    .await;
+    let s = setup(&mock).await;
+    let (stop_worker, stopping) = tokio::sync::watch::channel(false);
+    let worker = tokio::spawn(run_worker(s.agent.clone(), stopping));
+    let mut drafts = s.engine.events().subscribe_drafts();
+    let c = s.engine.create_conversation().await.unwrap().id;
+    s.engine
+        .post_message(&c, "tell a story", None)
+        .await
+        .unwrap();
+    drafts.recv().await.unwrap();
+    let posted = s.engine.post_message(&c, "and then?", None).await.unwrap();
+    assert!(posted.queued, "the agent was writing");
+    assert_eq!(posted.message.seq, 0);
+    let snapshot = s.engine.conversation_snapshot(&c).await.unwrap();
+    assert_eq!(snapshot.queued.len(), 1);
+
+    let mut said = Vec::new();
+    for _ in 0..400 {
+        let view = s.engine.conversation(&c).await.unwrap();
+        said = view.messages.iter().map(|m| m.content.clone()).collect();
+        if said.len() == 4 {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(25)).await;
+    }
+    assert_eq!(
+        said,
+        ["tell a story", story.as_str(), "and then?", "It opened."],
+        "the queued message follows the reply it was written during"
+    );
+    assert!(s
+        .engine
+        .conversation_snapshot(&c)
+        .await
+        .unwrap()
+        .queued
+        .is_empty());
+    let sent = mock.requests().await;
+    let roles: Vec<_> = sent[1]["messages"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m["role"].as_str().unwrap())
+        .collect();
+    assert_eq!(roles, ["system", "user", "assistant", "user"]);
+    stop_worker.send(true).unwrap();
+    worker.await.unwrap();
+}

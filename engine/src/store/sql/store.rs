@@ -162,6 +162,22 @@ impl<B: Backend> Store for SqlStore<B> {
         SqlStore::stop_requested(self, id).await
     }
 
+    async fn queue_message(&self, m: &NewMessage) -> Result<(), StoreError> {
+        SqlStore::queue_message(self, m).await
+    }
+
+    async fn queued_messages(&self, c: &ConversationId) -> Result<Vec<Message>, StoreError> {
+        SqlStore::queued_messages(self, c).await
+    }
+
+    async fn release_queued(
+        &self,
+        c: &ConversationId,
+        at: DateTime<Utc>,
+    ) -> Result<Vec<(Message, Event)>, StoreError> {
+        SqlStore::release_queued(self, c, at).await
+    }
+
     async fn acquire_run(
         &self,
         id: &RunId,

@@ -1,0 +1,108 @@
+//! A person's message: checked, stored and handed to the agent; or, while
+//! the agent writes, held until its run ends.
+
+use super::MAX_MESSAGE_CHARS;
+use crate::config::estimate_tokens;
+use crate::core::Core;
+use crate::decisions;
+use crate::domain::{title_from_message, Actor, ConversationId, Message, MessageId, Posted};
+use crate::domain::{Role, RunStatus};
+use crate::error::EngineError;
+use crate::store::{NewMessage, StoreError};
+
+pub(crate) async fn post_message(
+    core: &Core,
+    id: &ConversationId,
+    content: &str,
+    author: Option<&Actor>,
+) -> Result<Posted, EngineError> {
+    let content = content.trim();
+    if content.is_empty() {
+        return Err(EngineError::invalid("content", "the message is empty"));
+    }
+    if content.chars().count() > MAX_MESSAGE_CHARS {
+        return Err(EngineError::invalid(
+            "content",
+            format!("the message is longer than {MAX_MESSAGE_CHARS} characters"),
+        ));
+    }
+    EngineError::refuse_nul("content", "the message", content)?;
+    if let Some(context) = core.config.model_context {
+        let (tokens, room) = (estimate_tokens(content), context.message_room());
+        if tokens > room {
+            return Err(EngineError::invalid(
+                "content",
+                format!(
+                    "the message is about {tokens} tokens, more than the model's context ({} tokens) leaves room for ({room}): shorten it, or send it in parts",
+                    context.tokens
+                ),
+            ));
+        }
+    }
+    if let Some(author) = author {
+        decisions::check_message(core, id, content, author).await?;
+    }
+    let new = NewMessage {
+        id: MessageId::new(),
+        conversation_id: id.clone(),
+        role: Role::User,
+        content: content.to_owned(),
+        author: author.map(Actor::byline),
+        created_at: core.clock.now(),
+    };
+    // While the agent writes, the message waits for the run to end.
+    let run = core.store.active_run(id).await?;
+    if run.is_some_and(|r| r.status == RunStatus::Running) {
+        return queue(core, new).await;
+    }
+    let (message, event) = core.store.append_message(new).await.map_err(not_found)?;
+    core.events.publish([event]);
+    // Named before the agent starts, so the name comes first in the stream.
+    let conversation_title = if message.seq == 1 {
+        let title = title_from_message(content);
+        let event = core.store.set_title(id, &title, message.created_at).await?;
+        core.events.publish([event]);
+        title
+    } else {
+        let conversation = core.store.conversation(id).await?;
+        conversation.map(|c| c.title).unwrap_or_default()
+    };
+    decisions::hand_to_agent(core, id, content, author).await?;
+    Ok(Posted {
+        message,
+        conversation_title,
+        queued: false,
+    })
+}
+
+/// Holds message `new` until the agent's run ends (`decisions/queue.rs`).
+async fn queue(core: &Core, new: NewMessage) -> Result<Posted, EngineError> {
+    let id = &new.conversation_id;
+    core.store.queue_message(&new).await.map_err(not_found)?;
+    // The run may have ended between the look and the queueing, after it
+    // released what was held: then nobody else would answer this one.
+    if core.store.active_run(id).await?.is_none() {
+        decisions::answer_queued(core, id).await?;
+    }
+    let conversation = core.store.conversation(id).await?;
+    Ok(Posted {
+        message: Message {
+            id: new.id,
+            conversation_id: new.conversation_id,
+            seq: 0,
+            role: Role::User,
+            content: new.content,
+            author: new.author,
+            created_at: new.created_at,
+        },
+        conversation_title: conversation.map(|c| c.title).unwrap_or_default(),
+        queued: true,
+    })
+}
+
+fn not_found(e: StoreError) -> EngineError {
+    match e {
+        StoreError::NotFound(what) => EngineError::NotFound(what),
+        other => other.into(),
+    }
+}

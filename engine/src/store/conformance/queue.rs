@@ -1,0 +1,51 @@
+//! Messages held while the agent writes: kept in order out of the
+//! conversation, then appended once, whoever releases them.
+
+use super::*;
+
+pub(crate) async fn held_messages_join_the_conversation_once_in_order(f: &Fixture) {
+    let c = new_conversation(&f.store).await;
+    f.store
+        .append_message(message(&c, Role::User, "tell a story"))
+        .await
+        .unwrap();
+    let now = Utc::now();
+    let mut first = message(&c, Role::User, "and then?");
+    first.created_at = now;
+    let mut second = message(&c, Role::User, "and after?");
+    second.created_at = now + Duration::milliseconds(5);
+    f.store.queue_message(&second).await.unwrap();
+    f.store.queue_message(&first).await.unwrap();
+    let held = f.store.queued_messages(&c.id).await.unwrap();
+    let texts: Vec<_> = held.iter().map(|m| m.content.as_str()).collect();
+    assert_eq!(texts, ["and then?", "and after?"]);
+    assert!(held.iter().all(|m| m.seq == 0 && m.role == Role::User));
+    assert_eq!(
+        f.store.messages(&c.id).await.unwrap().len(),
+        1,
+        "held apart"
+    );
+
+    let later = now + Duration::seconds(1);
+    let released = f.store.release_queued(&c.id, later).await.unwrap();
+    let placed: Vec<_> = released
+        .iter()
+        .map(|(m, _)| (m.content.as_str(), m.seq))
+        .collect();
+    assert_eq!(placed, [("and then?", 2), ("and after?", 3)]);
+    assert_eq!(released[0].0.id, first.id, "the same message, now placed");
+    assert_eq!(released[1].1.kind, crate::domain::EventKind::MessageCreated);
+    assert!(f
+        .store
+        .release_queued(&c.id, later)
+        .await
+        .unwrap()
+        .is_empty());
+    assert!(f.store.queued_messages(&c.id).await.unwrap().is_empty());
+
+    let nowhere = message(&conversation(1), Role::User, "lost?");
+    assert!(matches!(
+        f.store.queue_message(&nowhere).await,
+        Err(StoreError::NotFound(_))
+    ));
+}
