@@ -170,8 +170,9 @@ pub trait Store: PeopleStore + Send + Sync + std::fmt::Debug {
     /// Whether someone asked run `id` to stop.
     async fn stop_requested(&self, id: &RunId) -> Result<bool, StoreError>;
 
-    /// Holds a person's message until the agent's run ends.
-    async fn queue_message(&self, m: &NewMessage) -> Result<(), StoreError>;
+    /// Holds a person's message until the agent's run ends, if the
+    /// conversation's run is running; false, holding nothing, if not.
+    async fn queue_message(&self, m: &NewMessage) -> Result<bool, StoreError>;
 
     /// The messages held in a conversation, oldest first, at position 0.
     async fn queued_messages(&self, c: &ConversationId) -> Result<Vec<Message>, StoreError>;

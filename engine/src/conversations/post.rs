@@ -52,8 +52,9 @@ pub(crate) async fn post_message(
     };
     // While the agent writes, the message waits for the run to end.
     let run = core.store.active_run(id).await?;
-    if run.is_some_and(|r| r.status == RunStatus::Running) {
-        return queue(core, new).await;
+    if run.is_some_and(|r| r.status == RunStatus::Running) && core.store.queue_message(&new).await?
+    {
+        return queued(core, new).await;
     }
     let (message, event) = core.store.append_message(new).await.map_err(not_found)?;
     core.events.publish([event]);
@@ -75,16 +76,9 @@ pub(crate) async fn post_message(
     })
 }
 
-/// Holds message `new` until the agent's run ends (`decisions/queue.rs`).
-async fn queue(core: &Core, new: NewMessage) -> Result<Posted, EngineError> {
-    let id = &new.conversation_id;
-    core.store.queue_message(&new).await.map_err(not_found)?;
-    // The run may have ended between the look and the queueing, after it
-    // released what was held: then nobody else would answer this one.
-    if core.store.active_run(id).await?.is_none() {
-        decisions::answer_queued(core, id).await?;
-    }
-    let conversation = core.store.conversation(id).await?;
+/// Message `new`, held until the agent's run ends (`decisions/queue.rs`).
+async fn queued(core: &Core, new: NewMessage) -> Result<Posted, EngineError> {
+    let conversation = core.store.conversation(&new.conversation_id).await?;
     Ok(Posted {
         message: Message {
             id: new.id,

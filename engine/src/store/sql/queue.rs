@@ -2,14 +2,21 @@
 
 use chrono::{DateTime, Utc};
 
-use super::decode::row_message;
-use super::{query, Backend, SqlStore, Transaction};
-use crate::domain::{ConversationId, Event, Message, Role};
+use super::decode::{corrupt, row_message};
+use super::{query, query_scalar, Backend, SqlStore, Transaction};
+use crate::domain::{ConversationId, Event, Message, Role, RunId, RunStatus};
 use crate::store::{to_millis, NewMessage, StoreError};
 
 const QUEUE: &str = "insert into queued_messages
         (message_id, conversation_id, content, author_id, author_name, created_at)
-     select $1, conversation_id, $3, $4, $5, $6 from conversations where conversation_id = $2";
+     values ($1, $2, $3, $4, $5, $6)";
+
+/// The conversation's newest run that is under way.
+const ACTIVE_RUN_ID: &str = "select run_id from runs
+     where conversation_id = $1 and status in ('running', 'waiting')
+     order by created_at desc limit 1";
+
+const RUN_STATUS: &str = "select status from runs where run_id = $1";
 
 /// Queued messages read as messages: at no position yet, from a person.
 const QUEUED: &str = "select *, cast(0 as bigint) as seq, 'user' as role from queued_messages
@@ -19,20 +26,40 @@ const RELEASE: &str = "delete from queued_messages where conversation_id = $1
      returning *, cast(0 as bigint) as seq, 'user' as role";
 
 impl<B: Backend> SqlStore<B> {
-    pub(super) async fn queue_message(&self, m: &NewMessage) -> Result<(), StoreError> {
-        let queued = query(QUEUE)
+    /// Holds `m` if the conversation's run is running, with the run's row
+    /// locked: the run's end waits for this commit, so the release that
+    /// follows its end sees the message; or, if the run ended first, this
+    /// sees that it did and holds nothing.
+    pub(super) async fn queue_message(&self, m: &NewMessage) -> Result<bool, StoreError> {
+        let conversation = m.conversation_id.as_str();
+        let mut tx = self.begin().await?;
+        let run: Option<String> = query_scalar(ACTIVE_RUN_ID)
+            .bind(conversation)
+            .fetch_optional(&mut tx)
+            .await?;
+        let Some(run) = run else {
+            return Ok(false);
+        };
+        let run = RunId::parse(&run).map_err(|e| corrupt("runs", e))?;
+        Self::lock_run(&mut tx, &run).await?;
+        let status: Option<String> = query_scalar(RUN_STATUS)
+            .bind(run.as_str())
+            .fetch_optional(&mut tx)
+            .await?;
+        if status.as_deref() != Some(RunStatus::Running.as_str()) {
+            return Ok(false);
+        }
+        query(QUEUE)
             .bind(m.id.as_str())
-            .bind(m.conversation_id.as_str())
+            .bind(conversation)
             .bind(&m.content)
             .bind(m.author.as_ref().map(|a| a.id.as_str()))
             .bind(m.author.as_ref().map(|a| a.name.as_str()))
             .bind(to_millis(m.created_at))
-            .execute(self.writer())
+            .execute(&mut tx)
             .await?;
-        match queued {
-            0 => Err(StoreError::NotFound("conversation")),
-            _ => Ok(()),
-        }
+        tx.commit().await?;
+        Ok(true)
     }
 
     pub(super) async fn queued_messages(

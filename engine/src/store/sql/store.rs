@@ -162,7 +162,7 @@ impl<B: Backend> Store for SqlStore<B> {
         SqlStore::stop_requested(self, id).await
     }
 
-    async fn queue_message(&self, m: &NewMessage) -> Result<(), StoreError> {
+    async fn queue_message(&self, m: &NewMessage) -> Result<bool, StoreError> {
         SqlStore::queue_message(self, m).await
     }
 
