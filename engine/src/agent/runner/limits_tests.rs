@@ -38,7 +38,43 @@ async fn setup(mock: &Aimock) -> Setup {
     }
 }
 
+/// A worker stepping runs as the server's does, until stopped.
+struct Worker {
+    stop: tokio::sync::watch::Sender<bool>,
+    task: tokio::task::JoinHandle<()>,
+}
+
+impl Worker {
+    fn start(agent: &Agent) -> Self {
+        let (stop, stopping) = tokio::sync::watch::channel(false);
+        let task = tokio::spawn(run_worker(agent.clone(), stopping));
+        Self { stop, task }
+    }
+
+    async fn stop(self) {
+        self.stop.send(true).unwrap();
+        self.task.await.unwrap();
+    }
+}
+
 impl Setup {
+    /// Posts `text` in a new conversation, and waits until the model has
+    /// written `pieces` pieces of its reply; the conversation and its run.
+    async fn writing(
+        &self,
+        text: &str,
+        pieces: usize,
+    ) -> (crate::domain::ConversationId, crate::domain::RunId) {
+        let mut drafts = self.engine.events().subscribe_drafts();
+        let c = self.engine.create_conversation().await.unwrap().id;
+        self.engine.post_message(&c, text, None).await.unwrap();
+        let run = self.engine.store().active_run(&c).await.unwrap().unwrap();
+        for _ in 0..pieces {
+            drafts.recv().await.unwrap();
+        }
+        (c, run.id)
+    }
+
     /// Posts `text` in `c` and steps the run it starts.
     async fn say(&self, c: &crate::domain::ConversationId, text: &str) -> StepOutcome {
         self.engine.post_message(c, text, None).await.unwrap();
@@ -175,20 +211,10 @@ async fn stop_ends_a_reply_mid_stream_and_keeps_what_was_written() {
     )
     .await;
     let s = setup(&mock).await;
-    let (stop_worker, stopping) = tokio::sync::watch::channel(false);
-    let worker = tokio::spawn(run_worker(s.agent.clone(), stopping));
-    let mut drafts = s.engine.events().subscribe_drafts();
-    let c = s.engine.create_conversation().await.unwrap().id;
-    s.engine
-        .post_message(&c, "tell a story", None)
-        .await
-        .unwrap();
-    let run = s.engine.store().active_run(&c).await.unwrap().unwrap();
-    for _ in 0..3 {
-        drafts.recv().await.unwrap();
-    }
+    let worker = Worker::start(&s.agent);
+    let (c, run) = s.writing("tell a story", 3).await;
     assert!(s.engine.stop_agent(&c, None).await.unwrap());
-    let run = settled(&s.engine, &run.id).await;
+    let run = settled(&s.engine, &run).await;
     assert_eq!(run.status, RunStatus::Stopped);
     let view = s.engine.conversation(&c).await.unwrap();
     let kept = &view.messages.last().unwrap().content;
@@ -199,8 +225,7 @@ async fn stop_ends_a_reply_mid_stream_and_keeps_what_was_written() {
         !s.engine.stop_agent(&c, None).await.unwrap(),
         "nothing left to stop"
     );
-    stop_worker.send(true).unwrap();
-    worker.await.unwrap();
+    worker.stop().await;
 }
 
 #[tokio::test]
@@ -308,15 +333,8 @@ async fn a_message_sent_while_the_agent_writes_is_answered_after_it_in_order() {
     )
     .await;
     let s = setup(&mock).await;
-    let (stop_worker, stopping) = tokio::sync::watch::channel(false);
-    let worker = tokio::spawn(run_worker(s.agent.clone(), stopping));
-    let mut drafts = s.engine.events().subscribe_drafts();
-    let c = s.engine.create_conversation().await.unwrap().id;
-    s.engine
-        .post_message(&c, "tell a story", None)
-        .await
-        .unwrap();
-    drafts.recv().await.unwrap();
+    let worker = Worker::start(&s.agent);
+    let (c, _) = s.writing("tell a story", 1).await;
     let posted = s.engine.post_message(&c, "and then?", None).await.unwrap();
     assert!(posted.queued, "the agent was writing");
     assert_eq!(posted.message.seq, 0);
@@ -352,6 +370,5 @@ async fn a_message_sent_while_the_agent_writes_is_answered_after_it_in_order() {
         .map(|m| m["role"].as_str().unwrap())
         .collect();
     assert_eq!(roles, ["system", "user", "assistant", "user"]);
-    stop_worker.send(true).unwrap();
-    worker.await.unwrap();
+    worker.stop().await;
 }
