@@ -16,6 +16,12 @@ pub(crate) async fn answer_queued(
     core: &Core,
     conversation: &ConversationId,
 ) -> Result<bool, EngineError> {
+    // Most runs end with nothing held: a read then, not a write. A message
+    // held while the run ran committed before its end did (`queue_message`),
+    // so this read sees it.
+    if core.store.queued_messages(conversation).await?.is_empty() {
+        return Ok(false);
+    }
     let released = core
         .store
         .release_queued(conversation, core.clock.now())

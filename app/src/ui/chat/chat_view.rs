@@ -78,7 +78,7 @@ pub fn ChatView(detail: ConversationDetail) -> impl IntoView {
             <Timeline live/>
             <Show when=move || live.working.get()>
                 <div class="working">
-                    <p role="status">"Agent is working…"</p>
+                    <p role="status">{move || live.doing()}</p>
                     {detail.may_write.then(|| view! { <StopButton conversation_id=stop_id.clone()/> })}
                 </div>
             </Show>

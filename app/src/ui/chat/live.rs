@@ -112,6 +112,23 @@ pub const CHAT_EVENTS: &[&str] = &[
 ];
 
 impl LiveChat {
+    /// What the agent is doing, while it works. A model that has not begun
+    /// to answer may be busy with another conversation (a local server
+    /// answers one request at a time), which the person should know.
+    pub fn doing(&self) -> &'static str {
+        let writing = !self.draft.read().is_empty();
+        let running = self
+            .calls
+            .read()
+            .iter()
+            .any(|c| c.status == "approved" || c.status == "executing");
+        if writing || running {
+            "Agent is working…"
+        } else {
+            "Waiting for the model to answer…"
+        }
+    }
+
     /// Adds a message unless it is already shown; a message that waited
     /// leaves the queue as it joins the conversation.
     pub fn add_message(&self, message: MessageItem) {
@@ -288,6 +305,16 @@ mod tests {
         live.apply("run.updated", r#"{"status": "failed"}"#);
         assert!(live.draft.get_untracked().is_empty());
         assert!(!live.working.get_untracked());
+    }
+
+    #[test]
+    fn the_chat_says_when_the_model_has_not_begun_to_answer() {
+        Owner::new_root(None).with(|| {
+            let live = live();
+            assert_eq!(live.doing(), "Waiting for the model to answer…");
+            live.apply("message.delta", r#"{"text": "Hel"}"#);
+            assert_eq!(live.doing(), "Agent is working…");
+        });
     }
 
     #[test]

@@ -68,7 +68,7 @@ impl<B: Backend> SqlStore<B> {
     ) -> Result<Vec<Message>, StoreError> {
         let rows = query(QUEUED)
             .bind(conversation.as_str())
-            .fetch_all(self.writer())
+            .fetch_all(self.reader())
             .await?;
         rows.iter().map(row_message).collect()
     }

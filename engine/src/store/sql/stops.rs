@@ -49,7 +49,7 @@ impl<B: Backend> SqlStore<B> {
     pub(super) async fn stop_requested(&self, id: &RunId) -> Result<bool, StoreError> {
         let count: i64 = super::query_scalar(STOP_REQUESTED)
             .bind(id.as_str())
-            .fetch_one(self.writer())
+            .fetch_one(self.reader())
             .await?;
         Ok(count > 0)
     }
