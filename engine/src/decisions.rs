@@ -327,6 +327,7 @@ pub(crate) async fn start_run(
         status: RunStatus::Running,
         started_by,
         error: None,
+        stopping: false,
         created_at: now,
         updated_at: now,
     };

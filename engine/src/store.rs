@@ -159,16 +159,14 @@ pub trait Store: PeopleStore + Send + Sync + std::fmt::Debug {
     /// One run.
     async fn run(&self, id: &RunId) -> Result<Option<Run>, StoreError>;
 
-    /// Asks run `id` to stop, with a `run.updated` event saying `stopping`;
-    /// `None` when it is over. Asking again changes nothing but the event.
+    /// Asks run `id` to stop (the run reads `stopping` from then on), with
+    /// a `run.updated` event; `None` when it is over. Asking again changes
+    /// nothing but the event.
     async fn request_stop(
         &self,
         id: &RunId,
         at: DateTime<Utc>,
     ) -> Result<Option<Event>, StoreError>;
-
-    /// Whether someone asked run `id` to stop.
-    async fn stop_requested(&self, id: &RunId) -> Result<bool, StoreError>;
 
     /// Holds a person's message until the agent's run ends, if the
     /// conversation's run is running; false, holding nothing, if not.

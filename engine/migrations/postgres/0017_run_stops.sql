@@ -1,7 +1,5 @@
--- A person asked a run to stop: the process stepping it ends it at once if
--- the model is writing, or before it asks the model again.
+-- When a person asked the run to stop: the process stepping it ends it at
+-- once if the model is writing, or before it asks the model again (it
+-- reads this with the run, at no extra cost).
 
-create table run_stops (
-    run_id text primary key references runs (run_id),
-    requested_at bigint not null
-);
+alter table runs add column stop_requested_at bigint;

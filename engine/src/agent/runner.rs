@@ -150,12 +150,12 @@ impl Agent {
     /// as read with the lease.
     async fn step_leased(
         &self,
-        run: Run,
+        mut run: Run,
         taken: Vec<ToolCall>,
         stop: &Notify,
     ) -> Result<StepOutcome, AgentError> {
         let store = self.core.store.clone();
-        let run_id = &run.id;
+        let run_id = &run.id.clone();
         let mut taken = Some(taken);
         for _ in 0..MAX_TURNS {
             let mut open = match taken.take() {
@@ -184,8 +184,9 @@ impl Agent {
                 }
                 // Its last waiting call was decided since the look above:
                 // take the run back and go on.
-                if !self.retake(run_id).await? {
-                    return Ok(StepOutcome::Busy);
+                match self.retake(run_id).await? {
+                    Some(taken) => run = taken,
+                    None => return Ok(StepOutcome::Busy),
                 }
                 continue;
             }
@@ -195,16 +196,17 @@ impl Agent {
                 self.release(run_id, RunStatus::Running).await?;
                 return Ok(StepOutcome::Busy);
             }
-            // A stop asked while no model wrote (calls waited, or ran) ends
-            // the run here, before the model is asked again.
-            if store.stop_requested(run_id).await? {
+            // A stop asked while the run waited ends it here, before the
+            // model is asked again (one asked while it ran rang `stop`).
+            if run.stopping {
                 return self.stopped(&run, "").await;
             }
             if let TurnEnd::Ended(outcome) = self.take_turn(&run, stop).await? {
                 return Ok(outcome);
             }
-            if !self.retake(run_id).await? {
-                return Ok(StepOutcome::Busy);
+            match self.retake(run_id).await? {
+                Some(taken) => run = taken,
+                None => return Ok(StepOutcome::Busy),
             }
         }
         let error = format!("the agent stopped after {MAX_TURNS} model turns without finishing");
@@ -217,15 +219,16 @@ impl Agent {
         Ok(StepOutcome::Failed(error))
     }
 
-    /// Takes the run's lease (again); false when another holds it.
-    async fn retake(&self, run_id: &RunId) -> Result<bool, AgentError> {
+    /// Takes the run's lease (again); the run as it is now, or `None` when
+    /// another holds it.
+    async fn retake(&self, run_id: &RunId) -> Result<Option<Run>, AgentError> {
         let now = self.core.clock.now();
         let run = self
             .core
             .store
             .acquire_run(run_id, &self.owner, now, lease_until(now))
             .await?;
-        Ok(run.is_some())
+        Ok(run)
     }
 
     /// Runs one approved call, at most once; false when someone else ran

@@ -61,6 +61,9 @@ pub struct Run {
     pub started_by: Option<PersonId>,
     /// What failed, when it failed.
     pub error: Option<String>,
+    /// Whether a person asked it to stop.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub stopping: bool,
     /// When it started.
     pub created_at: DateTime<Utc>,
     /// When it last changed.

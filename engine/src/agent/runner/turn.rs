@@ -77,8 +77,10 @@ impl Agent {
             events.draft(&writing_in, piece);
         };
         let asked = tokio::select! {
-            reply = self.model.reply(&request, &progress) => Some(reply),
+            // A stop rung while a tool ran is heard here first.
+            biased;
             _ = stop.notified() => None,
+            reply = self.model.reply(&request, &progress) => Some(reply),
         };
         // Whatever comes of it, the reply is no longer being written.
         self.core.events.draft_ended(conversation);

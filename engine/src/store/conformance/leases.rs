@@ -14,6 +14,7 @@ pub(super) async fn running_run(
         status: crate::domain::RunStatus::Running,
         started_by: Some(crate::domain::PersonId::new()),
         error: None,
+        stopping: false,
         created_at: now,
         updated_at: now,
     };

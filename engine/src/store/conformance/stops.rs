@@ -10,12 +10,12 @@ pub(crate) async fn a_stop_is_asked_of_a_run_under_way(f: &Fixture) {
     let c = new_conversation(&f.store).await;
     let now = Utc::now();
     let run = running_run(f, &c, now).await;
-    assert!(!f.store.stop_requested(&run.id).await.unwrap());
+    assert!(!f.store.run(&run.id).await.unwrap().unwrap().stopping);
     let event = f.store.request_stop(&run.id, now).await.unwrap().unwrap();
     assert_eq!(event.kind, crate::domain::EventKind::RunUpdated);
     assert_eq!(event.data["stopping"], true);
     assert_eq!(event.data["id"], run.id.as_str());
-    assert!(f.store.stop_requested(&run.id).await.unwrap());
+    assert!(f.store.run(&run.id).await.unwrap().unwrap().stopping);
     // Asked twice: remembered once, announced again.
     assert!(f.store.request_stop(&run.id, now).await.unwrap().is_some());
 
@@ -25,6 +25,7 @@ pub(crate) async fn a_stop_is_asked_of_a_run_under_way(f: &Fixture) {
         .await
         .unwrap()
         .unwrap();
+    assert!(leased.stopping, "the run is taken knowing it should stop");
     let failed = message(&c, Role::Notice, "The model could not answer.");
     f.store
         .conclude_run((&leased, "a"), failed, RunStatus::Failed, Some("down"))

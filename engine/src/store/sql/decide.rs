@@ -80,6 +80,7 @@ pub(super) const DECIDE_CALL_LOCKING_ITS_RUN: &str = "with changed as (
             its_run.run_id as its_run_id, its_run.conversation_id as its_conversation_id,
             its_run.status as its_status, its_run.error as its_error, its_run.started_by as its_started_by,
             its_run.created_at as its_created_at, its_run.updated_at as its_updated_at,
+            its_run.stop_requested_at as its_stop_requested_at,
             closed.case_id as closed_case_id, closed.tool_call_id as closed_tool_call_id,
             closed.conversation_id as closed_conversation_id, closed.case_type as closed_case_type,
             closed.status as closed_status, closed.prompt as closed_prompt,

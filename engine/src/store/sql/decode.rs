@@ -160,6 +160,9 @@ pub(super) fn row_run_named(row: &Row, prefix: &str) -> Result<Run, StoreError> 
             .map(|p| PersonId::parse(&p).map_err(|e| corrupt(T, e)))
             .transpose()?,
         error: row.try_get(column("error").as_str())?,
+        stopping: row
+            .try_get::<Option<i64>>(column("stop_requested_at").as_str())?
+            .is_some(),
         created_at: from_millis(T, row.try_get(column("created_at").as_str())?)?,
         updated_at: from_millis(T, row.try_get(column("updated_at").as_str())?)?,
     })

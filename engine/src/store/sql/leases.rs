@@ -31,7 +31,8 @@ pub(super) const TAKE_LEASE_WITH_OPEN_CALLS: &str = "with taken as (
          returning *)
      select taken.run_id as its_run_id, taken.conversation_id as its_conversation_id,
             taken.status as its_status, taken.error as its_error, taken.started_by as its_started_by,
-            taken.created_at as its_created_at, taken.updated_at as its_updated_at, c.*
+            taken.created_at as its_created_at, taken.updated_at as its_updated_at,
+            taken.stop_requested_at as its_stop_requested_at, c.*
      from taken left join tool_calls c on c.run_id = taken.run_id
           and c.status in ('requested', 'pending_approval', 'approved', 'executing')
      order by c.created_at, c.batch_id, c.position";

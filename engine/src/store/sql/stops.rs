@@ -1,7 +1,7 @@
 //! A person's request that a run stop. The process stepping the run hears
 //! of it by the `run.updated` event (relayed to every replica) and ends the
-//! model's reply at once; before each turn it reads the request here too,
-//! so a stop it missed ends the run all the same.
+//! model's reply at once; every step reads it with the run too, so a stop
+//! it missed ends the run all the same.
 
 use chrono::{DateTime, Utc};
 
@@ -11,13 +11,8 @@ use super::{query, Backend, SqlStore, Transaction};
 use crate::domain::{Event, RunId};
 use crate::store::{to_millis, StoreError};
 
-const ACTIVE_RUN_BY_ID: &str =
-    "select * from runs where run_id = $1 and status in ('running', 'waiting')";
-
-const INSERT_STOP: &str = "insert into run_stops (run_id, requested_at) values ($1, $2)
-     on conflict (run_id) do nothing";
-
-const STOP_REQUESTED: &str = "select count(*) from run_stops where run_id = $1";
+const REQUEST_STOP: &str = "update runs set stop_requested_at = coalesce(stop_requested_at, $2)
+     where run_id = $1 and status in ('running', 'waiting') returning *";
 
 impl<B: Backend> SqlStore<B> {
     pub(super) async fn request_stop(
@@ -26,31 +21,17 @@ impl<B: Backend> SqlStore<B> {
         at: DateTime<Utc>,
     ) -> Result<Option<Event>, StoreError> {
         let mut tx = self.begin().await?;
-        let Some(row) = query(ACTIVE_RUN_BY_ID)
+        let Some(row) = query(REQUEST_STOP)
             .bind(id.as_str())
+            .bind(to_millis(at))
             .fetch_optional(&mut tx)
             .await?
         else {
             return Ok(None);
         };
         let run = row_run(&row)?;
-        query(INSERT_STOP)
-            .bind(id.as_str())
-            .bind(to_millis(at))
-            .execute(&mut tx)
-            .await?;
-        let mut event = run_event(&run);
-        event.data["stopping"] = true.into();
-        let event = Self::append_event(&mut tx, event, at).await?;
+        let event = Self::append_event(&mut tx, run_event(&run), at).await?;
         tx.commit().await?;
         Ok(Some(event))
-    }
-
-    pub(super) async fn stop_requested(&self, id: &RunId) -> Result<bool, StoreError> {
-        let count: i64 = super::query_scalar(STOP_REQUESTED)
-            .bind(id.as_str())
-            .fetch_one(self.reader())
-            .await?;
-        Ok(count > 0)
     }
 }

@@ -158,10 +158,6 @@ impl<B: Backend> Store for SqlStore<B> {
         SqlStore::request_stop(self, id, at).await
     }
 
-    async fn stop_requested(&self, id: &RunId) -> Result<bool, StoreError> {
-        SqlStore::stop_requested(self, id).await
-    }
-
     async fn queue_message(&self, m: &NewMessage) -> Result<bool, StoreError> {
         SqlStore::queue_message(self, m).await
     }
