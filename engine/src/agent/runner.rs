@@ -277,7 +277,10 @@ pub async fn run_worker(agent: Agent, mut stop: watch::Receiver<bool>) {
                     };
                     if event.data["stopping"] == true {
                         ring_stop(&agent.stepping, &id);
-                    } else if event.data["status"] == "running" {
+                    }
+                    // A stopped run whose waiting calls were rejected wakes
+                    // too: its step ends it.
+                    if event.data["status"] == "running" {
                         spawn_step(&agent, id);
                     }
                 }

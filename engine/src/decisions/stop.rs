@@ -1,7 +1,8 @@
 //! A person stops the agent: the run ends now if the model is writing (what
 //! it wrote is kept), and calls that wait for a person are rejected, so no
 //! call is left open for the model and nothing more runs on the agent's
-//! word. A call already running finishes; the model is not asked again.
+//! word. Calls already approved still run (a person decided them); then the
+//! run ends without asking the model again.
 
 use super::{apply_batch, check_message};
 use crate::core::Core;

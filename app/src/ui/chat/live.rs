@@ -36,18 +36,10 @@ pub struct Draft {
 }
 
 /// A call being written: its tool, once named, and its arguments so far.
-#[derive(Debug, Clone, Default, PartialEq, serde::Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct CallDraft {
     pub name: String,
     pub arguments: String,
-}
-
-/// The whole of a reply being written, for one who joins mid-reply.
-#[derive(serde::Deserialize)]
-struct WholeDraft {
-    text: String,
-    html: String,
-    calls: Vec<CallDraft>,
 }
 
 /// Calls a draft may show; a piece for a higher index is not kept.
@@ -184,13 +176,24 @@ impl LiveChat {
             // What was written before this browser joined: it replaces
             // whatever the browser had.
             "message.draft" => {
-                if let Ok(whole) = serde_json::from_str::<WholeDraft>(data) {
-                    let tail = whole.text.rsplit('\n').next().unwrap_or_default();
-                    self.draft.set(Draft {
-                        html: whole.html,
-                        tail: tail.to_owned(),
-                        calls: whole.calls,
-                    });
+                // Read as a `Value`, as the other pieces are: a derived
+                // reader of its own would add to the browser's bundle.
+                if let Ok(whole) = serde_json::from_str::<serde_json::Value>(data) {
+                    let text = whole["text"].as_str().unwrap_or_default();
+                    let mut draft = Draft {
+                        html: whole["html"].as_str().unwrap_or_default().to_owned(),
+                        tail: text.rsplit('\n').next().unwrap_or_default().to_owned(),
+                        calls: Vec::new(),
+                    };
+                    let calls = whole["calls"]
+                        .as_array()
+                        .map(Vec::as_slice)
+                        .unwrap_or_default();
+                    for (index, call) in calls.iter().enumerate() {
+                        let arguments = call["arguments"].as_str().unwrap_or_default();
+                        draft.add_call(index, call["name"].as_str(), arguments);
+                    }
+                    self.draft.set(draft);
                 }
             }
             "message.created" => {

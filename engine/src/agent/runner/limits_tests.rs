@@ -245,9 +245,18 @@ async fn stop_while_calls_wait_rejects_them_and_leaves_the_model_no_open_call() 
     let c = s.engine.create_conversation().await.unwrap().id;
     assert_eq!(s.say(&c, "delete notes").await, StepOutcome::Waiting);
     let run = s.engine.store().active_run(&c).await.unwrap().unwrap();
+    let worker = Worker::start(&s.agent);
     assert!(s.engine.stop_agent(&c, None).await.unwrap());
-    // The rejection woke the run; its next step ends it without the model.
-    assert_eq!(s.agent.step(&run.id).await.unwrap(), StepOutcome::Stopped);
+    // The rejection woke the run, and the worker's step ends it without the
+    // model, at once: not at its next sweep of the store, 2 s away.
+    let ended = tokio::time::timeout(
+        std::time::Duration::from_millis(1500),
+        settled(&s.engine, &run.id),
+    )
+    .await
+    .expect("the run ends when woken");
+    assert_eq!(ended.status, RunStatus::Stopped);
+    worker.stop().await;
     let call = s.engine.tool_calls(&c).await.unwrap().remove(0);
     assert_eq!(call.status, CallStatus::Rejected);
     let view = s.engine.conversation(&c).await.unwrap();
