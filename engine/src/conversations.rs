@@ -9,7 +9,6 @@ use crate::domain::{
     InboxSnapshot, RunStatus, TitledInbox, UNTITLED,
 };
 use crate::error::EngineError;
-use crate::store::StoreError;
 
 /// Longest message a person may send, in characters.
 pub const MAX_MESSAGE_CHARS: usize = 20_000;
@@ -56,10 +55,11 @@ pub(crate) async fn conversation_snapshot(
     core: &Core,
     id: &ConversationId,
 ) -> Result<ConversationSnapshot, EngineError> {
-    let cursor = core.store.event_cursor(id).await.map_err(|e| match e {
-        StoreError::NotFound(what) => EngineError::NotFound(what),
-        other => other.into(),
-    })?;
+    let cursor = core
+        .store
+        .event_cursor(id)
+        .await
+        .map_err(EngineError::missing)?;
     let view = conversation(core, id).await?;
     let calls = core.store.tool_calls(id).await?;
     let run = core.store.active_run(id).await?;

@@ -69,13 +69,6 @@ fn not_for_questions() -> EngineError {
     EngineError::invalid("call", "a question takes an answer, not an approval")
 }
 
-fn store_not_found(e: StoreError) -> EngineError {
-    match e {
-        StoreError::NotFound(what) => EngineError::NotFound(what),
-        other => other.into(),
-    }
-}
-
 pub(crate) async fn decide(
     core: &Core,
     call_id: &ToolCallId,
@@ -331,7 +324,11 @@ pub(crate) async fn start_run(
         created_at: now,
         updated_at: now,
     };
-    let event = core.store.insert_run(&run).await.map_err(store_not_found)?;
+    let event = core
+        .store
+        .insert_run(&run)
+        .await
+        .map_err(EngineError::missing)?;
     core.events.publish([event]);
     Ok(run)
 }

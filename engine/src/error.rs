@@ -85,6 +85,15 @@ impl From<StoreError> for EngineError {
 }
 
 impl EngineError {
+    /// A store failure where a missing row means the thing the caller named
+    /// does not exist (404), not that the store failed.
+    pub(crate) fn missing(e: StoreError) -> Self {
+        match e {
+            StoreError::NotFound(what) => EngineError::NotFound(what),
+            other => other.into(),
+        }
+    }
+
     /// Another decision came first: who took it, when, and where it left the call.
     pub(crate) fn already_decided(call: ToolCall) -> Self {
         let (by, at) = match call.decision {

@@ -8,7 +8,7 @@ use crate::decisions;
 use crate::domain::{title_from_message, Actor, ConversationId, Message, MessageId, Posted};
 use crate::domain::{Role, RunStatus};
 use crate::error::EngineError;
-use crate::store::{NewMessage, StoreError};
+use crate::store::NewMessage;
 
 pub(crate) async fn post_message(
     core: &Core,
@@ -56,7 +56,11 @@ pub(crate) async fn post_message(
     {
         return queued(core, new).await;
     }
-    let (message, event) = core.store.append_message(new).await.map_err(not_found)?;
+    let (message, event) = core
+        .store
+        .append_message(new)
+        .await
+        .map_err(EngineError::missing)?;
     core.events.publish([event]);
     // Named before the agent starts, so the name comes first in the stream.
     let conversation_title = if message.seq == 1 {
@@ -92,11 +96,4 @@ async fn queued(core: &Core, new: NewMessage) -> Result<Posted, EngineError> {
         conversation_title: conversation.map(|c| c.title).unwrap_or_default(),
         queued: true,
     })
-}
-
-fn not_found(e: StoreError) -> EngineError {
-    match e {
-        StoreError::NotFound(what) => EngineError::NotFound(what),
-        other => other.into(),
-    }
 }

@@ -3,7 +3,7 @@
 
 use chrono::Duration;
 
-use super::{store_not_found, ProposedCall};
+use super::ProposedCall;
 use crate::core::Core;
 use crate::domain::{BatchId, ConversationId, Run, ToolCall, ToolCallId};
 use crate::domain::{CallStatus, NewCase};
@@ -61,7 +61,7 @@ pub(crate) async fn propose_in_run(
         .store
         .insert_calls(&calls, &cases)
         .await
-        .map_err(store_not_found)?;
+        .map_err(EngineError::missing)?;
     core.events.publish(events);
     Ok(calls)
 }
