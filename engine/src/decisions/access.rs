@@ -4,7 +4,7 @@
 //! local person (nobody signs in) are not checked: they carry no person.
 
 use crate::core::Core;
-use crate::domain::{Actor, ToolCallId};
+use crate::domain::{Actor, RunId, ToolCallId};
 use crate::domain::{BatchId, CallStatus, ConversationId, Refusal, Reviewer, ToolCall};
 use crate::error::EngineError;
 use crate::intent::{chat_intent, ChatIntent};
@@ -20,6 +20,15 @@ pub(crate) fn check(
         Some(actor) => actor.may_decide(call, approving).map_err(refused),
         None => Ok(()),
     }
+}
+
+/// The run's calls that wait for a person.
+pub(super) async fn waiting_calls(core: &Core, run: &RunId) -> Result<Vec<ToolCall>, EngineError> {
+    let open = core.store.open_calls(run).await?;
+    Ok(open
+        .into_iter()
+        .filter(|c| c.status == CallStatus::PendingApproval)
+        .collect())
 }
 
 /// The call as it waits, for a decision to be checked against.
@@ -69,10 +78,8 @@ pub(crate) async fn check_message(
     };
     let approving = chat_intent(content) == ChatIntent::Approve;
     let reviewer = Reviewer::person(author.clone(), crate::domain::Channel::Chat);
-    for call in core.store.open_calls(&run.id).await? {
-        if call.status == CallStatus::PendingApproval {
-            check(&reviewer, &call, approving && !call.is_question())?;
-        }
+    for call in waiting_calls(core, &run.id).await? {
+        check(&reviewer, &call, approving && !call.is_question())?;
     }
     Ok(())
 }

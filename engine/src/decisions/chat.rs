@@ -3,7 +3,8 @@
 use super::{answer, apply_batch, decide, start_run};
 use crate::core::Core;
 use crate::domain::QUESTION_TOOL;
-use crate::domain::{Actor, CallStatus, Channel, ConversationId, Reviewer, RunStatus, Verdict};
+use crate::domain::{Actor, Channel, ConversationId, Reviewer, RunStatus, Verdict};
+use crate::domain::{BatchId, ToolCall};
 use crate::error::EngineError;
 use crate::intent;
 
@@ -21,10 +22,7 @@ pub(crate) async fn hand_to_agent(
     content: &str,
     author: Option<&Actor>,
 ) -> Result<(), EngineError> {
-    let reviewer = match author {
-        Some(person) => Reviewer::person(person.clone(), Channel::Chat),
-        None => Reviewer::named(&core.config.local_person, Channel::Chat),
-    };
+    let reviewer = chat_reviewer(core, author);
     let run = match core.store.active_run(id).await? {
         None => {
             start_run(core, id, author.map(|person| person.id.clone())).await?;
@@ -33,13 +31,7 @@ pub(crate) async fn hand_to_agent(
         Some(run) if run.status == RunStatus::Running => return Ok(()),
         Some(run) => run,
     };
-    let pending: Vec<_> = core
-        .store
-        .open_calls(&run.id)
-        .await?
-        .into_iter()
-        .filter(|c| c.status == CallStatus::PendingApproval)
-        .collect();
+    let pending = super::access::waiting_calls(core, &run.id).await?;
     let questions: Vec<_> = pending.iter().filter(|c| c.tool == QUESTION_TOOL).collect();
     if pending.len() == 1 && questions.len() == 1 {
         answer(core, &questions[0].id, content, &reviewer).await?;
@@ -53,9 +45,7 @@ pub(crate) async fn hand_to_agent(
             Some("the user sent a new message instead".to_owned()),
         ),
     };
-    let mut batches: Vec<_> = pending.iter().map(|c| c.batch_id.clone()).collect();
-    batches.dedup();
-    for batch in batches {
+    for batch in batches_of(&pending) {
         // The person was checked against these calls before their message
         // was stored (`access::check_message`).
         apply_batch(core, &batch, approve, reason.clone(), &reviewer).await?;
@@ -73,4 +63,20 @@ pub(crate) async fn hand_to_agent(
         }
     }
     Ok(())
+}
+
+/// Who decides through the chat: the signed-in person writing, or, when
+/// nobody signs in, the one local person.
+pub(super) fn chat_reviewer(core: &Core, author: Option<&Actor>) -> Reviewer {
+    match author {
+        Some(person) => Reviewer::person(person.clone(), Channel::Chat),
+        None => Reviewer::named(&core.config.local_person, Channel::Chat),
+    }
+}
+
+/// The batches `calls` belong to, once each (a batch's calls come together).
+pub(super) fn batches_of(calls: &[ToolCall]) -> Vec<BatchId> {
+    let mut batches: Vec<_> = calls.iter().map(|c| c.batch_id.clone()).collect();
+    batches.dedup();
+    batches
 }

@@ -4,9 +4,11 @@
 //! word. Calls already approved still run (a person decided them); then the
 //! run ends without asking the model again.
 
-use super::{apply_batch, check_message};
+use super::access::waiting_calls;
+use super::chat::{batches_of, chat_reviewer};
+use super::{apply_batch, check};
 use crate::core::Core;
-use crate::domain::{Actor, CallStatus, Channel, ConversationId, Reviewer};
+use crate::domain::{Actor, ConversationId};
 use crate::error::EngineError;
 
 /// The reason the rejected calls carry, as the model reads it.
@@ -20,30 +22,20 @@ pub(crate) async fn stop_agent(
     id: &ConversationId,
     author: Option<&Actor>,
 ) -> Result<bool, EngineError> {
-    if let Some(author) = author {
-        check_message(core, id, "stop", author).await?;
-    }
     let Some(run) = core.store.active_run(id).await? else {
         return Ok(false);
     };
+    let reviewer = chat_reviewer(core, author);
+    let waiting = waiting_calls(core, &run.id).await?;
+    // Checked before anything is stored: a refused stop leaves nothing behind.
+    for call in &waiting {
+        check(&reviewer, call, false)?;
+    }
     let Some(event) = core.store.request_stop(&run.id, core.clock.now()).await? else {
         return Ok(false);
     };
     core.events.publish([event]);
-    let reviewer = match author {
-        Some(person) => Reviewer::person(person.clone(), Channel::Chat),
-        None => Reviewer::named(&core.config.local_person, Channel::Chat),
-    };
-    let mut batches: Vec<_> = core
-        .store
-        .open_calls(&run.id)
-        .await?
-        .into_iter()
-        .filter(|c| c.status == CallStatus::PendingApproval)
-        .map(|c| c.batch_id)
-        .collect();
-    batches.dedup();
-    for batch in batches {
+    for batch in batches_of(&waiting) {
         apply_batch(core, &batch, false, Some(STOPPED.to_owned()), &reviewer).await?;
     }
     Ok(true)
