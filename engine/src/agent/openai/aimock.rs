@@ -78,3 +78,14 @@ impl Aimock {
             .collect()
     }
 }
+
+/// The roles of a chat-completions request's messages, in order.
+pub fn roles(body: &Value) -> Vec<&str> {
+    body["messages"]
+        .as_array()
+        .map(Vec::as_slice)
+        .unwrap_or_default()
+        .iter()
+        .map(|m| m["role"].as_str().unwrap_or_default())
+        .collect()
+}

@@ -7,7 +7,7 @@ use std::sync::Arc;
 use serde_json::json;
 
 use super::*;
-use crate::agent::openai::aimock::Aimock;
+use crate::agent::openai::aimock::{roles, Aimock};
 use crate::agent::openai::OpenAiModel;
 use crate::domain::Role;
 use crate::store::sqlite::SqliteStore;
@@ -178,13 +178,7 @@ async fn a_failure_is_a_notice_the_model_never_reads() {
     assert!(!s.engine.conversations().await.unwrap()[0].last_run_failed);
     let sent = mock.requests().await;
     assert_eq!(sent.len(), 2, "a refusal for the context is not retried");
-    let roles: Vec<_> = sent[1]["messages"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|m| m["role"].as_str().unwrap())
-        .collect();
-    assert_eq!(roles, ["system", "user", "user"]);
+    assert_eq!(roles(&sent[1]), ["system", "user", "user"]);
     assert!(!sent[1].to_string().contains("could not answer"));
 }
 
@@ -372,12 +366,6 @@ async fn a_message_sent_while_the_agent_writes_is_answered_after_it_in_order() {
         .queued
         .is_empty());
     let sent = mock.requests().await;
-    let roles: Vec<_> = sent[1]["messages"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|m| m["role"].as_str().unwrap())
-        .collect();
-    assert_eq!(roles, ["system", "user", "assistant", "user"]);
+    assert_eq!(roles(&sent[1]), ["system", "user", "assistant", "user"]);
     worker.stop().await;
 }

@@ -7,7 +7,7 @@ use std::sync::Arc;
 use serde_json::json;
 
 use super::*;
-use crate::agent::openai::aimock::Aimock;
+use crate::agent::openai::aimock::{roles, Aimock};
 use crate::agent::openai::OpenAiModel;
 use crate::decisions::{Reviewer, Verdict};
 use crate::domain::Channel;
@@ -93,12 +93,8 @@ async fn a_mixed_batch_gives_the_model_one_result_per_call() {
     let sent = mock.requests().await;
     assert_eq!(sent.len(), 2);
     let messages = sent[1]["messages"].as_array().unwrap();
-    let roles: Vec<_> = messages
-        .iter()
-        .map(|m| m["role"].as_str().unwrap())
-        .collect();
     assert_eq!(
-        roles,
+        roles(&sent[1]),
         ["system", "user", "assistant", "tool", "tool", "tool"]
     );
     let assistant = &messages[2];

@@ -22,6 +22,20 @@ pub(super) async fn running_run(
     run
 }
 
+/// Run `id` as owner `a` takes it at `now`, for 30 s.
+pub(super) async fn leased(
+    f: &Fixture,
+    id: &crate::domain::RunId,
+    now: chrono::DateTime<Utc>,
+) -> crate::domain::Run {
+    let until = now + Duration::seconds(30);
+    f.store
+        .acquire_run(id, "a", now, until)
+        .await
+        .unwrap()
+        .unwrap()
+}
+
 /// A lease keeps other processes off a run until it runs out, is released,
 /// or every lease is ended (a restart of the only process).
 pub(crate) async fn leases_hold_until_released_or_ended(f: &Fixture) {

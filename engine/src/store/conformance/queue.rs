@@ -34,12 +34,7 @@ pub(crate) async fn held_messages_join_the_conversation_once_in_order(f: &Fixtur
     );
 
     // Once the run is over, nothing more is held.
-    let leased = f
-        .store
-        .acquire_run(&run.id, "a", now, now + Duration::seconds(30))
-        .await
-        .unwrap()
-        .unwrap();
+    let leased = super::leases::leased(f, &run.id, now).await;
     f.store
         .release_run(&leased.id, "a", crate::domain::RunStatus::Done, None, now)
         .await

@@ -2,7 +2,7 @@
 //! a run that is over has nothing to stop. The list marks a conversation
 //! whose last run failed.
 
-use super::leases::running_run;
+use super::leases::{leased, running_run};
 use super::*;
 use crate::domain::RunStatus;
 
@@ -19,16 +19,11 @@ pub(crate) async fn a_stop_is_asked_of_a_run_under_way(f: &Fixture) {
     // Asked twice: remembered once, announced again.
     assert!(f.store.request_stop(&run.id, now).await.unwrap().is_some());
 
-    let leased = f
-        .store
-        .acquire_run(&run.id, "a", now, now + Duration::seconds(30))
-        .await
-        .unwrap()
-        .unwrap();
-    assert!(leased.stopping, "the run is taken knowing it should stop");
+    let taken = leased(f, &run.id, now).await;
+    assert!(taken.stopping, "the run is taken knowing it should stop");
     let failed = message(&c, Role::Notice, "The model could not answer.");
     f.store
-        .conclude_run((&leased, "a"), failed, RunStatus::Failed, Some("down"))
+        .conclude_run((&taken, "a"), failed, RunStatus::Failed, Some("down"))
         .await
         .unwrap();
     assert_eq!(f.store.request_stop(&run.id, now).await.unwrap(), None);
@@ -40,15 +35,10 @@ pub(crate) async fn a_stop_is_asked_of_a_run_under_way(f: &Fixture) {
 
     // A later run that ends well clears the mark.
     let next = running_run(f, &c, now + Duration::seconds(1)).await;
-    let leased = f
-        .store
-        .acquire_run(&next.id, "a", now, now + Duration::seconds(30))
-        .await
-        .unwrap()
-        .unwrap();
+    let taken = leased(f, &next.id, now).await;
     let done = message(&c, Role::Assistant, "Done.");
     f.store
-        .conclude_run((&leased, "a"), done, RunStatus::Done, None)
+        .conclude_run((&taken, "a"), done, RunStatus::Done, None)
         .await
         .unwrap();
     let listed = f.store.list_conversations(10).await.unwrap();
