@@ -60,6 +60,9 @@ impl Default for ApprovalSettings {
 pub enum Connection {
     /// A toolset built into Airlock.
     BuiltIn,
+    /// No connection: the block is the policy for calls that arrive another
+    /// way (external agents through the gateway). `policy_only: true`.
+    PolicyOnly,
     /// An MCP server started as a child process, spoken to over stdio.
     Stdio {
         /// The program.
@@ -80,11 +83,32 @@ pub enum Connection {
     },
 }
 
+/// How long a source may take, per source (`connect_timeout`, `call_timeout`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SourceTimeouts {
+    /// To start or reach the server, finish the handshake and list its tools.
+    pub connect: Duration,
+    /// For one call to answer.
+    pub call: Duration,
+}
+
+impl Default for SourceTimeouts {
+    fn default() -> Self {
+        Self {
+            // A first `npx -y` may download the server; nothing waits on it.
+            connect: Duration::from_secs(60),
+            call: Duration::from_secs(120),
+        }
+    }
+}
+
 /// One tool source: its connection and its compiled policy.
 #[derive(Debug, Clone)]
 pub struct SourceConfig {
     /// How to reach it.
     pub connection: Connection,
+    /// How long it may take.
+    pub timeouts: SourceTimeouts,
     /// Its policy as written.
     pub policy_config: PolicyConfig,
     /// Its policy, compiled.
@@ -293,6 +317,7 @@ impl Config {
                 name,
                 SourceConfig {
                     connection,
+                    timeouts: SourceTimeouts::default(),
                     policy_config,
                     policy,
                 },

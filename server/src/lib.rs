@@ -237,7 +237,7 @@ async fn connect_mcp_servers(config: &Config) -> Vec<Arc<dyn ToolSource>> {
     let attempts = config
         .sources
         .iter()
-        .filter(|(_, s)| s.connection != Connection::BuiltIn)
+        .filter(|(_, s)| !matches!(s.connection, Connection::BuiltIn | Connection::PolicyOnly))
         .map(|(name, s)| async move { (name, McpSource::connect(name, &s.connection).await) });
     let mut connected: Vec<Arc<dyn ToolSource>> = Vec::new();
     for (name, outcome) in futures::future::join_all(attempts).await {

@@ -267,6 +267,7 @@ pub fn configure(config: &mut crate::config::Config) -> Result<(), crate::policy
             SOURCE.to_owned(),
             crate::config::SourceConfig {
                 connection: crate::config::Connection::BuiltIn,
+                timeouts: crate::config::SourceTimeouts::default(),
                 policy_config: policy,
                 policy: compiled,
             },
