@@ -6,3 +6,4 @@ pub mod conversations;
 pub mod grants;
 pub mod people;
 pub mod reviews;
+pub mod sources;

@@ -10,3 +10,4 @@ pub mod inbox;
 pub mod layout;
 pub mod pages;
 pub mod review;
+pub mod sources;

@@ -7,10 +7,12 @@ mod call;
 mod deciding;
 mod grant;
 mod review;
+mod source;
 pub use call::{parse_arguments, time_label, ArgumentChange, DecisionItem, ToolCallItem};
 pub use deciding::{Deciding, MayDo};
 pub use grant::GrantItem;
 pub use review::ReviewItem;
+pub use source::SourceItem;
 
 /// A person, as the people page lists them.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -11,6 +11,7 @@ use crate::config::Config;
 use crate::events::Events;
 use crate::store::Store;
 use crate::throttle::Throttle;
+use crate::tools::report::SourceBoard;
 
 /// The parts of Airlock's core the services share.
 #[derive(Debug)]
@@ -23,6 +24,8 @@ pub(crate) struct Core {
     pub(crate) sign_ins: SignInLimits,
     /// The one-time link that adds the first administrator.
     pub(crate) setup: SetupLink,
+    /// The tool sources in use, for the Sources page.
+    pub(crate) sources: SourceBoard,
 }
 
 /// How many failed sign-ins are tolerated before the next waits: few per

@@ -21,6 +21,7 @@ use crate::events::Events;
 use crate::reviews::{callbacks, gateway};
 use crate::reviews::{GatewayOutcome, GatewayRequest};
 use crate::store::Store;
+use crate::tools::report::SourceReport;
 use crate::tools::ToolSource;
 use crate::{conversations, decisions, grants, relay};
 
@@ -42,6 +43,7 @@ impl Engine {
             config,
             sign_ins: Default::default(),
             setup: Default::default(),
+            sources: Default::default(),
         };
         Self {
             core: Arc::new(core),
@@ -56,7 +58,19 @@ impl Engine {
         sources: Vec<Arc<dyn ToolSource>>,
         owner: impl Into<String>,
     ) -> Agent {
+        self.core.sources.set(&sources);
         Agent::new(self.core.clone(), model, sources, owner)
+    }
+
+    /// Every tool source: how it is reached, how it is doing, and the tools
+    /// its policy offers and hides.
+    pub fn sources(&self) -> Vec<SourceReport> {
+        self.core.sources.report(&self.core.config)
+    }
+
+    /// What rings when any source's status changes.
+    pub fn source_changes(&self) -> watch::Receiver<()> {
+        self.core.sources.changes()
     }
 
     /// The engine over `core`, for tests that hold only an agent.

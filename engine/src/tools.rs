@@ -3,10 +3,14 @@
 
 pub mod demo;
 pub mod mcp;
+pub mod report;
+pub mod status;
 
 use async_trait::async_trait;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
+
+use status::SourceStatus;
 
 /// A tool as offered to the model.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -41,8 +45,19 @@ pub trait ToolSource: Send + Sync + std::fmt::Debug {
     /// The source's name, as policy blocks refer to it.
     fn name(&self) -> &str;
 
-    /// The tools it offers.
+    /// The tools it offers now: none while it is not up.
     fn tools(&self) -> Vec<ToolSpec>;
+
+    /// How it is doing; a built-in source is always up.
+    fn status(&self) -> SourceStatus {
+        SourceStatus::always_up()
+    }
+
+    /// What rings when its status changes; none for a source that never
+    /// changes.
+    fn changes(&self) -> Option<tokio::sync::watch::Receiver<()>> {
+        None
+    }
 
     /// Runs one call.
     async fn call(&self, tool: &str, arguments: &Value) -> Result<Value, ToolError>;

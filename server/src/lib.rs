@@ -21,6 +21,7 @@ mod secret_file;
 pub mod security_headers;
 pub mod settings;
 pub mod sign_in_guard;
+pub mod source_stream;
 pub mod streams;
 pub mod workers;
 
@@ -43,7 +44,7 @@ use engine::agent::openai::OpenAiModel;
 use engine::agent::run_worker;
 use engine::agent::Agent;
 use engine::agent::Model;
-use engine::config::{Config, Connection};
+use engine::config::Config;
 use engine::tools::demo::{self, DemoTools};
 use engine::tools::mcp::McpSource;
 use engine::tools::ToolSource;
@@ -63,6 +64,8 @@ pub fn router(state: AppState, doors: Doors) -> Router {
         .routes(utoipa_axum::routes!(health::healthz))
         .routes(utoipa_axum::routes!(list_stream::list_events))
         .routes(utoipa_axum::routes!(grant_stream::grant_events))
+        .routes(utoipa_axum::routes!(source_stream::source_events))
+        .routes(utoipa_axum::routes!(source_stream::list_sources))
         .routes(utoipa_axum::routes!(streams::conversation_events))
         .routes(utoipa_axum::routes!(streams::inbox_events))
         .routes(utoipa_axum::routes!(review_stream::review_events))
@@ -168,7 +171,7 @@ pub async fn build(settings: &Settings) -> anyhow::Result<Services> {
     let mut config = load_config(settings)?;
     config.local_person = settings.local_person.clone();
     demo::configure(&mut config)?;
-    let mcp = connect_mcp_servers(&config).await;
+    let mcp = start_mcp_servers(&config);
     let model_reach = ModelReach::default();
     let (model, asker): (Arc<dyn Model>, _) = match &settings.model {
         ModelSettings::Demo => (Arc::new(DemoModel), None),
@@ -231,27 +234,16 @@ pub async fn build(settings: &Settings) -> anyhow::Result<Services> {
     })
 }
 
-/// Starts or reaches every configured MCP server at once. A server that
-/// fails is reported by name in the log and left out; the others work.
-async fn connect_mcp_servers(config: &Config) -> Vec<Arc<dyn ToolSource>> {
-    let attempts = config
+/// Starts keeping every configured MCP server connected, each in the
+/// background on its own: startup never waits on one, and a source's tools
+/// are offered once it is up.
+fn start_mcp_servers(config: &Config) -> Vec<Arc<dyn ToolSource>> {
+    config
         .sources
         .iter()
-        .filter(|(_, s)| !matches!(s.connection, Connection::BuiltIn | Connection::PolicyOnly))
-        .map(|(name, s)| async move { (name, McpSource::connect(name, &s.connection).await) });
-    let mut connected: Vec<Arc<dyn ToolSource>> = Vec::new();
-    for (name, outcome) in futures::future::join_all(attempts).await {
-        match outcome {
-            Ok(source) => {
-                tracing::info!(source = %name, tools = source.tools().len(), "MCP server connected");
-                connected.push(Arc::new(source));
-            }
-            Err(e) => {
-                tracing::error!(source = %name, "{e}; its tools are not offered, the other sources work")
-            }
-        }
-    }
-    connected
+        .filter_map(|(name, source)| McpSource::start(name, source).ok())
+        .map(|source| Arc::new(source) as Arc<dyn ToolSource>)
+        .collect()
 }
 
 /// A short random suffix, so two processes with the same pid (in two

@@ -44,6 +44,10 @@ const OPEN: &[&str] = &[
     "/api/fn/respond_review",
 ];
 
+/// Paths under an open prefix that people use, and so need sign-in: the
+/// tool sources' state is no business of an agent's API key.
+const GUARDED: &[&str] = &["/api/v1/sources"];
+
 /// Middleware: lets a request through with its person, or sends it to sign in.
 pub async fn require_sign_in(
     State(state): State<AppState>,
@@ -93,7 +97,8 @@ pub async fn require_sign_in(
         }
     }
     let path = request.uri().path();
-    if OPEN.iter().any(|open| path.starts_with(open)) {
+    let open = OPEN.iter().any(|open| path.starts_with(open));
+    if open && !GUARDED.iter().any(|guarded| path.starts_with(guarded)) {
         return next.run(request).await;
     }
     let is_page =

@@ -9,7 +9,7 @@ use crate::ui::layout::header::AppHeader;
 use crate::ui::pages::{
     account::AccountPage, allowed::AllowedPage, approvals::ApprovalsPage,
     conversation::ConversationPage, home::HomePage, not_found::NotFound, people::PeoplePage,
-    review::ReviewPage, setup::SetupPage, sign_in::SignInPage,
+    review::ReviewPage, setup::SetupPage, sign_in::SignInPage, sources::SourcesPage,
 };
 
 /// The HTML document every page is rendered into.
@@ -59,6 +59,7 @@ pub fn App() -> impl IntoView {
                     <Route path=path!("/setup") view=SetupPage ssr=SsrMode::Async/>
                     <Route path=path!("/account") view=AccountPage ssr=SsrMode::Async/>
                     <Route path=path!("/people") view=PeoplePage ssr=SsrMode::Async/>
+                    <Route path=path!("/sources") view=SourcesPage ssr=SsrMode::Async/>
                 </Routes>
             </main>
         </Router>

@@ -10,3 +10,4 @@ pub mod people;
 pub mod review;
 pub mod setup;
 pub mod sign_in;
+pub mod sources;

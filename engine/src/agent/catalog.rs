@@ -1,6 +1,6 @@
-//! The tools the model is offered: every source's tools, each under the name
-//! the model knows it by, built once (a source's tool list is fixed once it
-//! is connected).
+//! The tools the model is offered: every source's tools its policy does not
+//! hide, each under the name the model knows it by. Built for each turn: a
+//! source's tools come and go as it goes down and comes back.
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -29,22 +29,17 @@ pub(super) struct Catalog {
 }
 
 impl Catalog {
-    /// Names every source's tools for the model.
-    pub(super) fn new(sources: &BTreeMap<String, Arc<dyn ToolSource>>) -> Self {
+    /// Names for the model every tool of the sources that are up which
+    /// `config`'s policy does not hide.
+    pub(super) fn new(sources: &BTreeMap<String, Arc<dyn ToolSource>>, config: &Config) -> Self {
         Self {
-            offered: offered(sources),
+            offered: offered(sources, config),
         }
     }
 
-    /// The tools the model is offered: those `config`'s policy does not
-    /// hide, plus the built-in question tool.
-    pub(super) fn offered_tools(&self, config: &Config) -> Vec<ToolSpec> {
-        let mut tools: Vec<ToolSpec> = self
-            .offered
-            .iter()
-            .filter(|o| config.policy_for(&o.source).is_visible(&o.tool))
-            .map(|o| o.spec.clone())
-            .collect();
+    /// The tools the model is offered, plus the built-in question tool.
+    pub(super) fn offered_tools(&self) -> Vec<ToolSpec> {
+        let mut tools: Vec<ToolSpec> = self.offered.iter().map(|o| o.spec.clone()).collect();
         tools.push(super::question_tool());
         tools
     }
@@ -79,11 +74,19 @@ impl Catalog {
     }
 }
 
-/// Each source's tools, a name two sources share prefixed with its source.
-fn offered(sources: &BTreeMap<String, Arc<dyn ToolSource>>) -> Vec<Offered> {
+/// Each source's visible tools, a name two sources offer prefixed with its
+/// source (a tool one source hides takes no name from the other's).
+fn offered(sources: &BTreeMap<String, Arc<dyn ToolSource>>, config: &Config) -> Vec<Offered> {
     let all: Vec<(&String, ToolSpec)> = sources
         .iter()
-        .flat_map(|(name, source)| source.tools().into_iter().map(move |t| (name, t)))
+        .flat_map(|(name, source)| {
+            let policy = config.policy_for(name);
+            source
+                .tools()
+                .into_iter()
+                .filter(|t| policy.is_visible(&t.name))
+                .map(move |t| (name, t))
+        })
         .collect();
     all.iter()
         .map(|(source, t)| {

@@ -71,8 +71,6 @@ pub struct Agent {
     core: Arc<Core>,
     model: Arc<dyn Model>,
     sources: Arc<BTreeMap<String, Arc<dyn ToolSource>>>,
-    /// The tools the model is offered, under the names it knows them by.
-    catalog: Arc<Catalog>,
     owner: String,
     /// Runs this process is stepping now. The store's lease keeps other
     /// processes off a run, but this process's own owner name passes it, so
@@ -95,7 +93,6 @@ impl Agent {
         Self {
             core,
             model,
-            catalog: Arc::new(Catalog::new(&sources)),
             sources: Arc::new(sources),
             owner: owner.into(),
             stepping: Arc::default(),
@@ -111,7 +108,12 @@ impl Agent {
     /// not hide, plus the built-in question tool. A tool whose name two
     /// sources share is offered as `source__tool` from each.
     pub fn offered_tools(&self) -> Vec<ToolSpec> {
-        self.catalog.offered_tools(&self.core.config)
+        self.catalog().offered_tools()
+    }
+
+    /// The tools the model is offered now, under the names it knows them by.
+    pub(super) fn catalog(&self) -> Catalog {
+        Catalog::new(&self.sources, &self.core.config)
     }
 
     /// Takes the run as far as it can go.

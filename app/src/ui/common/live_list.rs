@@ -17,6 +17,8 @@ pub enum List {
     Conversations,
     /// The "Always allowed" page's grants.
     Grants,
+    /// The Sources page's sources.
+    Sources,
 }
 
 impl List {
@@ -25,6 +27,7 @@ impl List {
         match self {
             List::Conversations => "conversations",
             List::Grants => "grants",
+            List::Sources => "sources",
         }
     }
 
@@ -32,6 +35,7 @@ impl List {
         match self {
             List::Conversations => "/api/conversations/events",
             List::Grants => "/api/grants/events",
+            List::Sources => "/api/sources/events",
         }
     }
 
@@ -40,6 +44,7 @@ impl List {
         match self {
             List::Conversations => &["conversations"],
             List::Grants => &["grants"],
+            List::Sources => &["sources"],
         }
     }
 }

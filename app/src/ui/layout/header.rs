@@ -22,6 +22,7 @@ pub fn AppHeader() -> impl IntoView {
                 <A href="/" exact=true>"Conversations"</A>
                 <A href="/approvals">"Approvals"</A>
                 <A href="/allowed">"Allowed"</A>
+                <A href="/sources">"Sources"</A>
                 {is_admin().then(|| view! { <A href="/people">"People"</A> })}
             </nav>
             {signed_in_name().map(|name| view! {

@@ -44,10 +44,9 @@ impl Agent {
             .await?;
         let first = messages.first().map_or(0, |m| m.seq);
         let calls = store.tool_calls_from(conversation, first).await?;
-        let tools = self.offered_tools();
-        let turns = self
-            .catalog
-            .named_for_model(transcript::turns(&messages, &calls), &calls);
+        let catalog = self.catalog();
+        let tools = catalog.offered_tools();
+        let turns = catalog.named_for_model(transcript::turns(&messages, &calls), &calls);
         let request = ModelRequest {
             turns: transcript::fit(turns, self.history_room(&tools)),
             tools,
@@ -119,7 +118,7 @@ impl Agent {
                 let (source, tool, read_only) = if c.tool == QUESTION_TOOL {
                     (AGENT_SOURCE.to_owned(), c.tool, false)
                 } else {
-                    match self.catalog.resolve(&c.tool) {
+                    match catalog.resolve(&c.tool) {
                         Some(o) => (o.source.clone(), o.tool.clone(), o.spec.read_only),
                         // The policy refuses calls of tools nobody offers.
                         None => (String::new(), c.tool, false),

@@ -51,6 +51,7 @@ impl Fixture {
             config: Config::parse("test.yaml", CONFIG).unwrap(),
             sign_ins: Default::default(),
             setup: Default::default(),
+            sources: Default::default(),
         };
         Self { core, _dir: dir }
     }
@@ -238,6 +239,7 @@ async fn an_agents_api_key_names_the_person_who_may_not_approve_its_calls() {
         config: Config::parse("test.yaml", &yaml).unwrap(),
         sign_ins: Default::default(),
         setup: Default::default(),
+        sources: Default::default(),
     };
     let ana = crate::people::add_person(
         &core,

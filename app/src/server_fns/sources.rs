@@ -1,0 +1,5 @@
+//! Tool sources: how each is doing.
+
+mod list_sources;
+
+pub use list_sources::*;

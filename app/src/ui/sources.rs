@@ -1,0 +1,3 @@
+//! The Sources page's parts.
+
+pub mod source_list;
