@@ -140,7 +140,9 @@ impl McpSource {
         let config = ClientConfig::default().with_protocol_version(PROTOCOL_VERSION);
         let handshake = async {
             match connection {
-                Connection::BuiltIn | Connection::PolicyOnly => Err(McpError::NotMcp(name.to_owned())),
+                Connection::BuiltIn | Connection::PolicyOnly => {
+                    Err(McpError::NotMcp(name.to_owned()))
+                }
                 Connection::Stdio { command, args, env } => {
                     let mut cmd = tokio::process::Command::new(command);
                     cmd.args(args).envs(env).kill_on_drop(true);
