@@ -213,11 +213,7 @@ impl Config {
     /// Parses and compiles a configuration; `file` names it in errors, and
     /// relative paths in it (`ca_cert`) are read from `file`'s directory.
     pub fn parse(file: &str, text: &str) -> Result<Self, PolicyError> {
-        let err = |key: &str, problem: String| PolicyError {
-            file: file.to_owned(),
-            key: key.to_owned(),
-            problem,
-        };
+        let err = |key: &str, problem: String| PolicyError::new(file, key, problem);
         let raw: RawConfig =
             serde_yaml::from_str(text).map_err(|e| err("(document)", e.to_string()))?;
         let approvals = match raw.approvals {
