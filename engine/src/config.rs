@@ -30,6 +30,8 @@ mod auth;
 mod duration;
 mod gateway;
 mod locate;
+#[cfg(test)]
+mod mistakes_tests;
 mod model_context;
 mod raw;
 mod read;
