@@ -15,23 +15,37 @@
 //!   filesystem:
 //!     command: npx            # connection keys: command/args/env, or url/path/transport_type/ca_cert
 //!     args: ["-y", "@modelcontextprotocol/server-filesystem", "/data"]
+//!     connect_timeout: 2m     # also call_timeout; both only with a connection
 //!     tool_blacklist: ["*_delete*"]
 //!     auto_approved_tools: ["read_*", "list_*"]
+//!   external:                 # the policy of calls arriving through the gateway
+//!     policy_only: true
+//!     require_approval: [deploy]
 //! ```
+//!
+//! A mistake names the file, the line and column, the key path and the
+//! problem: `airlock.yaml:12:9: sources.fs.rules[0].action: unknown variant …`.
 
 mod auth;
+mod duration;
 mod gateway;
+mod locate;
+#[cfg(test)]
+mod mistakes_tests;
 mod model_context;
+mod raw;
+mod read;
+mod source;
 
 use auth::check_groups;
 pub use auth::{AuthSettings, OidcSettings};
+pub use duration::parse_expiry;
 pub use gateway::{ApiKey, GatewaySettings};
 pub use model_context::{estimate_tokens, ModelContext, DEFAULT_CONTEXT_TOKENS};
+pub use source::BUILT_IN_SOURCES;
 
 use std::collections::BTreeMap;
 use std::time::Duration;
-
-use serde::Deserialize;
 
 use crate::policy::{Policy, PolicyConfig, PolicyError};
 
@@ -155,173 +169,37 @@ impl Default for Config {
     }
 }
 
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct RawConfig {
-    #[serde(default)]
-    approvals: Option<RawApprovals>,
-    #[serde(default)]
-    default_policy: Option<serde_yaml::Value>,
-    #[serde(default)]
-    gateway: Option<serde_yaml::Value>,
-    #[serde(default)]
-    sources: BTreeMap<String, serde_yaml::Mapping>,
-    #[serde(default)]
-    auth: Option<AuthSettings>,
-}
-
-#[derive(Deserialize)]
-#[serde(deny_unknown_fields)]
-struct RawApprovals {
-    #[serde(default)]
-    expires_after: Option<String>,
-    #[serde(default)]
-    default_action: ExpiryAction,
-}
-
-#[derive(Deserialize, Default)]
-#[serde(deny_unknown_fields)]
-struct RawConnection {
-    #[serde(default)]
-    command: Option<String>,
-    #[serde(default)]
-    args: Vec<String>,
-    #[serde(default)]
-    env: BTreeMap<String, String>,
-    #[serde(default)]
-    url: Option<String>,
-    #[serde(default)]
-    path: Option<String>,
-    #[serde(default)]
-    transport_type: Option<String>,
-    #[serde(default)]
-    ca_cert: Option<String>,
-}
-
-/// Keys of a source block that describe the connection; the rest are policy.
-const CONNECTION_KEYS: &[&str] = &[
-    "command",
-    "args",
-    "env",
-    "url",
-    "path",
-    "transport_type",
-    "ca_cert",
-];
-
 impl Config {
     /// Parses and compiles a configuration; `file` names it in errors, and
     /// relative paths in it (`ca_cert`) are read from `file`'s directory.
     pub fn parse(file: &str, text: &str) -> Result<Self, PolicyError> {
-        let err = |key: &str, problem: String| PolicyError {
-            file: file.to_owned(),
-            key: key.to_owned(),
-            problem,
-        };
-        let raw: RawConfig =
-            serde_yaml::from_str(text).map_err(|e| err("(document)", e.to_string()))?;
+        let raw = read::read(file, text)?;
+        // Mistakes found after reading know their key, not yet its line.
+        Self::build(file, raw).map_err(|mut e| {
+            e.at = e.at.or_else(|| locate::position(text, &e.key));
+            e
+        })
+    }
+
+    fn build(file: &str, raw: raw::RawConfig) -> Result<Self, PolicyError> {
+        let err = |key: &str, problem: String| PolicyError::new(file, key, problem);
         let approvals = match raw.approvals {
             None => ApprovalSettings::default(),
             Some(a) => ApprovalSettings {
-                expires_after: match a.expires_after.as_deref() {
-                    None => ApprovalSettings::default().expires_after,
-                    Some(text) => {
-                        parse_expiry(text).map_err(|p| err("approvals.expires_after", p))?
-                    }
-                },
+                expires_after: a.expires_after,
                 default_action: a.default_action,
             },
         };
-        let default_policy: PolicyConfig = match raw.default_policy {
-            None => PolicyConfig::default(),
-            Some(v) => {
-                serde_yaml::from_value(v).map_err(|e| err("default_policy", e.to_string()))?
-            }
-        };
         let auth = raw.auth.map(|a| a.checked(err)).transpose()?;
+        let default_policy = raw.default_policy.unwrap_or_default();
         check_groups(file, "default_policy", &default_policy, auth.as_ref())?;
         let default_policy = default_policy.compile(file, "default_policy")?;
-        let gateway: GatewaySettings = match raw.gateway {
-            None => GatewaySettings::default(),
-            Some(v) => serde_yaml::from_value(v).map_err(|e| err("gateway", e.to_string()))?,
-        };
+        let gateway = raw.gateway.unwrap_or_default();
         gateway.check(err)?;
         let mut sources = BTreeMap::new();
         for (name, block) in raw.sources {
-            let key = format!("sources.{name}");
-            let (mut connection, mut policy) =
-                (serde_yaml::Mapping::new(), serde_yaml::Mapping::new());
-            for (k, v) in block {
-                let is_connection = k.as_str().is_some_and(|k| CONNECTION_KEYS.contains(&k));
-                if is_connection {
-                    connection.insert(k, v)
-                } else {
-                    policy.insert(k, v)
-                };
-            }
-            let connection: RawConnection =
-                serde_yaml::from_value(connection.into()).map_err(|e| err(&key, e.to_string()))?;
-            let policy_config: PolicyConfig =
-                serde_yaml::from_value(policy.into()).map_err(|e| err(&key, e.to_string()))?;
-            check_groups(file, &key, &policy_config, auth.as_ref())?;
-            let policy = policy_config.compile(file, &key)?;
-            if let Some(t) = connection.transport_type.as_deref() {
-                let fits = match t {
-                    "http" | "streamable-http" | "streamable_http" => connection.url.is_some(),
-                    "stdio" => connection.command.is_some(),
-                    _ => false,
-                };
-                if !fits {
-                    return Err(err(
-                        &format!("{key}.transport_type"),
-                        format!("`{t}` does not fit this source: use http with url, or stdio with command"),
-                    ));
-                }
-            }
-            if connection.ca_cert.is_some() && connection.url.is_none() {
-                return Err(err(
-                    &format!("{key}.ca_cert"),
-                    "ca_cert is for a server reached by url".into(),
-                ));
-            }
-            let connection = match (connection.command, connection.url) {
-                (Some(_), Some(_)) => {
-                    return Err(err(&key, "give either command or url, not both".into()))
-                }
-                (Some(command), None) => Connection::Stdio {
-                    command,
-                    args: connection.args,
-                    env: connection.env,
-                },
-                (None, Some(url)) => {
-                    let url = match connection.path {
-                        Some(path) => format!(
-                            "{}/{}",
-                            url.trim_end_matches('/'),
-                            path.trim_start_matches('/')
-                        ),
-                        None => url,
-                    };
-                    // Next to the configuration, when relative (`join` keeps an
-                    // absolute path as it is).
-                    let beside = std::path::Path::new(file).parent();
-                    let ca_cert = connection.ca_cert.map(|path| match beside {
-                        Some(dir) => dir.join(path),
-                        None => path.into(),
-                    });
-                    Connection::Http { url, ca_cert }
-                }
-                (None, None) => Connection::BuiltIn,
-            };
-            sources.insert(
-                name,
-                SourceConfig {
-                    connection,
-                    timeouts: SourceTimeouts::default(),
-                    policy_config,
-                    policy,
-                },
-            );
+            let source = source::source(file, &name, block, auth.as_ref())?;
+            sources.insert(name, source);
         }
         Ok(Self {
             approvals,
@@ -347,40 +225,4 @@ impl Config {
             .get(source)
             .map_or(&self.default_policy, |s| &s.policy)
     }
-}
-
-/// The longest expiry: a year. Anything longer means never, which `none` says.
-const MAX_EXPIRY_SECONDS: u64 = 365 * 86_400;
-
-/// Reads `24h`, `30m`, `90s`, `2d` or `none`, at most a year.
-pub fn parse_expiry(text: &str) -> Result<Option<Duration>, String> {
-    let text = text.trim();
-    if text.eq_ignore_ascii_case("none") {
-        return Ok(None);
-    }
-    let split = text
-        .find(|c: char| !c.is_ascii_digit())
-        .unwrap_or(text.len());
-    let (number, unit) = text.split_at(split);
-    let n: u64 = number
-        .parse()
-        .map_err(|_| format!("`{text}` is not a duration like 24h, 30m or none"))?;
-    let per_unit: u64 = match unit {
-        "s" => 1,
-        "m" => 60,
-        "h" => 3600,
-        "d" => 86_400,
-        _ => return Err(format!("`{text}` is not a duration like 24h, 30m or none")),
-    };
-    if n == 0 {
-        return Err("an expiry must be longer than zero; use none to disable it".into());
-    }
-    // Checked: a huge number must be refused, not wrap around to a short one.
-    let seconds = n
-        .checked_mul(per_unit)
-        .filter(|s| *s <= MAX_EXPIRY_SECONDS)
-        .ok_or_else(|| {
-            format!("`{text}` is too long: an expiry is at most 365d; use none to disable it")
-        })?;
-    Ok(Some(Duration::from_secs(seconds)))
 }

@@ -19,7 +19,7 @@ mod rules;
 
 use serde::{Deserialize, Serialize};
 
-pub use config::{PolicyConfig, PolicyError, ReviewLink, RuleConfig};
+pub use config::{DefaultAction, PolicyConfig, PolicyError, Position, ReviewLink, RuleConfig};
 pub use rule_config::{ConditionConfig, RuleAction};
 use rules::{CompiledRule, GlobList};
 

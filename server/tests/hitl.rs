@@ -32,6 +32,7 @@ gateway:
       sha256: {}
 sources:
   filesystem:
+    policy_only: true
     tool_blacklist: ["admin_*"]
     auto_approved_tools: ["read_*"]
     require_approval: [delete_file]

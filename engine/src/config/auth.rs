@@ -112,12 +112,11 @@ pub(super) fn check_groups(
     auth: Option<&AuthSettings>,
 ) -> Result<(), PolicyError> {
     if policy.review_link == crate::policy::ReviewLink::SignIn && auth.is_none() {
-        return Err(PolicyError {
-            file: file.to_owned(),
-            key: format!("{prefix}.review_link"),
-            problem: "links that need signing in need an `auth:` block, so people can sign in"
-                .into(),
-        });
+        return Err(PolicyError::new(
+            file,
+            format!("{prefix}.review_link"),
+            "links that need signing in need an `auth:` block, so people can sign in",
+        ));
     }
     let named = policy
         .approvers
@@ -138,11 +137,7 @@ pub(super) fn check_groups(
             }
             Some(_) => continue,
         };
-        return Err(PolicyError {
-            file: file.to_owned(),
-            key: format!("{prefix}.{key}"),
-            problem,
-        });
+        return Err(PolicyError::new(file, format!("{prefix}.{key}"), problem));
     }
     Ok(())
 }

@@ -9,9 +9,10 @@ use super::rule_config::{ConditionConfig, RuleAction};
 use super::rules::{compile_glob, CompiledRule, Condition, GlobList};
 use super::Policy;
 
-/// A configuration that cannot be used, naming the file, the key and the problem.
+/// A configuration that cannot be used, naming the file, the place in it,
+/// the key and the problem: `airlock.yaml:12:9: sources.fs.default: …`.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("{file}: {key}: {problem}")]
+#[error("{file}{}: {key}: {problem}", place(.at))]
 pub struct PolicyError {
     /// The file the configuration came from.
     pub file: String,
@@ -19,6 +20,36 @@ pub struct PolicyError {
     pub key: String,
     /// What is wrong.
     pub problem: String,
+    /// Where in the file, when the text is at hand (a policy built in code
+    /// has no file to point into).
+    pub at: Option<Position>,
+}
+
+/// A place in a configuration file, counted from 1 as editors do.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Position {
+    /// The line.
+    pub line: usize,
+    /// The column, in characters.
+    pub column: usize,
+}
+
+impl PolicyError {
+    /// A mistake at `key` of `file`, not yet placed on a line.
+    pub fn new(file: &str, key: impl Into<String>, problem: impl Into<String>) -> Self {
+        Self {
+            file: file.to_owned(),
+            key: key.into(),
+            problem: problem.into(),
+            at: None,
+        }
+    }
+}
+
+/// `:line:column` after the file's name, or nothing when the place is unknown.
+fn place(at: &Option<Position>) -> String {
+    at.map(|p| format!(":{}:{}", p.line, p.column))
+        .unwrap_or_default()
 }
 
 /// What a call gets when nothing more specific applies.
@@ -106,11 +137,7 @@ impl PolicyConfig {
     /// Compiles the policy; `file` and `prefix` (e.g. `sources.fs`) locate
     /// errors for the person who wrote it.
     pub fn compile(&self, file: &str, prefix: &str) -> Result<Policy, PolicyError> {
-        let err = |key: String, problem: String| PolicyError {
-            file: file.to_owned(),
-            key,
-            problem,
-        };
+        let err = |key: String, problem: String| PolicyError::new(file, key, problem);
         let at = |key: &str| {
             if prefix.is_empty() {
                 key.to_owned()

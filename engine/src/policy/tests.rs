@@ -164,14 +164,14 @@ fn unknown_keys_are_refused_with_file_and_key() {
     )
     .unwrap_err();
     assert_eq!(e.file, "airlock.yaml");
-    assert_eq!(e.key, "sources.fs");
+    assert_eq!(e.key, "sources.fs.auto_aproved_tools");
     assert!(e.problem.contains("auto_aproved_tools"), "{e}");
     let e = Config::parse("airlock.yaml", "approvals:\n  expires_after: soon\n").unwrap_err();
     assert_eq!(e.key, "approvals.expires_after");
     let e = Config::parse("airlock.yaml", "polices: {}\n").unwrap_err();
     assert!(
         e.to_string()
-            .starts_with("airlock.yaml: (document): unknown field `polices`"),
+            .starts_with("airlock.yaml:1:1: polices: unknown key `polices`"),
         "{e}"
     );
 }

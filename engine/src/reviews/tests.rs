@@ -20,6 +20,7 @@ approvals:
   default_action: reject
 sources:
   filesystem:
+    policy_only: true
     tool_blacklist: ["admin_*"]
     auto_approved_tools: ["read_*"]
     require_approval: [delete_file]

@@ -12,7 +12,7 @@ use tokio::sync::{oneshot, watch};
 /// and a `filesystem` source whose `delete_file` waits for a person.
 pub fn gateway_config(name: &str, key: &str) -> String {
     format!(
-        "gateway:\n  api_keys:\n    - name: {name}\n      sha256: {}\nsources:\n  filesystem:\n    require_approval: [delete_file]\n",
+        "gateway:\n  api_keys:\n    - name: {name}\n      sha256: {}\nsources:\n  filesystem:\n    policy_only: true\n    require_approval: [delete_file]\n",
         engine::reviews::token::hash_text(key)
     )
 }

@@ -24,6 +24,7 @@ auth:
     dev: [bo]
 sources:
   fs:
+    policy_only: true
     approvers: [ops]
     separation_of_duties: true
     rules:

@@ -120,3 +120,16 @@ async fn mail_goes_to_the_outbox_and_bad_input_is_named() {
         Err(ToolError::UnknownTool("format_disk".into()))
     );
 }
+
+#[test]
+fn the_configuration_knows_the_demo_as_built_in() {
+    // The configuration lists built-in names itself, being a lower layer;
+    // without this one a `demo:` block would need a connection.
+    assert!(crate::config::BUILT_IN_SOURCES.contains(&SOURCE));
+    let yaml = "sources:\n  demo:\n    require_approval: [read_file]\n";
+    let config = crate::config::Config::parse("a.yaml", yaml).unwrap();
+    assert_eq!(
+        config.sources[SOURCE].connection,
+        crate::config::Connection::BuiltIn
+    );
+}
