@@ -719,52 +719,6 @@ async fn the_grants_stream_follows_grants_made_and_revoked() {
 }
 
 #[tokio::test]
-async fn configured_mcp_servers_are_offered_and_one_that_fails_is_left_out() {
-    let dir = tempfile::tempdir().unwrap();
-    let shared = dir.path().join("shared");
-    std::fs::create_dir_all(&shared).unwrap();
-    let server_js = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../end2end/node_modules/@modelcontextprotocol/server-filesystem/dist/index.js");
-    let config = dir.path().join("airlock.yaml");
-    std::fs::write(
-        &config,
-        format!(
-            "sources:\n  files:\n    command: node\n    args: [{:?}, {:?}]\n    auto_approved_tools: [\"list_*\"]\n  broken:\n    command: /nonexistent/mcp-server\n",
-            server_js.to_string_lossy(),
-            shared.to_string_lossy()
-        ),
-    )
-    .unwrap();
-    let data = dir.path().join("data").to_string_lossy().into_owned();
-    let config_path = config.to_string_lossy().into_owned();
-    let settings = server::Settings::from_lookup(|name| match name {
-        "AIRLOCK_DATA_DIR" => Some(data.clone()),
-        "AIRLOCK_CONFIG" => Some(config_path.clone()),
-        _ => None,
-    })
-    .unwrap();
-    let services = server::build(&settings)
-        .await
-        .expect("one broken server does not stop startup");
-    let offered: Vec<String> = services
-        .agent
-        .offered_tools()
-        .into_iter()
-        .map(|t| t.name)
-        .collect();
-    assert!(
-        offered.contains(&"files__list_directory".to_owned()),
-        "{offered:?}"
-    );
-    assert!(
-        offered.contains(&"demo__list_directory".to_owned()),
-        "{offered:?}"
-    );
-    assert!(offered.contains(&"delete_file".to_owned()), "{offered:?}");
-    assert!(!offered.iter().any(|t| t.starts_with("broken")));
-}
-
-#[tokio::test]
 async fn pages_go_out_gzipped_and_small_answers_and_event_streams_never_do() {
     let app = TestApp::spawn().await;
     let id = create_conversation(&app).await;
