@@ -34,6 +34,25 @@ impl ModelReach {
     }
 }
 
+/// What people are told of those of `sources` that are not up now:
+/// "files is down: could not connect to …: connection refused. Its calls
+/// cannot run until it is back."
+pub fn sources_down<'a>(sources: impl IntoIterator<Item = &'a str>) -> Vec<String> {
+    let wanted: std::collections::BTreeSet<&str> = sources.into_iter().collect();
+    engine()
+        .sources()
+        .into_iter()
+        .filter(|s| wanted.contains(s.name.as_str()))
+        .filter_map(|s| {
+            let status = s.status.filter(|status| !status.is_up())?;
+            Some(format!(
+                "{}. Its calls cannot run until it is back.",
+                status.unavailable(&s.name)
+            ))
+        })
+        .collect()
+}
+
 /// Why the model cannot be reached now, for the chat's banner.
 pub fn model_problem() -> Option<String> {
     leptos::prelude::expect_context::<AppState>()

@@ -179,6 +179,8 @@ pub struct ConversationDetail {
     pub model_problem: Option<String>,
     /// Messages that wait for the agent to finish, oldest first.
     pub queued: Vec<MessageItem>,
+    /// The sources of its calls that are not up now, each in a sentence.
+    pub sources_down: Vec<String>,
 }
 
 /// The approvals inbox as first rendered.
@@ -190,6 +192,8 @@ pub struct Inbox {
     pub deciding: Deciding,
     /// The calls waiting for a person, oldest first.
     pub items: Vec<InboxItem>,
+    /// The sources of those calls that are not up now, each in a sentence.
+    pub sources_down: Vec<String>,
 }
 
 /// A waiting call in the inbox, with where it comes from.

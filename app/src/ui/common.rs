@@ -7,3 +7,4 @@ pub mod load_error;
 pub mod post_form;
 pub mod query;
 pub mod reveal;
+pub mod sources_down;

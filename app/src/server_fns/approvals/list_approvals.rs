@@ -15,6 +15,8 @@ pub async fn list_approvals() -> Result<Inbox, AppError> {
     let engine = crate::state::engine();
     let titled = engine.titled_inbox(INBOX_LIMIT).await?;
     let now = engine.clock().now();
+    let sources_down =
+        crate::state::sources_down(titled.inbox.pending.iter().map(|c| c.source.as_str()));
     let items = titled
         .inbox
         .pending
@@ -28,5 +30,6 @@ pub async fn list_approvals() -> Result<Inbox, AppError> {
         cursor: titled.inbox.cursor,
         deciding: crate::state::deciding(),
         items,
+        sources_down,
     })
 }

@@ -13,6 +13,7 @@ pub async fn get_conversation(id: String) -> Result<ConversationDetail, AppError
     })?;
     let snapshot = crate::state::engine().conversation_snapshot(&id).await?;
     let view = snapshot.view;
+    let sources_down = crate::state::sources_down(snapshot.calls.iter().map(|c| c.source.as_str()));
     Ok(ConversationDetail {
         id: view.conversation.id.to_string(),
         title: view.conversation.title,
@@ -24,5 +25,6 @@ pub async fn get_conversation(id: String) -> Result<ConversationDetail, AppError
         may_write: crate::state::allowed(engine::domain::Action::Converse).is_ok(),
         model_problem: crate::state::model_problem(),
         queued: snapshot.queued.into_iter().map(Into::into).collect(),
+        sources_down,
     })
 }

@@ -10,6 +10,7 @@ use crate::ui::chat::stop_button::StopButton;
 use crate::ui::chat::timeline::Timeline;
 use crate::ui::common::event_stream::follow;
 use crate::ui::common::post_form::Post;
+use crate::ui::common::sources_down::SourcesDown;
 use crate::wire::{ConversationDetail, PostedMessage, ToolCallItem};
 
 /// The chat of a loaded conversation. It keeps the conversation in local
@@ -75,6 +76,7 @@ pub fn ChatView(detail: ConversationDetail) -> impl IntoView {
             {detail.model_problem.map(|problem| view! {
                 <p class="model-banner" role="alert">{problem}</p>
             })}
+            <SourcesDown notes=detail.sources_down/>
             <Timeline live/>
             <Show when=move || live.working.get()>
                 <div class="working">

@@ -6,6 +6,7 @@
 use leptos::prelude::*;
 
 use crate::ui::common::event_stream::follow;
+use crate::ui::common::sources_down::SourcesDown;
 use crate::ui::inbox::inbox_group::InboxGroup;
 use crate::wire::{Inbox, InboxItem, ToolCallItem};
 
@@ -113,6 +114,7 @@ pub fn InboxView(inbox: Inbox) -> impl IntoView {
                 <span class="live-badge" role="status">"Reconnecting…"</span>
             </Show>
         </div>
+        <SourcesDown notes=inbox.sources_down/>
         <Show
             when=move || !items.read().is_empty()
             fallback=|| view! {
