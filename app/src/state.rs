@@ -15,6 +15,9 @@ pub struct AppState {
     pub public_url: Option<String>,
     /// Whether the model's server answers, as last asked.
     pub model_reach: ModelReach,
+    /// Whether the built-in demo model answers, whose commands the chat
+    /// suggests ("list files"); a real model is asked in any words.
+    pub demo_model: bool,
 }
 
 /// Why the model's server cannot be reached, as last asked; `None` while
@@ -51,6 +54,11 @@ pub fn sources_down<'a>(sources: impl IntoIterator<Item = &'a str>) -> Vec<Strin
             ))
         })
         .collect()
+}
+
+/// Whether the demo model answers.
+pub fn demo_model() -> bool {
+    leptos::prelude::expect_context::<AppState>().demo_model
 }
 
 /// Why the model cannot be reached now, for the chat's banner.

@@ -177,6 +177,8 @@ pub struct ConversationDetail {
     pub may_write: bool,
     /// Why the model cannot be reached now, if it cannot.
     pub model_problem: Option<String>,
+    /// Whether the demo model answers, so the chat suggests its commands.
+    pub demo_model: bool,
     /// Messages that wait for the agent to finish, oldest first.
     pub queued: Vec<MessageItem>,
     /// The sources of its calls that are not up now, each in a sentence.

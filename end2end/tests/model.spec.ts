@@ -43,6 +43,9 @@ const test = base.extend<{ model: Aimock }>({
 
 test('Stop ends the reply being written and keeps what it wrote', async ({ page }) => {
   await newConversation(page);
+  // A real model is asked in any words: no demo commands are suggested.
+  await expect(page.getByRole('textbox', { name: 'Message' })).toHaveAttribute('placeholder', 'Ask the agent…');
+  await expect(page.getByText('Try “list files”')).toHaveCount(0);
   await send(page, 'tell a story');
   const writing = page.getByRole('listitem', { name: 'Agent is writing' });
   await expect(writing).toContainText('Once upon a time');

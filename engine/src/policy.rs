@@ -102,6 +102,9 @@ pub struct Policy {
     approvers: Vec<String>,
     separation_of_duties: bool,
     review_sign_in: bool,
+    /// The block it was written in (`sources.fs`, `default_policy`), so a
+    /// verdict of its `default:` says whose default it was.
+    block: String,
 }
 
 impl Policy {
@@ -166,12 +169,17 @@ impl Policy {
         if self.trust_read_only_hints && call.read_only_hint {
             return Verdict::new(Outcome::Allow, format!("{} is read-only", call.tool));
         }
+        let whose = if self.block == "default_policy" {
+            "the default policy".to_owned()
+        } else {
+            format!("the default of {}", self.block)
+        };
         if self.default_allow {
-            Verdict::new(Outcome::Allow, "allowed by the default policy")
+            Verdict::new(Outcome::Allow, format!("allowed by {whose}"))
         } else {
             Verdict::new(
                 Outcome::RequireApproval,
-                "approval required by the default policy",
+                format!("approval required by {whose}"),
             )
         }
     }

@@ -207,6 +207,7 @@ pub async fn build(settings: &Settings) -> anyhow::Result<Services> {
         engine,
         public_url: settings.public_url.clone(),
         model_reach,
+        demo_model: matches!(settings.model, ModelSettings::Demo),
     };
     let callback_secret = secret_file::callback_secret(settings)?;
     let oidc = state

@@ -200,6 +200,7 @@ impl PolicyConfig {
             approvers: self.approvers.clone(),
             separation_of_duties: self.separation_of_duties,
             review_sign_in: self.review_link == ReviewLink::SignIn,
+            block: prefix.to_owned(),
         })
     }
 }

@@ -50,7 +50,7 @@ rules:
 #[case::rule_beats_auto_approve("read_file", json!({"path": "app/.env"}), false, false, Outcome::RequireApproval, "matched rule 2: read_file /path regex \\.env$")]
 #[case::rule_numeric_gt("transfer", json!({"amount": 5000, "currency": "EUR"}), false, false, Outcome::RequireApproval, "matched rule 3: transfer /amount > 1000")]
 #[case::rule_all_conditions("transfer", json!({"amount": 20, "currency": "EUR"}), false, false, Outcome::Allow, "matched rule 4: transfer /currency = \"EUR\" /amount <= 1000")]
-#[case::rule_condition_unmet("transfer", json!({"amount": 20, "currency": "USD"}), false, false, Outcome::RequireApproval, "approval required by the default policy")]
+#[case::rule_condition_unmet("transfer", json!({"amount": 20, "currency": "USD"}), false, false, Outcome::RequireApproval, "approval required by the default of sources.t")]
 #[case::rule_missing_argument("delete_file", json!({}), false, false, Outcome::RequireApproval, "delete_file is listed in require_approval")]
 // 3. a grant beats require_approval
 #[case::grant_beats_require("delete_file", json!({"path": "/tmp/x"}), false, true, Outcome::Allow, "always allowed: delete_file")]
@@ -62,7 +62,7 @@ rules:
 // 6. read-only hints, when trusted
 #[case::read_only_hint("get_weather", json!({}), true, false, Outcome::Allow, "get_weather is read-only")]
 // 7. the default
-#[case::default_fails_closed("get_weather", json!({}), false, false, Outcome::RequireApproval, "approval required by the default policy")]
+#[case::default_fails_closed("get_weather", json!({}), false, false, Outcome::RequireApproval, "approval required by the default of sources.t")]
 fn precedence(
     #[case] tool: &str,
     #[case] args: Value,

@@ -104,7 +104,7 @@ impl McpSource {
             connection: connection.clone(),
             timeouts: SourceTimeouts::default(),
             policy: policy_config
-                .compile("(built-in)", name)
+                .compile("(built-in)", &format!("sources.{name}"))
                 .expect("the empty policy compiles"),
             policy_config,
         };

@@ -24,6 +24,7 @@ pub async fn get_conversation(id: String) -> Result<ConversationDetail, AppError
         deciding: crate::state::deciding(),
         may_write: crate::state::allowed(engine::domain::Action::Converse).is_ok(),
         model_problem: crate::state::model_problem(),
+        demo_model: crate::state::demo_model(),
         queued: snapshot.queued.into_iter().map(Into::into).collect(),
         sources_down,
     })

@@ -77,7 +77,7 @@ pub fn ChatView(detail: ConversationDetail) -> impl IntoView {
                 <p class="model-banner" role="alert">{problem}</p>
             })}
             <SourcesDown notes=detail.sources_down/>
-            <Timeline live/>
+            <Timeline live demo=detail.demo_model/>
             <Show when=move || live.working.get()>
                 <div class="working">
                     <p role="status">{move || live.doing()}</p>
@@ -89,7 +89,7 @@ pub fn ChatView(detail: ConversationDetail) -> impl IntoView {
             })}
             {if detail.may_write {
                 Either::Left(view! {
-                    <Composer conversation_id=detail.id post working=live.working.read_only()/>
+                    <Composer conversation_id=detail.id post working=live.working.read_only() demo=detail.demo_model/>
                 })
             } else {
                 Either::Right(view! {

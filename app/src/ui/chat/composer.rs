@@ -17,6 +17,8 @@ pub fn Composer(
     conversation_id: String,
     post: Post<PostedMessage>,
     working: ReadSignal<bool>,
+    /// Whether the demo model answers: the placeholder suggests a command.
+    demo: bool,
 ) -> impl IntoView {
     // Set once the browser has attached behaviour to the server's HTML.
     let hydrated = RwSignal::new(false);
@@ -63,7 +65,7 @@ pub fn Composer(
                     name="content"
                     rows="2"
                     required
-                    placeholder="Ask the agent… (try “list files”)"
+                    placeholder=if demo { "Ask the agent… (try “list files”)" } else { "Ask the agent…" }
                     node_ref=area
                     on:input=move |ev| text.set(event_target_value(&ev))
                     on:keydown=on_keydown

@@ -50,17 +50,22 @@ fn entries(messages: &[MessageItem], calls: &[ToolCallItem]) -> Vec<Entry> {
 
 /// The conversation so far.
 #[component]
-pub fn Timeline(live: LiveChat) -> impl IntoView {
+pub fn Timeline(
+    live: LiveChat,
+    /// Whether the demo model answers: the empty chat suggests its commands.
+    demo: bool,
+) -> impl IntoView {
     let items = move || entries(&live.messages.read(), &live.calls.read());
     let on_decided = Callback::new(move |call| live.put_call(call));
     let me = StoredValue::new(crate::ui::chat::tool_card::deciding().person_id);
     view! {
         <Show
             when=move || !live.messages.read().is_empty()
-            fallback=|| view! {
+            fallback=move || view! {
                 <div class="chat-empty">
                     <p class="chat-empty-title">"What should the agent do?"</p>
-                    <p>"Try “list files”, “read notes.txt” or “delete notes.txt and todo.md”. Anything risky waits here for your approval before it runs."</p>
+                    {demo.then(|| view! { <p>"Try “list files”, “read notes.txt” or “delete notes.txt and todo.md”."</p> })}
+                    <p>"Anything risky waits here for your approval before it runs."</p>
                 </div>
             }
         >

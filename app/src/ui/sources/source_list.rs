@@ -68,6 +68,9 @@ fn SourceEntry(item: SourceItem) -> impl IntoView {
             })}
             {(!policy_only).then(|| view! {
                 <ToolNames label="Offered" names=item.offered none=offered_none/>
+            })}
+            // What a source hides is known only while it lists its tools.
+            {(item.state == "up").then(|| view! {
                 <ToolNames label="Hidden by policy" names=item.hidden none="Nothing is hidden."/>
             })}
         </li>

@@ -12,10 +12,12 @@ use rmcp::RoleClient;
 use tokio::sync::{watch, Notify};
 
 use super::link::Link;
+use super::words;
 use crate::config::{Connection, SourceTimeouts};
 use crate::policy::Policy;
 use crate::tools::status::{SourceState, SourceStatus};
 use crate::tools::ToolSpec;
+use rmcp::model::ClientRequest;
 
 /// The longest wait between two attempts.
 const MAX_BACKOFF: Duration = Duration::from_secs(30);
@@ -167,6 +169,36 @@ impl Shared {
     }
 }
 
+/// How often a server over HTTP is pinged while nothing else is heard: a
+/// stopped server closes no pipe, so this is how it is found down.
+const PING_EVERY: Duration = Duration::from_secs(10);
+
+/// How long a ping may take.
+const PING_WAIT: Duration = Duration::from_secs(5);
+
+/// Pings a server over HTTP until it stops answering, and says why; never
+/// ends for a child process, whose exit tells the same.
+async fn unanswered_ping(shared: &Shared, peer: Peer<RoleClient>) -> String {
+    if !matches!(shared.connection, Connection::Http { .. }) {
+        return std::future::pending().await;
+    }
+    loop {
+        tokio::time::sleep(PING_EVERY).await;
+        let ping = ClientRequest::PingRequest(Default::default());
+        match tokio::time::timeout(PING_WAIT, peer.send_request(ping)).await {
+            Ok(Ok(_)) => {}
+            Ok(Err(e)) => {
+                let failure = words::call_failure(&e, &shared.place);
+                // An error the server sends back is an answer.
+                if failure.trouble != words::Trouble::Answered {
+                    return failure.words;
+                }
+            }
+            Err(_) => return format!("{} stopped answering", shared.place),
+        }
+    }
+}
+
 /// Connects, and connects again whenever the link is lost, until dropped.
 pub(super) async fn keep(shared: Arc<Shared>) {
     let name = shared.name.as_str();
@@ -207,7 +239,7 @@ pub(super) async fn keep(shared: Arc<Shared>) {
                 shared.set(SourceState::Up, None);
                 let up_at = Instant::now();
                 let mut remake = shared.remake.subscribe();
-                let asked = async move {
+                let remade = async move {
                     let why = match remake.wait_for(|stale| stale.link == number).await {
                         Ok(stale) => Some(stale.why.clone()),
                         Err(_) => None,
@@ -215,6 +247,13 @@ pub(super) async fn keep(shared: Arc<Shared>) {
                     match why {
                         Some(why) => why,
                         None => std::future::pending().await,
+                    }
+                };
+                let silent = unanswered_ping(&shared, link.running.peer().clone());
+                let asked = async move {
+                    tokio::select! {
+                        why = remade => why,
+                        why = silent => why,
                     }
                 };
                 let ended = link.ended(&shared.place, asked).await;
