@@ -114,3 +114,74 @@ fn offered(sources: &BTreeMap<String, Arc<dyn ToolSource>>, config: &Config) -> 
         })
         .collect()
 }
+
+#[cfg(test)]
+mod tests {
+    use async_trait::async_trait;
+    use serde_json::{json, Value};
+
+    use super::*;
+    use crate::tools::ToolError;
+
+    /// A source with fixed tools that runs nothing.
+    #[derive(Debug)]
+    struct Listed {
+        name: &'static str,
+        tools: &'static [&'static str],
+    }
+
+    #[async_trait]
+    impl ToolSource for Listed {
+        fn name(&self) -> &str {
+            self.name
+        }
+
+        fn tools(&self) -> Vec<ToolSpec> {
+            self.tools
+                .iter()
+                .map(|t| ToolSpec {
+                    name: (*t).to_owned(),
+                    description: String::new(),
+                    parameters: json!({ "type": "object" }),
+                    read_only: false,
+                })
+                .collect()
+        }
+
+        async fn call(&self, _: &str, _: &Value) -> Result<Value, ToolError> {
+            Ok(Value::Null)
+        }
+    }
+
+    fn names(config: &str) -> Vec<String> {
+        let sources: BTreeMap<String, Arc<dyn ToolSource>> = [
+            Listed { name: "a", tools: &["read_file", "write_file"] },
+            Listed { name: "b", tools: &["read_file", "search"] },
+        ]
+        .into_iter()
+        .map(|s| (s.name.to_owned(), Arc::new(s) as Arc<dyn ToolSource>))
+        .collect();
+        let config = Config::parse("test.yaml", config).unwrap();
+        let mut names: Vec<String> = Catalog::new(&sources, &config)
+            .offered_tools()
+            .into_iter()
+            .map(|t| t.name)
+            .collect();
+        names.sort();
+        names
+    }
+
+    #[test]
+    fn a_name_two_sources_offer_is_prefixed_and_one_a_source_hides_is_not() {
+        let both = "sources:\n  a: {policy_only: true}\n  b: {policy_only: true}\n";
+        assert_eq!(
+            names(both),
+            ["a__read_file", "b__read_file", "request_human_input", "search", "write_file"]
+        );
+        let b_hides = "sources:\n  a: {policy_only: true}\n  b: {policy_only: true, tool_blacklist: [read_file]}\n";
+        assert_eq!(
+            names(b_hides),
+            ["read_file", "request_human_input", "search", "write_file"]
+        );
+    }
+}

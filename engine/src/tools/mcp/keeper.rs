@@ -26,8 +26,8 @@ const MAX_BACKOFF: Duration = Duration::from_secs(30);
 /// waits from the beginning.
 const STEADY: Duration = Duration::from_secs(60);
 
-/// The wait before attempt `failures` in a row: none for the first, then
-/// half a second, doubling up to `MAX_BACKOFF`.
+/// The wait after `failures` failures in a row: none after none (a link
+/// that lasted, lost), then half a second, doubling up to `MAX_BACKOFF`.
 pub(super) fn backoff(failures: u32) -> Duration {
     match failures {
         0 => Duration::ZERO,
@@ -257,19 +257,29 @@ pub(super) async fn keep(shared: Arc<Shared>) {
                     }
                 };
                 let ended = link.ended(&shared.place, asked).await;
-                if up_at.elapsed() >= STEADY || ended.asked {
-                    failures = 0;
-                }
+                // A link that lasted, or one a call found stale, is made
+                // again at once; one that keeps dying waits longer each time.
+                failures = if up_at.elapsed() >= STEADY || ended.asked {
+                    0
+                } else {
+                    failures.saturating_add(1)
+                };
                 ended.words
             }
-            Ok(Err(words)) => words,
-            Err(_) => format!("no answer within {} (connect_timeout)", seconds(connect)),
+            Ok(Err(words)) => {
+                failures = failures.saturating_add(1);
+                words
+            }
+            Err(_) => {
+                failures = failures.saturating_add(1);
+                format!("no answer within {} (connect_timeout)", seconds(connect))
+            }
         };
         let wait = backoff(failures);
-        failures = failures.saturating_add(1);
         if wait.is_zero() {
-            tracing::warn!(source = %name, "down: {error}");
-            shared.set(SourceState::Down, Some(error));
+            // Not down: a call waiting for the next link keeps waiting.
+            tracing::warn!(source = %name, "lost: {error}");
+            shared.set(SourceState::Restarting, Some(error));
             continue;
         }
         tracing::warn!(
@@ -282,5 +292,23 @@ pub(super) async fn keep(shared: Arc<Shared>) {
             _ = tokio::time::sleep(wait) => {}
             _ = shared.hurry.notified() => {}
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn waits_grow_from_half_a_second_to_half_a_minute() {
+        let waits: Vec<f32> = (0..9).map(|n| backoff(n).as_secs_f32()).collect();
+        assert_eq!(waits, [0.0, 0.5, 1.0, 2.0, 4.0, 8.0, 16.0, 30.0, 30.0]);
+        assert_eq!(backoff(u32::MAX), MAX_BACKOFF);
+    }
+
+    #[test]
+    fn time_outs_read_in_seconds() {
+        assert_eq!(seconds(Duration::from_secs(30)), "30 s");
+        assert_eq!(seconds(Duration::from_millis(700)), "0.7 s");
     }
 }

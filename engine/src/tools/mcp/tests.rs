@@ -243,3 +243,20 @@ async fn servers_that_cannot_start_are_reported_by_name() {
         "MCP server far: could not connect to http://127.0.0.1:9/mcp: connection refused"
     );
 }
+
+#[test]
+fn an_empty_result_says_so_and_text_parts_are_joined() {
+    let (empty, failed) = result_value(&json!({ "content": [] }));
+    assert_eq!(empty, json!({ "content": "(no output)" }));
+    assert!(!failed);
+    let (joined, _) = result_value(&json!({
+        "content": [{ "type": "text", "text": "one" }, { "type": "image", "data": "…" }],
+        "structuredContent": { "n": 1 }
+    }));
+    assert_eq!(
+        joined,
+        json!({ "content": "one\n[image content]", "structured_content": { "n": 1 } })
+    );
+    let (_, failed) = result_value(&json!({ "content": [], "isError": true }));
+    assert!(failed);
+}

@@ -166,3 +166,79 @@ async fn a_server_that_never_answers_holds_nothing_up_and_is_said_down() {
         "{refused:?}"
     );
 }
+
+#[tokio::test]
+async fn a_call_while_an_http_server_is_away_fails_at_once_and_one_after_it_returns_succeeds() {
+    let (mut server, url) = everything_over_http().await;
+    let port: u16 = url
+        .trim_start_matches("http://127.0.0.1:")
+        .trim_end_matches("/mcp")
+        .parse()
+        .unwrap();
+    let source = McpSource::connect("everything", &Connection::Http { url, ca_cert: None })
+        .await
+        .unwrap();
+    server.kill().await.unwrap();
+    let started = Instant::now();
+    let away = source
+        .call("echo", &json!({ "message": "away" }))
+        .await
+        .unwrap_err();
+    assert!(
+        started.elapsed() < Duration::from_secs(2),
+        "took {:?}",
+        started.elapsed()
+    );
+    assert!(
+        matches!(&away, ToolError::Failed(m) if m.contains("connection refused")),
+        "{away:?}"
+    );
+
+    let (_server, _) = everything_on(port).await;
+    let back = source
+        .call("echo", &json!({ "message": "back" }))
+        .await
+        .unwrap();
+    assert_eq!(back["content"], "Echo: back");
+    assert_eq!(source.status().state, SourceState::Up);
+}
+
+#[tokio::test]
+async fn a_restarted_memory_server_keeps_its_environment_and_what_it_stored() {
+    let dir = tempfile::tempdir().unwrap();
+    let pid_file = dir.path().join("pid");
+    let memory = dir.path().join("memory.jsonl");
+    let connection = Connection::Stdio {
+        command: "sh".into(),
+        args: vec![
+            "-c".into(),
+            r#"echo $$ > "$0"; exec node "$1""#.into(),
+            pid_file.to_string_lossy().into_owned(),
+            package("server-memory/dist/index.js")
+                .to_string_lossy()
+                .into_owned(),
+        ],
+        env: BTreeMap::from([(
+            "MEMORY_FILE_PATH".to_owned(),
+            memory.to_string_lossy().into_owned(),
+        )]),
+    };
+    let source = McpSource::connect("memory", &connection).await.unwrap();
+    let entity = json!({ "entities": [
+        { "name": "Airlock", "entityType": "project", "observations": ["approves calls"] }
+    ] });
+    source.call("create_entities", &entity).await.unwrap();
+
+    kill(&pid_file);
+    let noticed = source
+        .shared
+        .wait_until(Duration::from_secs(2), |live| !live.status.is_up())
+        .await;
+    assert!(noticed);
+    let graph = source.call("read_graph", &json!({})).await.unwrap();
+    assert!(
+        graph["content"].as_str().unwrap().contains("approves calls"),
+        "{graph}"
+    );
+    assert!(std::fs::read_to_string(&memory).unwrap().contains("Airlock"));
+}
