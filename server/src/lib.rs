@@ -54,12 +54,29 @@ pub use settings::{ModelSettings, Settings};
 /// Builds the router over `state`: health, pages, server functions, and the
 /// compiled site's static files, for requests to the `allowed` hosts.
 pub fn router(state: AppState, doors: Doors) -> Router {
+    router_with_pages(state, doors, page_routes())
+}
+
+/// The pages' routes, read from the app. Reading them runs the app with
+/// resource loading held back in the whole process (a flag of leptos's
+/// own), so a page being rendered meanwhile would wait forever: read them
+/// once, before serving. Tests that serve several times in one process
+/// read them once for all.
+pub fn page_routes() -> Vec<leptos_axum::AxumRouteListing> {
+    generate_route_list(App)
+}
+
+/// [`router`] over page routes read before (see [`page_routes`]).
+pub fn router_with_pages(
+    state: AppState,
+    doors: Doors,
+    routes: Vec<leptos_axum::AxumRouteListing>,
+) -> Router {
     let Doors {
         allowed_hosts: allowed,
         sso,
         proxies,
     } = doors;
-    let routes = generate_route_list(App);
     let (own, own_api) = utoipa_axum::router::OpenApiRouter::<AppState>::new()
         .routes(utoipa_axum::routes!(health::healthz))
         .routes(utoipa_axum::routes!(list_stream::list_events))

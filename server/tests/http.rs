@@ -4,6 +4,15 @@ use std::net::SocketAddr;
 
 use tokio::sync::oneshot;
 
+/// The pages' routes, read once for every server of the process: reading
+/// them while another test's server renders a page would stall that page
+/// (see `server::page_routes`).
+fn page_routes() -> Vec<leptos_axum::AxumRouteListing> {
+    static ROUTES: std::sync::OnceLock<Vec<leptos_axum::AxumRouteListing>> =
+        std::sync::OnceLock::new();
+    ROUTES.get_or_init(server::page_routes).clone()
+}
+
 /// A running server with its own data directory, stopped on drop.
 struct TestApp {
     base: String,
@@ -37,7 +46,7 @@ impl TestApp {
         let (stop_worker, worker_stop) = tokio::sync::watch::channel(false);
         tokio::spawn(engine::agent::run_worker(agent, worker_stop));
         let engine = state.engine.clone();
-        let app = server::router(state, doors);
+        let app = server::router_with_pages(state, doors, page_routes());
         tokio::spawn(async move {
             axum::serve(listener, app)
                 .with_graceful_shutdown(async {

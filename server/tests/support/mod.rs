@@ -30,6 +30,15 @@ pub struct Workers {
     pub agent: bool,
 }
 
+/// The pages' routes, read once for every server of the process: reading
+/// them while another test's server renders a page would stall that page
+/// (see `server::page_routes`).
+pub fn page_routes() -> Vec<leptos_axum::AxumRouteListing> {
+    static ROUTES: std::sync::OnceLock<Vec<leptos_axum::AxumRouteListing>> =
+        std::sync::OnceLock::new();
+    ROUTES.get_or_init(server::page_routes).clone()
+}
+
 /// A running server.
 pub struct TestServer {
     /// `http://127.0.0.1:<port>`.
@@ -109,7 +118,7 @@ pub async fn serve(
         let stop = stop.clone();
         tokio::spawn(async move { engine.follow_feed(stop).await });
     }
-    let app = server::router(services.state, services.doors);
+    let app = server::router_with_pages(services.state, services.doors, page_routes());
     let addr = listener.local_addr().unwrap();
     let (stop, stopped) = oneshot::channel::<()>();
     // With each request's peer address, as `launch` serves.
