@@ -155,8 +155,14 @@ mod tests {
 
     fn names(config: &str) -> Vec<String> {
         let sources: BTreeMap<String, Arc<dyn ToolSource>> = [
-            Listed { name: "a", tools: &["read_file", "write_file"] },
-            Listed { name: "b", tools: &["read_file", "search"] },
+            Listed {
+                name: "a",
+                tools: &["read_file", "write_file"],
+            },
+            Listed {
+                name: "b",
+                tools: &["read_file", "search"],
+            },
         ]
         .into_iter()
         .map(|s| (s.name.to_owned(), Arc::new(s) as Arc<dyn ToolSource>))
@@ -176,7 +182,13 @@ mod tests {
         let both = "sources:\n  a: {policy_only: true}\n  b: {policy_only: true}\n";
         assert_eq!(
             names(both),
-            ["a__read_file", "b__read_file", "request_human_input", "search", "write_file"]
+            [
+                "a__read_file",
+                "b__read_file",
+                "request_human_input",
+                "search",
+                "write_file"
+            ]
         );
         let b_hides = "sources:\n  a: {policy_only: true}\n  b: {policy_only: true, tool_blacklist: [read_file]}\n";
         assert_eq!(

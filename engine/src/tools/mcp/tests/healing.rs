@@ -237,8 +237,13 @@ async fn a_restarted_memory_server_keeps_its_environment_and_what_it_stored() {
     assert!(noticed);
     let graph = source.call("read_graph", &json!({})).await.unwrap();
     assert!(
-        graph["content"].as_str().unwrap().contains("approves calls"),
+        graph["content"]
+            .as_str()
+            .unwrap()
+            .contains("approves calls"),
         "{graph}"
     );
-    assert!(std::fs::read_to_string(&memory).unwrap().contains("Airlock"));
+    assert!(std::fs::read_to_string(&memory)
+        .unwrap()
+        .contains("Airlock"));
 }
