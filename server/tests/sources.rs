@@ -98,3 +98,52 @@ async fn start_up_waits_on_no_source_and_each_source_says_how_it_is() {
     assert_eq!(named(&sources, "silent")["status"]["state"], "connecting");
     assert_eq!(named(&sources, "demo")["transport"], "built_in");
 }
+
+#[tokio::test]
+async fn with_sign_in_on_the_sources_need_a_person_not_an_agents_key() {
+    let dir = tempfile::tempdir().unwrap();
+    let key = "a-gateway-key";
+    let config = format!(
+        "auth:\n  passwords: true\n{}",
+        support::gateway_config("builder", key)
+    );
+    let server = start(dir.path(), &config, &[], Workers::default()).await;
+    // Signing in answers with a redirect that carries the cookie.
+    let client = reqwest::Client::builder()
+        .redirect(reqwest::redirect::Policy::none())
+        .build()
+        .unwrap();
+    let anonymous = client
+        .get(server.url("/api/v1/sources"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(anonymous.status(), 401);
+    let with_key = client
+        .get(server.url("/api/v1/sources"))
+        .bearer_auth(key)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(
+        with_key.status(),
+        401,
+        "a gateway key does not read the sources"
+    );
+    let cookie =
+        support::people::signed_in_as(&server, &client, "vera", engine::domain::Access::Viewer)
+            .await;
+    let person = support::people::get_as(&server, &client, &cookie, "/api/v1/sources").await;
+    assert_eq!(person.status(), 200);
+    let sources: Vec<Value> = person.json().await.unwrap();
+    assert_eq!(named(&sources, "filesystem")["transport"], "policy_only");
+    assert_eq!(named(&sources, "filesystem")["status"], Value::Null);
+    // The gateway itself still takes the key.
+    let asked = client
+        .get(server.url("/api/v1/reviews/rev_unknown/status"))
+        .bearer_auth(key)
+        .send()
+        .await
+        .unwrap();
+    assert_ne!(asked.status(), 401);
+}
