@@ -104,12 +104,15 @@ test('the Allowed page shows grants made and revoked in other tabs as they happe
   await send(chat, 'delete notes.txt');
   const card = chat.getByRole('article', { name: 'delete_file call' });
   await card.getByRole('button', { name: 'Always allow' }).click();
+  // For a while only: the grant says until when.
+  await card.getByLabel('For how long').selectOption({ label: 'For an hour' });
   await card.getByRole('button', { name: 'Everywhere' }).click();
   await expect(card).toHaveAttribute('data-status', 'completed');
   const active = page.getByRole('list', { name: 'Always allowed tools' }).getByRole('listitem');
   await expect(active).toHaveCount(1);
   await expect(active).toContainText('delete_file');
   await expect(active).toContainText('Everywhere');
+  await expect(active).toContainText(/until \d{4}-\d{2}-\d{2} \d{2}:\d{2} UTC/);
 
   // Revoked from another Allowed tab, it moves to Revoked here too.
   const other = await context.newPage();

@@ -100,7 +100,13 @@ pub(crate) async fn decide_known(
             checked_reason(reason)?,
             None,
         ),
-        Verdict::AlwaysAllow { .. } => {
+        Verdict::AlwaysAllow { lasts, .. } => {
+            if lasts.is_some_and(|span| span <= chrono::Duration::zero()) {
+                return Err(EngineError::Invalid {
+                    field: "lasts",
+                    message: "a grant lasts longer than no time at all".into(),
+                });
+            }
             (DecisionKind::AlwaysAllow, CallStatus::Approved, None, None)
         }
         Verdict::Cancel { reason } => (
@@ -160,7 +166,7 @@ pub(crate) async fn decide_known(
             let Applied {
                 call, closed_case, ..
             } = *applied;
-            if let Verdict::AlwaysAllow { everywhere } = verdict {
+            if let Verdict::AlwaysAllow { everywhere, lasts } = verdict {
                 let grant = Grant {
                     id: GrantId::new(),
                     source: call.source.clone(),
@@ -173,6 +179,7 @@ pub(crate) async fn decide_known(
                     created_by: by,
                     created_by_id: reviewer.person_id(),
                     created_at: now,
+                    expires_at: lasts.map(|span| now + span),
                     revoked_at: None,
                     revoked_by: None,
                 };

@@ -232,7 +232,10 @@ mod tests {
         let reviewer = Reviewer::named("ana", Channel::Chat);
         a.decide(
             &call.id,
-            Verdict::AlwaysAllow { everywhere: true },
+            Verdict::AlwaysAllow {
+                everywhere: true,
+                lasts: None,
+            },
             &reviewer,
         )
         .await

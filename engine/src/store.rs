@@ -142,12 +142,14 @@ pub trait Store: PeopleStore + Send + Sync + std::fmt::Debug {
     /// Every grant, newest first, revoked ones included.
     async fn grants(&self) -> Result<Vec<Grant>, StoreError>;
 
-    /// Whether an active grant covers the tool in this conversation.
+    /// Whether a grant in force at `now` (not revoked, not ended) covers
+    /// the tool in this conversation.
     async fn has_grant(
         &self,
         source: &str,
         tool: &str,
         conversation: &ConversationId,
+        now: DateTime<Utc>,
     ) -> Result<bool, StoreError>;
 
     /// Stores a new run with a `run.updated` event.

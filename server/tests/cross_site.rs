@@ -38,7 +38,10 @@ impl Fixture {
             .unwrap();
         let reviewer = Reviewer::named("ana", Channel::Chat);
         let granted = calls.remove(1);
-        let verdict = Verdict::AlwaysAllow { everywhere: false };
+        let verdict = Verdict::AlwaysAllow {
+            everywhere: false,
+            lasts: None,
+        };
         engine
             .decide(&granted.id, verdict, &reviewer)
             .await

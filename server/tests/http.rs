@@ -703,7 +703,10 @@ async fn the_grants_stream_follows_grants_made_and_revoked() {
     app.engine
         .decide(
             &calls[0].id,
-            Verdict::AlwaysAllow { everywhere: true },
+            Verdict::AlwaysAllow {
+                everywhere: true,
+                lasts: None,
+            },
             &reviewer,
         )
         .await
@@ -806,7 +809,10 @@ async fn grants_are_listed_with_their_conversation_and_revoked() {
     app.engine
         .decide(
             &call.id,
-            Verdict::AlwaysAllow { everywhere: false },
+            Verdict::AlwaysAllow {
+                everywhere: false,
+                lasts: None,
+            },
             &reviewer,
         )
         .await
@@ -867,4 +873,45 @@ async fn grants_are_listed_with_their_conversation_and_revoked() {
         .unwrap()
         .remove(0);
     assert_eq!(next.status, engine::domain::CallStatus::PendingApproval);
+}
+
+#[tokio::test]
+async fn a_grant_whose_end_has_passed_is_listed_as_ended_not_in_force() {
+    use engine::domain::{Grant, GrantId, GrantScope};
+    let app = TestApp::spawn().await;
+    let made = chrono::Utc::now() - chrono::Duration::hours(2);
+    let grant = |tool: &str, hours: i64| Grant {
+        id: GrantId::new(),
+        source: "demo".into(),
+        tool: tool.into(),
+        scope: GrantScope::Global,
+        created_by: "ana".into(),
+        created_by_id: None,
+        created_at: made,
+        expires_at: Some(made + chrono::Duration::hours(hours)),
+        revoked_at: None,
+        revoked_by: None,
+    };
+    let store = app.engine.store();
+    store.insert_grant(&grant("delete_file", 1)).await.unwrap();
+    store.insert_grant(&grant("send_email", 8)).await.unwrap();
+    let page = app.get("/allowed").await.text().await.unwrap();
+    let (in_force, record) = page
+        .split_once(r#"aria-label="Revoked or ended""#)
+        .expect("an ended grant is in the record");
+    assert!(in_force.contains("send_email"), "{in_force}");
+    assert!(!in_force.contains("delete_file"), "{in_force}");
+    assert!(
+        record.contains("delete_file") && record.contains("ended "),
+        "{record}"
+    );
+    let listed = app.get("/api/fn/list_grants").await;
+    let items: serde_json::Value = listed.json().await.unwrap();
+    let ended: Vec<bool> = items
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|g| g["ended"].as_bool().unwrap())
+        .collect();
+    assert_eq!(ended.iter().filter(|e| **e).count(), 1);
 }

@@ -21,6 +21,11 @@ pub struct GrantItem {
     pub created_at: String,
     /// The same, for people ("3 min ago").
     pub created_label: String,
+    /// When it ends by itself, for people ("2026-11-26 15:40 UTC"); `None`
+    /// when it lasts until revoked.
+    pub ends_label: Option<String>,
+    /// Whether its end has passed: it no longer applies.
+    pub ended: bool,
     /// When it was revoked, for people; `None` while it applies.
     pub revoked_label: Option<String>,
     /// Who revoked it, when a signed-in person did.
@@ -53,6 +58,8 @@ impl GrantItem {
             created_by: g.created_by,
             created_at: g.created_at.to_rfc3339(),
             created_label: super::ago((now - g.created_at).num_seconds()),
+            ends_label: g.expires_at.map(|end| super::time_label(&end.to_rfc3339())),
+            ended: g.expires_at.is_some_and(|end| end <= now),
             revoked_label: g.revoked_at.map(|at| super::ago((now - at).num_seconds())),
             revoked_by: g.revoked_by.map(|person| person.name),
         }

@@ -137,7 +137,7 @@ pub(crate) async fn classify(
     }
     let granted = core
         .store
-        .has_grant(&p.source, &p.tool, conversation)
+        .has_grant(&p.source, &p.tool, conversation, core.clock.now())
         .await?;
     Ok(core.config.policy_for(&p.source).decide(CallFacts {
         tool: &p.tool,

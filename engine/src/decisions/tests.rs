@@ -221,6 +221,14 @@ async fn bad_decisions_are_refused_and_leave_the_call_pending() {
             chat("ana"),
             "arguments",
         ),
+        (
+            Verdict::AlwaysAllow {
+                everywhere: false,
+                lasts: Some(chrono::Duration::zero()),
+            },
+            chat("ana"),
+            "lasts",
+        ),
         // The policy re-checks an edit: this one would write under /etc.
         (
             Verdict::Edit {
@@ -253,7 +261,10 @@ async fn always_allow_grants_until_revoked() {
     f.engine
         .decide(
             &first.id,
-            Verdict::AlwaysAllow { everywhere: false },
+            Verdict::AlwaysAllow {
+                everywhere: false,
+                lasts: None,
+            },
             &chat("ana"),
         )
         .await
@@ -491,4 +502,45 @@ async fn expiry_rejects_lapsed_approvals_once_even_across_a_restart() {
             ..
         })
     ));
+}
+
+#[tokio::test]
+async fn a_grant_for_an_hour_lets_calls_run_for_an_hour() {
+    let f = Fixture::new().await;
+    let here = f.conversation().await;
+    let first = f
+        .propose(&here, &[("delete_file", json!({"path": "a"}))])
+        .await
+        .remove(0);
+    let hour = chrono::Duration::hours(1);
+    f.engine
+        .decide(
+            &first.id,
+            Verdict::AlwaysAllow {
+                everywhere: false,
+                lasts: Some(hour),
+            },
+            &chat("ana"),
+        )
+        .await
+        .unwrap();
+    let grant = f.engine.grants().await.unwrap().remove(0);
+    assert_eq!(grant.expires_at, Some(grant.created_at + hour));
+
+    f.clock.advance(hour - chrono::Duration::minutes(1));
+    let within = f
+        .propose(&here, &[("delete_file", json!({"path": "b"}))])
+        .await
+        .remove(0);
+    assert_eq!(within.status, CallStatus::Approved);
+    f.clock.advance(chrono::Duration::minutes(1));
+    let after = f
+        .propose(&here, &[("delete_file", json!({"path": "c"}))])
+        .await
+        .remove(0);
+    assert_eq!(
+        after.status,
+        CallStatus::PendingApproval,
+        "the hour is over"
+    );
 }

@@ -33,11 +33,21 @@ pub struct Grant {
     pub created_by_id: Option<PersonId>,
     /// When.
     pub created_at: DateTime<Utc>,
+    /// When it ends by itself; `None` lasts until it is revoked.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub expires_at: Option<DateTime<Utc>>,
     /// When it was revoked, if it was.
     pub revoked_at: Option<DateTime<Utc>>,
     /// The signed-in person who revoked it, when one did.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub revoked_by: Option<PersonRef>,
+}
+
+impl Grant {
+    /// Whether it lets calls run at `now`: not revoked, and not ended.
+    pub fn in_force(&self, now: DateTime<Utc>) -> bool {
+        self.revoked_at.is_none() && self.expires_at.is_none_or(|end| end > now)
+    }
 }
 
 /// A grant, with the title of the conversation it is limited to.

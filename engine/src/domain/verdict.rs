@@ -19,10 +19,13 @@ pub enum Verdict {
         /// The new arguments (a JSON object).
         arguments: Value,
     },
-    /// Run it and allow this tool from now on, here or everywhere.
+    /// Run it and allow this tool from now on, here or everywhere, until
+    /// it is revoked or for a while.
     AlwaysAllow {
         /// Whether the grant covers every conversation.
         everywhere: bool,
+        /// How long the grant lasts; `None` until it is revoked.
+        lasts: Option<chrono::Duration>,
     },
     /// Withdraw the review without deciding: the call does not run, its
     /// case ends `cancelled`, and the model reads it as a rejection.

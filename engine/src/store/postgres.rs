@@ -125,6 +125,11 @@ const MIGRATIONS: &[Migration] = &[
         description: "queued messages",
         sql: include_str!("../../migrations/postgres/0018_queued_messages.sql"),
     },
+    Migration {
+        version: 19,
+        description: "grant ends",
+        sql: include_str!("../../migrations/postgres/0019_grant_ends.sql"),
+    },
 ];
 
 /// Arbitrary key of the advisory lock that serialises migrations across replicas.

@@ -107,6 +107,11 @@ const MIGRATIONS: &[Migration] = &[
         description: "queued messages",
         sql: include_str!("../../migrations/sqlite/0018_queued_messages.sql"),
     },
+    Migration {
+        version: 19,
+        description: "grant ends",
+        sql: include_str!("../../migrations/sqlite/0019_grant_ends.sql"),
+    },
 ];
 
 /// How many read-only connections serve reads: one per core. Statements run

@@ -1,5 +1,5 @@
 //! The grants on the "Always allowed" page: those in force, each with
-//! "Revoke", then those revoked, as a record.
+//! "Revoke", then those revoked or ended, as a record.
 
 use leptos::prelude::*;
 
@@ -18,6 +18,12 @@ fn GrantText(item: GrantItem) -> impl IntoView {
         .into_any(),
         _ => view! { "Everywhere" }.into_any(),
     };
+    // How long it lasts: until a time, until it ended, or until revoked.
+    let lasts = match (&item.ends_label, item.ended, &item.revoked_label) {
+        (Some(end), false, None) => Some(format!(" · until {end}")),
+        (Some(end), true, None) => Some(format!(" · ended {end}")),
+        _ => None,
+    };
     let when = match (item.revoked_label, item.revoked_by) {
         (Some(revoked), Some(by)) => view! { "revoked " {revoked} " by " {by} }.into_any(),
         (Some(revoked), None) => view! { "revoked " {revoked} }.into_any(),
@@ -34,7 +40,7 @@ fn GrantText(item: GrantItem) -> impl IntoView {
                 <span class="grant-source">{item.source}</span>
             </span>
             <span class="grant-scope">{scope}</span>
-            <span class="grant-meta">"Allowed by " {item.created_by} " · " {when}</span>
+            <span class="grant-meta">"Allowed by " {item.created_by} " · " {when} {lasts}</span>
         </div>
     }
 }
@@ -53,8 +59,9 @@ pub fn GrantList(items: Vec<GrantItem>) -> impl IntoView {
         }
         .into_any();
     }
-    let (revoked, active): (Vec<_>, Vec<_>) =
-        items.into_iter().partition(|g| g.revoked_label.is_some());
+    let (revoked, active): (Vec<_>, Vec<_>) = items
+        .into_iter()
+        .partition(|g| g.revoked_label.is_some() || g.ended);
     let active_list = if active.is_empty() {
         view! { <p class="grant-none">"Nothing is always allowed now."</p> }.into_any()
     } else {
@@ -78,8 +85,8 @@ pub fn GrantList(items: Vec<GrantItem>) -> impl IntoView {
     };
     let revoked_list = (!revoked.is_empty()).then(|| {
         view! {
-            <h2 class="grant-heading">"Revoked"</h2>
-            <ul class="grant-list revoked" aria-label="Revoked">
+            <h2 class="grant-heading">"Revoked or ended"</h2>
+            <ul class="grant-list revoked" aria-label="Revoked or ended">
                 {revoked
                     .into_iter()
                     .map(|item| view! { <li class="grant"><GrantText item/></li> })

@@ -159,7 +159,10 @@ async fn the_requester_may_refuse_but_not_approve_their_own_call() {
     for verdict in [
         Verdict::Approve,
         edit,
-        Verdict::AlwaysAllow { everywhere: false },
+        Verdict::AlwaysAllow {
+            everywhere: false,
+            lasts: None,
+        },
     ] {
         let refused = decisions::decide(&f.core, &calls[0].id, verdict, &as_(&ada)).await;
         assert!(

@@ -173,6 +173,7 @@ pub(super) fn row_grant(row: &Row) -> Result<Grant, StoreError> {
     let id: String = row.try_get("grant_id")?;
     let conversation: Option<String> = row.try_get("conversation_id")?;
     let revoked: Option<i64> = row.try_get("revoked_at")?;
+    let expires: Option<i64> = row.try_get("expires_at")?;
     Ok(Grant {
         id: GrantId::parse(&id).map_err(|e| corrupt(T, e))?,
         source: row.try_get("source")?,
@@ -189,6 +190,7 @@ pub(super) fn row_grant(row: &Row) -> Result<Grant, StoreError> {
             .map(|p| PersonId::parse(&p).map_err(|e| corrupt(T, e)))
             .transpose()?,
         created_at: from_millis(T, row.try_get("created_at")?)?,
+        expires_at: expires.map(|ms| from_millis(T, ms)).transpose()?,
         revoked_at: revoked.map(|ms| from_millis(T, ms)).transpose()?,
         revoked_by: person_ref(row, T, "revoked_by_id", "revoked_by")?,
     })

@@ -8,8 +8,8 @@ use crate::domain::{ConversationId, Grant, GrantId, GrantScope, PersonRef};
 use crate::store::{from_millis, to_millis, StoreError};
 
 const INSERT_GRANT: &str =
-    "insert into grants (grant_id, source, tool, conversation_id, created_by, created_at, created_by_id)
-     values ($1, $2, $3, $4, $5, $6, $7)";
+    "insert into grants (grant_id, source, tool, conversation_id, created_by, created_at, created_by_id, expires_at)
+     values ($1, $2, $3, $4, $5, $6, $7, $8)";
 
 /// Revokes grant `$2` at `$1` by `$3` (id) and `$4` (name), unless it was
 /// revoked before: then the first revocation stands, whoever made it.
@@ -23,7 +23,8 @@ const GRANTS: &str = "select * from grants order by created_at desc, grant_id de
 
 const HAS_GRANT: &str =
     "select cast(1 as bigint) from grants where source = $1 and tool = $2 and revoked_at is null
-     and (conversation_id is null or conversation_id = $3) limit 1";
+     and (conversation_id is null or conversation_id = $3) and (expires_at is null or expires_at > $4)
+     limit 1";
 
 impl<B: Backend> SqlStore<B> {
     pub(super) async fn insert_grant(&self, g: &Grant) -> Result<(), StoreError> {
@@ -39,6 +40,7 @@ impl<B: Backend> SqlStore<B> {
             .bind(&g.created_by)
             .bind(to_millis(g.created_at))
             .bind(g.created_by_id.as_ref().map(|p| p.as_str()))
+            .bind(g.expires_at.map(to_millis))
             .execute(self.writer())
             .await?;
         Ok(())
@@ -70,11 +72,13 @@ impl<B: Backend> SqlStore<B> {
         source: &str,
         tool: &str,
         conversation: &ConversationId,
+        now: DateTime<Utc>,
     ) -> Result<bool, StoreError> {
         let found: Option<i64> = query_scalar(HAS_GRANT)
             .bind(source)
             .bind(tool)
             .bind(conversation.as_str())
+            .bind(to_millis(now))
             .fetch_optional(self.reader())
             .await?;
         Ok(found.is_some())

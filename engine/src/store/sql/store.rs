@@ -134,8 +134,9 @@ impl<B: Backend> Store for SqlStore<B> {
         source: &str,
         tool: &str,
         conversation: &ConversationId,
+        now: DateTime<Utc>,
     ) -> Result<bool, StoreError> {
-        SqlStore::has_grant(self, source, tool, conversation).await
+        SqlStore::has_grant(self, source, tool, conversation, now).await
     }
 
     async fn insert_run(&self, run: &Run) -> Result<Event, StoreError> {

@@ -44,7 +44,7 @@ pub fn DecideForms(
         _ => None,
     };
     let (approve_id, reject_id) = (call.id.clone(), call.id.clone());
-    let (here_id, everywhere_id) = (call.id.clone(), call.id.clone());
+    let always_id = call.id.clone();
     let link_id = call.id.clone();
     let allow_note = format!("Run {} without asking from now on:", call.tool);
     let always = decide.to::<AlwaysAllowCall>();
@@ -62,15 +62,19 @@ pub fn DecideForms(
         </Reveal>
         <Reveal label="Always allow" disabled=busy>
             <p class="reveal-note">{allow_note}</p>
-            <PostForm to=always>
-                <input type="hidden" name="call_id" value=here_id/>
-                <input type="hidden" name="everywhere" value="false"/>
-                <button type="submit" class="button" disabled=busy>"In this conversation"</button>
-            </PostForm>
-            <PostForm to=always>
-                <input type="hidden" name="call_id" value=everywhere_id/>
-                <input type="hidden" name="everywhere" value="true"/>
-                <button type="submit" class="button" disabled=busy>"Everywhere"</button>
+            // One form: the button pressed says where, the choice how long.
+            <PostForm to=always class="always-form">
+                <input type="hidden" name="call_id" value=always_id/>
+                <label class="always-lasts">
+                    "For how long"
+                    <select name="lasts">
+                        <option value="revoked" selected>"Until revoked"</option>
+                        <option value="1h">"For an hour"</option>
+                        <option value="8h">"For 8 hours"</option>
+                    </select>
+                </label>
+                <button type="submit" name="everywhere" value="false" class="button" disabled=busy>"In this conversation"</button>
+                <button type="submit" name="everywhere" value="true" class="button" disabled=busy>"Everywhere"</button>
             </PostForm>
         </Reveal>
     });
