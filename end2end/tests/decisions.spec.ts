@@ -180,3 +180,25 @@ test('a question is answered with a choice, and another in free text', async ({ 
   await second.getByRole('button', { name: 'Send answer' }).click();
   await expect(second).toContainText('Answered by sam: Weekly summary');
 });
+
+test('a tool always allowed for one folder runs there and still asks elsewhere', async ({ page }) => {
+  await newConversation(page);
+  await send(page, 'write drafts/a.md: first');
+  const card = page.getByRole('article', { name: 'write_file call' });
+  await card.getByRole('button', { name: 'Always allow' }).click();
+  // The card says the rule in words before it is saved.
+  await card.getByLabel('Which calls').selectOption({ label: 'with `path` in `drafts/` or below' });
+  await card.getByRole('button', { name: 'In this conversation' }).click();
+  await expect(card).toHaveAttribute('data-status', 'completed');
+
+  await send(page, 'write drafts/b.md: second');
+  const cards = page.getByRole('article', { name: 'write_file call' });
+  await expect(cards.nth(1)).toHaveAttribute('data-status', 'completed');
+  await send(page, 'write todo.md: third');
+  await expect(cards.nth(2)).toHaveAttribute('data-status', 'pending_approval');
+
+  await page.goto('/allowed');
+  const active = page.getByRole('list', { name: 'Always allowed tools' }).getByRole('listitem');
+  await expect(active).toContainText('write_file');
+  await expect(active).toContainText('with `path` in `drafts/` or below');
+});

@@ -12,6 +12,7 @@ use crate::core::Core;
 use crate::domain::ReviewCase;
 use crate::domain::{BatchId, ConversationId, GrantId, PersonId, RunId, ToolCallId};
 use crate::domain::{CallStatus, Decision, DecisionKind, Grant, GrantScope, ToolCall};
+use crate::domain::{GrantArgumentChoice, GrantArguments};
 use crate::domain::{Run, RunStatus};
 use crate::error::EngineError;
 use crate::grants;
@@ -63,6 +64,10 @@ fn checked_reason(reason: Option<String>) -> Result<Option<String>, EngineError>
         EngineError::refuse_nul("reason", "a reason", reason)?;
     }
     Ok(reason)
+}
+
+fn no_folder() -> EngineError {
+    EngineError::invalid("arguments", "this call has no path to allow the folder of")
 }
 
 fn not_for_questions() -> EngineError {
@@ -134,12 +139,23 @@ pub(crate) async fn decide_known(
     // not know whether the call is one, the store's compare-and-set
     // leaves a question alone, so finding out costs no extra read.
     let refuse_questions = !matches!(verdict, Verdict::Reject { .. } | Verdict::Cancel { .. });
-    // A signed-in person, or an edit, is checked against the call first.
-    if reviewer.actor.is_some() || arguments.is_some() {
+    // A grant of a folder needs a path in the call to take it from.
+    let folder = matches!(
+        verdict,
+        Verdict::AlwaysAllow {
+            arguments: GrantArgumentChoice::SameFolder,
+            ..
+        }
+    );
+    // A signed-in person, an edit or a folder is checked against the call first.
+    if reviewer.actor.is_some() || arguments.is_some() || folder {
         let call = access::pending_call(core, call_id).await?;
         access::check(reviewer, &call, refuse_questions)?;
         if let Some(edited) = &arguments {
             check_edit(core, &call, edited)?;
+        }
+        if folder && crate::domain::grant_arguments::path_argument(&call.arguments).is_none() {
+            return Err(no_folder());
         }
     }
     if refuse_questions && question == Some(true) {
@@ -166,11 +182,20 @@ pub(crate) async fn decide_known(
             let Applied {
                 call, closed_case, ..
             } = *applied;
-            if let Verdict::AlwaysAllow { everywhere, lasts } = verdict {
+            if let Verdict::AlwaysAllow {
+                everywhere,
+                lasts,
+                arguments: choice,
+            } = verdict
+            {
+                // Checked before deciding; the arguments have not changed.
+                let arguments =
+                    GrantArguments::chosen(choice, &call.arguments).ok_or_else(no_folder)?;
                 let grant = Grant {
                     id: GrantId::new(),
                     source: call.source.clone(),
                     tool: call.tool.clone(),
+                    arguments,
                     scope: if everywhere {
                         GrantScope::Global
                     } else {

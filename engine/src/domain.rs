@@ -9,6 +9,7 @@ pub mod callback;
 pub mod conversation;
 pub mod event;
 pub mod grant;
+pub mod grant_arguments;
 pub mod id;
 pub mod markdown;
 pub mod person;
@@ -30,6 +31,7 @@ pub use conversation::{
 };
 pub use event::{CallDraft, Draft, DraftPiece, Event, EventKind, NewEvent};
 pub use grant::{Grant, GrantEntry, GrantScope};
+pub use grant_arguments::{GrantArgumentChoice, GrantArguments};
 pub use id::ToolCallId;
 pub use id::{ApiTokenId, BatchId, ConversationId, GrantId, IdError, MessageId, PersonId};
 pub use id::{RunId, SessionId};

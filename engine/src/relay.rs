@@ -235,6 +235,7 @@ mod tests {
             Verdict::AlwaysAllow {
                 everywhere: true,
                 lasts: None,
+                arguments: Default::default(),
             },
             &reviewer,
         )

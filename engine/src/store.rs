@@ -7,7 +7,7 @@ use chrono::{DateTime, Utc};
 
 use crate::domain::Event;
 use crate::domain::{BatchId, ConversationId, GrantId, RunId, ToolCallId};
-use crate::domain::{CallStatus, Decision, Grant, ToolCall};
+use crate::domain::{CallStatus, Decision, Grant, GrantArguments, ToolCall};
 use crate::domain::{Callback, CallbackAttempt};
 use crate::domain::{CaseEvent, CaseId, CaseStatus, NewCase, ReviewCase};
 use crate::domain::{Conversation, ConversationSummary, Message};
@@ -142,15 +142,16 @@ pub trait Store: PeopleStore + Send + Sync + std::fmt::Debug {
     /// Every grant, newest first, revoked ones included.
     async fn grants(&self) -> Result<Vec<Grant>, StoreError>;
 
-    /// Whether a grant in force at `now` (not revoked, not ended) covers
-    /// the tool in this conversation.
-    async fn has_grant(
+    /// The argument rules of the grants in force at `now` (not revoked, not
+    /// ended) for the tool in this conversation; a call runs without
+    /// asking when one of them covers its arguments.
+    async fn covering_grants(
         &self,
         source: &str,
         tool: &str,
         conversation: &ConversationId,
         now: DateTime<Utc>,
-    ) -> Result<bool, StoreError>;
+    ) -> Result<Vec<GrantArguments>, StoreError>;
 
     /// Stores a new run with a `run.updated` event.
     async fn insert_run(&self, run: &Run) -> Result<Event, StoreError>;

@@ -41,6 +41,7 @@ impl Fixture {
         let verdict = Verdict::AlwaysAllow {
             everywhere: false,
             lasts: None,
+            arguments: Default::default(),
         };
         engine
             .decide(&granted.id, verdict, &reviewer)

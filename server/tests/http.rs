@@ -706,6 +706,7 @@ async fn the_grants_stream_follows_grants_made_and_revoked() {
             Verdict::AlwaysAllow {
                 everywhere: true,
                 lasts: None,
+                arguments: Default::default(),
             },
             &reviewer,
         )
@@ -812,6 +813,7 @@ async fn grants_are_listed_with_their_conversation_and_revoked() {
             Verdict::AlwaysAllow {
                 everywhere: false,
                 lasts: None,
+                arguments: Default::default(),
             },
             &reviewer,
         )
@@ -885,6 +887,7 @@ async fn a_grant_whose_end_has_passed_is_listed_as_ended_not_in_force() {
         source: "demo".into(),
         tool: tool.into(),
         scope: GrantScope::Global,
+        arguments: Default::default(),
         created_by: "ana".into(),
         created_by_id: None,
         created_at: made,

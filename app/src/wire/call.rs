@@ -92,6 +92,26 @@ pub fn time_label(rfc3339: &str) -> String {
 }
 
 impl ToolCallItem {
+    /// The rule "Always allow" makes of this call for its folder, in words
+    /// ("with `path` in `drafts/` or below"); `None` without a path. The
+    /// engine makes the rule itself (`GrantArguments::chosen`); a test
+    /// checks that the two agree.
+    pub fn folder_rule(&self) -> Option<String> {
+        let object = self.arguments.as_object()?;
+        let (name, path) = match object.get("path").and_then(|v| v.as_str()) {
+            Some(path) => ("path", path),
+            None => object.iter().find_map(|(name, v)| {
+                v.as_str()
+                    .filter(|s| s.contains('/'))
+                    .map(|s| (name.as_str(), s))
+            })?,
+        };
+        Some(match path.rfind('/') {
+            Some(at) => format!("with `{name}` in `{}` or below", &path[..=at]),
+            None => format!("with `{name}` at the top of the workspace"),
+        })
+    }
+
     /// Whether a person can still decide it.
     pub fn can_decide(&self) -> bool {
         self.status == "pending_approval"

@@ -11,6 +11,9 @@ pub struct GrantItem {
     pub tool: String,
     /// The tool's source.
     pub source: String,
+    /// Which of its calls it covers, in words, when not all of them
+    /// ("with `path` in `drafts/` or below").
+    pub arguments_label: Option<String>,
     /// The conversation it is limited to; `None` when it applies everywhere.
     pub conversation_id: Option<String>,
     /// That conversation's title.
@@ -49,6 +52,8 @@ impl GrantItem {
             id: g.id.to_string(),
             tool: g.tool,
             source: g.source,
+            arguments_label: (g.arguments != engine::domain::GrantArguments::Any)
+                .then(|| g.arguments.words()),
             conversation_title: conversation_id.as_ref().map(|_| {
                 entry
                     .conversation_title

@@ -236,3 +236,23 @@ fn sample_engine_call() -> serde_json::Value {
         "updated_at": "2026-11-23T10:42:00Z"
     })
 }
+
+/// The card's preview of a folder grant says the rule the engine makes.
+#[cfg(feature = "ssr")]
+#[test]
+fn the_cards_folder_preview_is_the_engines_rule() {
+    use engine::domain::{GrantArgumentChoice, GrantArguments};
+    for arguments in [
+        serde_json::json!({ "path": "drafts/plan.md", "content": "x" }),
+        serde_json::json!({ "path": "notes.txt" }),
+        serde_json::json!({ "path": "/srv/files/a/b.txt" }),
+        serde_json::json!({ "url": "https://example.com/a/b", "n": 1 }),
+        serde_json::json!({ "to": "ana@example.com" }),
+        serde_json::json!([1, 2]),
+    ] {
+        let item = call(arguments.clone(), None);
+        let engine = GrantArguments::chosen(GrantArgumentChoice::SameFolder, &arguments)
+            .map(|rule| rule.words());
+        assert_eq!(item.folder_rule(), engine, "{arguments}");
+    }
+}

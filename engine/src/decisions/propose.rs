@@ -137,8 +137,10 @@ pub(crate) async fn classify(
     }
     let granted = core
         .store
-        .has_grant(&p.source, &p.tool, conversation, core.clock.now())
-        .await?;
+        .covering_grants(&p.source, &p.tool, conversation, core.clock.now())
+        .await?
+        .iter()
+        .any(|rule| rule.covers(&p.arguments));
     Ok(core.config.policy_for(&p.source).decide(CallFacts {
         tool: &p.tool,
         arguments: &p.arguments,

@@ -225,6 +225,7 @@ async fn bad_decisions_are_refused_and_leave_the_call_pending() {
             Verdict::AlwaysAllow {
                 everywhere: false,
                 lasts: Some(chrono::Duration::zero()),
+                arguments: Default::default(),
             },
             chat("ana"),
             "lasts",
@@ -264,6 +265,7 @@ async fn always_allow_grants_until_revoked() {
             Verdict::AlwaysAllow {
                 everywhere: false,
                 lasts: None,
+                arguments: Default::default(),
             },
             &chat("ana"),
         )
@@ -519,6 +521,7 @@ async fn a_grant_for_an_hour_lets_calls_run_for_an_hour() {
             Verdict::AlwaysAllow {
                 everywhere: false,
                 lasts: Some(hour),
+                arguments: Default::default(),
             },
             &chat("ana"),
         )
@@ -543,4 +546,68 @@ async fn a_grant_for_an_hour_lets_calls_run_for_an_hour() {
         CallStatus::PendingApproval,
         "the hour is over"
     );
+}
+
+#[tokio::test]
+async fn a_grant_of_a_folder_lets_only_calls_in_that_folder_run() {
+    let f = Fixture::new().await;
+    let here = f.conversation().await;
+    let write = |path: &str| ("write_file", json!({ "path": path, "content": "x" }));
+    let first = f.propose(&here, &[write("drafts/a.md")]).await.remove(0);
+    f.engine
+        .decide(
+            &first.id,
+            Verdict::AlwaysAllow {
+                everywhere: false,
+                lasts: None,
+                arguments: GrantArgumentChoice::SameFolder,
+            },
+            &chat("ana"),
+        )
+        .await
+        .unwrap();
+    let grant = f.engine.grants().await.unwrap().remove(0);
+    assert_eq!(grant.arguments.words(), "with `path` in `drafts/` or below");
+    let next = f
+        .propose(&here, &[write("drafts/b.md"), write("notes.txt")])
+        .await;
+    assert_eq!(next[0].status, CallStatus::Approved, "in the folder");
+    assert_eq!(next[1].status, CallStatus::PendingApproval, "outside it");
+
+    // A call with no path has no folder to allow: refused, still waiting.
+    let email = f
+        .propose(
+            &here,
+            &[(
+                "send_email",
+                json!({ "to": "ana@example.com", "body": "hi" }),
+            )],
+        )
+        .await
+        .remove(0);
+    let refused = f
+        .engine
+        .decide(
+            &email.id,
+            Verdict::AlwaysAllow {
+                everywhere: false,
+                lasts: None,
+                arguments: GrantArgumentChoice::SameFolder,
+            },
+            &chat("ana"),
+        )
+        .await;
+    assert!(
+        matches!(
+            refused,
+            Err(EngineError::Invalid {
+                field: "arguments",
+                ..
+            })
+        ),
+        "{refused:?}"
+    );
+    let stored = f.engine.tool_calls(&here).await.unwrap();
+    let email = stored.iter().find(|c| c.id == email.id).unwrap();
+    assert_eq!(email.status, CallStatus::PendingApproval);
 }

@@ -1,10 +1,11 @@
 //! "Always allow" grants: a tool of one source that runs without asking,
-//! in one conversation or everywhere, until revoked.
+//! in one conversation or everywhere, with any arguments or some, until
+//! revoked or for a while.
 
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
-use super::{ConversationId, GrantId, PersonId, PersonRef};
+use super::{ConversationId, GrantArguments, GrantId, PersonId, PersonRef};
 
 /// Where an "always allow" grant applies.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -26,6 +27,9 @@ pub struct Grant {
     pub tool: String,
     /// Where it applies.
     pub scope: GrantScope,
+    /// Which of the tool's calls it covers.
+    #[serde(default)]
+    pub arguments: GrantArguments,
     /// Who created it.
     pub created_by: String,
     /// The signed-in person who created it, when one did.

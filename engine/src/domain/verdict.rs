@@ -2,7 +2,7 @@
 
 use serde_json::Value;
 
-use super::{Actor, Channel};
+use super::{Actor, Channel, GrantArgumentChoice};
 
 /// What a person decides about one pending call.
 #[derive(Debug, Clone, PartialEq)]
@@ -26,6 +26,9 @@ pub enum Verdict {
         everywhere: bool,
         /// How long the grant lasts; `None` until it is revoked.
         lasts: Option<chrono::Duration>,
+        /// Which of the tool's calls it covers, made from this call's
+        /// arguments.
+        arguments: GrantArgumentChoice,
     },
     /// Withdraw the review without deciding: the call does not run, its
     /// case ends `cancelled`, and the model reads it as a rejection.

@@ -225,6 +225,7 @@ conformance!(
     expiry_applies_once_across_a_restart,
     grants_are_scoped_and_revocable,
     a_grant_ends_by_itself_and_stays_as_a_record,
+    a_grant_keeps_the_arguments_it_covers,
     events_replay_in_order,
     events_of_two_processes_are_placed_once,
     review_cases_follow_their_calls,

@@ -130,6 +130,11 @@ const MIGRATIONS: &[Migration] = &[
         description: "grant ends",
         sql: include_str!("../../migrations/postgres/0019_grant_ends.sql"),
     },
+    Migration {
+        version: 20,
+        description: "grant arguments",
+        sql: include_str!("../../migrations/postgres/0020_grant_arguments.sql"),
+    },
 ];
 
 /// Arbitrary key of the advisory lock that serialises migrations across replicas.

@@ -112,6 +112,11 @@ const MIGRATIONS: &[Migration] = &[
         description: "grant ends",
         sql: include_str!("../../migrations/sqlite/0019_grant_ends.sql"),
     },
+    Migration {
+        version: 20,
+        description: "grant arguments",
+        sql: include_str!("../../migrations/sqlite/0020_grant_arguments.sql"),
+    },
 ];
 
 /// How many read-only connections serve reads: one per core. Statements run

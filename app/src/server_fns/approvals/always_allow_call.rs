@@ -18,18 +18,37 @@ fn grant_length(choice: Option<&str>) -> Result<Option<chrono::Duration>, AppErr
     }
 }
 
+/// Which calls a grant covers, as the card offers it: `any` (or nothing),
+/// `exactly` these arguments, or the `same_folder`.
+#[cfg(feature = "ssr")]
+fn grant_arguments(choice: Option<&str>) -> Result<engine::domain::GrantArgumentChoice, AppError> {
+    use engine::domain::GrantArgumentChoice;
+    match choice.map(str::trim) {
+        None | Some("") | Some("any") => Ok(GrantArgumentChoice::Any),
+        Some("exactly") => Ok(GrantArgumentChoice::Exactly),
+        Some("same_folder") => Ok(GrantArgumentChoice::SameFolder),
+        Some(other) => Err(AppError::Invalid {
+            field: "arguments".into(),
+            message: format!("`{other}` is not a choice of calls: any, exactly or same_folder"),
+        }),
+    }
+}
+
 /// Approves a pending call and allows its tool from now on, in this
-/// conversation or everywhere, until revoked or for a while (`lasts`).
+/// conversation or everywhere, for any arguments or some (`arguments`),
+/// until revoked or for a while (`lasts`).
 #[server(prefix = "/api/fn", endpoint = "always_allow_call")]
 pub async fn always_allow_call(
     call_id: String,
     everywhere: bool,
     #[server(default)] lasts: Option<String>,
+    #[server(default)] arguments: Option<String>,
 ) -> Result<ToolCallItem, AppError> {
     let id = engine::domain::ToolCallId::parse(&call_id)?;
     let verdict = engine::decisions::Verdict::AlwaysAllow {
         everywhere,
         lasts: grant_length(lasts.as_deref())?,
+        arguments: grant_arguments(arguments.as_deref())?,
     };
     let action = if everywhere {
         engine::domain::Action::AllowEverywhere

@@ -38,6 +38,7 @@ fn GrantText(item: GrantItem) -> impl IntoView {
                 <code>{item.tool}</code>
                 " "
                 <span class="grant-source">{item.source}</span>
+                {item.arguments_label.map(|rule| view! { " " <span class="grant-rule">{rule}</span> })}
             </span>
             <span class="grant-scope">{scope}</span>
             <span class="grant-meta">"Allowed by " {item.created_by} " · " {when} {lasts}</span>

@@ -162,6 +162,7 @@ async fn the_requester_may_refuse_but_not_approve_their_own_call() {
         Verdict::AlwaysAllow {
             everywhere: false,
             lasts: None,
+            arguments: Default::default(),
         },
     ] {
         let refused = decisions::decide(&f.core, &calls[0].id, verdict, &as_(&ada)).await;

@@ -1,6 +1,22 @@
 //! "Always allow" grants: where they apply, and revoking them.
 
 use super::*;
+use crate::domain::GrantArguments;
+
+/// Whether any grant is in force for the tool here at `at`.
+async fn in_force(
+    store: &Arc<dyn Store>,
+    source: &str,
+    tool: &str,
+    conversation: &ConversationId,
+    at: chrono::DateTime<Utc>,
+) -> bool {
+    !store
+        .covering_grants(source, tool, conversation, at)
+        .await
+        .unwrap()
+        .is_empty()
+}
 
 pub(crate) async fn grants_are_scoped_and_revocable(f: &Fixture) {
     let store = f.store.clone();
@@ -11,6 +27,7 @@ pub(crate) async fn grants_are_scoped_and_revocable(f: &Fixture) {
         source: "demo".into(),
         tool: "delete_file".into(),
         scope,
+        arguments: GrantArguments::Any,
         created_by: "ana".into(),
         created_by_id: Some(crate::domain::PersonId::new()),
         created_at: Utc::now(),
@@ -20,24 +37,12 @@ pub(crate) async fn grants_are_scoped_and_revocable(f: &Fixture) {
     };
     let local = grant(GrantScope::Conversation(here.id.clone()));
     store.insert_grant(&local).await.unwrap();
-    assert!(store
-        .has_grant("demo", "delete_file", &here.id, Utc::now())
-        .await
-        .unwrap());
-    assert!(!store
-        .has_grant("demo", "delete_file", &there.id, Utc::now())
-        .await
-        .unwrap());
-    assert!(!store
-        .has_grant("demo", "write_file", &here.id, Utc::now())
-        .await
-        .unwrap());
+    assert!(in_force(&store, "demo", "delete_file", &here.id, Utc::now()).await);
+    assert!(!in_force(&store, "demo", "delete_file", &there.id, Utc::now()).await);
+    assert!(!in_force(&store, "demo", "write_file", &here.id, Utc::now()).await);
     let global = grant(GrantScope::Global);
     store.insert_grant(&global).await.unwrap();
-    assert!(store
-        .has_grant("demo", "delete_file", &there.id, Utc::now())
-        .await
-        .unwrap());
+    assert!(in_force(&store, "demo", "delete_file", &there.id, Utc::now()).await);
     let first = Utc::now();
     let bo = crate::domain::PersonRef {
         id: crate::domain::PersonId::new(),
@@ -56,10 +61,7 @@ pub(crate) async fn grants_are_scoped_and_revocable(f: &Fixture) {
             .unwrap(),
         None
     );
-    assert!(!store
-        .has_grant("demo", "delete_file", &there.id, Utc::now())
-        .await
-        .unwrap());
+    assert!(!in_force(&store, "demo", "delete_file", &there.id, Utc::now()).await);
     let listed = store.grants().await.unwrap();
     assert_eq!(listed.len(), 2);
     let stored = listed.iter().find(|g| g.id == global.id).unwrap();
@@ -81,6 +83,7 @@ pub(crate) async fn a_grant_ends_by_itself_and_stays_as_a_record(f: &Fixture) {
         source: "demo".into(),
         tool: "delete_file".into(),
         scope: GrantScope::Conversation(here.id.clone()),
+        arguments: GrantArguments::Any,
         created_by: "ana".into(),
         created_by_id: None,
         created_at: made,
@@ -89,16 +92,44 @@ pub(crate) async fn a_grant_ends_by_itself_and_stays_as_a_record(f: &Fixture) {
         revoked_by: None,
     };
     store.insert_grant(&grant).await.unwrap();
-    let covers = |at| store.has_grant("demo", "delete_file", &here.id, at);
-    assert!(covers(made).await.unwrap());
-    assert!(covers(end - chrono::Duration::milliseconds(1))
-        .await
-        .unwrap());
-    assert!(!covers(end).await.unwrap(), "it ends at its end");
-    assert!(!covers(end + chrono::Duration::days(1)).await.unwrap());
+    let covers = |at| in_force(&store, "demo", "delete_file", &here.id, at);
+    assert!(covers(made).await);
+    assert!(covers(end - chrono::Duration::milliseconds(1)).await);
+    assert!(!covers(end).await, "it ends at its end");
+    assert!(!covers(end + chrono::Duration::days(1)).await);
     let listed = store.grants().await.unwrap();
     let stored = listed.iter().find(|g| g.id == grant.id).unwrap();
     assert_eq!(stored.expires_at.map(to_millis), Some(to_millis(end)));
     assert!(stored.in_force(made));
     assert!(!stored.in_force(end));
+}
+
+pub(crate) async fn a_grant_keeps_the_arguments_it_covers(f: &Fixture) {
+    let store = f.store.clone();
+    let here = new_conversation(&store).await;
+    let rule = GrantArguments::InFolder {
+        name: "path".into(),
+        folder: "drafts/".into(),
+    };
+    let grant = Grant {
+        id: GrantId::new(),
+        source: "demo".into(),
+        tool: "write_file".into(),
+        scope: GrantScope::Global,
+        arguments: rule.clone(),
+        created_by: "ana".into(),
+        created_by_id: None,
+        created_at: Utc::now(),
+        expires_at: None,
+        revoked_at: None,
+        revoked_by: None,
+    };
+    store.insert_grant(&grant).await.unwrap();
+    let rules = store
+        .covering_grants("demo", "write_file", &here.id, Utc::now())
+        .await
+        .unwrap();
+    assert_eq!(rules, std::slice::from_ref(&rule));
+    let listed = store.grants().await.unwrap();
+    assert_eq!(listed[0].arguments, rule);
 }

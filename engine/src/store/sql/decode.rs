@@ -5,6 +5,7 @@ use chrono::{DateTime, Utc};
 use serde_json::Value;
 
 use super::Row;
+use crate::domain::GrantArguments;
 use crate::domain::{BatchId, ConversationId, GrantId, MessageId, PersonId, RunId, ToolCallId};
 use crate::domain::{CallStatus, Channel, Decision, DecisionKind, Grant, GrantScope, ToolCall};
 use crate::domain::{CaseEvent, CaseId, CaseStatus, CaseType, Requester, ReviewCase};
@@ -174,6 +175,7 @@ pub(super) fn row_grant(row: &Row) -> Result<Grant, StoreError> {
     let conversation: Option<String> = row.try_get("conversation_id")?;
     let revoked: Option<i64> = row.try_get("revoked_at")?;
     let expires: Option<i64> = row.try_get("expires_at")?;
+    let rule: Option<String> = row.try_get("arguments_rule")?;
     Ok(Grant {
         id: GrantId::parse(&id).map_err(|e| corrupt(T, e))?,
         source: row.try_get("source")?,
@@ -190,6 +192,7 @@ pub(super) fn row_grant(row: &Row) -> Result<Grant, StoreError> {
             .map(|p| PersonId::parse(&p).map_err(|e| corrupt(T, e)))
             .transpose()?,
         created_at: from_millis(T, row.try_get("created_at")?)?,
+        arguments: read_rule(rule.as_deref())?,
         expires_at: expires.map(|ms| from_millis(T, ms)).transpose()?,
         revoked_at: revoked.map(|ms| from_millis(T, ms)).transpose()?,
         revoked_by: person_ref(row, T, "revoked_by_id", "revoked_by")?,
@@ -274,4 +277,12 @@ pub(super) fn row_case_event(row: &Row) -> Result<CaseEvent, StoreError> {
         data: json(T, &data)?,
         created_at: from_millis(T, row.try_get("created_at")?)?,
     })
+}
+
+/// A grant's stored argument rule read back: null covers every call.
+pub(super) fn read_rule(rule: Option<&str>) -> Result<GrantArguments, StoreError> {
+    match rule {
+        None => Ok(GrantArguments::Any),
+        Some(text) => serde_json::from_str(text).map_err(|e| corrupt("grants", e)),
+    }
 }

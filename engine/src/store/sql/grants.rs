@@ -2,14 +2,14 @@
 
 use chrono::{DateTime, Utc};
 
-use super::decode::row_grant;
+use super::decode::{corrupt, read_rule, row_grant};
 use super::{query, query_scalar, Backend, SqlStore};
-use crate::domain::{ConversationId, Grant, GrantId, GrantScope, PersonRef};
+use crate::domain::{ConversationId, Grant, GrantArguments, GrantId, GrantScope, PersonRef};
 use crate::store::{from_millis, to_millis, StoreError};
 
 const INSERT_GRANT: &str =
-    "insert into grants (grant_id, source, tool, conversation_id, created_by, created_at, created_by_id, expires_at)
-     values ($1, $2, $3, $4, $5, $6, $7, $8)";
+    "insert into grants (grant_id, source, tool, conversation_id, created_by, created_at, created_by_id, expires_at, arguments_rule)
+     values ($1, $2, $3, $4, $5, $6, $7, $8, $9)";
 
 /// Revokes grant `$2` at `$1` by `$3` (id) and `$4` (name), unless it was
 /// revoked before: then the first revocation stands, whoever made it.
@@ -21,10 +21,11 @@ const REVOKE_GRANT: &str = "update grants set
 
 const GRANTS: &str = "select * from grants order by created_at desc, grant_id desc";
 
-const HAS_GRANT: &str =
-    "select cast(1 as bigint) from grants where source = $1 and tool = $2 and revoked_at is null
-     and (conversation_id is null or conversation_id = $3) and (expires_at is null or expires_at > $4)
-     limit 1";
+/// The argument rules of the grants in force for a tool here; a null rule
+/// covers every call.
+const COVERING_GRANTS: &str =
+    "select arguments_rule from grants where source = $1 and tool = $2 and revoked_at is null
+     and (conversation_id is null or conversation_id = $3) and (expires_at is null or expires_at > $4)";
 
 impl<B: Backend> SqlStore<B> {
     pub(super) async fn insert_grant(&self, g: &Grant) -> Result<(), StoreError> {
@@ -41,6 +42,7 @@ impl<B: Backend> SqlStore<B> {
             .bind(to_millis(g.created_at))
             .bind(g.created_by_id.as_ref().map(|p| p.as_str()))
             .bind(g.expires_at.map(to_millis))
+            .bind(arguments_rule(&g.arguments)?)
             .execute(self.writer())
             .await?;
         Ok(())
@@ -67,20 +69,33 @@ impl<B: Backend> SqlStore<B> {
         found.iter().map(row_grant).collect()
     }
 
-    pub(super) async fn has_grant(
+    pub(super) async fn covering_grants(
         &self,
         source: &str,
         tool: &str,
         conversation: &ConversationId,
         now: DateTime<Utc>,
-    ) -> Result<bool, StoreError> {
-        let found: Option<i64> = query_scalar(HAS_GRANT)
+    ) -> Result<Vec<GrantArguments>, StoreError> {
+        let rules: Vec<Option<String>> = query_scalar(COVERING_GRANTS)
             .bind(source)
             .bind(tool)
             .bind(conversation.as_str())
             .bind(to_millis(now))
-            .fetch_optional(self.reader())
+            .fetch_all(self.reader())
             .await?;
-        Ok(found.is_some())
+        rules
+            .iter()
+            .map(|rule| read_rule(rule.as_deref()))
+            .collect()
+    }
+}
+
+/// A grant's argument rule as stored: null for any arguments.
+fn arguments_rule(rule: &GrantArguments) -> Result<Option<String>, StoreError> {
+    match rule {
+        GrantArguments::Any => Ok(None),
+        other => serde_json::to_string(other)
+            .map(Some)
+            .map_err(|e| corrupt("grants", e)),
     }
 }

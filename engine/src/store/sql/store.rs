@@ -8,7 +8,7 @@ use chrono::{DateTime, Utc};
 
 use super::{Backend, SqlStore};
 use crate::domain::{BatchId, ConversationId, GrantId, RunId, ToolCallId};
-use crate::domain::{CallStatus, Decision, Event, Grant, ToolCall};
+use crate::domain::{CallStatus, Decision, Event, Grant, GrantArguments, ToolCall};
 use crate::domain::{Callback, CallbackAttempt};
 use crate::domain::{CaseEvent, CaseId, CaseStatus, NewCase, ReviewCase};
 use crate::domain::{Conversation, ConversationSummary, Message};
@@ -129,14 +129,14 @@ impl<B: Backend> Store for SqlStore<B> {
         SqlStore::grants(self).await
     }
 
-    async fn has_grant(
+    async fn covering_grants(
         &self,
         source: &str,
         tool: &str,
         conversation: &ConversationId,
         now: DateTime<Utc>,
-    ) -> Result<bool, StoreError> {
-        SqlStore::has_grant(self, source, tool, conversation, now).await
+    ) -> Result<Vec<GrantArguments>, StoreError> {
+        SqlStore::covering_grants(self, source, tool, conversation, now).await
     }
 
     async fn insert_run(&self, run: &Run) -> Result<Event, StoreError> {

@@ -45,6 +45,7 @@ pub fn DecideForms(
     };
     let (approve_id, reject_id) = (call.id.clone(), call.id.clone());
     let always_id = call.id.clone();
+    let folder_rule = call.folder_rule();
     let link_id = call.id.clone();
     let allow_note = format!("Run {} without asking from now on:", call.tool);
     let always = decide.to::<AlwaysAllowCall>();
@@ -65,6 +66,14 @@ pub fn DecideForms(
             // One form: the button pressed says where, the choice how long.
             <PostForm to=always class="always-form">
                 <input type="hidden" name="call_id" value=always_id/>
+                <label class="always-lasts">
+                    "Which calls"
+                    <select name="arguments">
+                        <option value="any" selected>"With any arguments"</option>
+                        {folder_rule.map(|rule| view! { <option value="same_folder">{rule}</option> })}
+                        <option value="exactly">"With exactly these arguments"</option>
+                    </select>
+                </label>
                 <label class="always-lasts">
                     "For how long"
                     <select name="lasts">
