@@ -68,6 +68,15 @@ pub struct SessionItem {
     pub current: bool,
 }
 
+/// A page of the home page's list.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ConversationListPage {
+    /// The conversations, most recently active first.
+    pub items: Vec<ConversationItem>,
+    /// The cursor of the next, older page; `None` on the last one.
+    pub older: Option<String>,
+}
+
 /// A conversation in the list on the home page.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ConversationItem {

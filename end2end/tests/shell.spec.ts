@@ -177,3 +177,30 @@ test('every page comes alive without an error or warning in the console', async 
   await expect(inbox.getByRole('heading', { level: 1, name: 'Always allowed' })).toBeVisible();
   expect(problems).toEqual([]);
 });
+
+test('the conversation list pages older conversations and finds one by its title', async ({ page, request }) => {
+  // Sixty conversations, one named, made through the same functions the page uses.
+  const made: string[] = [];
+  for (let i = 0; i < 60; i++) {
+    const res = await request.post('/api/fn/create_conversation', { headers: { accept: 'application/json' } });
+    made.push(await res.json());
+  }
+  await request.post('/api/fn/post_message', {
+    headers: { accept: 'application/json' },
+    form: { conversation_id: made[3], content: 'Quarterly numbers for Rita' },
+  });
+  await page.goto('/');
+  const list = page.getByRole('list', { name: 'Conversations' });
+  await expect(list.getByRole('listitem')).toHaveCount(50);
+  await page.getByRole('link', { name: 'Older conversations' }).click();
+  await expect(list.getByRole('listitem')).toHaveCount(10);
+  await expect(page.getByRole('link', { name: 'Older conversations' })).toHaveCount(0);
+
+  await page.getByRole('searchbox', { name: 'Search titles' }).fill('quarterly');
+  await page.getByRole('button', { name: 'Search' }).click();
+  await expect(list.getByRole('listitem')).toHaveCount(1);
+  await expect(list.getByRole('link', { name: /Quarterly numbers for Rita/ })).toBeVisible();
+  await page.getByRole('searchbox', { name: 'Search titles' }).fill('no such title');
+  await page.getByRole('button', { name: 'Search' }).click();
+  await expect(page.getByText('No conversation title contains that.')).toBeVisible();
+});

@@ -8,13 +8,14 @@ use crate::domain::{
     Conversation, ConversationId, ConversationSnapshot, ConversationSummary, ConversationView,
     InboxSnapshot, RunStatus, TitledInbox, UNTITLED,
 };
+use crate::domain::{ConversationPage, ListCursor, ListPage};
 use crate::error::EngineError;
 
 /// Longest message a person may send, in characters.
 pub const MAX_MESSAGE_CHARS: usize = 20_000;
 
-/// How many conversations the home page lists.
-const CONVERSATION_LIST_LIMIT: i64 = 200;
+/// How many conversations the home page lists at once.
+pub const CONVERSATION_PAGE: i64 = 50;
 
 pub(crate) async fn create_conversation(core: &Core) -> Result<Conversation, EngineError> {
     let now = core.clock.now();
@@ -29,10 +30,27 @@ pub(crate) async fn create_conversation(core: &Core) -> Result<Conversation, Eng
 }
 
 pub(crate) async fn conversations(core: &Core) -> Result<Vec<ConversationSummary>, EngineError> {
-    Ok(core
+    Ok(conversation_page(core, &ListPage::default()).await?.items)
+}
+
+/// One page of the list, and where the next one starts: one more than a
+/// page is read, to know whether there is a next.
+pub(crate) async fn conversation_page(
+    core: &Core,
+    page: &ListPage,
+) -> Result<ConversationPage, EngineError> {
+    let mut items = core
         .store
-        .list_conversations(CONVERSATION_LIST_LIMIT)
-        .await?)
+        .list_conversations(page, CONVERSATION_PAGE + 1)
+        .await?;
+    let more = items.len() as i64 > CONVERSATION_PAGE;
+    items.truncate(CONVERSATION_PAGE as usize);
+    let older = if more {
+        items.last().map(ListCursor::after)
+    } else {
+        None
+    };
+    Ok(ConversationPage { items, older })
 }
 
 pub(crate) async fn conversation(

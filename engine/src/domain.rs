@@ -11,6 +11,7 @@ pub mod event;
 pub mod grant;
 pub mod grant_arguments;
 pub mod id;
+pub mod list_page;
 pub mod markdown;
 pub mod person;
 pub mod review;
@@ -35,6 +36,7 @@ pub use grant_arguments::{GrantArgumentChoice, GrantArguments};
 pub use id::ToolCallId;
 pub use id::{ApiTokenId, BatchId, ConversationId, GrantId, IdError, MessageId, PersonId};
 pub use id::{RunId, SessionId};
+pub use list_page::{ConversationPage, ListCursor, ListPage};
 pub use person::API_TOKEN_PREFIX;
 pub use person::{Access, Action, ApiToken, Person, PersonRef, Session, SessionToken};
 pub use review::{

@@ -15,6 +15,7 @@ use crate::core::Core;
 use crate::domain::{Actor, InboxSnapshot, Posted, TitledInbox};
 use crate::domain::{BatchId, ConversationId, GrantId, ToolCallId};
 use crate::domain::{Conversation, ConversationSnapshot, ConversationSummary, ConversationView};
+use crate::domain::{ConversationPage, ListPage};
 use crate::domain::{Grant, GrantEntry, ProposedCall, Reviewer, Run, ToolCall, Verdict};
 use crate::error::EngineError;
 use crate::events::Events;
@@ -115,6 +116,15 @@ impl Engine {
     /// Conversations, most recently active first.
     pub async fn conversations(&self) -> Result<Vec<ConversationSummary>, EngineError> {
         conversations::conversations(&self.core).await
+    }
+
+    /// One page of conversations: from the top or after a cursor, the titles
+    /// filtered when `page` says so.
+    pub async fn conversation_page(
+        &self,
+        page: &ListPage,
+    ) -> Result<ConversationPage, EngineError> {
+        conversations::conversation_page(&self.core, page).await
     }
 
     /// One conversation with its messages.

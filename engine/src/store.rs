@@ -10,7 +10,7 @@ use crate::domain::{BatchId, ConversationId, GrantId, RunId, ToolCallId};
 use crate::domain::{CallStatus, Decision, Grant, GrantArguments, ToolCall};
 use crate::domain::{Callback, CallbackAttempt};
 use crate::domain::{CaseEvent, CaseId, CaseStatus, NewCase, ReviewCase};
-use crate::domain::{Conversation, ConversationSummary, Message};
+use crate::domain::{Conversation, ConversationSummary, ListPage, Message};
 use crate::domain::{PersonRef, Run, RunStatus};
 
 mod error;
@@ -49,8 +49,13 @@ pub trait Store: PeopleStore + Send + Sync + std::fmt::Debug {
     /// One conversation, if it exists.
     async fn conversation(&self, id: &ConversationId) -> Result<Option<Conversation>, StoreError>;
 
-    /// Conversations, most recently active first, with their pending approvals counted.
-    async fn list_conversations(&self, limit: i64) -> Result<Vec<ConversationSummary>, StoreError>;
+    /// Up to `limit` conversations of `page`, most recently active first,
+    /// with their pending approvals counted.
+    async fn list_conversations(
+        &self,
+        page: &ListPage,
+        limit: i64,
+    ) -> Result<Vec<ConversationSummary>, StoreError>;
 
     /// Renames a conversation, with a `conversation.updated` event that
     /// carries `{title}`, so every open chat of it shows the new name.

@@ -30,7 +30,10 @@ pub struct Health {
 )]
 pub async fn healthz(State(state): State<AppState>) -> (StatusCode, Json<Health>) {
     let store = state.engine.store();
-    let reachable = store.list_conversations(1).await.is_ok();
+    let reachable = store
+        .list_conversations(&Default::default(), 1)
+        .await
+        .is_ok();
     let health = Health {
         status: if reachable { "ok" } else { "degraded" },
         version: engine::VERSION,

@@ -214,6 +214,7 @@ conformance!(
     a_run_sent_to_wait_with_nothing_waiting_stays_running,
     conversations_round_trip,
     conversations_list_by_latest_activity,
+    conversations_are_paged_by_position_and_found_by_title,
     messages_append_in_order,
     text_with_nul_is_refused_alike,
     calls_are_stored_with_events,

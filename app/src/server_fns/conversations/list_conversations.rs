@@ -2,16 +2,37 @@ use leptos::prelude::*;
 use leptos::server_fn::codec::GetUrl;
 
 use crate::error::AppError;
-use crate::wire::ConversationItem;
+use crate::wire::ConversationListPage;
 
-/// Conversations, most recently active first.
+/// One page of conversations, most recently active first: from the top, or
+/// after `older` (a cursor from the page before); only titles containing
+/// `q` when it is given.
 #[server(prefix = "/api/fn", endpoint = "list_conversations", input = GetUrl)]
-pub async fn list_conversations() -> Result<Vec<ConversationItem>, AppError> {
-    let engine = crate::state::engine();
+pub async fn list_conversations(
+    #[server(default)] older: Option<String>,
+    #[server(default)] q: Option<String>,
+) -> Result<ConversationListPage, AppError> {
+    use engine::domain::{ListCursor, ListPage};
+    let after = match older.as_deref().filter(|c| !c.is_empty()) {
+        None => None,
+        Some(text) => Some(ListCursor::parse(text).ok_or_else(|| AppError::Invalid {
+            field: "older".into(),
+            message: "this link to older conversations is not valid".into(),
+        })?),
+    };
+    let title_contains = q.map(|q| q.trim().to_owned()).filter(|q| !q.is_empty());
+    let page = ListPage {
+        after,
+        title_contains,
+    };
     let now = chrono::Utc::now();
-    let list = engine.conversations().await?;
-    Ok(list
-        .into_iter()
-        .map(|s| ConversationItem::from_summary(s, now))
-        .collect())
+    let found = crate::state::engine().conversation_page(&page).await?;
+    Ok(ConversationListPage {
+        items: found
+            .items
+            .into_iter()
+            .map(|s| crate::wire::ConversationItem::from_summary(s, now))
+            .collect(),
+        older: found.older.map(|c| c.to_text()),
+    })
 }

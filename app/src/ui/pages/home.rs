@@ -1,36 +1,75 @@
-//! The home page: the list of conversations.
+//! The home page: the list of conversations, a page at a time, with a
+//! search of their titles.
 
 use leptos::either::Either;
 use leptos::prelude::*;
 use leptos_meta::Title;
+use leptos_router::hooks::use_query_map;
 
 use crate::server_fns::conversations::list_conversations;
 use crate::ui::common::live_list::{List, LiveList};
 use crate::ui::common::load_error::LoadError;
+use crate::ui::common::query::query_value;
 use crate::ui::conversations::conversation_list::ConversationList;
 use crate::ui::conversations::new_conversation_button::NewConversationButton;
 
 /// Lists conversations, newest activity first, with "New conversation".
+/// The first page follows changes live; a search or an older page is read
+/// once (a link and a plain form, so both work without JavaScript).
 #[component]
 pub fn HomePage() -> impl IntoView {
-    let conversations = Resource::new(|| (), |_| list_conversations());
-
+    let query = use_query_map();
+    let asked = move || {
+        let query = query.read();
+        (query.get("older"), query.get("q"))
+    };
+    let conversations = Resource::new(asked, |(older, q)| list_conversations(older, q));
     view! {
         <Title text="Conversations"/>
         <div class="page-head">
             <h1>"Conversations"</h1>
             <NewConversationButton/>
         </div>
+        <form class="list-search" method="get" action="/" role="search">
+            <label class="visually-hidden" for="list-search">"Search titles"</label>
+            <input id="list-search" type="search" name="q" placeholder="Search titles"
+                value=move || asked().1.unwrap_or_default()/>
+            <button type="submit" class="button">"Search"</button>
+        </form>
         <Suspense fallback=|| view! { <p class="loading">"Loading conversations…"</p> }>
             {move || Suspend::new(async move {
+                let (older, q) = asked();
+                let first_page = older.is_none() && q.as_deref().unwrap_or("").is_empty();
                 match conversations.await {
-                    Ok(items) => Either::Left(view! {
+                    Ok(page) if first_page => Either::Left(view! {
                         <LiveList list=List::Conversations/>
-                        <div id=List::Conversations.element_id()><ConversationList items/></div>
-                    }),
+                        <div id=List::Conversations.element_id()><ConversationList items=page.items/></div>
+                        <OlderLink older=page.older q=None/>
+                    }.into_any()),
+                    Ok(page) => Either::Left(view! {
+                        {(page.items.is_empty() && q.is_some()).then(|| view! {
+                            <p class="list-none">"No conversation title contains that."</p>
+                        })}
+                        {(!page.items.is_empty()).then(|| view! { <ConversationList items=page.items/> })}
+                        <OlderLink older=page.older q/>
+                        <p><a href="/">"Back to the newest"</a></p>
+                    }.into_any()),
                     Err(error) => Either::Right(view! { <LoadError error/> }),
                 }
             })}
         </Suspense>
     }
+}
+
+/// "Older conversations": a link to the next page, keeping the search.
+#[component]
+fn OlderLink(older: Option<String>, q: Option<String>) -> impl IntoView {
+    older.map(|cursor| {
+        let search = q
+            .filter(|q| !q.is_empty())
+            .map(|q| format!("&q={}", query_value(&q)))
+            .unwrap_or_default();
+        let href = format!("/?older={}{search}", query_value(&cursor));
+        view! { <p class="list-more"><a href=href>"Older conversations"</a></p> }
+    })
 }

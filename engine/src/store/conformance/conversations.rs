@@ -52,7 +52,10 @@ pub(crate) async fn conversations_list_by_latest_activity(f: &Fixture) {
             .collect::<Vec<_>>()
     };
     assert_eq!(
-        ids(store.list_conversations(10).await.unwrap()),
+        ids(store
+            .list_conversations(&Default::default(), 10)
+            .await
+            .unwrap()),
         [newer.id.clone(), older.id.clone()]
     );
     // A message in the older conversation brings it to the top.
@@ -64,12 +67,22 @@ pub(crate) async fn conversations_list_by_latest_activity(f: &Fixture) {
         .insert_calls(&[call(&older, 0, CallStatus::PendingApproval)], &[])
         .await
         .unwrap();
-    let list = store.list_conversations(10).await.unwrap();
+    let list = store
+        .list_conversations(&Default::default(), 10)
+        .await
+        .unwrap();
     assert_eq!(list[0].conversation.id, older.id);
     assert_eq!(list[0].message_count, 1);
     assert_eq!(list[0].pending_count, 1);
     assert_eq!(list[1].pending_count, 0);
-    assert_eq!(store.list_conversations(1).await.unwrap().len(), 1);
+    assert_eq!(
+        store
+            .list_conversations(&Default::default(), 1)
+            .await
+            .unwrap()
+            .len(),
+        1
+    );
 }
 
 /// Text with the NUL character is refused by both stores, with an error a
@@ -156,4 +169,66 @@ pub(crate) async fn messages_append_in_order(f: &Fixture) {
         from.iter().map(|c| c.id.clone()).collect::<Vec<_>>(),
         [late.id]
     );
+}
+
+pub(crate) async fn conversations_are_paged_by_position_and_found_by_title(f: &Fixture) {
+    use crate::domain::{ListCursor, ListPage};
+    let store = f.store.clone();
+    // Five conversations, one a millisecond apart, and two in the same one.
+    let mut made = Vec::new();
+    for (i, title) in [
+        "Quarterly report",
+        "drafts",
+        "100% done",
+        "Report_2026",
+        "a\\b",
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        let mut c = conversation(-60_000 + i as i64);
+        c.title = title.to_owned();
+        store.insert_conversation(&c).await.unwrap();
+        made.push(c);
+    }
+    let mut twin = conversation(0);
+    twin.title = "twin".into();
+    twin.updated_at = made[4].updated_at;
+    store.insert_conversation(&twin).await.unwrap();
+    let titles = |list: &[crate::domain::ConversationSummary]| {
+        list.iter()
+            .map(|s| s.conversation.title.clone())
+            .collect::<Vec<_>>()
+    };
+    // Two at a time, each page after the last one of the page before.
+    let mut seen = Vec::new();
+    let mut page = ListPage::default();
+    loop {
+        let got = store.list_conversations(&page, 2).await.unwrap();
+        if got.is_empty() {
+            break;
+        }
+        seen.extend(titles(&got));
+        page.after = got.last().map(ListCursor::after);
+    }
+    assert_eq!(seen.len(), 6, "{seen:?}");
+    let mut unique = seen.clone();
+    unique.sort();
+    unique.dedup();
+    assert_eq!(unique.len(), 6, "nobody twice: {seen:?}");
+    assert_eq!(&seen[2..4], ["Report_2026", "100% done"]);
+
+    let find = |text: &str| {
+        let page = ListPage {
+            after: None,
+            title_contains: Some(text.to_owned()),
+        };
+        let store = store.clone();
+        async move { titles(&store.list_conversations(&page, 10).await.unwrap()) }
+    };
+    assert_eq!(find("REPORT").await, ["Report_2026", "Quarterly report"]);
+    assert_eq!(find("%").await, ["100% done"], "a % is a letter");
+    assert_eq!(find("t_2").await, ["Report_2026"], "so is a _");
+    assert_eq!(find("\\").await, ["a\\b"]);
+    assert!(find("nothing like it").await.is_empty());
 }

@@ -27,7 +27,11 @@ pub(crate) async fn a_stop_is_asked_of_a_run_under_way(f: &Fixture) {
         .await
         .unwrap();
     assert_eq!(f.store.request_stop(&run.id, now).await.unwrap(), None);
-    let listed = f.store.list_conversations(10).await.unwrap();
+    let listed = f
+        .store
+        .list_conversations(&Default::default(), 10)
+        .await
+        .unwrap();
     let ours = listed.iter().find(|s| s.conversation.id == c.id).unwrap();
     assert!(ours.last_run_failed);
     let said = f.store.messages(&c.id).await.unwrap();
@@ -41,7 +45,11 @@ pub(crate) async fn a_stop_is_asked_of_a_run_under_way(f: &Fixture) {
         .conclude_run((&taken, "a"), done, RunStatus::Done, None)
         .await
         .unwrap();
-    let listed = f.store.list_conversations(10).await.unwrap();
+    let listed = f
+        .store
+        .list_conversations(&Default::default(), 10)
+        .await
+        .unwrap();
     let ours = listed.iter().find(|s| s.conversation.id == c.id).unwrap();
     assert!(!ours.last_run_failed);
 }

@@ -5,8 +5,8 @@ use chrono::{DateTime, Utc};
 use super::decode::{row_conversation, row_message};
 use super::{query, query_scalar, Backend, SqlStore, Transaction};
 use crate::domain::{
-    Conversation, ConversationId, ConversationSummary, Event, EventKind, Message, NewEvent,
-    RunStatus,
+    Conversation, ConversationId, ConversationSummary, Event, EventKind, ListPage, Message,
+    NewEvent, RunStatus,
 };
 use crate::store::{from_millis, to_millis, NewMessage, StoreError};
 
@@ -26,6 +26,8 @@ const LIST_CONVERSATIONS: &str = "select c.*,
         (select r.status from runs r where r.conversation_id = c.conversation_id
          order by r.created_at desc limit 1) as last_run_status
      from conversations c
+     where ($2 is null or c.updated_at < $2 or (c.updated_at = $2 and c.conversation_id < $3))
+       and ($4 is null or lower(c.title) like $4 escape '\\')
      order by c.updated_at desc, c.conversation_id desc limit $1";
 
 const SET_TITLE: &str = "update conversations set title = $1 where conversation_id = $2";
@@ -89,10 +91,23 @@ impl<B: Backend> SqlStore<B> {
 
     pub(super) async fn list_conversations(
         &self,
+        page: &ListPage,
         limit: i64,
     ) -> Result<Vec<ConversationSummary>, StoreError> {
+        // `%` and `_` in what was typed are letters, not wildcards.
+        let pattern = page.title_contains.as_ref().map(|text| {
+            let escaped = text
+                .to_lowercase()
+                .replace('\\', "\\\\")
+                .replace('%', "\\%")
+                .replace('_', "\\_");
+            format!("%{escaped}%")
+        });
         let found = query(LIST_CONVERSATIONS)
             .bind(limit)
+            .bind(page.after.as_ref().map(|c| to_millis(c.updated_at)))
+            .bind(page.after.as_ref().map(|c| c.id.as_str().to_owned()))
+            .bind(pattern)
             .fetch_all(self.reader())
             .await?;
         found

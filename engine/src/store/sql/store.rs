@@ -11,7 +11,7 @@ use crate::domain::{BatchId, ConversationId, GrantId, RunId, ToolCallId};
 use crate::domain::{CallStatus, Decision, Event, Grant, GrantArguments, ToolCall};
 use crate::domain::{Callback, CallbackAttempt};
 use crate::domain::{CaseEvent, CaseId, CaseStatus, NewCase, ReviewCase};
-use crate::domain::{Conversation, ConversationSummary, Message};
+use crate::domain::{Conversation, ConversationSummary, ListPage, Message};
 use crate::domain::{PersonRef, Run, RunStatus};
 use crate::store::{Announcement, Concluded, Decided, DecisionChange, FeedBatch, NewMessage};
 use crate::store::{Store, StoreError};
@@ -30,8 +30,12 @@ impl<B: Backend> Store for SqlStore<B> {
         SqlStore::conversation(self, id).await
     }
 
-    async fn list_conversations(&self, limit: i64) -> Result<Vec<ConversationSummary>, StoreError> {
-        SqlStore::list_conversations(self, limit).await
+    async fn list_conversations(
+        &self,
+        page: &ListPage,
+        limit: i64,
+    ) -> Result<Vec<ConversationSummary>, StoreError> {
+        SqlStore::list_conversations(self, page, limit).await
     }
 
     async fn set_title(
