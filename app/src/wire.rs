@@ -95,6 +95,9 @@ pub struct ConversationItem {
     /// Whether the agent's last run in it failed.
     #[serde(default)]
     pub last_run_failed: bool,
+    /// Whether it is an external agent's session, not a person's chat.
+    #[serde(default)]
+    pub agent_session: bool,
 }
 
 /// Who wrote a message, as the browser shows it.
@@ -249,6 +252,7 @@ mod from_engine {
                 message_count: s.message_count,
                 pending_count: s.pending_count,
                 last_run_failed: s.last_run_failed,
+                agent_session: s.agent_session,
             }
         }
     }

@@ -796,3 +796,46 @@ async fn an_open_review_page_follows_its_case_through_its_link_token() {
     assert_eq!(decided["responded_by"], "Grace");
     assert_eq!(decided["call"]["status"], "approved");
 }
+
+#[tokio::test]
+async fn an_agents_session_is_marked_in_the_list_and_can_be_left_out() {
+    let dir = tempfile::tempdir().unwrap();
+    let s = Server::start(dir.path(), "24h").await;
+    s.waiting(None).await;
+    let chat = s.engine.create_conversation().await.unwrap();
+    let list = |query: &'static str| {
+        let url = format!("{}/api/fn/list_conversations{query}", s.base);
+        async move {
+            let page: Value = reqwest::get(url).await.unwrap().json().await.unwrap();
+            page["items"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|c| {
+                    (
+                        c["title"].as_str().unwrap().to_owned(),
+                        c["agent_session"] == true,
+                    )
+                })
+                .collect::<Vec<_>>()
+        }
+    };
+    let all = list("").await;
+    assert!(all.contains(&("agent-7 · s-1".to_owned(), true)), "{all:?}");
+    assert!(all.contains(&(chat.title.clone(), false)), "{all:?}");
+    assert_eq!(list("?people=only").await, [(chat.title, false)]);
+    let page = reqwest::get(format!("{}/?people=only", s.base))
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    assert!(!page.contains("agent-7 · s-1"), "{page}");
+    let page = reqwest::get(format!("{}/", s.base))
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    assert!(page.contains("Agent session"), "{page}");
+}

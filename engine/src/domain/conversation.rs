@@ -30,6 +30,10 @@ pub struct ConversationSummary {
     pub pending_count: i64,
     /// Whether the agent's last run in it failed.
     pub last_run_failed: bool,
+    /// Whether it is an external agent's session (its calls came through
+    /// the gateway), not a person's chat.
+    #[serde(default)]
+    pub agent_session: bool,
 }
 
 /// Who wrote a message.

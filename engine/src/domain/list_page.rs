@@ -49,6 +49,8 @@ pub struct ListPage {
     pub after: Option<ListCursor>,
     /// Only titles containing this, ignoring case.
     pub title_contains: Option<String>,
+    /// Leave out external agents' sessions: only people's chats.
+    pub people_only: bool,
 }
 
 /// A page of the list, and where the next one starts when there is one.

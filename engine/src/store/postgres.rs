@@ -135,6 +135,11 @@ const MIGRATIONS: &[Migration] = &[
         description: "grant arguments",
         sql: include_str!("../../migrations/postgres/0020_grant_arguments.sql"),
     },
+    Migration {
+        version: 21,
+        description: "gateway sessions by conversation",
+        sql: include_str!("../../migrations/postgres/0021_gateway_sessions_by_conversation.sql"),
+    },
 ];
 
 /// Arbitrary key of the advisory lock that serialises migrations across replicas.

@@ -117,6 +117,11 @@ const MIGRATIONS: &[Migration] = &[
         description: "grant arguments",
         sql: include_str!("../../migrations/sqlite/0020_grant_arguments.sql"),
     },
+    Migration {
+        version: 21,
+        description: "gateway sessions by conversation",
+        sql: include_str!("../../migrations/sqlite/0021_gateway_sessions_by_conversation.sql"),
+    },
 ];
 
 /// How many read-only connections serve reads: one per core. Statements run

@@ -6,11 +6,13 @@ use crate::wire::ConversationListPage;
 
 /// One page of conversations, most recently active first: from the top, or
 /// after `older` (a cursor from the page before); only titles containing
-/// `q` when it is given.
+/// `q` when it is given; without external agents' sessions when `people`
+/// is `only`.
 #[server(prefix = "/api/fn", endpoint = "list_conversations", input = GetUrl)]
 pub async fn list_conversations(
     #[server(default)] older: Option<String>,
     #[server(default)] q: Option<String>,
+    #[server(default)] people: Option<String>,
 ) -> Result<ConversationListPage, AppError> {
     use engine::domain::{ListCursor, ListPage};
     let after = match older.as_deref().filter(|c| !c.is_empty()) {
@@ -24,6 +26,7 @@ pub async fn list_conversations(
     let page = ListPage {
         after,
         title_contains,
+        people_only: people.as_deref() == Some("only"),
     };
     let now = chrono::Utc::now();
     let found = crate::state::engine().conversation_page(&page).await?;

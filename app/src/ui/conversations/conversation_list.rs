@@ -48,10 +48,13 @@ pub fn ConversationList(items: Vec<ConversationItem>) -> impl IntoView {
                     let failed = item.last_run_failed.then(|| view! {
                         <span class="failed-badge">"Agent stopped with an error"</span>
                     });
+                    let session = item.agent_session.then(|| view! {
+                        <span class="session-badge">"Agent session"</span>
+                    });
                     view! {
                         <li>
                             <a class="conversation-link" href=format!("/c/{}", item.id)>
-                                <span class="conversation-title">{item.title} {waiting} {failed}</span>
+                                <span class="conversation-title">{item.title} {session} {waiting} {failed}</span>
                                 <span class="conversation-meta">
                                     <time datetime=item.updated_at>{item.updated_label}</time>
                                     " · "

@@ -21,9 +21,11 @@ pub fn HomePage() -> impl IntoView {
     let query = use_query_map();
     let asked = move || {
         let query = query.read();
-        (query.get("older"), query.get("q"))
+        (query.get("older"), query.get("q"), query.get("people"))
     };
-    let conversations = Resource::new(asked, |(older, q)| list_conversations(older, q));
+    let conversations = Resource::new(asked, |(older, q, people)| {
+        list_conversations(older, q, people)
+    });
     view! {
         <Title text="Conversations"/>
         <div class="page-head">
@@ -34,24 +36,31 @@ pub fn HomePage() -> impl IntoView {
             <label class="visually-hidden" for="list-search">"Search titles"</label>
             <input id="list-search" type="search" name="q" placeholder="Search titles"
                 value=move || asked().1.unwrap_or_default()/>
+            <label class="list-people">
+                <input type="checkbox" name="people" value="only"
+                    checked=move || asked().2.as_deref() == Some("only")/>
+                "Hide agent sessions"
+            </label>
             <button type="submit" class="button">"Search"</button>
         </form>
         <Suspense fallback=|| view! { <p class="loading">"Loading conversations…"</p> }>
             {move || Suspend::new(async move {
-                let (older, q) = asked();
-                let first_page = older.is_none() && q.as_deref().unwrap_or("").is_empty();
+                let (older, q, people) = asked();
+                let first_page = older.is_none()
+                    && q.as_deref().unwrap_or("").is_empty()
+                    && people.is_none();
                 match conversations.await {
                     Ok(page) if first_page => Either::Left(view! {
                         <LiveList list=List::Conversations/>
                         <div id=List::Conversations.element_id()><ConversationList items=page.items/></div>
-                        <OlderLink older=page.older q=None/>
+                        <OlderLink older=page.older q=None people=None/>
                     }.into_any()),
                     Ok(page) => Either::Left(view! {
                         {(page.items.is_empty() && q.is_some()).then(|| view! {
                             <p class="list-none">"No conversation title contains that."</p>
                         })}
                         {(!page.items.is_empty()).then(|| view! { <ConversationList items=page.items/> })}
-                        <OlderLink older=page.older q/>
+                        <OlderLink older=page.older q people/>
                         <p><a href="/">"Back to the newest"</a></p>
                     }.into_any()),
                     Err(error) => Either::Right(view! { <LoadError error/> }),
@@ -61,15 +70,19 @@ pub fn HomePage() -> impl IntoView {
     }
 }
 
-/// "Older conversations": a link to the next page, keeping the search.
+/// "Older conversations": a link to the next page, keeping the search and
+/// the filter.
 #[component]
-fn OlderLink(older: Option<String>, q: Option<String>) -> impl IntoView {
+fn OlderLink(older: Option<String>, q: Option<String>, people: Option<String>) -> impl IntoView {
     older.map(|cursor| {
         let search = q
             .filter(|q| !q.is_empty())
             .map(|q| format!("&q={}", query_value(&q)))
             .unwrap_or_default();
-        let href = format!("/?older={}{search}", query_value(&cursor));
+        let people = people
+            .map(|p| format!("&people={}", query_value(&p)))
+            .unwrap_or_default();
+        let href = format!("/?older={}{search}{people}", query_value(&cursor));
         view! { <p class="list-more"><a href=href>"Older conversations"</a></p> }
     })
 }

@@ -222,6 +222,7 @@ pub(crate) async fn conversations_are_paged_by_position_and_found_by_title(f: &F
         let page = ListPage {
             after: None,
             title_contains: Some(text.to_owned()),
+            people_only: false,
         };
         let store = store.clone();
         async move { titles(&store.list_conversations(&page, 10).await.unwrap()) }

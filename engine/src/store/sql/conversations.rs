@@ -24,10 +24,14 @@ const LIST_CONVERSATIONS: &str = "select c.*,
         (select count(*) from tool_calls t
          where t.conversation_id = c.conversation_id and t.status = 'pending_approval') as pending_count,
         (select r.status from runs r where r.conversation_id = c.conversation_id
-         order by r.created_at desc limit 1) as last_run_status
+         order by r.created_at desc limit 1) as last_run_status,
+        exists (select 1 from gateway_sessions g
+                where g.conversation_id = c.conversation_id) as agent_session
      from conversations c
      where ($2 is null or c.updated_at < $2 or (c.updated_at = $2 and c.conversation_id < $3))
        and ($4 is null or lower(c.title) like $4 escape '\\')
+       and ($5 = 0 or not exists (select 1 from gateway_sessions g
+                                  where g.conversation_id = c.conversation_id))
      order by c.updated_at desc, c.conversation_id desc limit $1";
 
 const SET_TITLE: &str = "update conversations set title = $1 where conversation_id = $2";
@@ -108,6 +112,7 @@ impl<B: Backend> SqlStore<B> {
             .bind(page.after.as_ref().map(|c| to_millis(c.updated_at)))
             .bind(page.after.as_ref().map(|c| c.id.as_str().to_owned()))
             .bind(pattern)
+            .bind(i64::from(page.people_only))
             .fetch_all(self.reader())
             .await?;
         found
@@ -120,6 +125,7 @@ impl<B: Backend> SqlStore<B> {
                     last_run_failed: row
                         .try_get::<Option<String>>("last_run_status")?
                         .is_some_and(|s| s == RunStatus::Failed.as_str()),
+                    agent_session: row.try_get::<bool>("agent_session")?,
                 })
             })
             .collect()
