@@ -10,9 +10,8 @@ use serde_json::Value;
 
 use crate::core::Core;
 use crate::domain::ReviewCase;
-use crate::domain::{BatchId, ConversationId, GrantId, PersonId, RunId, ToolCallId};
-use crate::domain::{CallStatus, Decision, DecisionKind, Grant, GrantScope, ToolCall};
-use crate::domain::{GrantArgumentChoice, GrantArguments};
+use crate::domain::{BatchId, ConversationId, PersonId, RunId, ToolCallId};
+use crate::domain::{CallStatus, Decision, DecisionKind, GrantArgumentChoice, ToolCall};
 use crate::domain::{Run, RunStatus};
 use crate::error::EngineError;
 use crate::grants;
@@ -66,10 +65,6 @@ fn checked_reason(reason: Option<String>) -> Result<Option<String>, EngineError>
     Ok(reason)
 }
 
-fn no_folder() -> EngineError {
-    EngineError::invalid("arguments", "this call has no path to allow the folder of")
-}
-
 fn not_for_questions() -> EngineError {
     EngineError::invalid("call", "a question takes an answer, not an approval")
 }
@@ -106,12 +101,7 @@ pub(crate) async fn decide_known(
             None,
         ),
         Verdict::AlwaysAllow { lasts, .. } => {
-            if lasts.is_some_and(|span| span <= chrono::Duration::zero()) {
-                return Err(EngineError::Invalid {
-                    field: "lasts",
-                    message: "a grant lasts longer than no time at all".into(),
-                });
-            }
+            grants::check_length(lasts)?;
             (DecisionKind::AlwaysAllow, CallStatus::Approved, None, None)
         }
         Verdict::Cancel { reason } => (
@@ -139,23 +129,23 @@ pub(crate) async fn decide_known(
     // not know whether the call is one, the store's compare-and-set
     // leaves a question alone, so finding out costs no extra read.
     let refuse_questions = !matches!(verdict, Verdict::Reject { .. } | Verdict::Cancel { .. });
-    // A grant of a folder needs a path in the call to take it from.
-    let folder = matches!(
-        verdict,
-        Verdict::AlwaysAllow {
-            arguments: GrantArgumentChoice::SameFolder,
-            ..
+    // A grant's rule is made from the call's arguments; the one that may
+    // not be made (a folder, of a call with no path) is refused first.
+    let rule = match verdict {
+        Verdict::AlwaysAllow { arguments, .. } if arguments == GrantArgumentChoice::SameFolder => {
+            Some(arguments)
         }
-    );
-    // A signed-in person, an edit or a folder is checked against the call first.
-    if reviewer.actor.is_some() || arguments.is_some() || folder {
+        _ => None,
+    };
+    // A signed-in person, an edit or a rule is checked against the call first.
+    if reviewer.actor.is_some() || arguments.is_some() || rule.is_some() {
         let call = access::pending_call(core, call_id).await?;
         access::check(reviewer, &call, refuse_questions)?;
         if let Some(edited) = &arguments {
             check_edit(core, &call, edited)?;
         }
-        if folder && crate::domain::grant_arguments::path_argument(&call.arguments).is_none() {
-            return Err(no_folder());
+        if let Some(choice) = rule {
+            grants::rule_for(choice, &call.arguments)?;
         }
     }
     if refuse_questions && question == Some(true) {
@@ -185,31 +175,18 @@ pub(crate) async fn decide_known(
             if let Verdict::AlwaysAllow {
                 everywhere,
                 lasts,
-                arguments: choice,
+                arguments,
             } = verdict
             {
-                // Checked before deciding; the arguments have not changed.
-                let arguments =
-                    GrantArguments::chosen(choice, &call.arguments).ok_or_else(no_folder)?;
-                let grant = Grant {
-                    id: GrantId::new(),
-                    source: call.source.clone(),
-                    tool: call.tool.clone(),
+                let new = grants::NewGrant {
+                    everywhere,
+                    lasts,
                     arguments,
-                    scope: if everywhere {
-                        GrantScope::Global
-                    } else {
-                        GrantScope::Conversation(call.conversation_id.clone())
-                    },
-                    created_by: by,
-                    created_by_id: reviewer.person_id(),
-                    created_at: now,
-                    expires_at: lasts.map(|span| now + span),
-                    revoked_at: None,
-                    revoked_by: None,
+                    by,
+                    by_id: reviewer.person_id(),
+                    at: now,
                 };
-                core.store.insert_grant(&grant).await?;
-                grants::grants_changed(core).await;
+                grants::allow(core, &call, new).await?;
             }
             Ok((call, closed_case))
         }

@@ -1,14 +1,75 @@
-//! "Always allow" grants as people manage them: every grant with where it
-//! applies, and revoking one, after which its tool asks again.
+//! "Always allow" grants as people manage them: made by an always-allow
+//! decision, listed with where they apply, and revoked, after which their
+//! tool asks again.
 
 use std::collections::HashMap;
 
 use chrono::{DateTime, Utc};
 
 use crate::core::Core;
-use crate::domain::{Actor, ConversationId, GrantId};
-use crate::domain::{Grant, GrantEntry, GrantScope};
+use crate::domain::{Actor, ConversationId, GrantId, PersonId, ToolCall};
+use crate::domain::{Grant, GrantArgumentChoice, GrantArguments, GrantEntry, GrantScope};
 use crate::error::EngineError;
+
+/// What an "always allow" decision asks to grant, and who decided it.
+pub(crate) struct NewGrant {
+    /// Every conversation, or only the call's.
+    pub(crate) everywhere: bool,
+    /// How long it lasts; `None` until it is revoked.
+    pub(crate) lasts: Option<chrono::Duration>,
+    /// Which of the tool's calls it covers.
+    pub(crate) arguments: GrantArgumentChoice,
+    pub(crate) by: String,
+    pub(crate) by_id: Option<PersonId>,
+    pub(crate) at: DateTime<Utc>,
+}
+
+/// Refuses a grant that would last no time at all.
+pub(crate) fn check_length(lasts: Option<chrono::Duration>) -> Result<(), EngineError> {
+    if lasts.is_some_and(|span| span <= chrono::Duration::zero()) {
+        return Err(EngineError::Invalid {
+            field: "lasts",
+            message: "a grant lasts longer than no time at all".into(),
+        });
+    }
+    Ok(())
+}
+
+/// The rule `choice` makes of a call's arguments: a folder needs a path to
+/// be taken from.
+pub(crate) fn rule_for(
+    choice: GrantArgumentChoice,
+    arguments: &serde_json::Value,
+) -> Result<GrantArguments, EngineError> {
+    GrantArguments::chosen(choice, arguments).ok_or_else(|| {
+        EngineError::invalid("arguments", "this call has no path to allow the folder of")
+    })
+}
+
+/// Stores the grant an "always allow" of `call` made, and says so to the
+/// grants' lists.
+pub(crate) async fn allow(core: &Core, call: &ToolCall, new: NewGrant) -> Result<(), EngineError> {
+    let grant = Grant {
+        id: GrantId::new(),
+        source: call.source.clone(),
+        tool: call.tool.clone(),
+        arguments: rule_for(new.arguments, &call.arguments)?,
+        scope: if new.everywhere {
+            GrantScope::Global
+        } else {
+            GrantScope::Conversation(call.conversation_id.clone())
+        },
+        created_by: new.by,
+        created_by_id: new.by_id,
+        created_at: new.at,
+        expires_at: new.lasts.map(|span| new.at + span),
+        revoked_at: None,
+        revoked_by: None,
+    };
+    core.store.insert_grant(&grant).await?;
+    grants_changed(core).await;
+    Ok(())
+}
 
 pub(crate) async fn grants(core: &Core) -> Result<Vec<Grant>, EngineError> {
     Ok(core.store.grants().await?)

@@ -6,14 +6,15 @@ use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 
 use crate::domain::Event;
-use crate::domain::{BatchId, ConversationId, GrantId, RunId, ToolCallId};
-use crate::domain::{CallStatus, Decision, Grant, GrantArguments, ToolCall};
+use crate::domain::{BatchId, ConversationId, RunId, ToolCallId};
+use crate::domain::{CallStatus, Decision, ToolCall};
 use crate::domain::{Callback, CallbackAttempt};
 use crate::domain::{CaseEvent, CaseId, CaseStatus, NewCase, ReviewCase};
 use crate::domain::{Conversation, ConversationSummary, ListPage, Message};
-use crate::domain::{PersonRef, Run, RunStatus};
+use crate::domain::{Run, RunStatus};
 
 mod error;
+pub mod grants;
 mod migrate;
 mod open;
 pub mod people;
@@ -27,6 +28,7 @@ mod values;
 pub(crate) mod conformance;
 
 pub use error::StoreError;
+pub use grants::GrantStore;
 pub use open::connect;
 pub use people::{Credentials, PeopleStore, SignedIn};
 pub(crate) use time::{from_millis, to_millis};
@@ -39,7 +41,7 @@ pub use values::{
 /// Every method that changes state appends the matching events in the same
 /// transaction and returns them; the caller publishes them after commit.
 #[async_trait]
-pub trait Store: PeopleStore + Send + Sync + std::fmt::Debug {
+pub trait Store: PeopleStore + GrantStore + Send + Sync + std::fmt::Debug {
     /// Which backend this is, for logs and `/healthz`.
     fn backend(&self) -> &'static str;
 
@@ -131,32 +133,6 @@ pub trait Store: PeopleStore + Send + Sync + std::fmt::Debug {
         now: DateTime<Utc>,
         limit: i64,
     ) -> Result<Vec<(ToolCall, Event)>, StoreError>;
-
-    /// Stores a grant.
-    async fn insert_grant(&self, grant: &Grant) -> Result<(), StoreError>;
-
-    /// Revokes a grant at `at` by `by`, unless it was revoked before: when
-    /// it was revoked, either way; `None` when there is no such grant.
-    async fn revoke_grant(
-        &self,
-        id: &GrantId,
-        at: DateTime<Utc>,
-        by: Option<&PersonRef>,
-    ) -> Result<Option<DateTime<Utc>>, StoreError>;
-
-    /// Every grant, newest first, revoked ones included.
-    async fn grants(&self) -> Result<Vec<Grant>, StoreError>;
-
-    /// The argument rules of the grants in force at `now` (not revoked, not
-    /// ended) for the tool in this conversation; a call runs without
-    /// asking when one of them covers its arguments.
-    async fn covering_grants(
-        &self,
-        source: &str,
-        tool: &str,
-        conversation: &ConversationId,
-        now: DateTime<Utc>,
-    ) -> Result<Vec<GrantArguments>, StoreError>;
 
     /// Stores a new run with a `run.updated` event.
     async fn insert_run(&self, run: &Run) -> Result<Event, StoreError>;

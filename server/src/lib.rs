@@ -23,6 +23,7 @@ pub mod settings;
 pub mod sign_in_guard;
 pub mod source_stream;
 pub mod streams;
+mod tool_sources;
 pub mod workers;
 
 use std::future::Future;
@@ -45,9 +46,7 @@ use engine::agent::run_worker;
 use engine::agent::Agent;
 use engine::agent::Model;
 use engine::config::Config;
-use engine::tools::demo::{self, DemoTools};
-use engine::tools::mcp::McpSource;
-use engine::tools::ToolSource;
+use engine::tools::demo;
 use engine::{Engine, SystemClock};
 pub use settings::{ModelSettings, Settings};
 
@@ -188,7 +187,7 @@ pub async fn build(settings: &Settings) -> anyhow::Result<Services> {
     let mut config = load_config(settings)?;
     config.local_person = settings.local_person.clone();
     demo::configure(&mut config)?;
-    let mcp = start_mcp_servers(&config);
+    let tools = tool_sources::open(settings, &config)?;
     let model_reach = ModelReach::default();
     let (model, asker): (Arc<dyn Model>, _) = match &settings.model {
         ModelSettings::Demo => (Arc::new(DemoModel), None),
@@ -203,14 +202,6 @@ pub async fn build(settings: &Settings) -> anyhow::Result<Services> {
         }
     };
     let engine = Engine::new(store, Arc::new(SystemClock), config);
-    let demo_tools = DemoTools::open(&settings.data_dir).with_context(|| {
-        format!(
-            "cannot open the demo workspace in {}",
-            settings.data_dir.display()
-        )
-    })?;
-    let mut tools: Vec<Arc<dyn ToolSource>> = vec![Arc::new(demo_tools)];
-    tools.extend(mcp);
     let owner = format!("{}:{}", std::process::id(), uuid_suffix());
     let agent = engine.agent(model, tools, owner);
     let leptos_options = LeptosOptions::builder()
@@ -250,18 +241,6 @@ pub async fn build(settings: &Settings) -> anyhow::Result<Services> {
             proxies: Arc::new(settings.trusted_proxies.clone()),
         },
     })
-}
-
-/// Starts keeping every configured MCP server connected, each in the
-/// background on its own: startup never waits on one, and a source's tools
-/// are offered once it is up.
-fn start_mcp_servers(config: &Config) -> Vec<Arc<dyn ToolSource>> {
-    config
-        .sources
-        .iter()
-        .filter_map(|(name, source)| McpSource::start(name, source).ok())
-        .map(|source| Arc::new(source) as Arc<dyn ToolSource>)
-        .collect()
 }
 
 /// A short random suffix, so two processes with the same pid (in two

@@ -12,6 +12,7 @@ use crate::clock::{Clock, ManualClock};
 use crate::config::Config;
 use crate::domain::Channel;
 use crate::domain::EventKind;
+use crate::domain::GrantId;
 use crate::store::sqlite::SqliteStore;
 
 const CONFIG: &str = r#"

@@ -90,7 +90,7 @@ impl GrantArguments {
 
 /// The call's path argument: `path` if it has one, else the first string
 /// argument that holds a `/`.
-pub fn path_argument(arguments: &Value) -> Option<(&str, &str)> {
+fn path_argument(arguments: &Value) -> Option<(&str, &str)> {
     let object = arguments.as_object()?;
     if let Some(path) = object.get("path").and_then(Value::as_str) {
         return Some(("path", path));

@@ -1,11 +1,12 @@
 //! "Always allow" grants: made, revoked, and looked up by policy.
 
+use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 
 use super::decode::{corrupt, read_rule, row_grant};
 use super::{query, query_scalar, Backend, SqlStore};
 use crate::domain::{ConversationId, Grant, GrantArguments, GrantId, GrantScope, PersonRef};
-use crate::store::{from_millis, to_millis, StoreError};
+use crate::store::{from_millis, to_millis, GrantStore, StoreError};
 
 const INSERT_GRANT: &str =
     "insert into grants (grant_id, source, tool, conversation_id, created_by, created_at, created_by_id, expires_at, arguments_rule)
@@ -27,8 +28,9 @@ const COVERING_GRANTS: &str =
     "select arguments_rule from grants where source = $1 and tool = $2 and revoked_at is null
      and (conversation_id is null or conversation_id = $3) and (expires_at is null or expires_at > $4)";
 
-impl<B: Backend> SqlStore<B> {
-    pub(super) async fn insert_grant(&self, g: &Grant) -> Result<(), StoreError> {
+#[async_trait]
+impl<B: Backend> GrantStore for SqlStore<B> {
+    async fn insert_grant(&self, g: &Grant) -> Result<(), StoreError> {
         let conversation = match &g.scope {
             GrantScope::Conversation(c) => Some(c.as_str()),
             GrantScope::Global => None,
@@ -48,7 +50,7 @@ impl<B: Backend> SqlStore<B> {
         Ok(())
     }
 
-    pub(super) async fn revoke_grant(
+    async fn revoke_grant(
         &self,
         id: &GrantId,
         at: DateTime<Utc>,
@@ -64,12 +66,12 @@ impl<B: Backend> SqlStore<B> {
         revoked.map(|ms| from_millis("grants", ms)).transpose()
     }
 
-    pub(super) async fn grants(&self) -> Result<Vec<Grant>, StoreError> {
+    async fn grants(&self) -> Result<Vec<Grant>, StoreError> {
         let found = query(GRANTS).fetch_all(self.reader()).await?;
         found.iter().map(row_grant).collect()
     }
 
-    pub(super) async fn covering_grants(
+    async fn covering_grants(
         &self,
         source: &str,
         tool: &str,

@@ -7,12 +7,12 @@ use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 
 use super::{Backend, SqlStore};
-use crate::domain::{BatchId, ConversationId, GrantId, RunId, ToolCallId};
-use crate::domain::{CallStatus, Decision, Event, Grant, GrantArguments, ToolCall};
+use crate::domain::{BatchId, ConversationId, RunId, ToolCallId};
+use crate::domain::{CallStatus, Decision, Event, ToolCall};
 use crate::domain::{Callback, CallbackAttempt};
 use crate::domain::{CaseEvent, CaseId, CaseStatus, NewCase, ReviewCase};
 use crate::domain::{Conversation, ConversationSummary, ListPage, Message};
-use crate::domain::{PersonRef, Run, RunStatus};
+use crate::domain::{Run, RunStatus};
 use crate::store::{Announcement, Concluded, Decided, DecisionChange, FeedBatch, NewMessage};
 use crate::store::{Store, StoreError};
 
@@ -114,33 +114,6 @@ impl<B: Backend> Store for SqlStore<B> {
         limit: i64,
     ) -> Result<Vec<(ToolCall, Event)>, StoreError> {
         SqlStore::expire_due(self, now, limit).await
-    }
-
-    async fn insert_grant(&self, grant: &Grant) -> Result<(), StoreError> {
-        SqlStore::insert_grant(self, grant).await
-    }
-
-    async fn revoke_grant(
-        &self,
-        id: &GrantId,
-        at: DateTime<Utc>,
-        by: Option<&PersonRef>,
-    ) -> Result<Option<DateTime<Utc>>, StoreError> {
-        SqlStore::revoke_grant(self, id, at, by).await
-    }
-
-    async fn grants(&self) -> Result<Vec<Grant>, StoreError> {
-        SqlStore::grants(self).await
-    }
-
-    async fn covering_grants(
-        &self,
-        source: &str,
-        tool: &str,
-        conversation: &ConversationId,
-        now: DateTime<Utc>,
-    ) -> Result<Vec<GrantArguments>, StoreError> {
-        SqlStore::covering_grants(self, source, tool, conversation, now).await
     }
 
     async fn insert_run(&self, run: &Run) -> Result<Event, StoreError> {

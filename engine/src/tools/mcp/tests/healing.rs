@@ -24,6 +24,14 @@ fn everything_over_stdio(pid_file: &std::path::Path) -> Connection {
     }
 }
 
+/// The port of a local server's `http://127.0.0.1:<port>/mcp`.
+fn port_of(url: &str) -> u16 {
+    url.trim_start_matches("http://127.0.0.1:")
+        .trim_end_matches("/mcp")
+        .parse()
+        .unwrap()
+}
+
 fn kill(pid_file: &std::path::Path) {
     let pid = std::fs::read_to_string(pid_file).unwrap();
     let killed = std::process::Command::new("kill")
@@ -46,11 +54,7 @@ fn configured(connection: Connection, timeouts: SourceTimeouts) -> SourceConfig 
 #[tokio::test]
 async fn a_restarted_http_server_answers_the_next_call_within_two_seconds() {
     let (mut server, url) = everything_over_http().await;
-    let port: u16 = url
-        .trim_start_matches("http://127.0.0.1:")
-        .trim_end_matches("/mcp")
-        .parse()
-        .unwrap();
+    let port = port_of(&url);
     let source = McpSource::connect("everything", &Connection::Http { url, ca_cert: None })
         .await
         .unwrap();
@@ -170,11 +174,7 @@ async fn a_server_that_never_answers_holds_nothing_up_and_is_said_down() {
 #[tokio::test]
 async fn a_call_while_an_http_server_is_away_fails_at_once_and_one_after_it_returns_succeeds() {
     let (mut server, url) = everything_over_http().await;
-    let port: u16 = url
-        .trim_start_matches("http://127.0.0.1:")
-        .trim_end_matches("/mcp")
-        .parse()
-        .unwrap();
+    let port = port_of(&url);
     let source = McpSource::connect("everything", &Connection::Http { url, ca_cert: None })
         .await
         .unwrap();
