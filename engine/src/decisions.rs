@@ -184,6 +184,7 @@ pub(crate) async fn decide_known(
                     arguments,
                     by,
                     by_id: reviewer.person_id(),
+                    channel: reviewer.channel,
                     at: now,
                 };
                 grants::allow(core, &call, new).await?;

@@ -4,6 +4,7 @@
 //! engine, so every layer above can use it and none is needed to read it.
 
 pub mod actor;
+pub mod audit;
 pub mod call;
 pub mod callback;
 pub mod conversation;
@@ -22,6 +23,7 @@ pub mod verdict;
 pub mod view;
 
 pub use actor::{Actor, Refusal};
+pub use audit::{AuditEntry, AuditLine, AuditPage, AuditQuery, ChainBreak, ChainCheck, Seal};
 pub use call::{
     CallStatus, Channel, Decision, DecisionKind, ExpiryAction, ProposedCall, ToolCall,
     AGENT_SOURCE, QUESTION_TOOL, SYSTEM_TIMEOUT,

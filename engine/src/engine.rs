@@ -339,6 +339,7 @@ impl Engine {
     }
 }
 
+mod audit;
 mod people;
 mod reviews;
 #[cfg(test)]

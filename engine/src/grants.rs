@@ -7,9 +7,10 @@ use std::collections::HashMap;
 use chrono::{DateTime, Utc};
 
 use crate::core::Core;
-use crate::domain::{Actor, ConversationId, GrantId, PersonId, ToolCall};
+use crate::domain::{Actor, Channel, ConversationId, GrantId, PersonId, ToolCall};
 use crate::domain::{Grant, GrantArgumentChoice, GrantArguments, GrantEntry, GrantScope};
 use crate::error::EngineError;
+use crate::store::GrantAudit;
 
 /// What an "always allow" decision asks to grant, and who decided it.
 pub(crate) struct NewGrant {
@@ -21,6 +22,8 @@ pub(crate) struct NewGrant {
     pub(crate) arguments: GrantArgumentChoice,
     pub(crate) by: String,
     pub(crate) by_id: Option<PersonId>,
+    /// Where the person said so.
+    pub(crate) channel: Channel,
     pub(crate) at: DateTime<Utc>,
 }
 
@@ -66,7 +69,12 @@ pub(crate) async fn allow(core: &Core, call: &ToolCall, new: NewGrant) -> Result
         revoked_at: None,
         revoked_by: None,
     };
-    core.store.insert_grant(&grant).await?;
+    let audit = GrantAudit {
+        actor: &grant.created_by,
+        channel: new.channel.as_str(),
+        call: Some(&call.id),
+    };
+    core.store.insert_grant(&grant, audit).await?;
     grants_changed(core).await;
     Ok(())
 }
@@ -106,9 +114,16 @@ pub(crate) async fn revoke_grant(
     by: Option<&Actor>,
 ) -> Result<DateTime<Utc>, EngineError> {
     let by = by.map(Actor::byline);
+    let audit = GrantAudit {
+        actor: by
+            .as_ref()
+            .map_or(core.config.local_person.as_str(), |p| &p.name),
+        channel: "allowed_page",
+        call: None,
+    };
     let revoked = core
         .store
-        .revoke_grant(id, core.clock.now(), by.as_ref())
+        .revoke_grant(id, core.clock.now(), by.as_ref(), audit)
         .await?
         .ok_or(EngineError::NotFound("grant"))?;
     grants_changed(core).await;

@@ -3,6 +3,7 @@
 //! Leptos or HTTP, so every rule can be tested without a browser or a server.
 
 pub mod agent;
+pub mod audit;
 pub mod clock;
 pub mod config;
 pub mod conversations;

@@ -13,6 +13,7 @@ use crate::domain::{CaseEvent, CaseId, CaseStatus, NewCase, ReviewCase};
 use crate::domain::{Conversation, ConversationSummary, ListPage, Message};
 use crate::domain::{Run, RunStatus};
 
+pub mod audit;
 mod error;
 pub mod grants;
 mod migrate;
@@ -27,8 +28,9 @@ mod values;
 #[cfg(test)]
 pub(crate) mod conformance;
 
+pub use audit::AuditStore;
 pub use error::StoreError;
-pub use grants::GrantStore;
+pub use grants::{GrantAudit, GrantStore};
 pub use open::connect;
 pub use people::{Credentials, PeopleStore, SignedIn};
 pub(crate) use time::{from_millis, to_millis};
@@ -41,7 +43,7 @@ pub use values::{
 /// Every method that changes state appends the matching events in the same
 /// transaction and returns them; the caller publishes them after commit.
 #[async_trait]
-pub trait Store: PeopleStore + GrantStore + Send + Sync + std::fmt::Debug {
+pub trait Store: PeopleStore + GrantStore + AuditStore + Send + Sync + std::fmt::Debug {
     /// Which backend this is, for logs and `/healthz`.
     fn backend(&self) -> &'static str;
 

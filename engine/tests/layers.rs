@@ -18,7 +18,7 @@ const FLOORS: &[&[&str]] = &[
     &["config"],
     &["store", "events", "tools"],
     &["core", "error"],
-    &["grants", "people", "relay"],
+    &["audit", "grants", "people", "relay"],
     &["decisions"],
     &["reviews", "agent"],
     &["conversations"],

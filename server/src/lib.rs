@@ -2,6 +2,8 @@
 //! not server functions. `launch` lets tests run the real server on port 0.
 
 mod at_start;
+pub mod audit_cli;
+pub mod audit_export;
 pub mod client_address;
 pub mod cross_site;
 mod draft_delta;
@@ -82,6 +84,7 @@ pub fn router_with_pages(
         .routes(utoipa_axum::routes!(grant_stream::grant_events))
         .routes(utoipa_axum::routes!(source_stream::source_events))
         .routes(utoipa_axum::routes!(source_stream::list_sources))
+        .routes(utoipa_axum::routes!(audit_export::export_audit))
         .routes(utoipa_axum::routes!(streams::conversation_events))
         .routes(utoipa_axum::routes!(streams::inbox_events))
         .routes(utoipa_axum::routes!(review_stream::review_events))
@@ -298,6 +301,10 @@ pub async fn launch(
         state.engine.clone(),
         workers_stop.clone(),
     ));
+    let seal = tokio::spawn(workers::run_audit_seal(
+        state.engine.clone(),
+        workers_stop.clone(),
+    ));
     let callbacks = tokio::spawn(workers::run_callbacks(
         state.engine.clone(),
         callback_secret,
@@ -343,6 +350,7 @@ pub async fn launch(
         .await?;
     let _ = stop_workers.send(true);
     let _ = expiry.await;
+    let _ = seal.await;
     let _ = callbacks.await;
     let _ = relay.await;
     let _ = runner.await;

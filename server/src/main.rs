@@ -29,6 +29,22 @@ enum Command {
     /// Manage the people who sign in.
     #[command(subcommand)]
     User(UserCommand),
+    /// Check the audit log.
+    #[command(subcommand)]
+    Audit(AuditCommand),
+}
+
+#[derive(Debug, Subcommand)]
+enum AuditCommand {
+    /// Check that no entry of the audit chain was changed, removed or
+    /// moved, in the database or in an exported file; names the first
+    /// broken entry and exits with 1 when one is.
+    Verify {
+        /// An export of `GET /api/v1/audit` (JSON Lines) to check instead
+        /// of the database.
+        #[arg(long)]
+        file: Option<std::path::PathBuf>,
+    },
 }
 
 #[derive(Debug, Subcommand)]
@@ -72,6 +88,12 @@ async fn main() -> anyhow::Result<()> {
                 access,
             };
             server::people_cli::add_user(&server::Settings::from_env()?, request).await
+        }
+        Command::Audit(AuditCommand::Verify { file: Some(file) }) => {
+            server::audit_cli::verify_file(&file)
+        }
+        Command::Audit(AuditCommand::Verify { file: None }) => {
+            server::audit_cli::verify_database(&server::Settings::from_env()?).await
         }
     }
 }

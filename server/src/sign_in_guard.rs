@@ -45,8 +45,8 @@ const OPEN: &[&str] = &[
 ];
 
 /// Paths under an open prefix that people use, and so need sign-in: the
-/// tool sources' state is no business of an agent's API key.
-const GUARDED: &[&str] = &["/api/v1/sources"];
+/// tool sources' state and the audit are no business of an agent's API key.
+const GUARDED: &[&str] = &["/api/v1/sources", "/api/v1/audit"];
 
 /// Middleware: lets a request through with its person, or sends it to sign in.
 pub async fn require_sign_in(

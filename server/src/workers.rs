@@ -46,3 +46,21 @@ pub async fn run_callbacks(
         }
     }
 }
+
+/// How often new audit entries are sealed into the chain: the longest an
+/// entry stays unsealed, and so open to an unnoticed change.
+const SEAL_INTERVAL: Duration = Duration::from_secs(1);
+
+/// Seals new audit entries into the chain, at startup and then every
+/// second, until `stop` turns true. Sealers on several replicas take turns.
+pub async fn run_audit_seal(engine: engine::Engine, mut stop: watch::Receiver<bool>) {
+    loop {
+        if let Err(e) = engine.seal_audit().await {
+            tracing::warn!(error = %e, "sealing the audit log failed; retrying");
+        }
+        tokio::select! {
+            _ = tokio::time::sleep(SEAL_INTERVAL) => {}
+            _ = stop.changed() => return,
+        }
+    }
+}

@@ -896,8 +896,19 @@ async fn a_grant_whose_end_has_passed_is_listed_as_ended_not_in_force() {
         revoked_by: None,
     };
     let store = app.engine.store();
-    store.insert_grant(&grant("delete_file", 1)).await.unwrap();
-    store.insert_grant(&grant("send_email", 8)).await.unwrap();
+    let audit = engine::store::GrantAudit {
+        actor: "ana",
+        channel: "chat",
+        call: None,
+    };
+    store
+        .insert_grant(&grant("delete_file", 1), audit)
+        .await
+        .unwrap();
+    store
+        .insert_grant(&grant("send_email", 8), audit)
+        .await
+        .unwrap();
     let page = app.get("/allowed").await.text().await.unwrap();
     let (in_force, record) = page
         .split_once(r#"aria-label="Revoked or ended""#)

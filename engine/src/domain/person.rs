@@ -57,16 +57,19 @@ pub enum Action {
     RevokeGrant,
     /// Add and disable people.
     ManagePeople,
+    /// Read and export the audit log.
+    ReadAudit,
 }
 
 impl Access {
     /// Whether a person with this access may do `action`: administrators
-    /// anything, approvers converse and decide, viewers only read.
+    /// anything, approvers converse and decide, viewers only read, the
+    /// audit included (an auditor is a viewer).
     pub fn may(self, action: Action) -> bool {
         match self {
             Access::Admin => true,
             Access::Approver => matches!(action, Action::Converse | Action::Decide),
-            Access::Viewer => false,
+            Access::Viewer => action == Action::ReadAudit,
         }
     }
 }

@@ -17,6 +17,7 @@ use crate::domain::{CallStatus, Channel, Decision, DecisionKind, Grant, GrantSco
 use crate::domain::{Conversation, Role};
 use crate::domain::{Event, EventKind};
 
+mod audit;
 mod conversations;
 mod decisions;
 mod events;
@@ -28,6 +29,7 @@ mod reviews;
 mod stops;
 mod wakeups;
 
+use audit::*;
 use conversations::*;
 use decisions::*;
 use events::*;
@@ -233,6 +235,10 @@ conformance!(
     a_decision_closes_its_case_as_stored,
     a_stop_is_asked_of_a_run_under_way,
     held_messages_join_the_conversation_once_in_order,
+    every_change_is_audited_and_sealed_into_one_chain,
+    the_audit_pages_and_filters,
+    concurrent_sealers_make_one_chain,
+    the_audit_log_refuses_change,
 );
 
 impl ToolCall {

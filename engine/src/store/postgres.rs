@@ -140,6 +140,11 @@ const MIGRATIONS: &[Migration] = &[
         description: "gateway sessions by conversation",
         sql: include_str!("../../migrations/postgres/0021_gateway_sessions_by_conversation.sql"),
     },
+    Migration {
+        version: 22,
+        description: "audit chain",
+        sql: include_str!("../../migrations/postgres/0022_audit_chain.sql"),
+    },
 ];
 
 /// Arbitrary key of the advisory lock that serialises migrations across replicas.

@@ -11,6 +11,7 @@ use std::future::Future;
 use super::{Announcement, FeedBatch, StoreError};
 
 mod api_tokens;
+mod audit;
 mod calls;
 mod conversations;
 mod decide;

@@ -122,6 +122,11 @@ const MIGRATIONS: &[Migration] = &[
         description: "gateway sessions by conversation",
         sql: include_str!("../../migrations/sqlite/0021_gateway_sessions_by_conversation.sql"),
     },
+    Migration {
+        version: 22,
+        description: "audit chain",
+        sql: include_str!("../../migrations/sqlite/0022_audit_chain.sql"),
+    },
 ];
 
 /// How many read-only connections serve reads: one per core. Statements run

@@ -3,6 +3,15 @@
 use super::*;
 use crate::domain::GrantArguments;
 
+/// How these grants are made and revoked, for their audit entries.
+pub(super) fn by_hand() -> crate::store::GrantAudit<'static> {
+    crate::store::GrantAudit {
+        actor: "ana",
+        channel: "chat",
+        call: None,
+    }
+}
+
 /// Whether any grant is in force for the tool here at `at`.
 async fn in_force(
     store: &Arc<dyn Store>,
@@ -36,27 +45,32 @@ pub(crate) async fn grants_are_scoped_and_revocable(f: &Fixture) {
         revoked_by: None,
     };
     let local = grant(GrantScope::Conversation(here.id.clone()));
-    store.insert_grant(&local).await.unwrap();
+    store.insert_grant(&local, by_hand()).await.unwrap();
     assert!(in_force(&store, "demo", "delete_file", &here.id, Utc::now()).await);
     assert!(!in_force(&store, "demo", "delete_file", &there.id, Utc::now()).await);
     assert!(!in_force(&store, "demo", "write_file", &here.id, Utc::now()).await);
     let global = grant(GrantScope::Global);
-    store.insert_grant(&global).await.unwrap();
+    store.insert_grant(&global, by_hand()).await.unwrap();
     assert!(in_force(&store, "demo", "delete_file", &there.id, Utc::now()).await);
     let first = Utc::now();
     let bo = crate::domain::PersonRef {
         id: crate::domain::PersonId::new(),
         name: "Bo Chen".into(),
     };
-    let revoked = store.revoke_grant(&global.id, first, Some(&bo)).await;
+    let revoked = store
+        .revoke_grant(&global.id, first, Some(&bo), by_hand())
+        .await;
     assert_eq!(revoked.unwrap().map(to_millis), Some(to_millis(first)));
     // A second revoke keeps the first one's time and person.
     let again = first + chrono::Duration::minutes(5);
-    let revoked_again = store.revoke_grant(&global.id, again, None).await.unwrap();
+    let revoked_again = store
+        .revoke_grant(&global.id, again, None, by_hand())
+        .await
+        .unwrap();
     assert_eq!(revoked_again.map(to_millis), Some(to_millis(first)));
     assert_eq!(
         store
-            .revoke_grant(&GrantId::new(), again, None)
+            .revoke_grant(&GrantId::new(), again, None, by_hand())
             .await
             .unwrap(),
         None
@@ -91,7 +105,7 @@ pub(crate) async fn a_grant_ends_by_itself_and_stays_as_a_record(f: &Fixture) {
         revoked_at: None,
         revoked_by: None,
     };
-    store.insert_grant(&grant).await.unwrap();
+    store.insert_grant(&grant, by_hand()).await.unwrap();
     let covers = |at| in_force(&store, "demo", "delete_file", &here.id, at);
     assert!(covers(made).await);
     assert!(covers(end - chrono::Duration::milliseconds(1)).await);
@@ -124,7 +138,7 @@ pub(crate) async fn a_grant_keeps_the_arguments_it_covers(f: &Fixture) {
         revoked_at: None,
         revoked_by: None,
     };
-    store.insert_grant(&grant).await.unwrap();
+    store.insert_grant(&grant, by_hand()).await.unwrap();
     let rules = store
         .covering_grants("demo", "write_file", &here.id, Utc::now())
         .await

@@ -11,8 +11,9 @@ use crate::domain::{
 };
 use crate::store::{from_millis, to_millis, StoreError};
 
-const INSERT_AUDIT_ENTRY: &str = "insert into audit_log (tool_call_id, conversation_id, action, actor, channel, detail, created_at)
-     values ($1, $2, $3, $4, $5, $6, $7)";
+pub(super) const INSERT_AUDIT_ENTRY: &str =
+    "insert into audit_log (tool_call_id, conversation_id, source, tool, action, actor, channel, detail, created_at)
+     values ($1, $2, $3, $4, $5, $6, $7, $8, $9)";
 
 const INSERT_CALL: &str =
     "insert into tool_calls (tool_call_id, conversation_id, batch_id, position, source, tool,
@@ -52,10 +53,10 @@ pub(super) const ADVANCE_CALL: &str =
 pub(super) const ADVANCE_CALL_IN_ONE: &str = "with changed as (
          update tool_calls set status = $1, result = $2, error = $3, updated_at = $4
          where tool_call_id = $5 and status = $6 and updated_at = $7
-         returning conversation_id),
+         returning conversation_id, source, tool),
      audited as (
-         insert into audit_log (tool_call_id, conversation_id, action, actor, channel, detail, created_at)
-         select $5, conversation_id, $8, 'agent', 'system', $9, $4 from changed),
+         insert into audit_log (tool_call_id, conversation_id, source, tool, action, actor, channel, detail, created_at)
+         select $5, conversation_id, source, tool, $8, 'agent', 'system', $9, $4 from changed),
      bumped as (
          update conversations set event_seq = event_seq + 1
          where conversation_id in (select conversation_id from changed)
@@ -75,6 +76,7 @@ pub(super) fn audit_detail(call: &ToolCall) -> String {
         "arguments": call.arguments,
         "original_arguments": call.original_arguments,
         "reason": call.decision.as_ref().and_then(|d| d.reason.clone()),
+        "policy_reason": call.policy_reason,
         "status": call.status.as_str(),
     })
     .to_string()
@@ -93,6 +95,8 @@ impl<B: Backend> SqlStore<B> {
         query(INSERT_AUDIT_ENTRY)
             .bind(call.id.as_str())
             .bind(call.conversation_id.as_str())
+            .bind(&call.source)
+            .bind(&call.tool)
             .bind(action)
             .bind(actor)
             .bind(channel)

@@ -94,13 +94,14 @@ pub(super) const DECIDE_CALL_LOCKING_ITS_RUN: &str = "with changed as (
             closed.version as closed_version
      from changed left join its_run on true left join closed on true";
 
-/// The rest of a decision in one round trip: its audit entry (`$1`–`$7`),
+/// The rest of a decision in one round trip: its audit entry (`$1`–`$7`,
+/// and its call's source and tool, `$20` and `$21`),
 /// its case's event and callback (`$8`–`$14`, when there is a case), the run
 /// `$15` woken when none of its calls waits any more, and the events (`$16`–`$19`),
 /// as `append_event` appends them.
 pub(super) const RECORD_DECISION: &str = "with audited as (
-         insert into audit_log (tool_call_id, conversation_id, action, actor, channel, detail, created_at)
-         values ($1, $2, $3, $4, $5, $6, $7)),
+         insert into audit_log (tool_call_id, conversation_id, source, tool, action, actor, channel, detail, created_at)
+         values ($1, $2, $20, $21, $3, $4, $5, $6, $7)),
      case_event as (
          insert into review_events (case_id, seq, kind, data, created_at)
          select $8, $9, $10, $11, $12 where $8::text is not null),
@@ -309,6 +310,8 @@ impl<B: Backend> SqlStore<B> {
             .bind(call_event.data.to_string())
             .bind(EventKind::RunUpdated.as_str())
             .bind(run_event.as_ref().map(|e| e.data.to_string()))
+            .bind(&call.source)
+            .bind(&call.tool)
             .fetch_all(&mut *tx)
             .await?;
         let sent = std::iter::once(call_event).chain(run_event).collect();

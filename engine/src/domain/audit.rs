@@ -1,0 +1,259 @@
+//! The audit log's entries, and the chain that makes a change to them
+//! evident. Once sealed, an entry holds its place (`seq`), the SHA-256 of
+//! the entry before it and its own, taken over its canonical form: the
+//! [`AuditLine`] without its hash. An export is these lines as JSON Lines,
+//! so a file verifies exactly as the database does.
+
+use chrono::{DateTime, SecondsFormat, Utc};
+use serde::{Deserialize, Serialize};
+use serde_json::value::RawValue;
+use sha2::{Digest, Sha256};
+
+/// What the first entry of the chain follows.
+pub const GENESIS: &str = "0000000000000000000000000000000000000000000000000000000000000000";
+
+/// An entry as stored: a sealed one carries its [`Seal`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AuditEntry {
+    /// Its id in the store, in the order entries were written.
+    pub id: i64,
+    pub at: DateTime<Utc>,
+    /// `propose`, a decision (`approve`, `reject`, …), `execute`,
+    /// `completed`, `failed`, `grant` or `revoke`.
+    pub action: String,
+    /// Who did it: a person's name, `agent`, or the system's timeout.
+    pub actor: String,
+    /// Where: `chat`, `review_link`, `api`, `system`, …
+    pub channel: String,
+    pub call: Option<String>,
+    pub conversation: Option<String>,
+    pub source: Option<String>,
+    pub tool: Option<String>,
+    /// JSON: the arguments as decided, the reason, the status, or the grant.
+    pub detail: String,
+    pub seal: Option<Seal>,
+}
+
+/// An entry's place in the chain.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Seal {
+    /// From 1, without gaps.
+    pub seq: i64,
+    /// The hash of the entry before ([`GENESIS`] for the first).
+    pub prev: String,
+    /// This entry's own hash.
+    pub hash: String,
+}
+
+/// An entry as exported and as hashed: every field but `hash` is its
+/// canonical form, serialised in this order with `detail` kept byte for
+/// byte as stored.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct AuditLine {
+    pub seq: i64,
+    pub id: i64,
+    /// RFC 3339 in UTC, to the millisecond.
+    pub at: String,
+    pub action: String,
+    pub actor: String,
+    pub channel: String,
+    pub call: Option<String>,
+    pub conversation: Option<String>,
+    pub source: Option<String>,
+    pub tool: Option<String>,
+    pub detail: Box<RawValue>,
+    pub prev: String,
+    pub hash: String,
+}
+
+/// [`AuditLine`] without its hash: what the hash is taken over.
+#[derive(Serialize)]
+struct Canonical<'a> {
+    seq: i64,
+    id: i64,
+    at: &'a str,
+    action: &'a str,
+    actor: &'a str,
+    channel: &'a str,
+    call: &'a Option<String>,
+    conversation: &'a Option<String>,
+    source: &'a Option<String>,
+    tool: &'a Option<String>,
+    detail: &'a RawValue,
+    prev: &'a str,
+}
+
+impl AuditEntry {
+    /// The line this entry makes at `seq` after `prev`, with its hash.
+    pub fn sealed_as(&self, seq: i64, prev: &str) -> AuditLine {
+        let mut line = self.line_with(seq, prev.to_owned(), String::new());
+        line.hash = line.computed_hash();
+        line
+    }
+
+    /// The line of a sealed entry, with the hashes as stored (a verifier
+    /// recomputes them); `None` while it is not sealed.
+    pub fn line(&self) -> Option<AuditLine> {
+        let seal = self.seal.as_ref()?;
+        Some(self.line_with(seal.seq, seal.prev.clone(), seal.hash.clone()))
+    }
+
+    fn line_with(&self, seq: i64, prev: String, hash: String) -> AuditLine {
+        AuditLine {
+            seq,
+            id: self.id,
+            at: self.at.to_rfc3339_opts(SecondsFormat::Millis, true),
+            action: self.action.clone(),
+            actor: self.actor.clone(),
+            channel: self.channel.clone(),
+            call: self.call.clone(),
+            conversation: self.conversation.clone(),
+            source: self.source.clone(),
+            tool: self.tool.clone(),
+            detail: raw_detail(&self.detail),
+            prev,
+            hash,
+        }
+    }
+}
+
+/// The stored detail as raw JSON; text that is not JSON (which Airlock
+/// never writes) is kept as a JSON string, so it still hashes and exports.
+fn raw_detail(detail: &str) -> Box<RawValue> {
+    RawValue::from_string(detail.trim().to_owned()).unwrap_or_else(|_| {
+        let quoted = serde_json::Value::String(detail.to_owned()).to_string();
+        RawValue::from_string(quoted).expect("a JSON string is JSON")
+    })
+}
+
+impl AuditLine {
+    /// The canonical form, as hashed.
+    pub fn canonical(&self) -> String {
+        let canonical = Canonical {
+            seq: self.seq,
+            id: self.id,
+            at: &self.at,
+            action: &self.action,
+            actor: &self.actor,
+            channel: &self.channel,
+            call: &self.call,
+            conversation: &self.conversation,
+            source: &self.source,
+            tool: &self.tool,
+            detail: &self.detail,
+            prev: &self.prev,
+        };
+        serde_json::to_string(&canonical).expect("strings and numbers serialise")
+    }
+
+    /// The hash its contents make now.
+    pub fn computed_hash(&self) -> String {
+        hex::encode(Sha256::digest(self.canonical().as_bytes()))
+    }
+}
+
+/// Why a chain does not verify, at its first broken entry.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ChainBreak {
+    #[error("entry {seq} (audit id {id}) was changed: its contents do not match its hash")]
+    Changed { seq: i64, id: i64 },
+    #[error("entry {seq} (audit id {id}) does not follow entry {after}: the entry before it was changed, or entries were removed or reordered")]
+    Unlinked { seq: i64, id: i64, after: i64 },
+    #[error(
+        "entry {seq} (audit id {id}) comes after entry {after}: entries were removed or reordered"
+    )]
+    OutOfPlace { seq: i64, id: i64, after: i64 },
+    #[error(
+        "entry {seq} (audit id {id}) should be the first of the chain, but follows another hash"
+    )]
+    BadStart { seq: i64, id: i64 },
+}
+
+/// Checks a chain an entry at a time, in `seq` order.
+#[derive(Debug, Default)]
+pub struct ChainCheck {
+    last: Option<(i64, String)>,
+    /// How many entries were checked.
+    pub checked: u64,
+    /// The `seq` of the first entry checked.
+    pub first: Option<i64>,
+}
+
+impl ChainCheck {
+    /// A check from the chain's start: the first entry must be entry 1,
+    /// following [`GENESIS`].
+    pub fn from_start() -> Self {
+        Self {
+            last: Some((0, GENESIS.to_owned())),
+            ..Self::default()
+        }
+    }
+
+    /// A check that takes the first entry's place on trust (an export
+    /// that starts later in the chain).
+    pub fn from_anywhere() -> Self {
+        Self::default()
+    }
+
+    /// Checks the next entry: its own hash, then its link to the one before.
+    pub fn check(&mut self, line: &AuditLine) -> Result<(), ChainBreak> {
+        let (seq, id) = (line.seq, line.id);
+        if line.computed_hash() != line.hash {
+            return Err(ChainBreak::Changed { seq, id });
+        }
+        if let Some((after, prev_hash)) = &self.last {
+            let after = *after;
+            if seq != after + 1 {
+                return Err(ChainBreak::OutOfPlace { seq, id, after });
+            }
+            if line.prev != *prev_hash {
+                return Err(if after == 0 {
+                    ChainBreak::BadStart { seq, id }
+                } else {
+                    ChainBreak::Unlinked { seq, id, after }
+                });
+            }
+        }
+        self.first.get_or_insert(seq);
+        self.last = Some((seq, line.hash.clone()));
+        self.checked += 1;
+        Ok(())
+    }
+
+    /// The last entry checked: its `seq` and hash.
+    pub fn head(&self) -> Option<(i64, &str)> {
+        self.last
+            .as_ref()
+            .filter(|(seq, _)| *seq > 0)
+            .map(|(seq, hash)| (*seq, hash.as_str()))
+    }
+}
+
+/// Which entries the audit page shows: newest first, before `before` (an
+/// entry's id, from the page before), narrowed by the filters given.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct AuditQuery {
+    pub before: Option<i64>,
+    /// Exactly this actor.
+    pub actor: Option<String>,
+    /// Exactly this tool.
+    pub tool: Option<String>,
+    /// Exactly this action.
+    pub action: Option<String>,
+    /// At or after this time.
+    pub since: Option<DateTime<Utc>>,
+    /// Before this time.
+    pub until: Option<DateTime<Utc>>,
+}
+
+/// One page of the audit: its entries, newest first, and the id to ask
+/// for the next page before, when there are older ones.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct AuditPage {
+    pub entries: Vec<AuditEntry>,
+    pub older: Option<i64>,
+}
+
+#[cfg(test)]
+#[path = "audit_tests.rs"]
+mod tests;
