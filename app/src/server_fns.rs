@@ -2,6 +2,7 @@
 //! parse the input, call one engine method, map the answer to a wire type.
 
 pub mod approvals;
+pub mod audit;
 pub mod conversations;
 pub mod grants;
 pub mod people;

@@ -2,6 +2,7 @@
 
 pub mod account;
 pub mod app;
+pub mod audit;
 pub mod chat;
 pub mod common;
 pub mod conversations;

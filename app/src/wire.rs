@@ -3,11 +3,13 @@
 
 use serde::{Deserialize, Serialize};
 
+mod audit;
 mod call;
 mod deciding;
 mod grant;
 mod review;
 mod source;
+pub use audit::{AuditItem, AuditListPage, AUDIT_ACTIONS};
 pub use call::{parse_arguments, time_label, ArgumentChange, DecisionItem, ToolCallItem};
 pub use deciding::{Deciding, MayDo};
 pub use grant::GrantItem;

@@ -189,3 +189,49 @@ async fn verify_names_the_entry_changed_behind_the_databases_back() {
     assert!(said.contains("entry 3 (audit id"), "{said}");
     assert!(said.contains("comes after entry 1"), "{said}");
 }
+
+#[tokio::test]
+async fn the_audit_page_reads_a_page_at_a_time_for_whoever_may_read_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = support::start(dir.path(), CONFIG, &[], support::Workers::default()).await;
+    let client = Client::builder().redirect(Policy::none()).build().unwrap();
+    let ana = signed_in_as(&server, &client, "ana", Access::Approver).await;
+    let ada = signed_in_as(&server, &client, "ada", Access::Admin).await;
+    let conversation = server.engine.create_conversation().await.unwrap();
+    waiting_deletes(&server, &conversation.id, 60).await;
+
+    let refused = get_as(&server, &client, &ana, "/api/fn/list_audit").await;
+    assert_eq!(code(refused).await, (403, "not_allowed".into()));
+    let page = get_as(&server, &client, &ada, "/api/fn/list_audit").await;
+    let first: Value = page.json().await.unwrap();
+    assert_eq!(first["items"].as_array().unwrap().len(), 50);
+    let older = first["older"].as_str().expect("a cursor to older entries");
+    let page = get_as(
+        &server,
+        &client,
+        &ada,
+        &format!("/api/fn/list_audit?older={older}"),
+    )
+    .await;
+    let second: Value = page.json().await.unwrap();
+    assert_eq!(second["items"].as_array().unwrap().len(), 10);
+    assert!(second["older"].is_null());
+    let newest_of_second = second["items"][0]["id"].as_i64().unwrap();
+    assert!(newest_of_second < first["items"][49]["id"].as_i64().unwrap());
+
+    // The page of the audit itself, rendered for an administrator.
+    let html = get_as(&server, &client, &ada, "/audit?outcome=propose").await;
+    let html = html.text().await.unwrap();
+    assert!(html.contains("Asked for approval"), "{html}");
+    assert!(html.contains("Older entries"), "{html}");
+    let shut = get_as(&server, &client, &ana, "/audit")
+        .await
+        .text()
+        .await
+        .unwrap();
+    assert!(shut.contains("your access does not allow this"), "{shut}");
+    for bad in ["?older=soon", "?from=26-11-2026"] {
+        let res = get_as(&server, &client, &ada, &format!("/api/fn/list_audit{bad}")).await;
+        assert_eq!(code(res).await, (400, "invalid".into()), "{bad}");
+    }
+}

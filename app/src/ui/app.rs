@@ -7,7 +7,7 @@ use leptos_router::{path, SsrMode};
 
 use crate::ui::layout::header::AppHeader;
 use crate::ui::pages::{
-    account::AccountPage, allowed::AllowedPage, approvals::ApprovalsPage,
+    account::AccountPage, allowed::AllowedPage, approvals::ApprovalsPage, audit::AuditPage,
     conversation::ConversationPage, home::HomePage, not_found::NotFound, people::PeoplePage,
     review::ReviewPage, setup::SetupPage, sign_in::SignInPage, sources::SourcesPage,
 };
@@ -60,6 +60,7 @@ pub fn App() -> impl IntoView {
                     <Route path=path!("/account") view=AccountPage ssr=SsrMode::Async/>
                     <Route path=path!("/people") view=PeoplePage ssr=SsrMode::Async/>
                     <Route path=path!("/sources") view=SourcesPage ssr=SsrMode::Async/>
+                    <Route path=path!("/audit") view=AuditPage ssr=SsrMode::Async/>
                 </Routes>
             </main>
         </Router>

@@ -3,6 +3,7 @@
 pub mod account;
 pub mod allowed;
 pub mod approvals;
+pub mod audit;
 pub mod conversation;
 pub mod home;
 pub mod not_found;

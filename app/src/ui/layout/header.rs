@@ -23,6 +23,7 @@ pub fn AppHeader() -> impl IntoView {
                 <A href="/approvals">"Approvals"</A>
                 <A href="/allowed">"Allowed"</A>
                 <A href="/sources">"Sources"</A>
+                {reads_audit().then(|| view! { <A href="/audit">"Audit"</A> })}
                 {is_admin().then(|| view! { <A href="/people">"People"</A> })}
             </nav>
             {signed_in_name().map(|name| view! {
@@ -49,6 +50,21 @@ fn is_admin() -> bool {
     #[cfg(feature = "ssr")]
     return crate::state::signed_in()
         .is_some_and(|person| person.access.may(engine::domain::Action::ManagePeople));
+    #[cfg(not(feature = "ssr"))]
+    false
+}
+
+/// Whether the audit is open to whoever is here: administrators and
+/// viewers, or anyone when nobody signs in.
+fn reads_audit() -> bool {
+    #[cfg(feature = "ssr")]
+    return match leptos::prelude::use_context::<crate::state::AppState>() {
+        Some(state) if state.engine.config().auth.is_some() => crate::state::signed_in()
+            .is_some_and(|person| person.access.may(engine::domain::Action::ReadAudit)),
+        Some(_) => true,
+        // Routes are being listed: nothing is rendered for anyone.
+        None => false,
+    };
     #[cfg(not(feature = "ssr"))]
     false
 }
