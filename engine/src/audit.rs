@@ -13,8 +13,12 @@ pub const AUDIT_PAGE: i64 = 50;
 /// Most entries one export request returns.
 pub const EXPORT_LIMIT: i64 = 1000;
 
-/// Entries sealed in one transaction.
-const SEAL_BATCH: i64 = 1000;
+/// Entries sealed in one transaction: few enough that the writer is not
+/// held from decisions for long (SQLite has one).
+const SEAL_BATCH: i64 = 100;
+
+/// Entries read at once when checking the chain.
+const CHECK_BATCH: i64 = 1000;
 
 /// What a check of the whole chain found.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -72,7 +76,7 @@ pub(crate) async fn verify(core: &Core) -> Result<ChainReport, EngineError> {
     let mut broken = None;
     let mut after = 0;
     'chain: loop {
-        let entries = core.store.audit_chain(after, SEAL_BATCH).await?;
+        let entries = core.store.audit_chain(after, CHECK_BATCH).await?;
         for entry in &entries {
             let Some(line) = entry.line() else { continue };
             if let Err(e) = check.check(&line) {
@@ -81,7 +85,7 @@ pub(crate) async fn verify(core: &Core) -> Result<ChainReport, EngineError> {
             }
             after = line.seq;
         }
-        if entries.len() < SEAL_BATCH as usize {
+        if entries.len() < CHECK_BATCH as usize {
             break;
         }
     }

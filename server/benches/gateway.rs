@@ -48,7 +48,10 @@ async fn start(dir: &std::path::Path) -> support::TestServer {
         dir,
         &support::gateway_config("bench", KEY),
         &[("AIRLOCK_CALLBACK_SECRET", "bench")],
-        support::Workers::default(),
+        support::Workers {
+            audit_seal: true,
+            ..support::Workers::default()
+        },
     )
     .await
 }

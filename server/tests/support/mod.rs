@@ -28,6 +28,8 @@ pub struct Workers {
     pub relay: bool,
     /// The agent, stepping runs with the demo model.
     pub agent: bool,
+    /// Sealing new audit entries into the chain every second.
+    pub audit_seal: bool,
 }
 
 /// The pages' routes, read once for every server of the process: reading
@@ -109,6 +111,12 @@ pub async fn serve(
     }
     if workers.expiry {
         tokio::spawn(server::workers::run_expiry(engine.clone(), stop.clone()));
+    }
+    if workers.audit_seal {
+        tokio::spawn(server::workers::run_audit_seal(
+            engine.clone(),
+            stop.clone(),
+        ));
     }
     if workers.agent {
         tokio::spawn(engine::agent::run_worker(services.agent, stop.clone()));
