@@ -26,6 +26,14 @@ pub enum AppError {
         /// The call's status now.
         status: String,
     },
+    /// The person approved this call already; it needs someone else too.
+    #[error(
+        "you approved this call already: it needs {missing} more approval(s), from someone else"
+    )]
+    AlreadyApprovedByYou {
+        /// How many more approvals it waits for.
+        missing: u32,
+    },
     /// The input was not acceptable.
     #[error("{message}")]
     Invalid {
@@ -100,6 +108,7 @@ impl AppError {
             AppError::NotFound { .. } => "not_found",
             AppError::Invalid { .. } => "invalid",
             AppError::AlreadyDecided { .. } => "already_decided",
+            AppError::AlreadyApprovedByYou { .. } => "already_approved_by_you",
             AppError::Forbidden => "invalid_token",
             AppError::CrossSite => "cross_site_request",
             AppError::NotAllowed => "not_allowed",
@@ -120,6 +129,7 @@ impl AppError {
 const CODES: &[&str] = &[
     "not_found",
     "already_decided",
+    "already_approved_by_you",
     "invalid",
     "invalid_token",
     "cross_site_request",
@@ -154,6 +164,12 @@ impl<'de> Deserialize<'de> for AppError {
                 by: text("by"),
                 at: text("at"),
                 status: text("status"),
+            },
+            "already_approved_by_you" => AppError::AlreadyApprovedByYou {
+                missing: record
+                    .get("missing")
+                    .and_then(serde_json::Value::as_u64)
+                    .map_or(1, |n| n as u32),
             },
             "invalid" => AppError::Invalid {
                 field: text("field"),
@@ -251,7 +267,9 @@ impl AppError {
         match self {
             AppError::NotFound { .. } => http::StatusCode::NOT_FOUND,
             AppError::Invalid { .. } => http::StatusCode::BAD_REQUEST,
-            AppError::AlreadyDecided { .. } => http::StatusCode::CONFLICT,
+            AppError::AlreadyDecided { .. } | AppError::AlreadyApprovedByYou { .. } => {
+                http::StatusCode::CONFLICT
+            }
             AppError::Forbidden
             | AppError::CrossSite
             | AppError::NotAllowed
@@ -283,6 +301,9 @@ impl From<engine::EngineError> for AppError {
                 at: at.to_rfc3339(),
                 status: status.as_str().to_owned(),
             },
+            EngineError::AlreadyApprovedByYou { missing } => {
+                AppError::AlreadyApprovedByYou { missing }
+            }
             EngineError::Forbidden => AppError::Forbidden,
             EngineError::NotAllowed => AppError::NotAllowed,
             EngineError::NotAnApprover { groups } => AppError::NotAnApprover { groups },

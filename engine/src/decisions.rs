@@ -6,8 +6,6 @@
 //! of concurrent decisions on one call exactly one takes effect and the rest
 //! get [`EngineError::AlreadyDecided`].
 
-use serde_json::Value;
-
 use crate::core::Core;
 use crate::domain::ReviewCase;
 use crate::domain::{BatchId, ConversationId, PersonId, RunId, ToolCallId};
@@ -15,7 +13,6 @@ use crate::domain::{CallStatus, Decision, DecisionKind, GrantArgumentChoice, Too
 use crate::domain::{Run, RunStatus};
 use crate::error::EngineError;
 use crate::grants;
-use crate::policy::{CallFacts, Outcome};
 use crate::store::{Applied, Decided, DecisionChange, StoreError};
 
 pub use crate::domain::{ProposedCall, Reviewer, Verdict};
@@ -138,15 +135,17 @@ pub(crate) async fn decide_known(
         _ => None,
     };
     // A signed-in person, an edit or a rule is checked against the call first.
+    let mut read = None;
     if reviewer.actor.is_some() || arguments.is_some() || rule.is_some() {
         let call = access::pending_call(core, call_id).await?;
         access::check(reviewer, &call, refuse_questions)?;
         if let Some(edited) = &arguments {
-            check_edit(core, &call, edited)?;
+            access::check_edit(core, &call, edited)?;
         }
         if let Some(choice) = rule {
             grants::rule_for(choice, &call.arguments)?;
         }
+        read = Some(call);
     }
     if refuse_questions && question == Some(true) {
         return Err(not_for_questions());
@@ -166,6 +165,11 @@ pub(crate) async fn decide_known(
         result: None,
         refuse_questions: refuse_questions && question.is_none(),
     };
+    // A call that needs several approvals counts this one (see `quorum.rs`).
+    let counted = |call: &ToolCall| call.quorum.is_needed() && quorum::counts(kind);
+    if let Some(call) = read.filter(counted) {
+        return quorum::approve(core, call, change).await;
+    }
     let decided = decide_and_publish(core, &change).await?;
     match decided {
         Decided::Applied(applied) => {
@@ -195,6 +199,10 @@ pub(crate) async fn decide_known(
         Decided::AlreadyDecided(call) if change.refuse_questions && call.is_question() => {
             Err(not_for_questions())
         }
+        // The compare-and-set left a call that needs several approvals.
+        Decided::AlreadyDecided(call) if counted(&call) => {
+            quorum::approve(core, *call, change).await
+        }
         Decided::AlreadyDecided(call) => Err(EngineError::already_decided(*call)),
         Decided::NotFound => Err(EngineError::NotFound("tool call")),
     }
@@ -209,23 +217,6 @@ async fn decide_and_publish(core: &Core, change: &DecisionChange) -> Result<Deci
             .publish(std::iter::once(applied.event.clone()).chain(applied.woken_run.take()));
     }
     Ok(decided)
-}
-
-/// The policy re-checks an edited call; an edit the policy denies is refused.
-fn check_edit(core: &Core, call: &ToolCall, edited: &Value) -> Result<(), EngineError> {
-    let verdict = core.config.policy_for(&call.source).decide(CallFacts {
-        tool: &call.tool,
-        arguments: edited,
-        read_only_hint: false,
-        granted: false,
-    });
-    if verdict.outcome == Outcome::Deny {
-        return Err(EngineError::invalid(
-            "arguments",
-            format!("the policy denies the edited call ({})", verdict.reason),
-        ));
-    }
-    Ok(())
 }
 
 pub(crate) async fn decide_batch(
@@ -267,8 +258,11 @@ async fn apply_batch(
         channel: reviewer.channel,
     };
     let (changed, woken) = core.store.decide_batch(batch_id, &decision, status).await?;
-    let (calls, events): (Vec<_>, Vec<_>) = changed.into_iter().unzip();
+    let (mut calls, events): (Vec<_>, Vec<_>) = changed.into_iter().unzip();
     core.events.publish(events.into_iter().chain(woken));
+    if approve {
+        calls.extend(quorum::approve_batch(core, batch_id, &decision).await?);
+    }
     Ok(calls)
 }
 
@@ -383,6 +377,7 @@ mod answer;
 mod chat;
 mod propose;
 mod queue;
+mod quorum;
 mod stop;
 
 pub(crate) use access::{check, check_message, pending_call};

@@ -15,6 +15,7 @@ pub mod id;
 pub mod list_page;
 pub mod markdown;
 pub mod person;
+pub mod quorum;
 pub mod review;
 pub mod review_flow;
 pub mod run;
@@ -41,6 +42,7 @@ pub use id::{RunId, SessionId};
 pub use list_page::{ConversationPage, ListCursor, ListPage};
 pub use person::API_TOKEN_PREFIX;
 pub use person::{Access, Action, ApiToken, Person, PersonRef, Session, SessionToken};
+pub use quorum::{Approval, Quorum, MAX_APPROVALS};
 pub use review::{
     CaseEvent, CaseId, CaseStatus, CaseType, NewCase, Requester, ReviewCase, MAX_PROMPT_CHARS,
 };

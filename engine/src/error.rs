@@ -28,6 +28,15 @@ pub enum EngineError {
         /// The status the call is in now.
         status: CallStatus,
     },
+    /// The person approved this call already; it needs someone else's
+    /// approval too.
+    #[error(
+        "you approved this call already: it needs {missing} more approval(s), from someone else"
+    )]
+    AlreadyApprovedByYou {
+        /// How many more approvals it waits for.
+        missing: u32,
+    },
     /// A sign-in was refused: no such person, a wrong password, or a
     /// disabled person, which the answer never tells apart.
     #[error("the name or the password is not right")]

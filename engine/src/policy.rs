@@ -49,6 +49,8 @@ pub struct Verdict {
     pub approvers: Vec<String>,
     /// Whether the person who asked for the call may not approve it.
     pub separation_of_duties: bool,
+    /// How many distinct people must approve it when it waits.
+    pub approvals_required: u32,
 }
 
 impl Verdict {
@@ -60,6 +62,7 @@ impl Verdict {
             reason: reason.into(),
             approvers: Vec::new(),
             separation_of_duties: false,
+            approvals_required: 1,
         }
     }
 
@@ -71,6 +74,9 @@ impl Verdict {
             self.separation_of_duties = rule
                 .and_then(|r| r.separation_of_duties)
                 .unwrap_or(policy.separation_of_duties);
+            self.approvals_required = rule
+                .and_then(|r| r.approvals_required)
+                .unwrap_or(policy.approvals_required);
         }
         self
     }
@@ -101,6 +107,7 @@ pub struct Policy {
     trust_read_only_hints: bool,
     approvers: Vec<String>,
     separation_of_duties: bool,
+    approvals_required: u32,
     review_sign_in: bool,
     /// The block it was written in (`sources.fs`, `default_policy`), so a
     /// verdict of its `default:` says whose default it was.

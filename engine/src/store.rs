@@ -20,6 +20,7 @@ mod migrate;
 mod open;
 pub mod people;
 pub mod postgres;
+pub mod quorum;
 pub mod sql;
 pub mod sqlite;
 mod time;
@@ -33,6 +34,7 @@ pub use error::StoreError;
 pub use grants::{GrantAudit, GrantStore};
 pub use open::connect;
 pub use people::{Credentials, PeopleStore, SignedIn};
+pub use quorum::{ApprovalAdded, NewApproval, QuorumStore};
 pub(crate) use time::{from_millis, to_millis};
 pub use values::{
     Announcement, Applied, Concluded, Decided, DecisionChange, FeedBatch, NewMessage,
@@ -43,7 +45,9 @@ pub use values::{
 /// Every method that changes state appends the matching events in the same
 /// transaction and returns them; the caller publishes them after commit.
 #[async_trait]
-pub trait Store: PeopleStore + GrantStore + AuditStore + Send + Sync + std::fmt::Debug {
+pub trait Store:
+    PeopleStore + GrantStore + AuditStore + QuorumStore + Send + Sync + std::fmt::Debug
+{
     /// Which backend this is, for logs and `/healthz`.
     fn backend(&self) -> &'static str;
 

@@ -26,6 +26,7 @@ fn every_code_is_the_one_on_the_wire() {
             at: "2026-01-01T00:00:00Z".into(),
             status: "approved".into(),
         },
+        AppError::AlreadyApprovedByYou { missing: 1 },
         AppError::Invalid {
             field: "f".into(),
             message: "m".into(),

@@ -67,6 +67,16 @@ impl AuditItem {
             ("propose", "approved") => "Ran without asking".to_owned(),
             ("propose", "rejected") => "Refused by policy".to_owned(),
             ("expire", "approved") => "Expired: approved by default".to_owned(),
+            ("approve" | "edit", "pending_approval") => format!(
+                "{} ({} of {})",
+                if entry.action == "edit" {
+                    "Edited and approved"
+                } else {
+                    "Approved"
+                },
+                detail["approvals"]["given"],
+                detail["approvals"]["required"]
+            ),
             (action, _) => AUDIT_ACTIONS
                 .iter()
                 .find(|(stored, _)| *stored == action)

@@ -257,11 +257,15 @@ fn every_policy_key_is_a_source_key() {
         tool_blacklist: vec!["b*".into()],
         auto_approved_tools: vec!["c*".into()],
         require_approval: vec!["a".into()],
-        rules: vec![serde_yaml::from_str("{tool: a, action: allow, approvers: [ops]}").unwrap()],
+        rules: vec![serde_yaml::from_str(
+            "{tool: a, action: require_approval, approvers: [ops], approvals_required: 3}",
+        )
+        .unwrap()],
         default: crate::policy::DefaultAction::Allow,
         trust_read_only_hints: true,
         approvers: vec!["ops".into()],
         separation_of_duties: true,
+        approvals_required: Some(2),
         review_link: crate::policy::ReviewLink::SignIn,
     };
     let block = serde_yaml::to_string(&full)

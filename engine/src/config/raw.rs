@@ -96,6 +96,8 @@ pub(super) struct RawSource {
     #[serde(default)]
     pub separation_of_duties: bool,
     #[serde(default)]
+    pub approvals_required: Option<u32>,
+    #[serde(default)]
     pub review_link: ReviewLink,
 }
 

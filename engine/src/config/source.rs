@@ -46,6 +46,7 @@ pub(super) fn source(
         trust_read_only_hints,
         approvers,
         separation_of_duties,
+        approvals_required,
         review_link,
     } = raw;
     let keys = ConnectionKeys {
@@ -88,6 +89,7 @@ pub(super) fn source(
         trust_read_only_hints,
         approvers,
         separation_of_duties,
+        approvals_required,
         review_link,
     };
     check_groups(file, &key, &policy_config, auth)?;

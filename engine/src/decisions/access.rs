@@ -3,11 +3,14 @@
 //! against them before anything changes. Review links' holders and the
 //! local person (nobody signs in) are not checked: they carry no person.
 
+use serde_json::Value;
+
 use crate::core::Core;
 use crate::domain::{Actor, RunId, ToolCallId};
 use crate::domain::{BatchId, CallStatus, ConversationId, Refusal, Reviewer, ToolCall};
 use crate::error::EngineError;
 use crate::intent::{chat_intent, ChatIntent};
+use crate::policy::{CallFacts, Outcome};
 
 /// Refuses `reviewer` a call they may not decide; `approving` when the
 /// decision would run it (approve, edit, always allow).
@@ -94,3 +97,20 @@ fn refused(refusal: Refusal) -> EngineError {
 
 #[cfg(test)]
 mod tests;
+
+/// The policy re-checks an edited call; an edit the policy denies is refused.
+pub(super) fn check_edit(core: &Core, call: &ToolCall, edited: &Value) -> Result<(), EngineError> {
+    let verdict = core.config.policy_for(&call.source).decide(CallFacts {
+        tool: &call.tool,
+        arguments: edited,
+        read_only_hint: false,
+        granted: false,
+    });
+    if verdict.outcome == Outcome::Deny {
+        return Err(EngineError::invalid(
+            "arguments",
+            format!("the policy denies the edited call ({})", verdict.reason),
+        ));
+    }
+    Ok(())
+}

@@ -105,6 +105,10 @@ pub(crate) fn new_call(
             .and_then(|t| t.run.started_by.clone())
             .filter(|_| verdict.separation_of_duties),
         approvers: verdict.approvers,
+        quorum: crate::domain::Quorum {
+            required: verdict.approvals_required,
+            approvals: Vec::new(),
+        },
         expires_at: (status == CallStatus::PendingApproval)
             .then_some(expires_at)
             .flatten(),

@@ -5,7 +5,7 @@ use chrono::Duration;
 use std::sync::Arc;
 
 use chrono::Utc;
-use serde_json::json;
+use serde_json::{json, Value};
 
 use super::*;
 use crate::clock::{Clock, ManualClock};

@@ -85,6 +85,7 @@ mod tests {
             policy_reason: "test".into(),
             approvers: approvers.iter().map(|g| g.to_string()).collect(),
             not_by: not_by.cloned(),
+            quorum: Default::default(),
             expires_at: None,
             default_action: ExpiryAction::Reject,
             decision: None,

@@ -247,6 +247,9 @@ pub struct ToolCall {
     /// policy separates duties.
     #[serde(default)]
     pub not_by: Option<PersonId>,
+    /// How many people must approve it, and who has.
+    #[serde(default)]
+    pub quorum: super::Quorum,
     /// When the pending approval lapses, if it does.
     pub expires_at: Option<DateTime<Utc>>,
     /// What expiry does.

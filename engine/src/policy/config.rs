@@ -8,6 +8,7 @@ use serde::{Deserialize, Serialize};
 use super::rule_config::{ConditionConfig, RuleAction};
 use super::rules::{compile_glob, CompiledRule, Condition, GlobList};
 use super::Policy;
+use crate::domain::MAX_APPROVALS;
 
 /// A configuration that cannot be used, naming the file, the place in it,
 /// the key and the problem: `airlock.yaml:12:9: sources.fs.default: …`.
@@ -93,6 +94,10 @@ pub struct RuleConfig {
     /// instead of the block's setting.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub separation_of_duties: Option<bool>,
+    /// How many people must approve the calls it sends to a person,
+    /// instead of the block's number.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub approvals_required: Option<u32>,
 }
 
 /// The policy keys of one tool source.
@@ -128,6 +133,10 @@ pub struct PolicyConfig {
     /// approving its calls.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub separation_of_duties: bool,
+    /// How many distinct people must approve a call that waits (1 to
+    /// [`MAX_APPROVALS`]); absent: one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub approvals_required: Option<u32>,
     /// Who may open the review links of its calls.
     #[serde(default)]
     pub review_link: ReviewLink,
@@ -167,9 +176,18 @@ impl PolicyConfig {
                 }
             }
         }
+        let approvals = |key: String, n: Option<u32>| match n {
+            Some(n) if !(1..=MAX_APPROVALS).contains(&n) => Err(err(
+                key,
+                format!("{n} approvals: a call needs 1 to {MAX_APPROVALS} people to approve it"),
+            )),
+            _ => Ok(n),
+        };
+        let approvals_required = approvals(at("approvals_required"), self.approvals_required)?;
         let mut rules = Vec::with_capacity(self.rules.len());
         for (i, rule) in self.rules.iter().enumerate() {
             let key = format!("{}[{i}]", at("rules"));
+            approvals(format!("{key}.approvals_required"), rule.approvals_required)?;
             let tool = compile_glob(&rule.tool).map_err(|e| {
                 err(
                     format!("{key}.tool"),
@@ -187,6 +205,7 @@ impl PolicyConfig {
                 action: rule.action,
                 approvers: rule.approvers.clone(),
                 separation_of_duties: rule.separation_of_duties,
+                approvals_required: rule.approvals_required,
             });
         }
         Ok(Policy {
@@ -199,6 +218,7 @@ impl PolicyConfig {
             trust_read_only_hints: self.trust_read_only_hints,
             approvers: self.approvers.clone(),
             separation_of_duties: self.separation_of_duties,
+            approvals_required: approvals_required.unwrap_or(1),
             review_sign_in: self.review_link == ReviewLink::SignIn,
             block: prefix.to_owned(),
         })

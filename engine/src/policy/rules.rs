@@ -142,6 +142,8 @@ pub(super) struct CompiledRule {
     pub approvers: Option<Vec<String>>,
     /// The rule's separation of duties, when it sets its own.
     pub separation_of_duties: Option<bool>,
+    /// The rule's number of approvals, when it sets its own.
+    pub approvals_required: Option<u32>,
 }
 
 impl CompiledRule {

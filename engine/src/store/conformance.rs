@@ -25,6 +25,7 @@ mod grants;
 mod leases;
 mod people;
 mod queue;
+mod quorum;
 mod reviews;
 mod stops;
 mod wakeups;
@@ -37,6 +38,7 @@ use grants::*;
 use leases::*;
 use people::*;
 use queue::*;
+use quorum::*;
 use reviews::*;
 use stops::*;
 use wakeups::*;
@@ -128,6 +130,7 @@ fn call_in(c: &Conversation, batch: &BatchId, position: i64, status: CallStatus)
         // that reads a call back reads them too.
         approvers: vec!["ops".into(), "sec".into()],
         not_by: Some(crate::domain::PersonId::new()),
+        quorum: Default::default(),
         expires_at: Some(now + Duration::hours(1)),
         default_action: ExpiryAction::Reject,
         decision: None,
@@ -239,6 +242,8 @@ conformance!(
     the_audit_pages_and_filters,
     concurrent_sealers_make_one_chain,
     the_audit_log_refuses_change,
+    approvals_count_until_the_last_one_approves,
+    racing_approvals_are_counted_exactly_once,
 );
 
 impl ToolCall {

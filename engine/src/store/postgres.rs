@@ -145,6 +145,11 @@ const MIGRATIONS: &[Migration] = &[
         description: "audit chain",
         sql: include_str!("../../migrations/postgres/0022_audit_chain.sql"),
     },
+    Migration {
+        version: 23,
+        description: "quorum",
+        sql: include_str!("../../migrations/postgres/0023_quorum.sql"),
+    },
 ];
 
 /// Arbitrary key of the advisory lock that serialises migrations across replicas.

@@ -24,6 +24,7 @@ mod leases;
 mod people;
 mod query;
 mod queue;
+mod quorum;
 mod reviews;
 mod row;
 mod runs;

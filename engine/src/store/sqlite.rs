@@ -127,6 +127,11 @@ const MIGRATIONS: &[Migration] = &[
         description: "audit chain",
         sql: include_str!("../../migrations/sqlite/0022_audit_chain.sql"),
     },
+    Migration {
+        version: 23,
+        description: "quorum",
+        sql: include_str!("../../migrations/sqlite/0023_quorum.sql"),
+    },
 ];
 
 /// How many read-only connections serve reads: one per core. Statements run

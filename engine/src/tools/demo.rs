@@ -297,6 +297,7 @@ pub fn default_policy() -> crate::policy::PolicyConfig {
             }],
             approvers: None,
             separation_of_duties: None,
+            approvals_required: None,
             action: crate::policy::RuleAction::Deny,
         }],
         ..Default::default()

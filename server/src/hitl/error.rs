@@ -39,6 +39,15 @@ pub enum ApiError {
         /// Why, for a person.
         message: String,
     },
+    /// The response conflicts with what the case holds already (a code of
+    /// `already_approved_by_you`).
+    #[error("{message}")]
+    Conflict {
+        /// Which conflict.
+        code: &'static str,
+        /// Why, for a person.
+        message: String,
+    },
     /// The case was already responded to.
     #[error("this review case has already been responded to (by {by} at {at})")]
     Duplicate {
@@ -67,7 +76,7 @@ impl ApiError {
             ApiError::Invalid { .. } => "invalid",
             ApiError::NotFound(_) => "not_found",
             ApiError::InvalidToken => "invalid_token",
-            ApiError::Refused { code, .. } => code,
+            ApiError::Refused { code, .. } | ApiError::Conflict { code, .. } => code,
             ApiError::Duplicate { .. } => "duplicate_submission",
             ApiError::Expired(_) => "case_expired",
             ApiError::RateLimited(_) => "rate_limited",
@@ -82,7 +91,7 @@ impl ApiError {
             ApiError::InvalidJson(_) | ApiError::Invalid { .. } => StatusCode::BAD_REQUEST,
             ApiError::NotFound(_) => StatusCode::NOT_FOUND,
             ApiError::Refused { .. } => StatusCode::FORBIDDEN,
-            ApiError::Duplicate { .. } => StatusCode::CONFLICT,
+            ApiError::Duplicate { .. } | ApiError::Conflict { .. } => StatusCode::CONFLICT,
             ApiError::Expired(_) => StatusCode::GONE,
             ApiError::RateLimited(_) => StatusCode::TOO_MANY_REQUESTS,
             ApiError::Internal => StatusCode::INTERNAL_SERVER_ERROR,
@@ -112,6 +121,10 @@ impl From<EngineError> for ApiError {
                 at: engine::reviews::rfc3339(&at),
             },
             EngineError::Forbidden | EngineError::SetupLinkInvalid => ApiError::InvalidToken,
+            e @ EngineError::AlreadyApprovedByYou { .. } => ApiError::Conflict {
+                code: "already_approved_by_you",
+                message: e.to_string(),
+            },
             e @ EngineError::NotAllowed => ApiError::refused("not_allowed", e),
             e @ EngineError::NotAnApprover { .. } => ApiError::refused("not_an_approver", e),
             e @ EngineError::OwnRequest => ApiError::refused("separation_of_duties", e),

@@ -18,8 +18,8 @@ pub(super) const INSERT_AUDIT_ENTRY: &str =
 const INSERT_CALL: &str =
     "insert into tool_calls (tool_call_id, conversation_id, batch_id, position, source, tool,
         arguments, status, policy_reason, expires_at, default_action, created_at, updated_at,
-        run_id, message_seq, approvers, not_by)
-     values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $12, $13, $14, $15, $16)";
+        run_id, message_seq, approvers, not_by, approvals_required)
+     values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $12, $13, $14, $15, $16, $17)";
 
 const TOOL_CALL: &str = "select * from tool_calls where tool_call_id = $1";
 
@@ -72,14 +72,20 @@ pub(super) const OPEN_CALLS: &str = "select * from tool_calls c
 
 /// What the audit log keeps of a call as it now is.
 pub(super) fn audit_detail(call: &ToolCall) -> String {
-    serde_json::json!({
+    let mut detail = serde_json::json!({
         "arguments": call.arguments,
         "original_arguments": call.original_arguments,
         "reason": call.decision.as_ref().and_then(|d| d.reason.clone()),
         "policy_reason": call.policy_reason,
         "status": call.status.as_str(),
-    })
-    .to_string()
+    });
+    if call.quorum.is_needed() {
+        detail["approvals"] = serde_json::json!({
+            "given": call.quorum.approvals.len(),
+            "required": call.quorum.required,
+        });
+    }
+    detail.to_string()
 }
 
 impl<B: Backend> SqlStore<B> {
@@ -188,6 +194,7 @@ impl<B: Backend> SqlStore<B> {
                 .bind(c.message_seq)
                 .bind(stored_groups(&c.approvers))
                 .bind(c.not_by.as_ref().map(|p| p.as_str()))
+                .bind(i64::from(c.quorum.required))
                 .execute(&mut tx)
                 .await?;
             Self::audit(&mut tx, c, "propose", "agent", "system", c.created_at).await?;

@@ -36,7 +36,9 @@ pub(super) struct AppliedIn {
 }
 
 /// The compare-and-set of a decision: one pending call (with `$10`, one
-/// that is not the agent's question, `$11`/`$12`).
+/// that is not the agent's question, `$11`/`$12`). A call that needs
+/// several approvals is approved only once they are recorded (see
+/// `quorum.rs`); refusing, withdrawing and expiry need none.
 pub(super) const DECIDE_CALL: &str = "update tool_calls set
         status = $1, decision = $2, decided_by = $3, decided_by_id = $13, decided_at = $4,
         decision_reason = $5, decision_channel = $6, updated_at = $4,
@@ -45,6 +47,8 @@ pub(super) const DECIDE_CALL: &str = "update tool_calls set
         result = coalesce($9, result)
      where tool_call_id = $8 and status = 'pending_approval'
        and not ($10 and source = $11 and tool = $12)
+       and (approvals_required <= 1 or approvals_required <= approvals_given
+            or $2 in ('reject', 'cancel', 'expire'))
      returning *";
 
 /// [`DECIDE_CALL`], then in the same round trip: the run's row locked and
@@ -61,6 +65,8 @@ pub(super) const DECIDE_CALL_LOCKING_ITS_RUN: &str = "with changed as (
              result = coalesce($9, result)
          where tool_call_id = $8 and status = 'pending_approval'
            and not ($10 and source = $11 and tool = $12)
+           and (approvals_required <= 1 or approvals_required <= approvals_given
+                or $2 in ('reject', 'cancel', 'expire'))
          returning *),
      its_run as (select * from runs
                  where $14 and run_id in (select run_id from changed) for update),

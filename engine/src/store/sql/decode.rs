@@ -5,12 +5,12 @@ use chrono::{DateTime, Utc};
 use serde_json::Value;
 
 use super::Row;
-use crate::domain::GrantArguments;
 use crate::domain::{BatchId, ConversationId, GrantId, MessageId, PersonId, RunId, ToolCallId};
 use crate::domain::{CallStatus, Channel, Decision, DecisionKind, Grant, GrantScope, ToolCall};
 use crate::domain::{CaseEvent, CaseId, CaseStatus, CaseType, Requester, ReviewCase};
 use crate::domain::{Conversation, Message, PersonRef, Role};
 use crate::domain::{Event, EventKind, ExpiryAction, Run, RunStatus};
+use crate::domain::{GrantArguments, Quorum};
 use crate::store::{from_millis, StoreError};
 
 pub(super) fn corrupt(table: &'static str, detail: impl ToString) -> StoreError {
@@ -117,6 +117,14 @@ pub(super) fn row_call(row: &Row) -> Result<ToolCall, StoreError> {
         not_by: opt_text("not_by")?
             .map(|p| PersonId::parse(&p).map_err(|e| corrupt(T, e)))
             .transpose()?,
+        quorum: Quorum {
+            required: u32::try_from(row.try_get::<i64>("approvals_required")?)
+                .map_err(|e| corrupt(T, e))?,
+            approvals: match opt_text("approvals")? {
+                Some(text) => serde_json::from_str(&text).map_err(|e| corrupt(T, e))?,
+                None => Vec::new(),
+            },
+        },
         expires_at: opt_time("expires_at")?,
         default_action: ExpiryAction::parse(&default_action)
             .ok_or_else(|| corrupt(T, format!("default_action {default_action}")))?,
