@@ -181,8 +181,12 @@ pub fn deciding() -> crate::wire::Deciding {
             may_decide: actor.access.may(engine::domain::Action::Decide),
             person_id: Some(actor.id.to_string()),
             groups: actor.groups,
+            name: None,
         },
-        None if engine().config().auth.is_none() => crate::wire::Deciding::anyone(),
+        None if engine().config().auth.is_none() => crate::wire::Deciding {
+            name: Some(engine().config().local_person.clone()),
+            ..crate::wire::Deciding::anyone()
+        },
         None => crate::wire::Deciding::default(),
     }
 }

@@ -11,6 +11,7 @@ mod review;
 mod source;
 pub use audit::{AuditItem, AuditListPage, AUDIT_ACTIONS};
 pub use call::{parse_arguments, time_label, ArgumentChange, DecisionItem, ToolCallItem};
+pub use call::{ApprovalItem, QuorumItem};
 pub use deciding::{Deciding, MayDo};
 pub use grant::GrantItem;
 pub use review::ReviewItem;

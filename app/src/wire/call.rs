@@ -16,6 +16,35 @@ pub struct DecisionItem {
     pub reason: Option<String>,
 }
 
+/// One person's approval of a call that needs several.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ApprovalItem {
+    /// Their name.
+    pub by: String,
+    /// The signed-in person, when one approved.
+    #[serde(default)]
+    pub by_id: Option<String>,
+    /// When, RFC 3339.
+    pub at: String,
+}
+
+/// How many people must approve a call, and who has.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct QuorumItem {
+    pub required: u32,
+    #[serde(default)]
+    pub approvals: Vec<ApprovalItem>,
+}
+
+impl Default for QuorumItem {
+    fn default() -> Self {
+        Self {
+            required: 1,
+            approvals: Vec::new(),
+        }
+    }
+}
+
 /// A tool call. Its JSON is the engine's tool call, so the same type reads
 /// page data and live `tool_call.*` events.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -45,6 +74,9 @@ pub struct ToolCallItem {
     /// The person who may not approve it (they asked for it).
     #[serde(default)]
     pub not_by: Option<String>,
+    /// How many people must approve it, and who has.
+    #[serde(default)]
+    pub quorum: QuorumItem,
     /// When a pending approval lapses, RFC 3339.
     pub expires_at: Option<String>,
     /// The decision, once taken.
@@ -227,6 +259,45 @@ impl ToolCallItem {
     /// When a pending call lapses, for people.
     pub fn expires_label(&self) -> Option<String> {
         Some(format!("expires {}", time_label(self.expires_at.as_ref()?)))
+    }
+
+    /// For a call that needs several approvals: "1 of 2 approvals: Rita
+    /// 10:02", and while it waits, who may still give the rest ("needs 1
+    /// more, from ops or sec, not Rita").
+    pub fn quorum_label(&self) -> Option<String> {
+        let quorum = &self.quorum;
+        if quorum.required <= 1 {
+            return None;
+        }
+        let given = quorum.approvals.len();
+        let who: Vec<String> = quorum
+            .approvals
+            .iter()
+            .map(|a| match time_label(&a.at).get(11..16) {
+                Some(time) => format!("{} {time}", a.by),
+                None => a.by.clone(),
+            })
+            .collect();
+        let mut text = format!("{given} of {} approvals", quorum.required);
+        if !who.is_empty() {
+            text = format!("{text}: {}", who.join(", "));
+        }
+        let missing = (quorum.required as usize).saturating_sub(given);
+        if self.can_decide() && missing > 0 {
+            let from = if self.approvers.is_empty() {
+                "any approver".to_owned()
+            } else {
+                self.approvers.join(" or ")
+            };
+            let not: Vec<&str> = quorum.approvals.iter().map(|a| a.by.as_str()).collect();
+            let not = if not.is_empty() {
+                String::new()
+            } else {
+                format!(", not {}", not.join(" or "))
+            };
+            text = format!("{text} · needs {missing} more, from {from}{not}");
+        }
+        Some(text)
     }
 
     /// Replaces this call with a newer copy of itself, never an older one.

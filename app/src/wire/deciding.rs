@@ -16,6 +16,10 @@ pub struct Deciding {
     pub person_id: Option<String>,
     /// The approver groups they are in.
     pub groups: Vec<String>,
+    /// The one local person's name, when nobody signs in (their approvals
+    /// carry no person id).
+    #[serde(default)]
+    pub name: Option<String>,
 }
 
 /// What the person looking may do with one pending call.
@@ -26,6 +30,9 @@ pub enum MayDo {
     /// Only refuse it: they asked for it and its policy has someone else
     /// approve it.
     RefuseOnly,
+    /// Only refuse or edit it: they approved it, and it needs someone
+    /// else's approval too.
+    ApprovedAlready,
     /// Nothing: the card says whom it waits for.
     Wait(String),
 }
@@ -50,7 +57,23 @@ impl Deciding {
         if call.not_by.is_some() && call.not_by == self.person_id {
             return MayDo::RefuseOnly;
         }
+        if self.approved(call) {
+            return MayDo::ApprovedAlready;
+        }
         MayDo::Decide
+    }
+
+    /// Whether they gave one of the approvals `call` has so far, by the
+    /// rule the engine applies (`Approval::same_person`).
+    pub fn approved(&self, call: &ToolCallItem) -> bool {
+        call.quorum
+            .approvals
+            .iter()
+            .any(|a| match (&a.by_id, &self.person_id) {
+                (Some(by), Some(me)) => by == me,
+                (None, None) => self.name.as_deref() == Some(a.by.as_str()),
+                _ => false,
+            })
     }
 
     /// Whether they may approve every call of `calls` that waits, as
@@ -59,7 +82,7 @@ impl Deciding {
         calls
             .into_iter()
             .filter(|c| c.can_decide())
-            .all(|c| self.may_do(c) == MayDo::Decide)
+            .all(|c| matches!(self.may_do(c), MayDo::Decide | MayDo::ApprovedAlready))
     }
 }
 

@@ -17,6 +17,7 @@ fn call(arguments: serde_json::Value, original: Option<serde_json::Value>) -> To
         policy_reason: "write_file is listed in require_approval".into(),
         approvers: Vec::new(),
         not_by: None,
+        quorum: QuorumItem::default(),
         expires_at: Some("2026-11-23T10:42:00.000Z".into()),
         decision: None,
         result: None,
@@ -130,6 +131,7 @@ fn the_cards_show_each_person_what_they_may_do() {
         may_decide,
         person_id: Some("person_ana".into()),
         groups: groups.iter().map(|g| g.to_string()).collect(),
+        name: None,
     };
     let wait = |text: &str| MayDo::Wait(text.to_owned());
     assert_eq!(
@@ -190,6 +192,7 @@ fn the_cards_and_the_engine_agree_on_who_may_decide() {
                         may_decide: access.may(engine::domain::Action::Decide),
                         person_id: Some(ana.to_string()),
                         groups: actor.groups.clone(),
+                        name: None,
                     };
                     let expected = match actor.may_decide(&engine_call, true) {
                         Ok(()) => "decide",
@@ -199,6 +202,7 @@ fn the_cards_and_the_engine_agree_on_who_may_decide() {
                     let shown = match deciding.may_do(&item) {
                         MayDo::Decide => "decide",
                         MayDo::RefuseOnly => "refuse only",
+                        MayDo::ApprovedAlready => "approved already",
                         MayDo::Wait(_) => "wait",
                     };
                     assert_eq!(
@@ -255,4 +259,65 @@ fn the_cards_folder_preview_is_the_engines_rule() {
             .map(|rule| rule.words());
         assert_eq!(item.folder_rule(), engine, "{arguments}");
     }
+}
+
+#[test]
+fn a_call_that_needs_two_says_who_approved_and_who_may_still() {
+    let rita = ApprovalItem {
+        by: "Rita".into(),
+        by_id: Some("person_rita".into()),
+        at: "2026-11-23T10:02:00.000Z".into(),
+    };
+    let waiting = ToolCallItem {
+        status: "pending_approval".into(),
+        approvers: vec!["ops".into()],
+        quorum: QuorumItem {
+            required: 2,
+            approvals: vec![rita.clone()],
+        },
+        ..call(serde_json::json!({}), None)
+    };
+    assert_eq!(
+        waiting.quorum_label().as_deref(),
+        Some("1 of 2 approvals: Rita 10:02 · needs 1 more, from ops, not Rita")
+    );
+    let done = ToolCallItem {
+        status: "approved".into(),
+        ..waiting.clone()
+    };
+    assert_eq!(
+        done.quorum_label().as_deref(),
+        Some("1 of 2 approvals: Rita 10:02")
+    );
+    assert_eq!(call(serde_json::json!({}), None).quorum_label(), None);
+
+    let person = |id: &str| Deciding {
+        may_decide: true,
+        person_id: Some(id.into()),
+        groups: vec!["ops".into()],
+        name: None,
+    };
+    assert_eq!(
+        person("person_rita").may_do(&waiting),
+        MayDo::ApprovedAlready
+    );
+    assert_eq!(person("person_sam").may_do(&waiting), MayDo::Decide);
+    assert!(person("person_rita").may_approve_all([&waiting]));
+    // Nobody signs in: the local person is known by name.
+    let local = Deciding {
+        name: Some("Rita".into()),
+        ..Deciding::anyone()
+    };
+    let by_name = ToolCallItem {
+        quorum: QuorumItem {
+            required: 2,
+            approvals: vec![ApprovalItem {
+                by_id: None,
+                ..rita
+            }],
+        },
+        approvers: Vec::new(),
+        ..waiting
+    };
+    assert_eq!(local.may_do(&by_name), MayDo::ApprovedAlready);
 }

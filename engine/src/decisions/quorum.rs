@@ -39,6 +39,11 @@ pub(super) async fn approve(
             ),
         ));
     }
+    // Where people sign in, each approval must be a person's: a review
+    // link's holder could otherwise approve twice under two names.
+    if core.config.auth.is_some() && decision.by_id.is_none() {
+        return Err(EngineError::SignInRequired);
+    }
     let edit = decision.kind == DecisionKind::Edit;
     let approval = Approval {
         by: decision.by.clone(),

@@ -165,6 +165,11 @@ pub struct PollResponse {
     /// For cancelled cases: why.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
+    /// While a call that needs several approvals has some of them
+    /// (`in_progress`): `required`, and `given`, each with `name` and `at`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(value_type = Option<Object>)]
+    pub approvals: Option<Value>,
 }
 
 /// A response: `approve`, `edit` (`data.edits`), `reject` (`data.feedback`)
@@ -243,6 +248,10 @@ impl PollResponse {
                     .clone()
                     .unwrap_or_else(|| "cancelled".into())
             }),
+            approvals: case
+                .result
+                .clone()
+                .filter(|_| status == CaseStatus::InProgress),
         }
     }
 }

@@ -43,6 +43,7 @@ pub fn ToolCard(
     let error = call.error.clone();
     let pending = call.can_decide();
     let expires = pending.then(|| call.expires_label()).flatten();
+    let quorum = call.quorum_label();
     let changes = call.argument_changes();
     view! {
         <article class="tool-card" aria-label=label data-status=status.clone()>
@@ -55,6 +56,7 @@ pub fn ToolCard(
             {(!changes.is_empty()).then(|| view! { <ArgumentChanges changes/> })}
             <p class="tool-reason">"Policy: " {call.policy_reason.clone()}</p>
             {expires.map(|e| view! { <p class="tool-expiry">{e}</p> })}
+            {quorum.map(|q| view! { <p class="tool-quorum">{q}</p> })}
             {decision.map(|d| view! {
                 <p class="tool-decision">
                     {d}
@@ -73,6 +75,10 @@ pub fn ToolCard(
                 (None, MayDo::Decide) => view! { <DecideForms call=call.clone() on_decided/> }.into_any(),
                 (None, MayDo::RefuseOnly) => view! {
                     <p class="tool-waiting">"You asked for this call: another approver must approve it."</p>
+                    <DecideForms call=call.clone() on_decided refuse_only=true/>
+                }.into_any(),
+                (None, MayDo::ApprovedAlready) => view! {
+                    <p class="tool-waiting">"You approved this call: it needs someone else's approval too."</p>
                     <DecideForms call=call.clone() on_decided refuse_only=true/>
                 }.into_any(),
                 (None, MayDo::Wait(note)) => view! { <p class="tool-waiting">{note}</p> }.into_any(),

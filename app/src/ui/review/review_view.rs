@@ -20,9 +20,13 @@ const REVIEW_EVENTS: &[&str] = &["review"];
 
 /// Whether the page should show `now` instead of `shown`. While the case
 /// stays open nothing is redrawn, so a reviewer's half-typed reason or edit
-/// survives; once it closes, or its call moves on, the page follows.
+/// survives; once it closes, its call moves on, or someone else approves
+/// it (a call that needs several approvals), the page follows.
 fn worth_showing(shown: &ReviewItem, now: &ReviewItem) -> bool {
-    now != shown && (!now.is_open() || now.call.status != shown.call.status)
+    now != shown
+        && (!now.is_open()
+            || now.call.status != shown.call.status
+            || now.call.quorum != shown.call.quorum)
 }
 
 /// `text` made safe as a URL query value. A real token is base64url and

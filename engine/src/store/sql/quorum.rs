@@ -4,10 +4,10 @@
 use async_trait::async_trait;
 
 use super::decide::ItsRun;
-use super::decode::{corrupt, row_call};
+use super::decode::{corrupt, row_call, row_case};
 use super::events::call_event;
 use super::{query, Backend, SqlStore, Transaction};
-use crate::domain::{Approval, EventKind};
+use crate::domain::{Approval, EventKind, ToolCall};
 use crate::store::quorum::{ApprovalAdded, NewApproval, QuorumStore};
 use crate::store::{to_millis, Applied, StoreError};
 
@@ -18,6 +18,14 @@ const COUNT_APPROVAL: &str = "update tool_calls set approvals = $1, approvals_gi
         original_arguments = case when $3 is null then original_arguments else arguments end,
         arguments = coalesce($3, arguments), updated_at = $4
      where tool_call_id = $5 and status = 'pending_approval' and coalesce(approvals, '') = $6
+     returning *";
+
+/// Moves call `$1`'s open review case on to `in_progress` at `$2`, with the
+/// approvals so far (`$3`, JSON) where its result will be: an agent that
+/// polls sees the review under way.
+const CASE_IN_PROGRESS: &str = "update review_cases set status = 'in_progress',
+        opened_at = coalesce(opened_at, $2), result = $3, version = version + 1
+     where tool_call_id = $1 and status in ('pending', 'opened', 'in_progress')
      returning *";
 
 #[async_trait]
@@ -55,11 +63,32 @@ impl<B: Backend> QuorumStore for SqlStore<B> {
         let action = decision.kind.as_str();
         let channel = decision.channel.as_str();
         Self::audit(&mut tx, &call, action, &decision.by, channel, decision.at).await?;
+        let case = query(CASE_IN_PROGRESS)
+            .bind(call.id.as_str())
+            .bind(to_millis(decision.at))
+            .bind(progress(&call).to_string())
+            .fetch_optional(&mut tx)
+            .await?;
+        if let Some(row) = case {
+            Self::append_case_event(&mut tx, &row_case(&row)?, decision.at).await?;
+        }
         let event = call_event(&call, EventKind::ToolCallUpdated);
         let event = Self::append_event(&mut tx, event, decision.at).await?;
         tx.commit().await?;
         Ok(ApprovalAdded::Counted(Box::new((call, event))))
     }
+}
+
+/// A call's approvals so far, as its review case reports them while in
+/// progress: how many it needs, and who gave them when.
+fn progress(call: &ToolCall) -> serde_json::Value {
+    let given: Vec<serde_json::Value> = call
+        .quorum
+        .approvals
+        .iter()
+        .map(|a| serde_json::json!({ "name": a.by, "at": crate::domain::rfc3339(&a.at) }))
+        .collect();
+    serde_json::json!({ "required": call.quorum.required, "given": given })
 }
 
 /// Approvals as stored: JSON, or null for none.
