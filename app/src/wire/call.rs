@@ -300,6 +300,24 @@ impl ToolCallItem {
         Some(text)
     }
 
+    /// What a list keys this call's card by: it is drawn again when any of
+    /// it changes (its status, its decision, an approval of several).
+    pub fn card_key(&self) -> String {
+        let approvals: Vec<&str> = self
+            .quorum
+            .approvals
+            .iter()
+            .map(|a| a.at.as_str())
+            .collect();
+        format!(
+            "{}:{}:{}:{}",
+            self.id,
+            self.status,
+            self.decision.is_some(),
+            approvals.join(",")
+        )
+    }
+
     /// Replaces this call with a newer copy of itself, never an older one.
     pub fn is_newer_than(&self, other: &ToolCallItem) -> bool {
         status_rank(&self.status) >= status_rank(&other.status)

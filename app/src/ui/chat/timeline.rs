@@ -18,7 +18,7 @@ impl Entry {
     fn key(&self) -> String {
         match self {
             Entry::Message(m) => m.id.clone(),
-            Entry::Call(c) => format!("{}:{}:{}", c.id, c.status, c.decision.is_some()),
+            Entry::Call(c) => c.card_key(),
         }
     }
 }

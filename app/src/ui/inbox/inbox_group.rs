@@ -58,7 +58,7 @@ pub fn InboxGroup(
             <div class="inbox-cards">
                 <For
                     each=move || mine.get()
-                    key=|i| format!("{}:{}:{}", i.call.id, i.call.status, i.call.decision.is_some())
+                    key=|i| i.call.card_key()
                     let:item
                 >
                     <ToolCard call=item.call on_decided/>

@@ -1,0 +1,72 @@
+// Four eyes: a call that needs two approvals, in two people's browsers. The
+// first approval shows on both cards as "1 of 2", the first approver may
+// not approve again, and the second approval runs the call.
+import { test, expect, AirlockServer } from './fixtures';
+import type { Browser, Page } from '@playwright/test';
+
+const PASSWORD = 'correct horse battery';
+const CONFIG = `
+auth:
+  passwords: true
+sources:
+  demo:
+    require_approval: [delete_file]
+    auto_approved_tools: [list_directory, read_file]
+    approvals_required: 2
+`;
+
+async function signedIn(browser: Browser, server: AirlockServer, name: string, path: string): Promise<Page> {
+  const page = await (await browser.newContext()).newPage();
+  await page.goto(`${server.url}/sign-in?next=${encodeURIComponent(path)}`);
+  await page.getByLabel('Name').fill(name);
+  await page.getByLabel('Password').fill(PASSWORD);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await expect(page).toHaveURL(`${server.url}${path}`);
+  return page;
+}
+
+test('two approvers take a call that needs two from 1 of 2 to completed', async ({ browser }) => {
+  const server = await AirlockServer.start(CONFIG);
+  try {
+    server.addPerson('rita', PASSWORD, '--display-name', 'Rita Reyes');
+    server.addPerson('sam', PASSWORD, '--display-name', 'Sam Ito');
+
+    const rita = await signedIn(browser, server, 'rita', '/');
+    await rita.getByRole('button', { name: 'New conversation' }).click();
+    await expect(rita).toHaveURL(/\/c\/conv_/);
+    const chat = new URL(rita.url()).pathname;
+    await rita.getByRole('textbox', { name: 'Message' }).fill('delete notes.txt');
+    await rita.getByRole('button', { name: 'Send' }).click();
+    const ritasCard = rita.getByRole('article', { name: 'delete_file call' });
+    await expect(ritasCard).toContainText('0 of 2 approvals');
+
+    const sam = await signedIn(browser, server, 'sam', chat);
+    const samsCard = sam.getByRole('article', { name: 'delete_file call' });
+    await expect(samsCard).toContainText('0 of 2 approvals');
+
+    // Rita approves: one of two, on both pages at once.
+    await ritasCard.getByRole('button', { name: 'Approve', exact: true }).click();
+    await expect(ritasCard).toContainText(/1 of 2 approvals: Rita Reyes \d\d:\d\d/);
+    await expect(ritasCard).toContainText("You approved this call: it needs someone else's approval too.");
+    await expect(ritasCard.getByRole('button', { name: 'Approve', exact: true })).toHaveCount(0);
+    await expect(ritasCard).toHaveAttribute('data-status', 'pending_approval');
+    await expect(samsCard).toContainText('1 of 2 approvals: Rita Reyes');
+    await expect(samsCard).toContainText('needs 1 more, from any approver, not Rita Reyes');
+    await rita.screenshot({ path: test.info().outputPath('quorum-1-of-2.png'), fullPage: true });
+
+    // The inbox says the same.
+    const inbox = await signedIn(browser, server, 'sam', '/approvals');
+    await expect(inbox.getByRole('article', { name: 'delete_file call' })).toContainText('1 of 2 approvals: Rita Reyes');
+    await inbox.context().close();
+
+    // Sam approves: the call runs, and both pages follow it.
+    await samsCard.getByRole('button', { name: 'Approve', exact: true }).click();
+    await expect(samsCard).toHaveAttribute('data-status', 'completed');
+    await expect(ritasCard).toHaveAttribute('data-status', 'completed');
+    await expect(ritasCard).toContainText(/2 of 2 approvals: Rita Reyes \d\d:\d\d, Sam Ito \d\d:\d\d/);
+    await expect(rita.getByRole('list', { name: 'Messages' })).toContainText('I deleted notes.txt.');
+  } finally {
+    await server.stop();
+    server.dispose();
+  }
+});
