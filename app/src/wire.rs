@@ -198,6 +198,12 @@ pub struct ConversationDetail {
     pub queued: Vec<MessageItem>,
     /// The sources of its calls that are not up now, each in a sentence.
     pub sources_down: Vec<String>,
+    /// When earlier messages exist: the position of the oldest shown, to
+    /// ask for those before it ("Show earlier").
+    pub earlier: Option<i64>,
+    /// When this is an earlier part of the conversation: the position its
+    /// messages end before. Such a page does not follow the stream.
+    pub before: Option<i64>,
 }
 
 /// The approvals inbox as first rendered.

@@ -17,6 +17,10 @@ pub const MAX_MESSAGE_CHARS: usize = 20_000;
 /// How many conversations the home page lists at once.
 pub const CONVERSATION_PAGE: i64 = 50;
 
+/// How many messages a conversation page shows at once; earlier ones come
+/// on demand.
+pub const MESSAGE_PAGE: i64 = 100;
+
 pub(crate) async fn create_conversation(core: &Core) -> Result<Conversation, EngineError> {
     let now = core.clock.now();
     let conversation = Conversation {
@@ -69,25 +73,46 @@ pub(crate) async fn conversation(
     })
 }
 
+/// A window of a conversation: the newest [`MESSAGE_PAGE`] messages before
+/// position `before` (the newest of all when `None`) with their calls.
 pub(crate) async fn conversation_snapshot(
     core: &Core,
     id: &ConversationId,
+    before: Option<i64>,
 ) -> Result<ConversationSnapshot, EngineError> {
     let cursor = core
         .store
         .event_cursor(id)
         .await
         .map_err(EngineError::missing)?;
-    let view = conversation(core, id).await?;
-    let calls = core.store.tool_calls(id).await?;
+    let conversation = core
+        .store
+        .conversation(id)
+        .await?
+        .ok_or(EngineError::NotFound("conversation"))?;
+    let mut messages = core
+        .store
+        .recent_messages(id, before, MESSAGE_PAGE + 1)
+        .await?;
+    // One more than a page was read to know whether earlier ones exist.
+    let more = messages.len() as i64 > MESSAGE_PAGE;
+    if more {
+        messages.remove(0);
+    }
+    let from = messages.first().map(|m| m.seq).filter(|_| more);
+    let calls = core.store.window_calls(id, from, before).await?;
     let run = core.store.active_run(id).await?;
     let queued = core.store.queued_messages(id).await?;
     Ok(ConversationSnapshot {
         cursor,
-        view,
+        view: ConversationView {
+            conversation,
+            messages,
+        },
         calls,
         working: run.is_some_and(|run| run.status == RunStatus::Running),
         queued,
+        earlier: from,
     })
 }
 

@@ -133,14 +133,25 @@ impl Engine {
     }
 
     /// A conversation's state for a new subscriber: the position of its
-    /// newest event, read first, then its messages and calls. A change that
+    /// newest event, read first, then its newest messages (a page of them)
+    /// and their calls, and every call still waiting. A change that
     /// lands between the two reads shows in the state and is also delivered
     /// as an event after the cursor; applying it twice is harmless.
     pub async fn conversation_snapshot(
         &self,
         id: &ConversationId,
     ) -> Result<ConversationSnapshot, EngineError> {
-        conversations::conversation_snapshot(&self.core, id).await
+        conversations::conversation_snapshot(&self.core, id, None).await
+    }
+
+    /// [`Engine::conversation_snapshot`] of the messages before position
+    /// `before`: a page of a long conversation's earlier part.
+    pub async fn conversation_before(
+        &self,
+        id: &ConversationId,
+        before: i64,
+    ) -> Result<ConversationSnapshot, EngineError> {
+        conversations::conversation_snapshot(&self.core, id, Some(before)).await
     }
 
     /// The inbox's state for a new subscriber: the newest event id, then the

@@ -82,10 +82,12 @@ pub trait Store:
     /// The messages of a conversation in order.
     async fn messages(&self, id: &ConversationId) -> Result<Vec<Message>, StoreError>;
 
-    /// The newest `limit` messages of a conversation, in order.
+    /// The newest `limit` messages of a conversation before position
+    /// `before` (all when `None`), in order.
     async fn recent_messages(
         &self,
         id: &ConversationId,
+        before: Option<i64>,
         limit: i64,
     ) -> Result<Vec<Message>, StoreError>;
 
@@ -112,6 +114,17 @@ pub trait Store:
         &self,
         id: &ConversationId,
         seq: i64,
+    ) -> Result<Vec<ToolCall>, StoreError>;
+
+    /// The calls a window of a conversation's messages shows, in the order
+    /// they were proposed: those proposed from message `from` (the start
+    /// when `None`) up to `before`; with no `before` (the newest window),
+    /// also every call that waits for a person or came with no message.
+    async fn window_calls(
+        &self,
+        id: &ConversationId,
+        from: Option<i64>,
+        before: Option<i64>,
     ) -> Result<Vec<ToolCall>, StoreError>;
 
     /// Calls waiting for a person, oldest first.

@@ -27,6 +27,9 @@ pub struct ConversationSnapshot {
     pub working: bool,
     /// Messages held until its run ends, oldest first.
     pub queued: Vec<Message>,
+    /// When earlier messages than those shown exist: the position of the
+    /// oldest shown, to ask for those before it.
+    pub earlier: Option<i64>,
 }
 
 /// The approvals inbox as a new subscriber first sees it.

@@ -355,7 +355,7 @@ async fn context_of(core: &Core, call: &ToolCall) -> Result<ReviewContext, Engin
     };
     let messages = core
         .store
-        .recent_messages(&call.conversation_id, CONTEXT_WINDOW)
+        .recent_messages(&call.conversation_id, None, CONTEXT_WINDOW)
         .await?;
     let assistant_text = messages
         .iter()

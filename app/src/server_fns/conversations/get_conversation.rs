@@ -4,14 +4,30 @@ use leptos::server_fn::codec::GetUrl;
 use crate::error::AppError;
 use crate::wire::ConversationDetail;
 
-/// One conversation with its messages, tool calls and stream position.
+/// One conversation with its newest messages, their tool calls and the
+/// stream position; with `before` (a message's position), the messages
+/// before it instead: an earlier part of a long conversation.
 #[server(prefix = "/api/fn", endpoint = "get_conversation", input = GetUrl)]
-pub async fn get_conversation(id: String) -> Result<ConversationDetail, AppError> {
+pub async fn get_conversation(
+    id: String,
+    #[server(default)] before: Option<String>,
+) -> Result<ConversationDetail, AppError> {
     // A malformed id names no conversation; the page shows "not found".
     let id = engine::ConversationId::parse(&id).map_err(|_| AppError::NotFound {
         what: "conversation".into(),
     })?;
-    let snapshot = crate::state::engine().conversation_snapshot(&id).await?;
+    let before = match before.as_deref().filter(|b| !b.is_empty()) {
+        None => None,
+        Some(text) => Some(text.parse::<i64>().map_err(|_| AppError::Invalid {
+            field: "before".into(),
+            message: "this link to earlier messages is not valid".into(),
+        })?),
+    };
+    let engine = crate::state::engine();
+    let snapshot = match before {
+        None => engine.conversation_snapshot(&id).await?,
+        Some(before) => engine.conversation_before(&id, before).await?,
+    };
     let view = snapshot.view;
     let sources_down = crate::state::sources_down(snapshot.calls.iter().map(|c| c.source.as_str()));
     Ok(ConversationDetail {
@@ -27,5 +43,7 @@ pub async fn get_conversation(id: String) -> Result<ConversationDetail, AppError
         demo_model: crate::state::demo_model(),
         queued: snapshot.queued.into_iter().map(Into::into).collect(),
         sources_down,
+        earlier: snapshot.earlier,
+        before,
     })
 }

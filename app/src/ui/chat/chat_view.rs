@@ -6,6 +6,7 @@ use leptos::prelude::*;
 use crate::ui::chat::composer::Composer;
 use crate::ui::chat::live::{LiveChat, CHAT_EVENTS};
 use crate::ui::chat::pending_bar::{approvable, PendingBar};
+use crate::ui::chat::show_earlier::ShowEarlier;
 use crate::ui::chat::stop_button::StopButton;
 use crate::ui::chat::timeline::Timeline;
 use crate::ui::common::event_stream::follow;
@@ -28,7 +29,11 @@ pub fn ChatView(detail: ConversationDetail) -> impl IntoView {
         reconnecting: RwSignal::new(false),
         draft: RwSignal::new(Default::default()),
         queued: RwSignal::new(detail.queued),
+        earlier: RwSignal::new(detail.earlier),
     };
+    // An earlier part of the conversation is a page of the past: it does
+    // not follow the stream, and it is not written in.
+    let earlier_part = detail.before.is_some();
     let post = Post::<PostedMessage>::new();
     Effect::new(move |_| {
         if let Some(Ok(posted)) = post.value().get() {
@@ -57,7 +62,7 @@ pub fn ChatView(detail: ConversationDetail) -> impl IntoView {
         detail.id, detail.cursor
     );
     Effect::new(move |started: Option<()>| {
-        if started.is_none() {
+        if started.is_none() && !earlier_part {
             let on_event =
                 Callback::new(move |(kind, data): (&'static str, String)| live.apply(kind, &data));
             follow(url.clone(), CHAT_EVENTS, on_event, live.reconnecting);
@@ -77,6 +82,7 @@ pub fn ChatView(detail: ConversationDetail) -> impl IntoView {
                 <p class="model-banner" role="alert">{problem}</p>
             })}
             <SourcesDown notes=detail.sources_down/>
+            <ShowEarlier conversation_id=detail.id.clone() live/>
             <Timeline live demo=detail.demo_model/>
             <Show when=move || live.working.get()>
                 <div class="working">
@@ -84,17 +90,22 @@ pub fn ChatView(detail: ConversationDetail) -> impl IntoView {
                     {detail.may_write.then(|| view! { <StopButton conversation_id=stop_id.clone()/> })}
                 </div>
             </Show>
-            {detail.deciding.may_decide.then(|| view! {
+            {(detail.deciding.may_decide && !earlier_part).then(|| view! {
                 <PendingBar conversation_id=detail.id.clone() waiting on_decided label="Pending approvals"/>
             })}
-            {if detail.may_write {
+            {if earlier_part {
+                let latest = format!("/c/{}", detail.id);
+                Either::Right(view! {
+                    <p class="read-only-note">"These are earlier messages. "<a href=latest>"Back to the latest"</a></p>
+                }.into_any())
+            } else if detail.may_write {
                 Either::Left(view! {
                     <Composer conversation_id=detail.id post working=live.working.read_only() demo=detail.demo_model/>
                 })
             } else {
                 Either::Right(view! {
                     <p class="read-only-note">"You can read this conversation; writing in it takes an approver's access."</p>
-                })
+                }.into_any())
             }}
         </div>
     }

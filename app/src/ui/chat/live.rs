@@ -21,6 +21,8 @@ pub struct LiveChat {
     pub draft: RwSignal<Draft>,
     /// Messages sent while the agent worked, until they join the conversation.
     pub queued: RwSignal<Vec<MessageItem>>,
+    /// When earlier messages exist: the position of the oldest shown.
+    pub earlier: RwSignal<Option<i64>>,
 }
 
 /// A reply being written: its complete lines as the server rendered them,
@@ -140,6 +142,23 @@ impl LiveChat {
         });
     }
 
+    /// Adds an earlier part of the conversation, read on demand, before
+    /// what is shown.
+    pub fn add_earlier(
+        &self,
+        messages: Vec<MessageItem>,
+        calls: Vec<ToolCallItem>,
+        earlier: Option<i64>,
+    ) {
+        for message in messages {
+            self.add_message(message);
+        }
+        for call in calls {
+            self.put_call(call);
+        }
+        self.earlier.set(earlier);
+    }
+
     /// Adds or replaces a call, never with an older copy of itself.
     pub fn put_call(&self, call: ToolCallItem) {
         self.calls
@@ -244,6 +263,7 @@ mod tests {
             reconnecting: RwSignal::new(false),
             draft: RwSignal::new(Draft::default()),
             queued: RwSignal::new(Vec::new()),
+            earlier: RwSignal::new(None),
         }
     }
 

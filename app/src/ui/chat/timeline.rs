@@ -25,6 +25,16 @@ impl Entry {
 
 fn entries(messages: &[MessageItem], calls: &[ToolCallItem]) -> Vec<Entry> {
     let mut out = Vec::with_capacity(messages.len() + calls.len());
+    // Calls of earlier messages than those shown (one still waiting, in a
+    // long conversation) come first.
+    let first = messages.first().map(|m| m.seq);
+    out.extend(
+        calls
+            .iter()
+            .filter(|c| c.message_seq.is_some_and(|s| first.is_none_or(|f| s < f)))
+            .cloned()
+            .map(|c| Entry::Call(Box::new(c))),
+    );
     for m in messages {
         // A turn that only calls tools has no text worth a bubble.
         if !(m.author == Author::Assistant && m.content.trim().is_empty()) {

@@ -3,18 +3,28 @@
 use leptos::either::Either;
 use leptos::prelude::*;
 use leptos_meta::Title;
-use leptos_router::hooks::use_params_map;
+use leptos_router::hooks::{use_params_map, use_query_map};
 
 use crate::server_fns::conversations::get_conversation;
 use crate::ui::chat::chat_view::ChatView;
 use crate::ui::common::load_error::LoadError;
 
-/// Loads the conversation named in the address and shows the chat.
+/// Loads the conversation named in the address and shows the chat: its
+/// newest messages, or with `?before=`, those before a position.
 #[component]
 pub fn ConversationPage() -> impl IntoView {
     let params = use_params_map();
-    let id = Memo::new(move |_| params.read().get("id").unwrap_or_default());
-    let detail = Resource::new(move || id.get(), get_conversation);
+    let query = use_query_map();
+    let asked = Memo::new(move |_| {
+        (
+            params.read().get("id").unwrap_or_default(),
+            query.read().get("before"),
+        )
+    });
+    let detail = Resource::new(
+        move || asked.get(),
+        |(id, before)| get_conversation(id, before),
+    );
 
     view! {
         <Suspense fallback=|| view! { <p class="loading">"Loading conversation…"</p> }>

@@ -40,7 +40,7 @@ impl Agent {
         // The model sees the recent part of a long conversation, so a
         // step costs the same at message 10 and at message 10,000.
         let messages = store
-            .recent_messages(conversation, CONTEXT_MESSAGES)
+            .recent_messages(conversation, None, CONTEXT_MESSAGES)
             .await?;
         let first = messages.first().map_or(0, |m| m.seq);
         let calls = store.tool_calls_from(conversation, first).await?;

@@ -148,13 +148,16 @@ pub(crate) async fn messages_append_in_order(f: &Fixture) {
         Err(StoreError::NotFound("conversation"))
     ));
     // The newest few, still in order.
-    let recent = store.recent_messages(&c.id, 3).await.unwrap();
+    let recent = store.recent_messages(&c.id, None, 3).await.unwrap();
     assert_eq!(
         recent.iter().map(|m| m.seq).collect::<Vec<_>>(),
         [18, 19, 20]
     );
     assert_eq!(recent, stored[17..].to_vec());
-    assert_eq!(store.recent_messages(&c.id, 100).await.unwrap(), stored);
+    assert_eq!(
+        store.recent_messages(&c.id, None, 100).await.unwrap(),
+        stored
+    );
     // Calls of the recent turns only: those proposed from message 18 on.
     let mut early = call(&c, 0, CallStatus::Completed);
     early.message_seq = Some(2);
@@ -167,7 +170,36 @@ pub(crate) async fn messages_append_in_order(f: &Fixture) {
     let from = store.tool_calls_from(&c.id, 18).await.unwrap();
     assert_eq!(
         from.iter().map(|c| c.id.clone()).collect::<Vec<_>>(),
-        [late.id]
+        [late.id.clone()]
+    );
+    // Windows of the messages: the three before 10, and their calls.
+    let before = store.recent_messages(&c.id, Some(10), 3).await.unwrap();
+    assert_eq!(before.iter().map(|m| m.seq).collect::<Vec<_>>(), [7, 8, 9]);
+    let mut waiting = call(&c, 1, CallStatus::PendingApproval);
+    waiting.message_seq = Some(3);
+    let mut unmessaged = call(&c, 2, CallStatus::Completed);
+    unmessaged.message_seq = None;
+    store
+        .insert_calls(&[waiting.clone(), unmessaged.clone()], &[])
+        .await
+        .unwrap();
+    let ids = |calls: Vec<ToolCall>| calls.into_iter().map(|c| c.id).collect::<Vec<_>>();
+    let newest = store.window_calls(&c.id, Some(18), None).await.unwrap();
+    assert_eq!(
+        ids(newest),
+        [late.id.clone(), waiting.id.clone(), unmessaged.id.clone()]
+    );
+    let older = store.window_calls(&c.id, None, Some(18)).await.unwrap();
+    assert_eq!(
+        ids(older).len(),
+        2,
+        "the early call and the waiting one, by their messages"
+    );
+    let middle = store.window_calls(&c.id, Some(3), Some(4)).await.unwrap();
+    assert_eq!(ids(middle), [waiting.id.clone()]);
+    assert_eq!(
+        store.window_calls(&c.id, None, None).await.unwrap().len(),
+        4
     );
 }
 

@@ -30,6 +30,14 @@ const TOOL_CALLS_FROM: &str =
     "select * from tool_calls where conversation_id = $1 and message_seq >= $2
      order by created_at, batch_id, position";
 
+/// The calls of conversation `$1` a window of its messages shows (see
+/// `Store::window_calls`): from message `$2` up to `$3`, each when given;
+/// without `$3`, also the waiting calls and those with no message.
+const WINDOW_CALLS: &str = "select * from tool_calls where conversation_id = $1
+       and ((($2 is null or message_seq >= $2) and ($3 is null or message_seq < $3))
+            or ($3 is null and (message_seq is null or status = 'pending_approval')))
+     order by created_at, batch_id, position";
+
 const BATCH_CALLS: &str = "select * from tool_calls where batch_id = $1 order by position";
 
 const PENDING_CALLS: &str = "select * from tool_calls where status = 'pending_approval'
@@ -228,6 +236,21 @@ impl<B: Backend> SqlStore<B> {
             .fetch_all(self.reader())
             .await?;
         rows.iter().map(row_call).collect()
+    }
+
+    pub(super) async fn window_calls(
+        &self,
+        id: &ConversationId,
+        from: Option<i64>,
+        before: Option<i64>,
+    ) -> Result<Vec<ToolCall>, StoreError> {
+        let found = query(WINDOW_CALLS)
+            .bind(id.as_str())
+            .bind(from)
+            .bind(before)
+            .fetch_all(self.reader())
+            .await?;
+        found.iter().map(row_call).collect()
     }
 
     pub(super) async fn tool_calls(

@@ -47,8 +47,10 @@ const INSERT_MESSAGE: &str =
 
 const MESSAGES: &str = "select * from messages where conversation_id = $1 order by seq";
 
-const RECENT_MESSAGES: &str =
-    "select * from messages where conversation_id = $1 order by seq desc limit $2";
+/// The newest `$3` messages of conversation `$1` before position `$2`
+/// (all when null), newest first.
+const RECENT_MESSAGES: &str = "select * from messages
+     where conversation_id = $1 and ($2 is null or seq < $2) order by seq desc limit $3";
 
 /// Message `m` as stored at position `seq` (its time to the
 /// millisecond), and its event.
@@ -205,10 +207,12 @@ impl<B: Backend> SqlStore<B> {
     pub(super) async fn recent_messages(
         &self,
         id: &ConversationId,
+        before: Option<i64>,
         limit: i64,
     ) -> Result<Vec<Message>, StoreError> {
         let mut found = query(RECENT_MESSAGES)
             .bind(id.as_str())
+            .bind(before)
             .bind(limit)
             .fetch_all(self.reader())
             .await?

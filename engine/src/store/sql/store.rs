@@ -58,9 +58,10 @@ impl<B: Backend> Store for SqlStore<B> {
     async fn recent_messages(
         &self,
         id: &ConversationId,
+        before: Option<i64>,
         limit: i64,
     ) -> Result<Vec<Message>, StoreError> {
-        SqlStore::recent_messages(self, id, limit).await
+        SqlStore::recent_messages(self, id, before, limit).await
     }
 
     async fn insert_calls(
@@ -89,6 +90,15 @@ impl<B: Backend> Store for SqlStore<B> {
         seq: i64,
     ) -> Result<Vec<ToolCall>, StoreError> {
         SqlStore::tool_calls_from(self, id, seq).await
+    }
+
+    async fn window_calls(
+        &self,
+        id: &ConversationId,
+        from: Option<i64>,
+        before: Option<i64>,
+    ) -> Result<Vec<ToolCall>, StoreError> {
+        SqlStore::window_calls(self, id, from, before).await
     }
 
     async fn pending_calls(&self, limit: i64) -> Result<Vec<ToolCall>, StoreError> {
