@@ -1,5 +1,7 @@
 import { test, expect } from './fixtures';
 import { newConversation, send } from './chat';
+import { execFileSync } from 'node:child_process';
+import { join } from 'node:path';
 
 test('edited arguments are checked, run as edited, and the card shows the change', async ({ page }) => {
   await newConversation(page);
@@ -201,4 +203,33 @@ test('a tool always allowed for one folder runs there and still asks elsewhere',
   const active = page.getByRole('list', { name: 'Always allowed tools' }).getByRole('listitem');
   await expect(active).toContainText('write_file');
   await expect(active).toContainText('with `path` in `drafts/` or below');
+});
+
+test('an always-allow for an hour stops applying when its hour is over', async ({ page, airlock }) => {
+  await newConversation(page);
+  await send(page, 'delete notes.txt');
+  const cards = page.getByRole('article', { name: 'delete_file call' });
+  await cards.nth(0).getByRole('button', { name: 'Always allow' }).click();
+  await cards.nth(0).getByLabel('For how long').selectOption({ label: 'For an hour' });
+  await cards.nth(0).getByRole('button', { name: 'In this conversation' }).click();
+  await expect(cards.nth(0)).toHaveAttribute('data-status', 'completed');
+  await send(page, 'delete todo.md');
+  await expect(cards.nth(1)).toHaveAttribute('data-status', 'completed');
+
+  // The hour passes: the grant's end is moved into the past in the store.
+  const script = `
+import sqlite3, sys, time
+db = sqlite3.connect(sys.argv[1], timeout=10)
+db.execute("update grants set expires_at = ?", (int(time.time() * 1000) - 1000,))
+db.commit()
+`;
+  execFileSync('python3', ['-c', script, join(airlock.dataDir, 'airlock.db')]);
+  await send(page, 'delete drafts/plan.md');
+  await expect(cards.nth(2)).toHaveAttribute('data-status', 'pending_approval');
+
+  await page.goto('/allowed');
+  await expect(page.getByText('Nothing is always allowed now.')).toBeVisible();
+  const record = page.getByRole('list', { name: 'Revoked or ended' });
+  await expect(record).toContainText('delete_file');
+  await expect(record).toContainText('ended');
 });
