@@ -217,6 +217,11 @@ pub struct Inbox {
     pub items: Vec<InboxItem>,
     /// The sources of those calls that are not up now, each in a sentence.
     pub sources_down: Vec<String>,
+    /// Where the next page starts, when more calls wait.
+    pub next: Option<String>,
+    /// Whether this is the first page, unfiltered, which follows the
+    /// stream; other pages are read once.
+    pub live: bool,
 }
 
 /// A waiting call in the inbox, with where it comes from.

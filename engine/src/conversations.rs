@@ -8,7 +8,7 @@ use crate::domain::{
     Conversation, ConversationId, ConversationSnapshot, ConversationSummary, ConversationView,
     InboxSnapshot, RunStatus, TitledInbox, UNTITLED,
 };
-use crate::domain::{ConversationPage, ListCursor, ListPage};
+use crate::domain::{ConversationPage, InboxCursor, InboxQuery, ListCursor, ListPage};
 use crate::error::EngineError;
 
 /// Longest message a person may send, in characters.
@@ -16,6 +16,9 @@ pub const MAX_MESSAGE_CHARS: usize = 20_000;
 
 /// How many conversations the home page lists at once.
 pub const CONVERSATION_PAGE: i64 = 50;
+
+/// How many waiting calls a page of the inbox shows.
+pub const INBOX_PAGE: i64 = 100;
 
 /// How many messages a conversation page shows at once; earlier ones come
 /// on demand.
@@ -116,14 +119,30 @@ pub(crate) async fn conversation_snapshot(
     })
 }
 
-pub(crate) async fn inbox_snapshot(core: &Core, limit: i64) -> Result<InboxSnapshot, EngineError> {
+pub(crate) async fn inbox_snapshot(
+    core: &Core,
+    query: &InboxQuery,
+    limit: i64,
+) -> Result<InboxSnapshot, EngineError> {
     let cursor = core.store.inbox_cursor().await?;
-    let pending = core.store.pending_calls(limit).await?;
+    let pending = core.store.pending_calls(query, limit).await?;
     Ok(InboxSnapshot { cursor, pending })
 }
 
-pub(crate) async fn titled_inbox(core: &Core, limit: i64) -> Result<TitledInbox, EngineError> {
-    let inbox = inbox_snapshot(core, limit).await?;
+/// A page of the inbox ([`INBOX_PAGE`] calls) with each conversation's title.
+pub(crate) async fn titled_inbox(
+    core: &Core,
+    query: &InboxQuery,
+) -> Result<TitledInbox, EngineError> {
+    let mut inbox = inbox_snapshot(core, query, INBOX_PAGE + 1).await?;
+    // One more than a page was read to know whether more wait.
+    let more = inbox.pending.len() as i64 > INBOX_PAGE;
+    inbox.pending.truncate(INBOX_PAGE as usize);
+    let next = inbox
+        .pending
+        .last()
+        .filter(|_| more)
+        .map(InboxCursor::after);
     let mut titles = HashMap::new();
     for call in &inbox.pending {
         if !titles.contains_key(&call.conversation_id) {
@@ -132,7 +151,11 @@ pub(crate) async fn titled_inbox(core: &Core, limit: i64) -> Result<TitledInbox,
             titles.insert(call.conversation_id.clone(), title);
         }
     }
-    Ok(TitledInbox { inbox, titles })
+    Ok(TitledInbox {
+        inbox,
+        titles,
+        next,
+    })
 }
 
 pub(crate) async fn events_after(

@@ -369,7 +369,7 @@ pub(crate) async fn pending_approvals(
     core: &Core,
     limit: i64,
 ) -> Result<Vec<ToolCall>, EngineError> {
-    Ok(core.store.pending_calls(limit).await?)
+    Ok(core.store.pending_calls(&Default::default(), limit).await?)
 }
 
 mod access;

@@ -12,7 +12,7 @@ use crate::agent::{Agent, Model};
 use crate::clock::Clock;
 use crate::config::Config;
 use crate::core::Core;
-use crate::domain::{Actor, InboxSnapshot, Posted, TitledInbox};
+use crate::domain::{Actor, InboxQuery, InboxSnapshot, Posted, TitledInbox};
 use crate::domain::{BatchId, ConversationId, GrantId, ToolCallId};
 use crate::domain::{Conversation, ConversationSnapshot, ConversationSummary, ConversationView};
 use crate::domain::{ConversationPage, ListPage};
@@ -157,13 +157,13 @@ impl Engine {
     /// The inbox's state for a new subscriber: the newest event id, then the
     /// pending approvals (see [`Engine::conversation_snapshot`] on ordering).
     pub async fn inbox_snapshot(&self, limit: i64) -> Result<InboxSnapshot, EngineError> {
-        conversations::inbox_snapshot(&self.core, limit).await
+        conversations::inbox_snapshot(&self.core, &InboxQuery::default(), limit).await
     }
 
-    /// [`Engine::inbox_snapshot`] with the title of each call's conversation,
-    /// for the approvals page.
-    pub async fn titled_inbox(&self, limit: i64) -> Result<TitledInbox, EngineError> {
-        conversations::titled_inbox(&self.core, limit).await
+    /// A page of the inbox that `query` asks for, with the title of each
+    /// call's conversation, for the approvals page.
+    pub async fn titled_inbox(&self, query: &InboxQuery) -> Result<TitledInbox, EngineError> {
+        conversations::titled_inbox(&self.core, query).await
     }
 
     /// A conversation's stored events after position `seq`.

@@ -10,7 +10,7 @@ use crate::domain::{BatchId, ConversationId, RunId, ToolCallId};
 use crate::domain::{CallStatus, Decision, ToolCall};
 use crate::domain::{Callback, CallbackAttempt};
 use crate::domain::{CaseEvent, CaseId, CaseStatus, NewCase, ReviewCase};
-use crate::domain::{Conversation, ConversationSummary, ListPage, Message};
+use crate::domain::{Conversation, ConversationSummary, InboxQuery, ListPage, Message};
 use crate::domain::{Run, RunStatus};
 
 pub mod audit;
@@ -127,8 +127,13 @@ pub trait Store:
         before: Option<i64>,
     ) -> Result<Vec<ToolCall>, StoreError>;
 
-    /// Calls waiting for a person, oldest first.
-    async fn pending_calls(&self, limit: i64) -> Result<Vec<ToolCall>, StoreError>;
+    /// Up to `limit` calls waiting for a person that `query` asks for, the
+    /// one waiting longest first.
+    async fn pending_calls(
+        &self,
+        query: &InboxQuery,
+        limit: i64,
+    ) -> Result<Vec<ToolCall>, StoreError>;
 
     /// Applies a decision if, and only if, the call is still pending. When
     /// no call of its run waits for a person any more, the same commit wakes

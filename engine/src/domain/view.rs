@@ -48,6 +48,8 @@ pub struct TitledInbox {
     pub inbox: InboxSnapshot,
     /// Each conversation's title, by its id.
     pub titles: HashMap<ConversationId, String>,
+    /// Where the next page starts, when more calls wait.
+    pub next: Option<super::InboxCursor>,
 }
 
 /// A person's message as stored, with its conversation's title (which the

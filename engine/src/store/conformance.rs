@@ -244,6 +244,7 @@ conformance!(
     the_audit_log_refuses_change,
     approvals_count_until_the_last_one_approves,
     racing_approvals_are_counted_exactly_once,
+    the_inbox_pages_by_position_and_filters,
 );
 
 impl ToolCall {

@@ -150,6 +150,11 @@ const MIGRATIONS: &[Migration] = &[
         description: "quorum",
         sql: include_str!("../../migrations/postgres/0023_quorum.sql"),
     },
+    Migration {
+        version: 24,
+        description: "waiting calls",
+        sql: include_str!("../../migrations/postgres/0024_waiting_calls.sql"),
+    },
 ];
 
 /// Arbitrary key of the advisory lock that serialises migrations across replicas.

@@ -132,6 +132,11 @@ const MIGRATIONS: &[Migration] = &[
         description: "quorum",
         sql: include_str!("../../migrations/sqlite/0023_quorum.sql"),
     },
+    Migration {
+        version: 24,
+        description: "waiting calls",
+        sql: include_str!("../../migrations/sqlite/0024_waiting_calls.sql"),
+    },
 ];
 
 /// How many read-only connections serve reads: one per core. Statements run

@@ -4,17 +4,47 @@ use leptos::server_fn::codec::GetUrl;
 use crate::error::AppError;
 use crate::wire::Inbox;
 
-/// How many waiting calls the inbox shows at once.
-#[cfg(feature = "ssr")]
-const INBOX_LIMIT: i64 = 500;
-
-/// Every call waiting for a person, oldest first, with the stream position
-/// that live updates continue from.
+/// A page of the calls waiting for a person, oldest first, with the stream
+/// position that live updates continue from: after `after` (a cursor from
+/// the page before), of `source`, of `tool`, waiting at least `waited`
+/// (`10m`, `1h` or `1d`), each when given.
 #[server(prefix = "/api/fn", endpoint = "list_approvals", input = GetUrl)]
-pub async fn list_approvals() -> Result<Inbox, AppError> {
+pub async fn list_approvals(
+    #[server(default)] after: Option<String>,
+    #[server(default)] source: Option<String>,
+    #[server(default)] tool: Option<String>,
+    #[server(default)] waited: Option<String>,
+) -> Result<Inbox, AppError> {
+    use engine::domain::{InboxCursor, InboxQuery};
+    let given = |text: Option<String>| text.map(|t| t.trim().to_owned()).filter(|t| !t.is_empty());
     let engine = crate::state::engine();
-    let titled = engine.titled_inbox(INBOX_LIMIT).await?;
     let now = engine.clock().now();
+    let after = match given(after) {
+        None => None,
+        Some(text) => Some(InboxCursor::parse(&text).ok_or_else(|| AppError::Invalid {
+            field: "after".into(),
+            message: "this link to more waiting calls is not valid".into(),
+        })?),
+    };
+    let waiting_since = match given(waited).as_deref() {
+        None => None,
+        Some("10m") => Some(now - chrono::Duration::minutes(10)),
+        Some("1h") => Some(now - chrono::Duration::hours(1)),
+        Some("1d") => Some(now - chrono::Duration::days(1)),
+        Some(other) => {
+            return Err(AppError::Invalid {
+                field: "waited".into(),
+                message: format!("`{other}` is not a wait: choose 10m, 1h or 1d"),
+            })
+        }
+    };
+    let query = InboxQuery {
+        after,
+        source: given(source),
+        tool: given(tool),
+        waiting_since,
+    };
+    let titled = engine.titled_inbox(&query).await?;
     let sources_down =
         crate::state::sources_down(titled.inbox.pending.iter().map(|c| c.source.as_str()));
     let items = titled
@@ -31,5 +61,7 @@ pub async fn list_approvals() -> Result<Inbox, AppError> {
         deciding: crate::state::deciding(),
         items,
         sources_down,
+        next: titled.next.map(|c| c.to_text()),
+        live: query.is_first_page(),
     })
 }

@@ -58,9 +58,9 @@ fn name(items: &mut [InboxItem], fresh: &[InboxItem]) {
     }
 }
 
-/// The inbox list.
+/// The inbox list, with `children` (the page's filters) under its heading.
 #[island]
-pub fn InboxView(inbox: Inbox) -> impl IntoView {
+pub fn InboxView(inbox: Inbox, children: Children) -> impl IntoView {
     provide_context(inbox.deciding.clone());
     let items = RwSignal::new(inbox.items);
     let reconnecting = RwSignal::new(false);
@@ -88,8 +88,9 @@ pub fn InboxView(inbox: Inbox) -> impl IntoView {
         }
     });
     let url = format!("/api/approvals/events?after={}", inbox.cursor);
+    let live = inbox.live;
     Effect::new(move |started: Option<()>| {
-        if started.is_none() {
+        if started.is_none() && live {
             let on_event = Callback::new(move |(_, data): (&'static str, String)| {
                 if let Ok(call) = serde_json::from_str::<ToolCallItem>(&data) {
                     on_arrival.run(call);
@@ -114,6 +115,7 @@ pub fn InboxView(inbox: Inbox) -> impl IntoView {
                 <span class="live-badge" role="status">"Reconnecting…"</span>
             </Show>
         </div>
+        {children()}
         <SourcesDown notes=inbox.sources_down/>
         <Show
             when=move || !items.read().is_empty()

@@ -27,7 +27,14 @@ pub(crate) async fn calls_are_stored_with_events(f: &Fixture) {
         stored.iter().map(|t| t.position).collect::<Vec<_>>(),
         [0, 1, 2]
     );
-    assert_eq!(store.pending_calls(10).await.unwrap().len(), 3);
+    assert_eq!(
+        store
+            .pending_calls(&Default::default(), 10)
+            .await
+            .unwrap()
+            .len(),
+        3
+    );
     assert!(store.tool_call(&ToolCallId::new()).await.unwrap().is_none());
     let in_batch = store.batch_calls(&batch).await.unwrap();
     let expected: Vec<_> = calls.into_iter().map(ToolCall::with_millis).collect();
@@ -260,7 +267,14 @@ pub(crate) async fn expiry_applies_once_across_a_restart(f: &Fixture) {
         .await
         .unwrap()
         .is_empty());
-    assert_eq!(restarted.pending_calls(10).await.unwrap().len(), 2);
+    assert_eq!(
+        restarted
+            .pending_calls(&Default::default(), 10)
+            .await
+            .unwrap()
+            .len(),
+        2
+    );
 }
 
 pub(crate) async fn a_call_is_claimed_and_finished_once(f: &Fixture) {

@@ -141,3 +141,58 @@ pub(crate) async fn racing_approvals_are_counted_exactly_once(f: &Fixture) {
         assert_eq!(by, ["rita", "sam"]);
     }
 }
+
+pub(crate) async fn the_inbox_pages_by_position_and_filters(f: &Fixture) {
+    use crate::domain::{InboxCursor, InboxQuery};
+    let store = f.store.clone();
+    let c = new_conversation(&store).await;
+    let mut calls = Vec::new();
+    for i in 0..5 {
+        let mut waiting = call(&c, i, CallStatus::PendingApproval);
+        waiting.created_at = Utc::now() - Duration::minutes(10 - i);
+        if i % 2 == 1 {
+            waiting.tool = "write_file".into();
+        }
+        if i == 4 {
+            waiting.source = "files".into();
+        }
+        calls.push(waiting);
+    }
+    store.insert_calls(&calls, &[]).await.unwrap();
+    let ids = |found: &[ToolCall]| found.iter().map(|c| c.id.clone()).collect::<Vec<_>>();
+    let first = store
+        .pending_calls(&InboxQuery::default(), 2)
+        .await
+        .unwrap();
+    assert_eq!(ids(&first), ids(&calls[..2]));
+    let next = InboxQuery {
+        after: Some(InboxCursor::after(&first[1])),
+        ..InboxQuery::default()
+    };
+    let second = store.pending_calls(&next, 2).await.unwrap();
+    assert_eq!(ids(&second), ids(&calls[2..4]));
+    let writes = InboxQuery {
+        tool: Some("write_file".into()),
+        ..InboxQuery::default()
+    };
+    assert_eq!(
+        ids(&store.pending_calls(&writes, 10).await.unwrap()),
+        ids(&[calls[1].clone(), calls[3].clone()])
+    );
+    let files = InboxQuery {
+        source: Some("files".into()),
+        ..InboxQuery::default()
+    };
+    assert_eq!(
+        ids(&store.pending_calls(&files, 10).await.unwrap()),
+        ids(&calls[4..])
+    );
+    let long = InboxQuery {
+        waiting_since: Some(Utc::now() - Duration::minutes(8)),
+        ..InboxQuery::default()
+    };
+    assert_eq!(
+        ids(&store.pending_calls(&long, 10).await.unwrap()),
+        ids(&calls[..3])
+    );
+}

@@ -7,7 +7,8 @@ use super::decode::{row_call, stored_groups};
 use super::events::{appended, call_event};
 use super::{query, Backend, SqlStore, Transaction};
 use crate::domain::{
-    BatchId, CallStatus, ConversationId, Event, EventKind, NewCase, RunId, ToolCall, ToolCallId,
+    BatchId, CallStatus, ConversationId, Event, EventKind, InboxQuery, NewCase, RunId, ToolCall,
+    ToolCallId,
 };
 use crate::store::{from_millis, to_millis, StoreError};
 
@@ -40,8 +41,14 @@ const WINDOW_CALLS: &str = "select * from tool_calls where conversation_id = $1
 
 const BATCH_CALLS: &str = "select * from tool_calls where batch_id = $1 order by position";
 
+/// Up to `$7` waiting calls, the one waiting longest first: after the call
+/// proposed at `$1` with id `$2`, of source `$3`, of tool `$4`, proposed at
+/// or before `$5`, each when given.
 const PENDING_CALLS: &str = "select * from tool_calls where status = 'pending_approval'
-     order by created_at, batch_id, position limit $1";
+       and ($1 is null or created_at > $1 or (created_at = $1 and tool_call_id > $2))
+       and ($3 is null or source = $3) and ($4 is null or tool = $4)
+       and ($5 is null or created_at <= $5)
+     order by created_at, tool_call_id limit $6";
 
 const INTERRUPTED_CALLS: &str = "select * from tool_calls t where status = 'executing'
      and not exists (select 1 from runs r where r.run_id = t.run_id
@@ -277,8 +284,17 @@ impl<B: Backend> SqlStore<B> {
         found.iter().map(row_call).collect()
     }
 
-    pub(super) async fn pending_calls(&self, limit: i64) -> Result<Vec<ToolCall>, StoreError> {
+    pub(super) async fn pending_calls(
+        &self,
+        q: &InboxQuery,
+        limit: i64,
+    ) -> Result<Vec<ToolCall>, StoreError> {
         let found = query(PENDING_CALLS)
+            .bind(q.after.as_ref().map(|c| to_millis(c.created_at)))
+            .bind(q.after.as_ref().map(|c| c.id.as_str()))
+            .bind(q.source.as_deref())
+            .bind(q.tool.as_deref())
+            .bind(q.waiting_since.map(to_millis))
             .bind(limit)
             .fetch_all(self.reader())
             .await?;

@@ -11,7 +11,7 @@ use crate::domain::{BatchId, ConversationId, RunId, ToolCallId};
 use crate::domain::{CallStatus, Decision, Event, ToolCall};
 use crate::domain::{Callback, CallbackAttempt};
 use crate::domain::{CaseEvent, CaseId, CaseStatus, NewCase, ReviewCase};
-use crate::domain::{Conversation, ConversationSummary, ListPage, Message};
+use crate::domain::{Conversation, ConversationSummary, InboxQuery, ListPage, Message};
 use crate::domain::{Run, RunStatus};
 use crate::store::{Announcement, Concluded, Decided, DecisionChange, FeedBatch, NewMessage};
 use crate::store::{Store, StoreError};
@@ -101,8 +101,12 @@ impl<B: Backend> Store for SqlStore<B> {
         SqlStore::window_calls(self, id, from, before).await
     }
 
-    async fn pending_calls(&self, limit: i64) -> Result<Vec<ToolCall>, StoreError> {
-        SqlStore::pending_calls(self, limit).await
+    async fn pending_calls(
+        &self,
+        query: &InboxQuery,
+        limit: i64,
+    ) -> Result<Vec<ToolCall>, StoreError> {
+        SqlStore::pending_calls(self, query, limit).await
     }
 
     async fn decide(&self, change: &DecisionChange) -> Result<Decided, StoreError> {
