@@ -128,6 +128,7 @@ bench:
 	AIRLOCK_BENCH_DATABASE_URL=$$(.ci/postgres) cargo bench -p server --bench decide
 	cargo bench -p server --bench gateway
 	cargo bench -p server --bench fanout
+	cargo bench -p server --bench scale
 	$(MAKE) site-release
 	LEPTOS_SITE_ROOT=$(SITE_RELEASE) cargo bench -p server --bench page
 

@@ -1,7 +1,10 @@
 //! Gateway cycles: an external agent asks to run a call (202 with a review
 //! case), the reviewer responds through the protocol's respond endpoint, and
 //! the agent polls until it reads `completed`; over real HTTP on loopback,
-//! against the real router, with the store a SQLite file on disk.
+//! against the real router, with the store a SQLite file on disk. The
+//! like-for-like cycle has the reviewer open the review page first, as a
+//! person (and the protocol's reference services) would; the difference in
+//! CPU per cycle between the two is what rendering that page costs.
 //!
 //! N clients each run cycles back to back for a fixed count, each on one
 //! keep-alive connection (see `client/mod.rs`). At 16 clients it measures
@@ -35,8 +38,9 @@ use common::{ms, quantile, write_json, CpuTimes};
 /// Cycles measured per client count.
 const CYCLES: usize = 12_000;
 
-/// Rounds measured at each client count.
-const ROUNDS: [(usize, usize); 2] = [(1, 1), (16, 3)];
+/// Rounds measured: clients, rounds, and whether the reviewer opens the
+/// review page before responding.
+const ROUNDS: [(usize, usize, bool); 3] = [(1, 1, false), (16, 3, false), (16, 2, true)];
 
 /// Unmeasured cycles first, so connections and caches are warm.
 const WARMUP: usize = 200;
@@ -74,8 +78,9 @@ struct Polled {
     status: String,
 }
 
-/// One cycle: 202, respond, poll completed. Returns its duration.
-async fn cycle(client: &mut Client, n: usize) -> Duration {
+/// One cycle: 202, (the review page,) respond, poll completed. Returns its
+/// duration.
+async fn cycle(client: &mut Client, n: usize, page: bool) -> Duration {
     let started = Instant::now();
     let request = serde_json::to_vec(&json!({
         "tool": "delete_file",
@@ -91,6 +96,11 @@ async fn cycle(client: &mut Client, n: usize) -> Duration {
     assert_eq!(res.status, 202);
     let Accepted { hitl } = serde_json::from_slice(&res.body).unwrap();
     let token = hitl.review_url.split("token=").nth(1).unwrap();
+    if page {
+        let review = client.path_of(&hitl.review_url).to_owned();
+        let res = client.send("GET", &review, None, None).await;
+        assert_eq!(res.status, 200);
+    }
     let respond = format!("/api/v1/reviews/{}/respond?token={token}", hitl.case_id);
     let res = client
         .send("POST", &respond, None, Some(br#"{"action":"approve"}"#))
@@ -106,7 +116,7 @@ async fn cycle(client: &mut Client, n: usize) -> Duration {
 
 /// Runs `clients` clients: cycles per second and p50 and p99 of the measured
 /// cycles, and how many cycles ran in all (with the warm-up ones).
-async fn run(base: &str, clients: usize) -> (f64, Duration, Duration, usize) {
+async fn run(base: &str, clients: usize, page: bool) -> (f64, Duration, Duration, usize) {
     let per_client = CYCLES / clients;
     let warm = WARMUP / clients + 1;
     // Every client warms up, then all start measuring together.
@@ -118,12 +128,12 @@ async fn run(base: &str, clients: usize) -> (f64, Duration, Duration, usize) {
             tokio::spawn(async move {
                 let mut client = Client::connect(&base).await;
                 for i in 0..warm {
-                    cycle(&mut client, c * 1_000_000 + i).await;
+                    cycle(&mut client, c * 1_000_000 + i, page).await;
                 }
                 barrier.wait().await;
                 let mut latencies = Vec::with_capacity(per_client);
                 for i in 0..per_client {
-                    latencies.push(cycle(&mut client, c * 1_000_000 + warm + i).await);
+                    latencies.push(cycle(&mut client, c * 1_000_000 + warm + i, page).await);
                 }
                 latencies
             })
@@ -153,15 +163,16 @@ fn main() {
         .unwrap();
     runtime.block_on(async {
         let mut rows = Vec::new();
-        for (clients, rounds) in ROUNDS {
+        for (clients, rounds, page) in ROUNDS {
             let dir = tempfile::tempdir().unwrap();
             let server = start(dir.path()).await;
             for round in 1..=rounds {
                 let before = CpuTimes::now();
-                let (per_second, p50, p99, cycles) = run(&server.base, clients).await;
+                let (per_second, p50, p99, cycles) = run(&server.base, clients, page).await;
                 let used = CpuTimes::use_since(before);
                 let round1 = |x: f64| (x * 10.0).round() / 10.0;
                 rows.push(json!({
+                    "cycle": if page { "with review page" } else { "plain" },
                     "clients": clients,
                     "round": round,
                     "cycles_per_second": per_second.round(),
@@ -173,16 +184,17 @@ fn main() {
                 }));
             }
         }
-        println!("gateway cycles (202 → respond → poll completed), SQLite on disk");
+        println!("gateway cycles (202 → [review page →] respond → poll completed), SQLite on disk");
         println!(
-            "{:>8} {:>6} {:>12} {:>9} {:>9} {:>8} {:>7} {:>11}",
-            "clients", "round", "cycles/s", "p50 ms", "p99 ms", "steal %", "idle %", "CPU µs/cyc"
+            "{:>17} {:>8} {:>6} {:>12} {:>9} {:>9} {:>8} {:>7} {:>11}",
+            "cycle", "clients", "round", "cycles/s", "p50 ms", "p99 ms", "steal %", "idle %", "CPU µs/cyc"
         );
         for r in &rows {
             // A JSON value prints without padding; its text does not.
             let cell = |key: &str| r[key].to_string();
             println!(
-                "{:>8} {:>6} {:>12} {:>9} {:>9} {:>8} {:>7} {:>11}",
+                "{:>17} {:>8} {:>6} {:>12} {:>9} {:>9} {:>8} {:>7} {:>11}",
+                r["cycle"].as_str().unwrap_or_default(),
                 cell("clients"),
                 cell("round"),
                 cell("cycles_per_second"),

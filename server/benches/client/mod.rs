@@ -92,10 +92,12 @@ impl Client {
                         .find(|h| h.name.eq_ignore_ascii_case(name))
                         .map(|h| String::from_utf8_lossy(h.value).into_owned())
                 };
-                assert!(
-                    header("transfer-encoding").is_none(),
-                    "responses are expected with a content-length"
-                );
+                // A page streams as it renders: chunked.
+                if header("transfer-encoding").is_some_and(|v| v.eq_ignore_ascii_case("chunked")) {
+                    self.buffer.drain(..head);
+                    let body = self.read_chunks().await;
+                    return Response { status, body };
+                }
                 let length: usize = header("content-length").map_or(0, |v| v.parse().unwrap());
                 while self.buffer.len() < head + length {
                     self.fill().await;
@@ -105,6 +107,30 @@ impl Client {
                 return Response { status, body };
             }
             self.fill().await;
+        }
+    }
+
+    /// A chunked body, up to its last (empty) chunk; no trailers.
+    async fn read_chunks(&mut self) -> Vec<u8> {
+        let mut body = Vec::new();
+        loop {
+            let line_end = loop {
+                match self.buffer.windows(2).position(|w| w == b"\r\n") {
+                    Some(at) => break at,
+                    None => self.fill().await,
+                }
+            };
+            let size_text = String::from_utf8_lossy(&self.buffer[..line_end]).into_owned();
+            let size = usize::from_str_radix(size_text.split(';').next().unwrap().trim(), 16)
+                .expect("a chunk size");
+            while self.buffer.len() < line_end + 2 + size + 2 {
+                self.fill().await;
+            }
+            body.extend_from_slice(&self.buffer[line_end + 2..line_end + 2 + size]);
+            self.buffer.drain(..line_end + 2 + size + 2);
+            if size == 0 {
+                return body;
+            }
         }
     }
 
