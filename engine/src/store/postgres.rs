@@ -155,6 +155,11 @@ const MIGRATIONS: &[Migration] = &[
         description: "waiting calls",
         sql: include_str!("../../migrations/postgres/0024_waiting_calls.sql"),
     },
+    Migration {
+        version: 25,
+        description: "conversations by activity",
+        sql: include_str!("../../migrations/postgres/0025_conversations_by_activity.sql"),
+    },
 ];
 
 /// Arbitrary key of the advisory lock that serialises migrations across replicas.

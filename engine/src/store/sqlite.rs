@@ -137,6 +137,11 @@ const MIGRATIONS: &[Migration] = &[
         description: "waiting calls",
         sql: include_str!("../../migrations/sqlite/0024_waiting_calls.sql"),
     },
+    Migration {
+        version: 25,
+        description: "conversations by activity",
+        sql: include_str!("../../migrations/sqlite/0025_conversations_by_activity.sql"),
+    },
 ];
 
 /// How many read-only connections serve reads: one per core. Statements run

@@ -206,3 +206,33 @@ fn a_conversations_active_run_is_found_through_an_index() {
         "sorted by the index: {found}"
     );
 }
+
+/// The pages that scale read their rows by an index in their own order (no
+/// sort of every conversation or every waiting call), and a listed
+/// conversation counts its waiting calls alone.
+#[test]
+fn paged_lists_read_in_index_order() {
+    let dir = tempfile::tempdir().unwrap();
+    let conn = Connection::open(dir.path().join("new.db")).unwrap();
+    migrate(&conn, MIGRATIONS).unwrap();
+    for (sql, index) in [
+        (
+            "select * from conversations c order by c.updated_at desc, c.conversation_id desc limit 50",
+            "conversations_by_activity",
+        ),
+        (
+            "select * from tool_calls where status = 'pending_approval'
+             order by created_at, tool_call_id limit 101",
+            "tool_calls_waiting",
+        ),
+        (
+            "select count(*) from tool_calls t
+             where t.conversation_id = 'c' and t.status = 'pending_approval'",
+            "tool_calls_waiting_by_conversation",
+        ),
+    ] {
+        let found = plan(&conn, sql);
+        assert!(found.contains(index), "{sql}\n{found}");
+        assert!(!found.contains("TEMP B-TREE"), "{sql}\n{found}");
+    }
+}
