@@ -230,6 +230,10 @@ fn paged_lists_read_in_index_order() {
              where t.conversation_id = 'c' and t.status = 'pending_approval'",
             "tool_calls_waiting_by_conversation",
         ),
+        (
+            "select count(*) from messages m where m.conversation_id = 'c' and m.content <> ''",
+            "messages_shown",
+        ),
     ] {
         let found = plan(&conn, sql);
         assert!(found.contains(index), "{sql}\n{found}");
