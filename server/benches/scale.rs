@@ -62,12 +62,22 @@ async fn fill(server: &support::TestServer, size: Size) -> ConversationId {
     };
     for batch in 0..size.waiting.div_ceil(100) {
         let conversation = &ids[ids.len() - 1 - batch % 100];
-        let calls = (0..100.min(size.waiting - batch * 100)).map(proposal).collect();
-        server.engine.propose_calls(conversation, calls).await.unwrap();
+        let calls = (0..100.min(size.waiting - batch * 100))
+            .map(proposal)
+            .collect();
+        server
+            .engine
+            .propose_calls(conversation, calls)
+            .await
+            .unwrap();
     }
     let long = ids.last().unwrap().clone();
     for n in 0..size.messages {
-        let role = if n % 2 == 0 { Role::User } else { Role::Assistant };
+        let role = if n % 2 == 0 {
+            Role::User
+        } else {
+            Role::Assistant
+        };
         let message = NewMessage {
             id: MessageId::new(),
             conversation_id: long.clone(),
@@ -107,8 +117,22 @@ async fn time(base: &str, path: &str) -> (Duration, Duration, usize) {
 #[tokio::main]
 async fn main() {
     let sizes = [
-        ("small", Size { conversations: 100, waiting: 100, messages: 100 }),
-        ("large", Size { conversations: 100_000, waiting: 10_000, messages: 10_000 }),
+        (
+            "small",
+            Size {
+                conversations: 100,
+                waiting: 100,
+                messages: 100,
+            },
+        ),
+        (
+            "large",
+            Size {
+                conversations: 100_000,
+                waiting: 10_000,
+                messages: 10_000,
+            },
+        ),
     ];
     let mut figures = Vec::new();
     for (name, size) in sizes {
@@ -116,7 +140,10 @@ async fn main() {
         let server = support::start(dir.path(), "", &[], support::Workers::default()).await;
         let filling = Instant::now();
         let long = fill(&server, size).await;
-        eprintln!("{name} store filled in {:.1} s", filling.elapsed().as_secs_f64());
+        eprintln!(
+            "{name} store filled in {:.1} s",
+            filling.elapsed().as_secs_f64()
+        );
         for (page, path) in [
             ("home", "/".to_owned()),
             ("inbox", "/approvals".to_owned()),
@@ -136,7 +163,12 @@ async fn main() {
     println!("|---|---|---|---|---|---|---|---|");
     let mut rows = Vec::new();
     for page in ["home", "inbox", "conversation"] {
-        let of = |store: &str| figures.iter().find(|f| f["store"] == store && f["page"] == page).unwrap();
+        let of = |store: &str| {
+            figures
+                .iter()
+                .find(|f| f["store"] == store && f["page"] == page)
+                .unwrap()
+        };
         let (small, large) = (of("small"), of("large"));
         let time_ratio = large["p50_ms"].as_f64().unwrap() / small["p50_ms"].as_f64().unwrap();
         let weight_ratio =
@@ -152,5 +184,8 @@ async fn main() {
         );
         rows.push(json!({ "page": page, "time_ratio": time_ratio, "weight_ratio": weight_ratio, "met": met }));
     }
-    write_json("scale", &json!({ "pages": figures, "ratios": rows, "target_ratio": TARGET_RATIO }));
+    write_json(
+        "scale",
+        &json!({ "pages": figures, "ratios": rows, "target_ratio": TARGET_RATIO }),
+    );
 }

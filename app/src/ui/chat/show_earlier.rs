@@ -5,7 +5,6 @@
 
 use leptos::prelude::*;
 
-use crate::server_fns::conversations::get_conversation;
 use crate::ui::chat::live::LiveChat;
 
 /// The link, while earlier messages exist.
@@ -20,8 +19,19 @@ pub fn ShowEarlier(conversation_id: String, live: LiveChat) -> impl IntoView {
             return;
         }
         loading.set(true);
+        // Only the browser reads more; with the bundle's own small fetch
+        // rather than the server function's client, which would weigh more.
+        #[cfg(feature = "hydrate")]
         leptos::task::spawn_local(async move {
-            match get_conversation(id.get_value(), Some(before.to_string())).await {
+            use crate::server_fns::conversations::GetConversation;
+            use leptos::server_fn::ServerFn;
+            let path = format!(
+                "{}?id={}&before={before}",
+                GetConversation::PATH,
+                id.get_value()
+            );
+            let read = crate::browser::post::get::<crate::wire::ConversationDetail>(&path).await;
+            match read {
                 Ok(part) => {
                     live.add_earlier(part.messages, part.tool_calls, part.earlier);
                     failed.set(None);
@@ -30,6 +40,8 @@ pub fn ShowEarlier(conversation_id: String, live: LiveChat) -> impl IntoView {
             }
             loading.set(false);
         });
+        #[cfg(not(feature = "hydrate"))]
+        let _ = (before, live);
     };
     move || {
         live.earlier.get().map(|before| {
