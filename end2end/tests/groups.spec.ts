@@ -3,9 +3,8 @@
 // another group and a viewer see whom it waits for, and the approver's
 // decision reaches every page with their name.
 import { test, expect, AirlockServer } from './fixtures';
-import type { Browser, Page } from '@playwright/test';
+import { PASSWORD, signedIn } from './people';
 
-const PASSWORD = 'correct horse battery';
 const CONFIG = `
 auth:
   passwords: true
@@ -18,16 +17,6 @@ sources:
     approvers: [ops]
     separation_of_duties: true
 `;
-
-async function signedIn(browser: Browser, server: AirlockServer, name: string, path: string): Promise<Page> {
-  const page = await (await browser.newContext()).newPage();
-  await page.goto(`${server.url}/sign-in?next=${encodeURIComponent(path)}`);
-  await page.getByLabel('Name').fill(name);
-  await page.getByLabel('Password').fill(PASSWORD);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await expect(page).toHaveURL(`${server.url}${path}`);
-  return page;
-}
 
 test('a call waits for its group, and not for the person who asked for it', async ({ browser }) => {
   const server = await AirlockServer.start(CONFIG);

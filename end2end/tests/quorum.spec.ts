@@ -2,9 +2,8 @@
 // first approval shows on both cards as "1 of 2", the first approver may
 // not approve again, and the second approval runs the call.
 import { test, expect, AirlockServer } from './fixtures';
-import type { Browser, Page } from '@playwright/test';
+import { PASSWORD, signedIn } from './people';
 
-const PASSWORD = 'correct horse battery';
 const CONFIG = `
 auth:
   passwords: true
@@ -14,16 +13,6 @@ sources:
     auto_approved_tools: [list_directory, read_file]
     approvals_required: 2
 `;
-
-async function signedIn(browser: Browser, server: AirlockServer, name: string, path: string): Promise<Page> {
-  const page = await (await browser.newContext()).newPage();
-  await page.goto(`${server.url}/sign-in?next=${encodeURIComponent(path)}`);
-  await page.getByLabel('Name').fill(name);
-  await page.getByLabel('Password').fill(PASSWORD);
-  await page.getByRole('button', { name: 'Sign in' }).click();
-  await expect(page).toHaveURL(`${server.url}${path}`);
-  return page;
-}
 
 test('two approvers take a call that needs two from 1 of 2 to completed', async ({ browser }) => {
   const server = await AirlockServer.start(CONFIG);

@@ -1,4 +1,6 @@
 import { test, expect } from './fixtures';
+import { execFileSync } from 'node:child_process';
+import { join } from 'node:path';
 
 test('the home page is the app shell with an empty conversation list', async ({ page }) => {
   const response = await page.goto('/');
@@ -175,26 +177,41 @@ test('every page comes alive without an error or warning in the console', async 
   await expect(inbox.getByRole('link', { name: /delete notes.txt and todo.md/ })).toBeVisible();
   await inbox.getByRole('link', { name: 'Allowed' }).click();
   await expect(inbox.getByRole('heading', { level: 1, name: 'Always allowed' })).toBeVisible();
+  await inbox.getByRole('link', { name: 'Audit' }).click();
+  await expect(inbox.getByRole('heading', { level: 1, name: 'Audit' })).toBeVisible();
+  await expect(inbox.getByRole('list', { name: 'Audit entries' })).toContainText('Approved');
   expect(problems).toEqual([]);
 });
 
-test('the conversation list pages older conversations and finds one by its title', async ({ page, request }) => {
-  // Sixty conversations, one named, made through the same functions the page uses.
-  const made: string[] = [];
-  for (let i = 0; i < 60; i++) {
-    const res = await request.post('/api/fn/create_conversation', { headers: { accept: 'application/json' } });
-    made.push(await res.json());
-  }
+test('the conversation list pages a thousand conversations and finds one by its title', async ({ page, request, airlock }) => {
+  // A thousand conversations: one named through the same functions the page
+  // uses, the rest written into the store, a second apart and older.
+  const named = await (await request.post('/api/fn/create_conversation', { headers: { accept: 'application/json' } })).json();
   await request.post('/api/fn/post_message', {
     headers: { accept: 'application/json' },
-    form: { conversation_id: made[3], content: 'Quarterly numbers for Rita' },
+    form: { conversation_id: named, content: 'Quarterly numbers for Rita' },
   });
+  const script = `
+import sqlite3, sys, time, uuid
+db = sqlite3.connect(sys.argv[1], timeout=10)
+now = int(time.time() * 1000)
+rows = [("conv_" + uuid.uuid4().hex, f"Conversation {n}", now - 1000 * n, now - 1000 * n) for n in range(1, 1000)]
+db.executemany("insert into conversations (conversation_id, title, created_at, updated_at) values (?, ?, ?, ?)", rows)
+db.commit()
+`;
+  execFileSync('python3', ['-c', script, join(airlock.dataDir, 'airlock.db')]);
   await page.goto('/');
   const list = page.getByRole('list', { name: 'Conversations' });
   await expect(list.getByRole('listitem')).toHaveCount(50);
-  await page.getByRole('link', { name: 'Older conversations' }).click();
-  await expect(list.getByRole('listitem')).toHaveCount(10);
+  await expect(list.getByRole('link', { name: /Quarterly numbers for Rita/ })).toBeVisible();
+  // Twenty pages of fifty, each after the last of the one before.
+  for (let p = 2; p <= 20; p++) {
+    await page.getByRole('link', { name: 'Older conversations' }).click();
+    await expect(list.getByRole('listitem')).toHaveCount(50);
+    await expect(list.getByRole('listitem').first()).toContainText(`Conversation ${(p - 1) * 50}`);
+  }
   await expect(page.getByRole('link', { name: 'Older conversations' })).toHaveCount(0);
+  await expect(list.getByRole('listitem').last()).toContainText('Conversation 999');
 
   await page.getByRole('searchbox', { name: 'Search titles' }).fill('quarterly');
   await page.getByRole('button', { name: 'Search' }).click();
