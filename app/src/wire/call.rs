@@ -262,7 +262,8 @@ impl ToolCallItem {
     }
 
     /// For a call that needs several approvals: "1 of 2 approvals: Rita
-    /// 10:02", and while it waits, who may still give the rest ("needs 1
+    /// 10:02" ("… approvals since the edit" once its arguments were
+    /// edited), and while it waits, who may still give the rest ("needs 1
     /// more, from ops or sec, not Rita").
     pub fn quorum_label(&self) -> Option<String> {
         let quorum = &self.quorum;
@@ -278,7 +279,14 @@ impl ToolCallItem {
                 None => a.by.clone(),
             })
             .collect();
-        let mut text = format!("{given} of {} approvals", quorum.required);
+        // After an edit the count starts again: say so, since the
+        // approvals given before were of other arguments.
+        let since = if self.original_arguments.is_some() {
+            " since the edit"
+        } else {
+            ""
+        };
+        let mut text = format!("{given} of {} approvals{since}", quorum.required);
         if !who.is_empty() {
             text = format!("{text}: {}", who.join(", "));
         }

@@ -290,6 +290,14 @@ fn a_call_that_needs_two_says_who_approved_and_who_may_still() {
         Some("1 of 2 approvals: Rita 10:02")
     );
     assert_eq!(call(serde_json::json!({}), None).quorum_label(), None);
+    let edited = ToolCallItem {
+        original_arguments: Some(serde_json::json!({"path": "a"})),
+        ..waiting.clone()
+    };
+    assert_eq!(
+        edited.quorum_label().as_deref(),
+        Some("1 of 2 approvals since the edit: Rita 10:02 · needs 1 more, from ops, not Rita")
+    );
 
     let person = |id: &str| Deciding {
         may_decide: true,
