@@ -6,10 +6,9 @@ use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 
 use crate::domain::Event;
+use crate::domain::NewCase;
 use crate::domain::{BatchId, ConversationId, RunId, ToolCallId};
 use crate::domain::{CallStatus, Decision, ToolCall};
-use crate::domain::{Callback, CallbackAttempt};
-use crate::domain::{CaseEvent, CaseId, CaseStatus, NewCase, ReviewCase};
 use crate::domain::{Conversation, ConversationSummary, InboxQuery, ListPage, Message};
 use crate::domain::{Run, RunStatus};
 
@@ -21,6 +20,7 @@ mod open;
 pub mod people;
 pub mod postgres;
 pub mod quorum;
+pub mod reviews;
 pub mod sql;
 pub mod sqlite;
 mod time;
@@ -35,6 +35,7 @@ pub use grants::{GrantAudit, GrantStore};
 pub use open::connect;
 pub use people::{Credentials, PeopleStore, SignedIn};
 pub use quorum::{ApprovalAdded, NewApproval, QuorumStore};
+pub use reviews::ReviewStore;
 pub(crate) use time::{from_millis, to_millis};
 pub use values::{
     Announcement, Applied, Concluded, Decided, DecisionChange, FeedBatch, NewMessage,
@@ -46,7 +47,7 @@ pub use values::{
 /// transaction and returns them; the caller publishes them after commit.
 #[async_trait]
 pub trait Store:
-    PeopleStore + GrantStore + AuditStore + QuorumStore + Send + Sync + std::fmt::Debug
+    PeopleStore + GrantStore + AuditStore + QuorumStore + ReviewStore + Send + Sync + std::fmt::Debug
 {
     /// Which backend this is, for logs and `/healthz`.
     fn backend(&self) -> &'static str;
@@ -337,66 +338,4 @@ pub trait Store:
 
     /// The newest feed position (0 when nothing has been placed).
     async fn feed_head(&self) -> Result<i64, StoreError>;
-
-    /// One review case.
-    async fn review_case(&self, id: &CaseId) -> Result<Option<ReviewCase>, StoreError>;
-
-    /// The review case of a call, if it has one.
-    async fn case_for_call(&self, id: &ToolCallId) -> Result<Option<ReviewCase>, StoreError>;
-
-    /// One review case with the hashes of every review link token handed
-    /// out for it: what checking a link needs, in one query.
-    async fn review_case_with_tokens(
-        &self,
-        id: &CaseId,
-    ) -> Result<Option<(ReviewCase, Vec<String>)>, StoreError>;
-
-    /// Records the hash of another review link's token.
-    async fn add_case_token(
-        &self,
-        id: &CaseId,
-        hash: &str,
-        at: DateTime<Utc>,
-    ) -> Result<(), StoreError>;
-
-    /// Moves a case forward to `opened` or `in_progress` with its event;
-    /// `None` when it is already there, further on, or over.
-    async fn advance_case(
-        &self,
-        id: &CaseId,
-        to: CaseStatus,
-        at: DateTime<Utc>,
-    ) -> Result<Option<(ReviewCase, CaseEvent)>, StoreError>;
-
-    /// A case's events after position `seq`, in order.
-    async fn case_events_after(&self, id: &CaseId, seq: i64) -> Result<Vec<CaseEvent>, StoreError>;
-
-    /// The conversation an external agent's session writes to, created
-    /// (titled `title`) on first use.
-    async fn gateway_conversation(
-        &self,
-        key: &str,
-        title: &str,
-        now: DateTime<Utc>,
-    ) -> Result<ConversationId, StoreError>;
-
-    /// Callbacks due for (another) delivery attempt, oldest first.
-    async fn due_callbacks(
-        &self,
-        now: DateTime<Utc>,
-        limit: i64,
-    ) -> Result<Vec<Callback>, StoreError>;
-
-    /// Takes a due callback for one delivery attempt, holding it until
-    /// `until` (then it is due again, should the deliverer die); false when
-    /// another replica took it first.
-    async fn claim_callback(
-        &self,
-        id: i64,
-        now: DateTime<Utc>,
-        until: DateTime<Utc>,
-    ) -> Result<bool, StoreError>;
-
-    /// Records how a delivery attempt went.
-    async fn record_callback(&self, id: i64, attempt: &CallbackAttempt) -> Result<(), StoreError>;
 }

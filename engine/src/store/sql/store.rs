@@ -14,7 +14,7 @@ use crate::domain::{CaseEvent, CaseId, CaseStatus, NewCase, ReviewCase};
 use crate::domain::{Conversation, ConversationSummary, InboxQuery, ListPage, Message};
 use crate::domain::{Run, RunStatus};
 use crate::store::{Announcement, Concluded, Decided, DecisionChange, FeedBatch, NewMessage};
-use crate::store::{Store, StoreError};
+use crate::store::{ReviewStore, Store, StoreError};
 
 #[async_trait]
 impl<B: Backend> Store for SqlStore<B> {
@@ -302,7 +302,10 @@ impl<B: Backend> Store for SqlStore<B> {
     async fn feed_head(&self) -> Result<i64, StoreError> {
         self.backend.feed_head().await
     }
+}
 
+#[async_trait]
+impl<B: Backend> ReviewStore for SqlStore<B> {
     async fn review_case(&self, id: &CaseId) -> Result<Option<ReviewCase>, StoreError> {
         SqlStore::review_case(self, id).await
     }

@@ -1,0 +1,77 @@
+//! What the store keeps of review cases and their callbacks: a trait of its
+//! own, which every [`Store`](super::Store) implements too. A case is made
+//! with its call (`Store::insert_calls`) and closed by its decision; here it
+//! is read, opened, given more links, and its callbacks delivered.
+
+use async_trait::async_trait;
+use chrono::{DateTime, Utc};
+
+use super::StoreError;
+use crate::domain::{Callback, CallbackAttempt, ConversationId, ToolCallId};
+use crate::domain::{CaseEvent, CaseId, CaseStatus, ReviewCase};
+
+/// Review cases, the gateway's conversations, and callbacks.
+#[async_trait]
+pub trait ReviewStore: Send + Sync {
+    /// One review case.
+    async fn review_case(&self, id: &CaseId) -> Result<Option<ReviewCase>, StoreError>;
+
+    /// The review case of a call, if it has one.
+    async fn case_for_call(&self, id: &ToolCallId) -> Result<Option<ReviewCase>, StoreError>;
+
+    /// One review case with the hashes of every review link token handed
+    /// out for it: what checking a link needs, in one query.
+    async fn review_case_with_tokens(
+        &self,
+        id: &CaseId,
+    ) -> Result<Option<(ReviewCase, Vec<String>)>, StoreError>;
+
+    /// Records the hash of another review link's token.
+    async fn add_case_token(
+        &self,
+        id: &CaseId,
+        hash: &str,
+        at: DateTime<Utc>,
+    ) -> Result<(), StoreError>;
+
+    /// Moves a case forward to `opened` or `in_progress` with its event;
+    /// `None` when it is already there, further on, or over.
+    async fn advance_case(
+        &self,
+        id: &CaseId,
+        to: CaseStatus,
+        at: DateTime<Utc>,
+    ) -> Result<Option<(ReviewCase, CaseEvent)>, StoreError>;
+
+    /// A case's events after position `seq`, in order.
+    async fn case_events_after(&self, id: &CaseId, seq: i64) -> Result<Vec<CaseEvent>, StoreError>;
+
+    /// The conversation an external agent's session writes to, created
+    /// (titled `title`) on first use.
+    async fn gateway_conversation(
+        &self,
+        key: &str,
+        title: &str,
+        now: DateTime<Utc>,
+    ) -> Result<ConversationId, StoreError>;
+
+    /// Callbacks due for (another) delivery attempt, oldest first.
+    async fn due_callbacks(
+        &self,
+        now: DateTime<Utc>,
+        limit: i64,
+    ) -> Result<Vec<Callback>, StoreError>;
+
+    /// Takes a due callback for one delivery attempt, holding it until
+    /// `until` (then it is due again, should the deliverer die); false when
+    /// another replica took it first.
+    async fn claim_callback(
+        &self,
+        id: i64,
+        now: DateTime<Utc>,
+        until: DateTime<Utc>,
+    ) -> Result<bool, StoreError>;
+
+    /// Records how a delivery attempt went.
+    async fn record_callback(&self, id: i64, attempt: &CallbackAttempt) -> Result<(), StoreError>;
+}
