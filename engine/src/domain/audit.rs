@@ -63,24 +63,9 @@ pub struct AuditLine {
     pub tool: Option<String>,
     pub detail: Box<RawValue>,
     pub prev: String,
+    /// Left out while empty, which is how the canonical form is written.
+    #[serde(skip_serializing_if = "String::is_empty")]
     pub hash: String,
-}
-
-/// [`AuditLine`] without its hash: what the hash is taken over.
-#[derive(Serialize)]
-struct Canonical<'a> {
-    seq: i64,
-    id: i64,
-    at: &'a str,
-    action: &'a str,
-    actor: &'a str,
-    channel: &'a str,
-    call: &'a Option<String>,
-    conversation: &'a Option<String>,
-    source: &'a Option<String>,
-    tool: &'a Option<String>,
-    detail: &'a RawValue,
-    prev: &'a str,
 }
 
 impl AuditEntry {
@@ -127,23 +112,13 @@ fn raw_detail(detail: &str) -> Box<RawValue> {
 }
 
 impl AuditLine {
-    /// The canonical form, as hashed.
+    /// The canonical form, as hashed: the line without its hash.
     pub fn canonical(&self) -> String {
-        let canonical = Canonical {
-            seq: self.seq,
-            id: self.id,
-            at: &self.at,
-            action: &self.action,
-            actor: &self.actor,
-            channel: &self.channel,
-            call: &self.call,
-            conversation: &self.conversation,
-            source: &self.source,
-            tool: &self.tool,
-            detail: &self.detail,
-            prev: &self.prev,
+        let unhashed = AuditLine {
+            hash: String::new(),
+            ..self.clone()
         };
-        serde_json::to_string(&canonical).expect("strings and numbers serialise")
+        serde_json::to_string(&unhashed).expect("strings and numbers serialise")
     }
 
     /// The hash its contents make now.

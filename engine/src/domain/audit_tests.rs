@@ -53,6 +53,9 @@ fn a_line_survives_export_and_reading_back_byte_for_byte() {
         let read: AuditLine = serde_json::from_str(&text).unwrap();
         assert_eq!(read.computed_hash(), line.hash);
         assert_eq!(serde_json::to_string(&read).unwrap(), text);
+        // The canonical form is the exported line without its hash.
+        let hash = format!(r#","hash":"{}""#, line.hash);
+        assert_eq!(line.canonical(), text.replace(&hash, ""));
     }
 }
 
