@@ -8,3 +8,10 @@ pub mod grants;
 pub mod people;
 pub mod reviews;
 pub mod sources;
+
+/// A query parameter as a filter takes it: trimmed, and `None` when it is
+/// absent or blank (an empty field of a plain form).
+#[cfg(feature = "ssr")]
+pub(crate) fn given(text: Option<String>) -> Option<String> {
+    text.map(|t| t.trim().to_owned()).filter(|t| !t.is_empty())
+}

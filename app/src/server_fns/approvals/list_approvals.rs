@@ -15,8 +15,8 @@ pub async fn list_approvals(
     #[server(default)] tool: Option<String>,
     #[server(default)] waited: Option<String>,
 ) -> Result<Inbox, AppError> {
+    use crate::server_fns::given;
     use engine::domain::{InboxCursor, InboxQuery};
-    let given = |text: Option<String>| text.map(|t| t.trim().to_owned()).filter(|t| !t.is_empty());
     let engine = crate::state::engine();
     let now = engine.clock().now();
     let after = match given(after) {

@@ -18,7 +18,7 @@ pub async fn list_audit(
     #[server(default)] to: Option<String>,
 ) -> Result<AuditListPage, AppError> {
     crate::state::allowed(engine::domain::Action::ReadAudit)?;
-    let given = |text: Option<String>| text.map(|t| t.trim().to_owned()).filter(|t| !t.is_empty());
+    use crate::server_fns::given;
     let before = match given(older) {
         None => None,
         Some(text) => Some(text.parse::<i64>().map_err(|_| AppError::Invalid {

@@ -22,7 +22,7 @@ pub async fn list_conversations(
             message: "this link to older conversations is not valid".into(),
         })?),
     };
-    let title_contains = q.map(|q| q.trim().to_owned()).filter(|q| !q.is_empty());
+    let title_contains = crate::server_fns::given(q);
     let page = ListPage {
         after,
         title_contains,

@@ -18,22 +18,13 @@ pub struct AuditFilters {
 impl AuditFilters {
     /// The filters as query parameters, `&`-led, for links to other pages.
     pub fn query(&self) -> String {
-        [
-            ("who", &self.who),
-            ("tool", &self.tool),
-            ("outcome", &self.outcome),
-            ("from", &self.from),
-            ("to", &self.to),
-        ]
-        .into_iter()
-        .filter_map(|(name, value)| {
-            let value = value.as_deref().filter(|v| !v.is_empty())?;
-            Some(format!(
-                "&{name}={}",
-                crate::ui::common::query::query_value(value)
-            ))
-        })
-        .collect()
+        crate::ui::common::query::kept_params(&[
+            ("who", self.who.as_deref()),
+            ("tool", self.tool.as_deref()),
+            ("outcome", self.outcome.as_deref()),
+            ("from", self.from.as_deref()),
+            ("to", self.to.as_deref()),
+        ])
     }
 
     /// Whether any filter is set.
@@ -47,7 +38,7 @@ impl AuditFilters {
 pub fn AuditFilterForm(filters: AuditFilters) -> impl IntoView {
     let chosen = filters.outcome.clone().unwrap_or_default();
     view! {
-        <form class="audit-filters" method="get" action="/audit" role="search" aria-label="Filter the audit">
+        <form class="list-filters" method="get" action="/audit" role="search" aria-label="Filter the audit">
             <label>"Person"
                 <input type="text" name="who" value=filters.who.unwrap_or_default() autocomplete="off"/>
             </label>

@@ -13,6 +13,18 @@ pub fn query_value(text: &str) -> String {
         .collect()
 }
 
+/// The parameters of `pairs` that have a value, each as `&name=value`:
+/// what a link to another page of a filtered list carries on.
+pub fn kept_params(pairs: &[(&str, Option<&str>)]) -> String {
+    pairs
+        .iter()
+        .filter_map(|(name, value)| {
+            let value = value.filter(|v| !v.is_empty())?;
+            Some(format!("&{name}={}", query_value(value)))
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     #[test]
@@ -22,5 +34,11 @@ mod tests {
             "/review/case_1%3Ftoken%3Da-b_c"
         );
         assert_eq!(super::query_value("/c/x y&z"), "/c/x%20y%26z");
+    }
+
+    #[test]
+    fn only_parameters_with_a_value_are_kept() {
+        let kept = super::kept_params(&[("q", Some("a b")), ("tool", Some("")), ("who", None)]);
+        assert_eq!(kept, "&q=a%20b");
     }
 }

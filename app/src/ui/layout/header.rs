@@ -57,14 +57,10 @@ fn is_admin() -> bool {
 /// Whether the audit is open to whoever is here: administrators and
 /// viewers, or anyone when nobody signs in.
 fn reads_audit() -> bool {
+    // While routes are listed there is no request, and nothing is shown.
     #[cfg(feature = "ssr")]
-    return match leptos::prelude::use_context::<crate::state::AppState>() {
-        Some(state) if state.engine.config().auth.is_some() => crate::state::signed_in()
-            .is_some_and(|person| person.access.may(engine::domain::Action::ReadAudit)),
-        Some(_) => true,
-        // Routes are being listed: nothing is rendered for anyone.
-        None => false,
-    };
+    return leptos::prelude::use_context::<crate::state::AppState>().is_some()
+        && crate::state::allowed(engine::domain::Action::ReadAudit).is_ok();
     #[cfg(not(feature = "ssr"))]
     false
 }

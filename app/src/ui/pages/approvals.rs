@@ -9,7 +9,7 @@ use leptos_router::hooks::use_query_map;
 
 use crate::server_fns::approvals::list_approvals;
 use crate::ui::common::load_error::LoadError;
-use crate::ui::common::query::query_value;
+use crate::ui::common::query::{kept_params, query_value};
 use crate::ui::inbox::inbox_view::InboxView;
 
 /// The waits the inbox can be narrowed to: value and words.
@@ -42,10 +42,11 @@ pub fn ApprovalsPage() -> impl IntoView {
                 let (after, source, tool, waited) = asked();
                 match inbox.await {
                     Ok(inbox) => {
-                        let filters = [("source", source), ("tool", tool), ("waited", waited)]
-                            .into_iter()
-                            .filter_map(|(name, v)| v.filter(|v| !v.is_empty()).map(|v| format!("&{name}={}", query_value(&v))))
-                            .collect::<String>();
+                        let filters = kept_params(&[
+                            ("source", source.as_deref()),
+                            ("tool", tool.as_deref()),
+                            ("waited", waited.as_deref()),
+                        ]);
                         let more = inbox.next.clone().map(|cursor| {
                             let href = format!("/approvals?after={}{filters}", query_value(&cursor));
                             view! { <p class="list-more"><a href=href>"More waiting calls"</a></p> }
@@ -75,7 +76,7 @@ fn InboxFilters() -> impl IntoView {
         )
     };
     view! {
-        <form class="audit-filters" method="get" action="/approvals" role="search" aria-label="Filter waiting calls">
+        <form class="list-filters" method="get" action="/approvals" role="search" aria-label="Filter waiting calls">
             <label>"Source"
                 <input type="text" name="source" value=source.unwrap_or_default() autocomplete="off"/>
             </label>

@@ -9,7 +9,7 @@ use leptos_router::hooks::use_query_map;
 use crate::server_fns::conversations::list_conversations;
 use crate::ui::common::live_list::{List, LiveList};
 use crate::ui::common::load_error::LoadError;
-use crate::ui::common::query::query_value;
+use crate::ui::common::query::{kept_params, query_value};
 use crate::ui::conversations::conversation_list::ConversationList;
 use crate::ui::conversations::new_conversation_button::NewConversationButton;
 
@@ -75,14 +75,8 @@ pub fn HomePage() -> impl IntoView {
 #[component]
 fn OlderLink(older: Option<String>, q: Option<String>, people: Option<String>) -> impl IntoView {
     older.map(|cursor| {
-        let search = q
-            .filter(|q| !q.is_empty())
-            .map(|q| format!("&q={}", query_value(&q)))
-            .unwrap_or_default();
-        let people = people
-            .map(|p| format!("&people={}", query_value(&p)))
-            .unwrap_or_default();
-        let href = format!("/?older={}{search}{people}", query_value(&cursor));
+        let kept = kept_params(&[("q", q.as_deref()), ("people", people.as_deref())]);
+        let href = format!("/?older={}{kept}", query_value(&cursor));
         view! { <p class="list-more"><a href=href>"Older conversations"</a></p> }
     })
 }
