@@ -10,7 +10,7 @@ use serde_json::json;
 use crate::clock::ManualClock;
 use crate::config::Config;
 use crate::decisions::{ProposedCall, Reviewer, Verdict};
-use crate::domain::{CallStatus, Channel, ConversationId, GrantArgumentChoice, ToolCall};
+use crate::domain::{CallStatus, Channel, GrantArgumentChoice, ToolCall};
 use crate::store::sqlite::SqliteStore;
 use crate::{Engine, EngineError};
 
@@ -26,18 +26,16 @@ sources:
         approvals_required: 1
 "#;
 
-async fn engine(dir: &tempfile::TempDir) -> Engine {
+/// An engine over a fresh store (the store's folder lives as long as the
+/// first value), and `calls` (tool, path) proposed in a new conversation.
+async fn waiting(calls: &[(&str, &str)]) -> (tempfile::TempDir, Engine, Vec<ToolCall>) {
+    let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("airlock.db").to_string_lossy().into_owned();
     let store = SqliteStore::open(&path).await.unwrap();
     let config = Config::parse("test.yaml", CONFIG).unwrap();
-    Engine::new(
-        Arc::new(store),
-        Arc::new(ManualClock::new(Utc::now())),
-        config,
-    )
-}
-
-async fn waiting(engine: &Engine, c: &ConversationId, calls: &[(&str, &str)]) -> Vec<ToolCall> {
+    let clock = Arc::new(ManualClock::new(Utc::now()));
+    let engine = Engine::new(Arc::new(store), clock, config);
+    let c = engine.create_conversation().await.unwrap().id;
     let proposals = calls
         .iter()
         .map(|(tool, path)| ProposedCall {
@@ -47,7 +45,8 @@ async fn waiting(engine: &Engine, c: &ConversationId, calls: &[(&str, &str)]) ->
             read_only_hint: false,
         })
         .collect();
-    engine.propose_calls(c, proposals).await.unwrap()
+    let calls = engine.propose_calls(&c, proposals).await.unwrap();
+    (dir, engine, calls)
 }
 
 fn by(name: &str) -> Reviewer {
@@ -56,15 +55,8 @@ fn by(name: &str) -> Reviewer {
 
 #[tokio::test]
 async fn two_people_approve_a_call_that_needs_two() {
-    let dir = tempfile::tempdir().unwrap();
-    let engine = engine(&dir).await;
-    let c = engine.create_conversation().await.unwrap().id;
-    let calls = waiting(
-        &engine,
-        &c,
-        &[("delete_file", "a.txt"), ("write_file", "scratch/b")],
-    )
-    .await;
+    let (_dir, engine, calls) =
+        waiting(&[("delete_file", "a.txt"), ("write_file", "scratch/b")]).await;
     assert_eq!(calls[0].quorum.required, 2);
     assert_eq!(calls[1].quorum.required, 1, "the rule's own number wins");
 
@@ -118,15 +110,8 @@ async fn two_people_approve_a_call_that_needs_two() {
 
 #[tokio::test]
 async fn an_edit_starts_the_count_again_and_a_rejection_needs_nobody_else() {
-    let dir = tempfile::tempdir().unwrap();
-    let engine = engine(&dir).await;
-    let c = engine.create_conversation().await.unwrap().id;
-    let calls = waiting(
-        &engine,
-        &c,
-        &[("delete_file", "a.txt"), ("delete_file", "b.txt")],
-    )
-    .await;
+    let (_dir, engine, calls) =
+        waiting(&[("delete_file", "a.txt"), ("delete_file", "b.txt")]).await;
     engine
         .decide(&calls[0].id, Verdict::Approve, &by("rita"))
         .await
@@ -168,15 +153,8 @@ async fn an_edit_starts_the_count_again_and_a_rejection_needs_nobody_else() {
 
 #[tokio::test]
 async fn approve_all_counts_one_approval_per_call() {
-    let dir = tempfile::tempdir().unwrap();
-    let engine = engine(&dir).await;
-    let c = engine.create_conversation().await.unwrap().id;
-    let calls = waiting(
-        &engine,
-        &c,
-        &[("delete_file", "a.txt"), ("write_file", "scratch/b")],
-    )
-    .await;
+    let (_dir, engine, calls) =
+        waiting(&[("delete_file", "a.txt"), ("write_file", "scratch/b")]).await;
     let decided = engine
         .decide_batch(&calls[0].batch_id, true, None, &by("rita"))
         .await

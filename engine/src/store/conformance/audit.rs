@@ -37,19 +37,7 @@ pub(crate) async fn every_change_is_audited_and_sealed_into_one_chain(f: &Fixtur
     let store = f.store.clone();
     let (c, pending) = one_pending_call(&store).await;
     store.decide(&approve(&pending)).await.unwrap();
-    let grant = Grant {
-        id: GrantId::new(),
-        source: "demo".into(),
-        tool: "read_file".into(),
-        scope: GrantScope::Conversation(c.id.clone()),
-        arguments: crate::domain::GrantArguments::Any,
-        created_by: "ana".into(),
-        created_by_id: None,
-        created_at: Utc::now(),
-        expires_at: None,
-        revoked_at: None,
-        revoked_by: None,
-    };
+    let grant = grant_of("read_file", GrantScope::Conversation(c.id.clone()));
     store.insert_grant(&grant, by_hand()).await.unwrap();
     store
         .revoke_grant(&grant.id, Utc::now(), None, by_hand())

@@ -3,6 +3,24 @@
 use super::*;
 use crate::domain::GrantArguments;
 
+/// A grant by ana of `tool` of the demo source, with any arguments, made
+/// now and lasting until revoked.
+pub(super) fn grant_of(tool: &str, scope: GrantScope) -> Grant {
+    Grant {
+        id: GrantId::new(),
+        source: "demo".into(),
+        tool: tool.into(),
+        scope,
+        arguments: GrantArguments::Any,
+        created_by: "ana".into(),
+        created_by_id: None,
+        created_at: Utc::now(),
+        expires_at: None,
+        revoked_at: None,
+        revoked_by: None,
+    }
+}
+
 /// How these grants are made and revoked, for their audit entries.
 pub(super) fn by_hand() -> crate::store::GrantAudit<'static> {
     crate::store::GrantAudit {
@@ -32,17 +50,8 @@ pub(crate) async fn grants_are_scoped_and_revocable(f: &Fixture) {
     let here = new_conversation(&store).await;
     let there = new_conversation(&store).await;
     let grant = |scope| Grant {
-        id: GrantId::new(),
-        source: "demo".into(),
-        tool: "delete_file".into(),
-        scope,
-        arguments: GrantArguments::Any,
-        created_by: "ana".into(),
         created_by_id: Some(crate::domain::PersonId::new()),
-        created_at: Utc::now(),
-        expires_at: None,
-        revoked_at: None,
-        revoked_by: None,
+        ..grant_of("delete_file", scope)
     };
     let local = grant(GrantScope::Conversation(here.id.clone()));
     store.insert_grant(&local, by_hand()).await.unwrap();
@@ -93,17 +102,9 @@ pub(crate) async fn a_grant_ends_by_itself_and_stays_as_a_record(f: &Fixture) {
     let made = Utc::now();
     let end = made + chrono::Duration::hours(1);
     let grant = Grant {
-        id: GrantId::new(),
-        source: "demo".into(),
-        tool: "delete_file".into(),
-        scope: GrantScope::Conversation(here.id.clone()),
-        arguments: GrantArguments::Any,
-        created_by: "ana".into(),
-        created_by_id: None,
         created_at: made,
         expires_at: Some(end),
-        revoked_at: None,
-        revoked_by: None,
+        ..grant_of("delete_file", GrantScope::Conversation(here.id.clone()))
     };
     store.insert_grant(&grant, by_hand()).await.unwrap();
     let covers = |at| in_force(&store, "demo", "delete_file", &here.id, at);
@@ -126,17 +127,8 @@ pub(crate) async fn a_grant_keeps_the_arguments_it_covers(f: &Fixture) {
         folder: "drafts/".into(),
     };
     let grant = Grant {
-        id: GrantId::new(),
-        source: "demo".into(),
-        tool: "write_file".into(),
-        scope: GrantScope::Global,
         arguments: rule.clone(),
-        created_by: "ana".into(),
-        created_by_id: None,
-        created_at: Utc::now(),
-        expires_at: None,
-        revoked_at: None,
-        revoked_by: None,
+        ..grant_of("write_file", GrantScope::Global)
     };
     store.insert_grant(&grant, by_hand()).await.unwrap();
     let rules = store
