@@ -7,6 +7,8 @@ pub mod browser;
 #[cfg(feature = "ssr")]
 pub mod csp;
 pub mod error;
+#[cfg(feature = "ssr")]
+pub mod render;
 pub mod server_fns;
 #[cfg(feature = "ssr")]
 pub mod state;

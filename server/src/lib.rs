@@ -18,6 +18,7 @@ pub mod model_check;
 pub mod oidc;
 pub mod openapi;
 pub mod people_cli;
+pub mod review_page;
 pub mod review_stream;
 mod secret_file;
 pub mod security_headers;
@@ -99,6 +100,7 @@ pub fn router_with_pages(
         .merge(own)
         .merge(hitl)
         .merge(sso.map(oidc::routes).unwrap_or_default())
+        .route("/review/{case_id}", get(review_page::review_page))
         .route(
             "/api/openapi.json",
             get(move || openapi::serve(document.clone())),

@@ -9,11 +9,20 @@ use crate::ui::layout::header::AppHeader;
 use crate::ui::pages::{
     account::AccountPage, allowed::AllowedPage, approvals::ApprovalsPage, audit::AuditPage,
     conversation::ConversationPage, home::HomePage, not_found::NotFound, people::PeoplePage,
-    review::ReviewPage, setup::SetupPage, sign_in::SignInPage, sources::SourcesPage,
+    setup::SetupPage, sign_in::SignInPage, sources::SourcesPage,
 };
 
-/// The HTML document every page is rendered into.
+/// The HTML document every routed page is rendered into.
 pub fn shell(options: LeptosOptions) -> impl IntoView {
+    document(options, App)
+}
+
+/// The HTML document around `body`: the routed pages, or a page the server
+/// renders itself (the review page, see `render.rs`).
+pub fn document<B: IntoView + 'static>(
+    options: LeptosOptions,
+    body: impl FnOnce() -> B + Send + 'static,
+) -> impl IntoView {
     #[cfg(feature = "ssr")]
     crate::csp::set_content_security_policy();
     view! {
@@ -29,7 +38,7 @@ pub fn shell(options: LeptosOptions) -> impl IntoView {
                 <MetaTags/>
             </head>
             <body>
-                <App/>
+                {body()}
             </body>
         </html>
     }
@@ -39,30 +48,40 @@ pub fn shell(options: LeptosOptions) -> impl IntoView {
 ///
 /// Pages render with `SsrMode::Async`: the server waits for their data and
 /// sends finished HTML, so a page works before (or without) hydration and a
-/// missing conversation can still answer with status 404.
+/// missing conversation can still answer with status 404. The review page is
+/// not among them: the server loads its case and renders it at once (see
+/// `server/src/review_page.rs`), since it is the page opened most often.
 #[component]
 pub fn App() -> impl IntoView {
+    view! {
+        <Frame>
+            <Routes fallback=NotFound>
+                <Route path=path!("/") view=HomePage ssr=SsrMode::Async/>
+                <Route path=path!("/c/:id") view=ConversationPage ssr=SsrMode::Async/>
+                <Route path=path!("/approvals") view=ApprovalsPage ssr=SsrMode::Async/>
+                <Route path=path!("/allowed") view=AllowedPage ssr=SsrMode::Async/>
+                <Route path=path!("/sign-in") view=SignInPage ssr=SsrMode::Async/>
+                <Route path=path!("/setup") view=SetupPage ssr=SsrMode::Async/>
+                <Route path=path!("/account") view=AccountPage ssr=SsrMode::Async/>
+                <Route path=path!("/people") view=PeoplePage ssr=SsrMode::Async/>
+                <Route path=path!("/sources") view=SourcesPage ssr=SsrMode::Async/>
+                <Route path=path!("/audit") view=AuditPage ssr=SsrMode::Async/>
+            </Routes>
+        </Frame>
+    }
+}
+
+/// What every page has around its content: the stylesheet, the form of its
+/// title, the router (for the header's links) and the header.
+#[component]
+pub fn Frame(children: Children) -> impl IntoView {
     provide_meta_context();
     view! {
         <Stylesheet id="leptos" href="/pkg/airlock.css"/>
         <Title formatter=|page: String| if page.is_empty() { "Airlock".to_owned() } else { format!("{page} · Airlock") }/>
         <Router>
             <AppHeader/>
-            <main class="page">
-                <Routes fallback=NotFound>
-                    <Route path=path!("/") view=HomePage ssr=SsrMode::Async/>
-                    <Route path=path!("/c/:id") view=ConversationPage ssr=SsrMode::Async/>
-                    <Route path=path!("/approvals") view=ApprovalsPage ssr=SsrMode::Async/>
-                    <Route path=path!("/allowed") view=AllowedPage ssr=SsrMode::Async/>
-                    <Route path=path!("/review/:case_id") view=ReviewPage ssr=SsrMode::Async/>
-                    <Route path=path!("/sign-in") view=SignInPage ssr=SsrMode::Async/>
-                    <Route path=path!("/setup") view=SetupPage ssr=SsrMode::Async/>
-                    <Route path=path!("/account") view=AccountPage ssr=SsrMode::Async/>
-                    <Route path=path!("/people") view=PeoplePage ssr=SsrMode::Async/>
-                    <Route path=path!("/sources") view=SourcesPage ssr=SsrMode::Async/>
-                    <Route path=path!("/audit") view=AuditPage ssr=SsrMode::Async/>
-                </Routes>
-            </main>
+            <main class="page">{children()}</main>
         </Router>
     }
 }

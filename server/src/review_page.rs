@@ -1,0 +1,54 @@
+//! `GET /review/{case_id}?token=…`: the page a review link opens. It checks
+//! the token, marks the case opened and renders the case in one pass (see
+//! `app/src/render.rs`): the page reviewers open for every case, so it
+//! skips the routed pages' machinery.
+
+use std::collections::HashMap;
+
+use axum::extract::rejection::QueryRejection;
+use axum::extract::{Path, Query, Request, State};
+use axum::response::Response;
+use leptos::prelude::*;
+
+use app::error::AppError;
+use app::state::{actor_of, AppState, SignedInPerson};
+use app::ui::pages::review::ReviewPage;
+use app::ui::review::ReviewAccess;
+use app::wire::ReviewItem;
+
+/// Opens the case the link names, and renders it, or why it did not open.
+pub async fn review_page(
+    State(state): State<AppState>,
+    Path(case_id): Path<String>,
+    // An unreadable query is a link without its token: refused on the page.
+    query: Result<Query<HashMap<String, String>>, QueryRejection>,
+    request: Request,
+) -> Response {
+    let token = query
+        .ok()
+        .and_then(|Query(mut query)| query.remove("token"))
+        .unwrap_or_default();
+    let access = ReviewAccess { case_id, token };
+    let (parts, _) = request.into_parts();
+    let opened = open(&state, &parts, &access).await;
+    app::render::page(state, parts, move || view! { <ReviewPage opened access/> }).await
+}
+
+/// What `open_review` answers, for the page instead of the browser.
+async fn open(
+    state: &AppState,
+    parts: &http::request::Parts,
+    access: &ReviewAccess,
+) -> Result<ReviewItem, AppError> {
+    // A malformed id is answered like a wrong token: links cannot be probed.
+    let id = engine::reviews::CaseId::parse(&access.case_id).map_err(|_| AppError::Forbidden)?;
+    let by = parts
+        .extensions
+        .get::<SignedInPerson>()
+        .map(|signed_in| actor_of(signed_in.person.clone(), state.engine.config()));
+    let view = state
+        .engine
+        .open_review(&id, &access.token, by.as_ref())
+        .await?;
+    Ok(ReviewItem::from_view(view))
+}
