@@ -39,6 +39,9 @@ mod source;
 
 use auth::check_groups;
 pub use auth::{AuthSettings, OidcSettings};
+/// Durations as the configuration writes them (`90s`, `9m`, `24h`), for
+/// flags that take the same.
+pub use duration::parse_expiry as parse_duration;
 pub use duration::parse_expiry;
 pub use gateway::{ApiKey, GatewaySettings};
 pub use model_context::{estimate_tokens, ModelContext, DEFAULT_CONTEXT_TOKENS};

@@ -12,6 +12,7 @@ pub mod freshness;
 pub mod grant_stream;
 pub mod health;
 pub mod hitl;
+pub mod hook;
 pub mod list_stream;
 pub mod listing;
 pub mod model_check;

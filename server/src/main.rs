@@ -32,6 +32,29 @@ enum Command {
     /// Check the audit log.
     #[command(subcommand)]
     Audit(AuditCommand),
+    /// Decide an agent's tool calls from the agent's own hooks.
+    #[command(subcommand)]
+    Hook(HookCommand),
+}
+
+#[derive(Debug, Subcommand)]
+enum HookCommand {
+    /// Claude Code's PreToolUse hook: reads the call from standard input,
+    /// asks Airlock (AIRLOCK_URL, with the gateway key in AIRLOCK_API_KEY)
+    /// and prints the decision; see docs/integrations.md.
+    ClaudeCode {
+        /// The policy block that decides the calls.
+        #[arg(long, default_value = "claude-code")]
+        source: String,
+        /// How long a call may wait for a person (`90s`, `9m`); keep it
+        /// under the hook's `timeout` in Claude Code's settings.
+        #[arg(long, default_value = "9m")]
+        wait: String,
+        /// When Airlock cannot be asked: `deny` the call, or `ask` the
+        /// person at the terminal through Claude Code's own prompt.
+        #[arg(long, value_parser = ["deny", "ask"], default_value = "deny")]
+        unreachable: String,
+    },
 }
 
 #[derive(Debug, Subcommand)]
@@ -94,6 +117,28 @@ async fn main() -> anyhow::Result<()> {
         }
         Command::Audit(AuditCommand::Verify { file: None }) => {
             server::audit_cli::verify_database(&server::Settings::from_env()?).await
+        }
+        Command::Hook(HookCommand::ClaudeCode {
+            source,
+            wait,
+            unreachable,
+        }) => {
+            let wait = match engine::config::parse_duration(&wait) {
+                Ok(Some(wait)) => wait,
+                _ => anyhow::bail!("--wait {wait}: give a duration such as 90s or 9m"),
+            };
+            let settings = server::hook::HookSettings {
+                url: std::env::var("AIRLOCK_URL")
+                    .unwrap_or_else(|_| "http://127.0.0.1:3000".to_owned()),
+                key: std::env::var("AIRLOCK_API_KEY").unwrap_or_default(),
+                source,
+                wait,
+                unreachable: match unreachable.as_str() {
+                    "ask" => server::hook::Unreachable::Ask,
+                    _ => server::hook::Unreachable::Deny,
+                },
+            };
+            server::hook::answer_from_stdin(&settings).await
         }
     }
 }
