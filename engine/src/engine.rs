@@ -352,6 +352,7 @@ impl Engine {
 
 mod audit;
 mod people;
+pub mod proxy;
 mod reviews;
 #[cfg(test)]
 mod tests;

@@ -3,6 +3,7 @@
 
 pub mod demo;
 pub mod mcp;
+pub mod offer;
 pub mod report;
 pub mod status;
 
@@ -59,6 +60,29 @@ pub trait ToolSource: Send + Sync + std::fmt::Debug {
         None
     }
 
-    /// Runs one call.
+    /// Runs one call: its result as Airlock stores it and shows it (the
+    /// text joined as `content`, `structured_content` when given); a result
+    /// the tool marked as an error is `ToolError::Failed`.
     async fn call(&self, tool: &str, arguments: &Value) -> Result<Value, ToolError>;
+
+    /// Runs one call and returns its result as an MCP client reads it
+    /// (`content` blocks, `structuredContent`, `isError`), for a client that
+    /// called through Airlock and must get what the server said unchanged.
+    /// A built-in source's result is put in that shape.
+    async fn call_raw(&self, tool: &str, arguments: &Value) -> Result<Value, ToolError> {
+        let (text, is_error) = match self.call(tool, arguments).await {
+            Ok(value) => (
+                value["content"]
+                    .as_str()
+                    .map_or_else(|| value.to_string(), str::to_owned),
+                false,
+            ),
+            Err(ToolError::Failed(words)) => (words, true),
+            Err(other) => return Err(other),
+        };
+        Ok(serde_json::json!({
+            "content": [{"type": "text", "text": text}],
+            "isError": is_error,
+        }))
+    }
 }

@@ -5,7 +5,7 @@
 //! Every error answers with the protocol's `{ "error", "message" }` body and
 //! a 4xx status for the caller's mistakes (see `hitl/error.rs`).
 
-mod auth;
+pub(crate) mod auth;
 mod discovery;
 mod error;
 mod events;

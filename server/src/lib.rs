@@ -15,6 +15,7 @@ pub mod hitl;
 pub mod hook;
 pub mod list_stream;
 pub mod listing;
+pub mod mcp;
 pub mod model_check;
 pub mod oidc;
 pub mod openapi;
@@ -101,6 +102,14 @@ pub fn router_with_pages(
         .merge(own)
         .merge(hitl)
         .merge(sso.map(oidc::routes).unwrap_or_default())
+        .merge(
+            Router::new()
+                .route_service("/mcp", mcp::service(state.engine.clone()))
+                .layer(axum::middleware::from_fn_with_state(
+                    state.engine.clone(),
+                    mcp::require_key,
+                )),
+        )
         .route("/review/{case_id}", get(review_page::review_page))
         .route(
             "/api/openapi.json",

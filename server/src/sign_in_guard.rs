@@ -34,8 +34,9 @@ const OPEN: &[&str] = &[
     "/healthz",
     "/.well-known/",
     "/api/openapi.json",
-    // The HITL API: API keys.
+    // The HITL API and the MCP proxy: API keys.
     "/api/v1/",
+    "/mcp",
     // Review links: the token in the address.
     "/review/",
     "/api/reviews/",

@@ -8,19 +8,8 @@ use std::sync::Arc;
 use super::model::Turn;
 use crate::config::Config;
 use crate::domain::ToolCall;
+use crate::tools::offer::{offered, Offered};
 use crate::tools::{ToolSource, ToolSpec};
-
-/// One tool as the model is offered it.
-#[derive(Debug)]
-pub(super) struct Offered {
-    /// The source offering it.
-    pub(super) source: String,
-    /// Its name within that source.
-    pub(super) tool: String,
-    /// The tool as the model sees it: named `source__tool` when another
-    /// source offers a tool of the same name.
-    pub(super) spec: ToolSpec,
-}
 
 /// Every source's tools, named for the model.
 #[derive(Debug)]
@@ -72,47 +61,6 @@ impl Catalog {
         }
         turns
     }
-}
-
-/// Each source's visible tools, a name two sources offer prefixed with its
-/// source (a tool one source hides takes no name from the other's).
-fn offered(sources: &BTreeMap<String, Arc<dyn ToolSource>>, config: &Config) -> Vec<Offered> {
-    let all: Vec<(&String, ToolSpec)> = sources
-        .iter()
-        .flat_map(|(name, source)| {
-            let policy = config.policy_for(name);
-            source
-                .tools()
-                .into_iter()
-                .filter(|t| policy.is_visible(&t.name))
-                .map(move |t| (name, t))
-        })
-        .collect();
-    all.iter()
-        .map(|(source, t)| {
-            let shared = all.iter().filter(|(_, other)| other.name == t.name).count() > 1;
-            let name = if shared {
-                let safe: String = source
-                    .chars()
-                    .map(|c| {
-                        if c.is_ascii_alphanumeric() || c == '-' {
-                            c
-                        } else {
-                            '_'
-                        }
-                    })
-                    .collect();
-                format!("{safe}__{}", t.name)
-            } else {
-                t.name.clone()
-            };
-            Offered {
-                source: (*source).clone(),
-                tool: t.name.clone(),
-                spec: ToolSpec { name, ..t.clone() },
-            }
-        })
-        .collect()
 }
 
 #[cfg(test)]

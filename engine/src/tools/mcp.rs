@@ -177,8 +177,9 @@ impl McpSource {
 }
 
 /// A call's result as Airlock stores it: the text parts joined as `content`
-/// (what people and the model read), structured content when given.
-fn result_value(result: &Value) -> (Value, bool) {
+/// (what people and the model read), structured content when given; and
+/// whether the server said it failed (`isError`).
+pub fn result_value(result: &Value) -> (Value, bool) {
     let text: Vec<String> = result["content"]
         .as_array()
         .map(|blocks| {
@@ -223,6 +224,19 @@ impl ToolSource for McpSource {
     }
 
     async fn call(&self, tool: &str, arguments: &Value) -> Result<Value, ToolError> {
+        let raw = self.call_raw(tool, arguments).await?;
+        match result_value(&raw) {
+            (value, false) => Ok(value),
+            (value, true) => Err(ToolError::Failed(
+                value["content"]
+                    .as_str()
+                    .unwrap_or("the tool failed")
+                    .to_owned(),
+            )),
+        }
+    }
+
+    async fn call_raw(&self, tool: &str, arguments: &Value) -> Result<Value, ToolError> {
         let Value::Object(arguments) = arguments.clone() else {
             return Err(ToolError::InvalidArguments(
                 "arguments must be a JSON object".into(),
@@ -284,17 +298,8 @@ impl ToolSource for McpSource {
                 }
             };
             shared.called();
-            let raw = serde_json::to_value(&result)
-                .map_err(|e| ToolError::Failed(format!("unreadable result: {e}")))?;
-            return match result_value(&raw) {
-                (value, false) => Ok(value),
-                (value, true) => Err(ToolError::Failed(
-                    value["content"]
-                        .as_str()
-                        .unwrap_or("the tool failed")
-                        .to_owned(),
-                )),
-            };
+            return serde_json::to_value(&result)
+                .map_err(|e| ToolError::Failed(format!("unreadable result: {e}")));
         }
     }
 }

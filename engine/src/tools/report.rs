@@ -48,7 +48,7 @@ impl SourceBoard {
         self.changed.send_replace(());
     }
 
-    fn get(&self) -> Arc<BTreeMap<String, Arc<dyn ToolSource>>> {
+    pub(crate) fn get(&self) -> Arc<BTreeMap<String, Arc<dyn ToolSource>>> {
         self.sources
             .read()
             .unwrap_or_else(|e| e.into_inner())

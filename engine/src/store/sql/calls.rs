@@ -50,8 +50,11 @@ const PENDING_CALLS: &str = "select * from tool_calls where status = 'pending_ap
        and ($5 is null or created_at <= $5)
      order by created_at, tool_call_id limit $6";
 
+/// Running calls of runs no live process holds. A call the MCP proxy runs
+/// belongs to no run: the client's request holds it, and it is not taken
+/// for interrupted while the request waits for its result.
 const INTERRUPTED_CALLS: &str = "select * from tool_calls t where status = 'executing'
-     and not exists (select 1 from runs r where r.run_id = t.run_id
+     and t.run_id is not null and not exists (select 1 from runs r where r.run_id = t.run_id
                        and r.lease_until is not null and r.lease_until >= $1)";
 
 /// Moves a call on, if it is still as it was read: `$1` status, `$2`

@@ -118,6 +118,53 @@ async fn everything_on(port: u16) -> (tokio::process::Child, String) {
 }
 
 #[tokio::test]
+async fn a_raw_call_returns_what_the_server_said_unchanged() {
+    let (_server, url) = everything_over_http().await;
+    let source = McpSource::connect("everything", &Connection::Http { url, ca_cert: None })
+        .await
+        .unwrap();
+    let weather = source
+        .call_raw("get-structured-content", &json!({ "location": "Chicago" }))
+        .await
+        .unwrap();
+    assert_eq!(
+        weather["structuredContent"]["conditions"],
+        "Light rain / drizzle"
+    );
+    assert_eq!(weather["content"][0]["type"], "text");
+    let image = source.call_raw("get-tiny-image", &json!({})).await.unwrap();
+    let blocks = image["content"].as_array().unwrap();
+    let picture = blocks
+        .iter()
+        .find(|b| b["type"] == "image")
+        .expect("an image block");
+    assert_eq!(picture["mimeType"], "image/png");
+    assert!(!picture["data"].as_str().unwrap().is_empty());
+    // The flattened result Airlock stores says only that there was an image.
+    let stored = source.call("get-tiny-image", &json!({})).await.unwrap();
+    assert!(stored["content"]
+        .as_str()
+        .unwrap()
+        .contains("[image content]"));
+}
+
+#[tokio::test]
+async fn a_raw_call_the_server_refuses_is_an_error_result_not_a_failure() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = dir.path().canonicalize().unwrap();
+    let source = McpSource::connect("files", &filesystem_server(&root))
+        .await
+        .unwrap();
+    let refused = source
+        .call_raw("list_directory", &json!({ "path": "/etc" }))
+        .await
+        .unwrap();
+    assert_eq!(refused["isError"], true);
+    let text = refused["content"][0]["text"].as_str().unwrap();
+    assert!(text.to_lowercase().contains("denied"), "{text}");
+}
+
+#[tokio::test]
 async fn an_http_server_runs_calls_and_its_exit_fails_later_calls_clearly() {
     let (mut server, url) = everything_over_http().await;
     let source = McpSource::connect("everything", &Connection::Http { url, ca_cert: None })

@@ -1,0 +1,185 @@
+//! The façade's methods for the MCP proxy (see `server/src/mcp.rs`): the
+//! tools it offers, and one call from an MCP client. The call is decided as
+//! any gateway call, so it is recorded, audited and shown where people
+//! decide; once allowed or approved it runs here, against its source, and
+//! the client gets the result as the server gave it.
+
+use std::time::Duration;
+
+use serde_json::Value;
+
+use crate::config::Connection;
+use crate::domain::{CallStatus, ReviewCase, ReviewToken, ToolCall, ToolCallId};
+use crate::error::EngineError;
+use crate::reviews::{gateway, GatewayOutcome, GatewayRequest, Requester};
+use crate::tools::mcp::result_value;
+use crate::tools::offer::{offered, Offered};
+use crate::tools::ToolError;
+use crate::Engine;
+
+/// How often a waiting call is read again without a signal: a decision
+/// taken on another replica sends none to this process.
+const RECHECK: Duration = Duration::from_secs(2);
+
+/// One call an MCP client asks for.
+#[derive(Debug, Clone)]
+pub struct ProxyRequest {
+    /// The tool's name as the proxy offers it.
+    pub tool: String,
+    pub arguments: Value,
+    /// Who asks: the key's name, the client's name, its session.
+    pub requester: Requester,
+}
+
+/// Where a proxied call stands.
+#[derive(Debug)]
+pub enum Proxied {
+    /// It ran: the source's result, as an MCP client reads it (`content`,
+    /// `structuredContent`, `isError`).
+    Ran(Value),
+    /// It does not run, and why, in words for the client.
+    NotRun(String),
+    /// A person must decide: wait with [`Engine::decided`], then run it
+    /// with [`Engine::run_proxied`].
+    Waiting {
+        call: Box<ToolCall>,
+        case: Box<ReviewCase>,
+        token: ReviewToken,
+    },
+}
+
+impl Engine {
+    /// The tools the proxy offers: every MCP server's tools its policy does
+    /// not hide, a name two servers share put after its server's name. The
+    /// built-in tools are Airlock's own agent's, not a client's.
+    pub fn proxied_tools(&self) -> Vec<Offered> {
+        let config = &self.core.config;
+        let mut servers = (*self.core.sources.get()).clone();
+        servers.retain(|name, _| {
+            config.sources.get(name).is_some_and(|s| {
+                matches!(
+                    s.connection,
+                    Connection::Stdio { .. } | Connection::Http { .. }
+                )
+            })
+        });
+        offered(&servers, config)
+    }
+
+    /// Decides one call from an MCP client, and runs it when the policy
+    /// allows it.
+    pub async fn proxy_call(&self, request: ProxyRequest) -> Result<Proxied, EngineError> {
+        let found = self
+            .proxied_tools()
+            .into_iter()
+            .find(|o| o.spec.name == request.tool);
+        let Some(offer) = found else {
+            return Ok(Proxied::NotRun(format!(
+                "there is no tool named {}",
+                request.tool
+            )));
+        };
+        let asked = GatewayRequest {
+            tool: offer.tool,
+            arguments: request.arguments,
+            source: offer.source,
+            requester: request.requester,
+        };
+        Ok(match gateway::gateway_call(&self.core, asked).await? {
+            GatewayOutcome::Allowed(call) => self.run_proxied(call).await?,
+            GatewayOutcome::Refused { call, .. } => Proxied::NotRun(format!(
+                "Refused by Airlock's policy: {}",
+                call.policy_reason
+            )),
+            GatewayOutcome::Waiting { call, case, token } => Proxied::Waiting {
+                call: Box::new(call),
+                case,
+                token,
+            },
+        })
+    }
+
+    /// The call once nobody needs to decide it any more.
+    pub async fn decided(&self, id: &ToolCallId) -> Result<ToolCall, EngineError> {
+        // Subscribe before reading, so no change falls between the two.
+        let mut changes = self.core.events.subscribe_cases();
+        loop {
+            let call = self
+                .core
+                .store
+                .tool_call(id)
+                .await?
+                .ok_or(EngineError::NotFound("tool call"))?;
+            if call.status != CallStatus::PendingApproval {
+                return Ok(call);
+            }
+            let _ = tokio::time::timeout(RECHECK, async {
+                while let Ok(changed) = changes.recv().await {
+                    if &*changed == id.as_str() {
+                        return;
+                    }
+                }
+            })
+            .await;
+        }
+    }
+
+    /// Runs a decided call once, recording its start and end as the agent
+    /// records its own; a call that was not approved says why it does not run.
+    pub async fn run_proxied(&self, call: ToolCall) -> Result<Proxied, EngineError> {
+        if call.status != CallStatus::Approved {
+            return Ok(Proxied::NotRun(why_not(&call)));
+        }
+        let store = &self.core.store;
+        let clock = &self.core.clock;
+        let Some((claimed, event)) = store.claim_call(&call, clock.now()).await? else {
+            return Ok(Proxied::NotRun("the call was already run".to_owned()));
+        };
+        self.core.events.publish([event]);
+        let source = self.core.sources.get().get(&claimed.source).cloned();
+        let raw = match source {
+            Some(source) => source.call_raw(&claimed.tool, &claimed.arguments).await,
+            None => Err(ToolError::Failed(format!(
+                "the source {} is not connected",
+                claimed.source
+            ))),
+        };
+        let stored = match &raw {
+            Ok(raw) => match result_value(raw) {
+                (value, false) => Ok(value),
+                (value, true) => Err(value["content"]
+                    .as_str()
+                    .unwrap_or("the tool failed")
+                    .to_owned()),
+            },
+            Err(e) => Err(e.to_string()),
+        };
+        let stored = stored.map_err(|text| text.replace('\0', "\u{FFFD}"));
+        if let Some((_, event)) = store.finish_call(&claimed, stored, clock.now()).await? {
+            self.core.events.publish([event]);
+        }
+        Ok(match raw {
+            Ok(raw) => Proxied::Ran(raw),
+            Err(e) => Proxied::NotRun(e.to_string()),
+        })
+    }
+}
+
+/// Why a decided call does not run, for the client that asked.
+fn why_not(call: &ToolCall) -> String {
+    let decision = call.decision.as_ref();
+    let by = decision.map_or("a reviewer", |d| d.by.as_str());
+    let reason = decision
+        .and_then(|d| d.reason.as_deref())
+        .filter(|r| !r.is_empty());
+    match (call.status, reason) {
+        (CallStatus::Rejected, Some(reason)) => format!("Rejected by {by}: {reason}"),
+        (CallStatus::Rejected, None) => format!("Rejected by {by}"),
+        (CallStatus::Expired, _) => {
+            "Nobody decided in time: the review expired, and the call is refused".to_owned()
+        }
+        (CallStatus::Cancelled, Some(reason)) => format!("The review was withdrawn: {reason}"),
+        (CallStatus::Cancelled, None) => "The review was withdrawn".to_owned(),
+        (status, _) => format!("the call is {}, not approved", status.as_str()),
+    }
+}

@@ -1,0 +1,210 @@
+//! `/mcp`: Airlock as an MCP server over streamable HTTP, for an MCP client
+//! (Claude Desktop, Cursor, VS Code, an agent framework) that connects by
+//! URL with a gateway key. It offers the tools of the configured MCP
+//! sources under their policy and runs each call as the policy and the
+//! people deciding say (see `engine/src/engine/proxy.rs`):
+//!
+//! - a hidden tool is not listed;
+//! - an allowed call goes to its server, and the client gets the result
+//!   unchanged; a refused one is an error result with the policy's reason;
+//! - a call that needs a person waits as an ordinary pending call, in a
+//!   conversation named after the client and its session, while the
+//!   client's request stays open (with progress notifications when the
+//!   client asked for them); a cancelled request withdraws it.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use axum::extract::{Request, State};
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
+use rmcp::model::{
+    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
+    InitializeResult, ListToolsResult, PaginatedRequestParams, ProgressNotificationParam,
+    ServerCapabilities, Tool,
+};
+use rmcp::service::RequestContext;
+use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
+use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
+use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};
+use serde_json::Value;
+
+use engine::domain::Channel;
+use engine::engine::proxy::{Proxied, ProxyRequest};
+use engine::reviews::Requester;
+use engine::Engine;
+
+/// How often a waiting call tells a client that asked for progress that it
+/// is still waiting, so the client's request does not time out.
+const STILL_WAITING: Duration = Duration::from_secs(10);
+
+/// The key a request came with, by name, as the gateway checked it.
+#[derive(Debug, Clone)]
+struct KeyName(String);
+
+/// The MCP service mounted at `/mcp`: one proxy per session.
+pub fn service(engine: Engine) -> StreamableHttpService<Proxy, LocalSessionManager> {
+    // Airlock checks the Host of every request itself (`cross_site`).
+    let config = StreamableHttpServerConfig::default().disable_allowed_hosts();
+    StreamableHttpService::new(
+        move || {
+            Ok(Proxy {
+                engine: engine.clone(),
+            })
+        },
+        Arc::new(LocalSessionManager::default()),
+        config,
+    )
+}
+
+/// Lets in requests with a gateway key (`Authorization: Bearer`), and
+/// notes the key's name for the calls they make.
+pub async fn require_key(
+    State(engine): State<Engine>,
+    mut request: Request,
+    next: Next,
+) -> Response {
+    match crate::hitl::auth::client(&engine, request.headers()) {
+        Ok(name) => {
+            request.extensions_mut().insert(KeyName(name));
+            next.run(request).await
+        }
+        Err(refused) => refused.into_response(),
+    }
+}
+
+/// One MCP session's handler.
+#[derive(Debug, Clone)]
+pub struct Proxy {
+    engine: Engine,
+}
+
+impl ServerHandler for Proxy {
+    fn get_info(&self) -> InitializeResult {
+        InitializeResult::new(ServerCapabilities::builder().enable_tools().build())
+            .with_server_info(Implementation::new("airlock", env!("CARGO_PKG_VERSION")))
+            .with_instructions(
+                "Tools of this server's sources, under its policy: some calls wait for a person to approve them.",
+            )
+    }
+
+    async fn list_tools(
+        &self,
+        _request: Option<PaginatedRequestParams>,
+        _context: RequestContext<RoleServer>,
+    ) -> Result<ListToolsResult, McpError> {
+        let tools = self
+            .engine
+            .proxied_tools()
+            .into_iter()
+            .map(|offer| {
+                let schema = match offer.spec.parameters {
+                    Value::Object(schema) => schema,
+                    _ => serde_json::Map::from_iter([("type".to_owned(), Value::from("object"))]),
+                };
+                Tool::new(offer.spec.name, offer.spec.description, Arc::new(schema))
+            })
+            .collect();
+        Ok(ListToolsResult::with_all_items(tools))
+    }
+
+    async fn call_tool(
+        &self,
+        request: CallToolRequestParams,
+        context: RequestContext<RoleServer>,
+    ) -> Result<CallToolResponse, McpError> {
+        let parts = context.extensions.get::<http::request::Parts>();
+        let key = parts
+            .and_then(|p| p.extensions.get::<KeyName>())
+            .map(|k| k.0.clone());
+        let session = parts
+            .and_then(|p| p.headers.get("mcp-session-id"))
+            .and_then(|v| v.to_str().ok())
+            .map(str::to_owned);
+        let client = context
+            .peer
+            .peer_info()
+            .map(|info| info.client_info.name.clone());
+        let asked = ProxyRequest {
+            tool: request.name.to_string(),
+            arguments: Value::Object(request.arguments.unwrap_or_default()),
+            requester: Requester {
+                client: key,
+                agent_id: client,
+                session_id: session,
+                callback_url: None,
+            },
+        };
+        let proxied = self.engine.proxy_call(asked).await.map_err(internal)?;
+        let proxied = match proxied {
+            Proxied::Waiting { call, case, token } => {
+                tokio::select! {
+                    decided = self.waiting(&call.id, &context) => {
+                        let decided = decided.map_err(internal)?;
+                        self.engine.run_proxied(decided).await.map_err(internal)?
+                    }
+                    () = context.ct.cancelled() => {
+                        let reason = "the MCP client cancelled its request".to_owned();
+                        let withdrawn = self
+                            .engine
+                            .cancel_review(&case.id, token.as_str(), Some(reason), None, Channel::Api, None)
+                            .await;
+                        if let Err(e) = withdrawn {
+                            tracing::warn!(call = %call.id, error = %e, "a cancelled request's call could not be withdrawn");
+                        }
+                        Proxied::NotRun("the request was cancelled".to_owned())
+                    }
+                }
+            }
+            other => other,
+        };
+        Ok(match proxied {
+            Proxied::Ran(raw) => {
+                serde_json::from_value::<CallToolResult>(raw).unwrap_or_else(|e| {
+                    error_result(format!("the server's result could not be read: {e}"))
+                })
+            }
+            Proxied::NotRun(why) => error_result(why),
+            Proxied::Waiting { .. } => error_result("the call is still waiting".to_owned()),
+        }
+        .into())
+    }
+}
+
+impl Proxy {
+    /// Waits for the call's decision, telling a client that gave a progress
+    /// token every so often that it still waits.
+    async fn waiting(
+        &self,
+        id: &engine::domain::ToolCallId,
+        context: &RequestContext<RoleServer>,
+    ) -> Result<engine::domain::ToolCall, engine::EngineError> {
+        let decided = self.engine.decided(id);
+        tokio::pin!(decided);
+        let Some(token) = context.meta.get_progress_token() else {
+            return decided.await;
+        };
+        let mut ticks = tokio::time::interval(STILL_WAITING);
+        ticks.tick().await;
+        let mut waited = 0.0;
+        loop {
+            tokio::select! {
+                call = &mut decided => return call,
+                _ = ticks.tick() => {
+                    waited += STILL_WAITING.as_secs_f64();
+                    let note = ProgressNotificationParam::new(token.clone(), waited)
+                        .with_message("waiting for a person to approve the call");
+                    let _ = context.peer.notify_progress(note).await;
+                }
+            }
+        }
+    }
+}
+
+fn error_result(text: String) -> CallToolResult {
+    CallToolResult::error(vec![ContentBlock::text(text)])
+}
+
+fn internal(error: engine::EngineError) -> McpError {
+    McpError::internal_error(error.to_string(), None)
+}

@@ -1,0 +1,44 @@
+// An MCP client for the proxy's tests: the official TypeScript SDK's
+// client over streamable HTTP. One command per run; prints its outcome as
+// one line of JSON.
+//
+//   node mcp_client.mjs <url> <key> list
+//   node mcp_client.mjs <url> <key> call <tool> <arguments-json>
+//   node mcp_client.mjs <url> <key> cancel <tool> <arguments-json> <ms>
+const sdk = new URL('../../end2end/node_modules/@modelcontextprotocol/sdk/dist/esm/', import.meta.url);
+const { Client } = await import(new URL('client/index.js', sdk));
+const { StreamableHTTPClientTransport } = await import(new URL('client/streamableHttp.js', sdk));
+
+const [url, key, command, tool, args, ms] = process.argv.slice(2);
+const transport = new StreamableHTTPClientTransport(new URL(url), {
+  requestInit: { headers: { Authorization: `Bearer ${key}` } },
+});
+const client = new Client({ name: 'proxy-test', version: '1.0.0' });
+await client.connect(transport);
+
+const progress = [];
+const options = {
+  onprogress: (p) => progress.push(p.progress),
+  resetTimeoutOnProgress: true,
+  timeout: 60_000,
+};
+let out;
+if (command === 'list') {
+  const { tools } = await client.listTools();
+  out = tools.map((t) => t.name);
+} else if (command === 'call') {
+  out = { result: await client.callTool({ name: tool, arguments: JSON.parse(args) }, undefined, options), progress };
+} else if (command === 'cancel') {
+  const controller = new AbortController();
+  setTimeout(() => controller.abort('changed my mind'), Number(ms));
+  try {
+    await client.callTool({ name: tool, arguments: JSON.parse(args) }, undefined, { ...options, signal: controller.signal });
+    out = { cancelled: false };
+  } catch (e) {
+    out = { cancelled: true, error: String(e) };
+  }
+  // Let the cancellation reach the server before the session closes.
+  await new Promise((r) => setTimeout(r, 300));
+}
+console.log(JSON.stringify(out));
+await client.close();
