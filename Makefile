@@ -128,6 +128,7 @@ bench:
 	AIRLOCK_BENCH_DATABASE_URL=$$(.ci/postgres) cargo bench -p server --bench decide
 	cargo bench -p server --bench gateway
 	cargo bench -p server --bench review_page
+	cargo bench -p server --bench proxy
 	cargo bench -p server --bench fanout
 	cargo bench -p server --bench scale
 	$(MAKE) site-release

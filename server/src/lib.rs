@@ -16,6 +16,7 @@ pub mod hook;
 pub mod list_stream;
 pub mod listing;
 pub mod mcp;
+pub mod mcp_stdio;
 pub mod model_check;
 pub mod oidc;
 pub mod openapi;

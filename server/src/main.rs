@@ -35,6 +35,10 @@ enum Command {
     /// Decide an agent's tool calls from the agent's own hooks.
     #[command(subcommand)]
     Hook(HookCommand),
+    /// An MCP server over stdio for a client that starts its servers as
+    /// programs: it offers a running Airlock's MCP tools (AIRLOCK_URL, with
+    /// a gateway key in AIRLOCK_API_KEY), each call decided there.
+    Mcp,
 }
 
 #[derive(Debug, Subcommand)]
@@ -118,6 +122,10 @@ async fn main() -> anyhow::Result<()> {
         Command::Audit(AuditCommand::Verify { file: None }) => {
             server::audit_cli::verify_database(&server::Settings::from_env()?).await
         }
+        Command::Mcp => {
+            let (url, key) = airlock_address();
+            server::mcp_stdio::serve(url, key).await
+        }
         Command::Hook(HookCommand::ClaudeCode {
             source,
             wait,
@@ -127,10 +135,10 @@ async fn main() -> anyhow::Result<()> {
                 Ok(Some(wait)) => wait,
                 _ => anyhow::bail!("--wait {wait}: give a duration such as 90s or 9m"),
             };
+            let (url, key) = airlock_address();
             let settings = server::hook::HookSettings {
-                url: std::env::var("AIRLOCK_URL")
-                    .unwrap_or_else(|_| "http://127.0.0.1:3000".to_owned()),
-                key: std::env::var("AIRLOCK_API_KEY").unwrap_or_default(),
+                url,
+                key,
                 source,
                 wait,
                 unreachable: match unreachable.as_str() {
@@ -141,6 +149,14 @@ async fn main() -> anyhow::Result<()> {
             server::hook::answer_from_stdin(&settings).await
         }
     }
+}
+
+/// Where a running Airlock listens (`AIRLOCK_URL`, by default this
+/// machine's port 3000) and the gateway key to ask it with
+/// (`AIRLOCK_API_KEY`), for the commands that ask it.
+fn airlock_address() -> (String, String) {
+    let url = std::env::var("AIRLOCK_URL").unwrap_or_else(|_| "http://127.0.0.1:3000".to_owned());
+    (url, std::env::var("AIRLOCK_API_KEY").unwrap_or_default())
 }
 
 async fn serve() -> anyhow::Result<()> {

@@ -81,11 +81,7 @@ pub struct Proxy {
 
 impl ServerHandler for Proxy {
     fn get_info(&self) -> InitializeResult {
-        InitializeResult::new(ServerCapabilities::builder().enable_tools().build())
-            .with_server_info(Implementation::new("airlock", env!("CARGO_PKG_VERSION")))
-            .with_instructions(
-                "Tools of this server's sources, under its policy: some calls wait for a person to approve them.",
-            )
+        server_info()
     }
 
     async fn list_tools(
@@ -172,33 +168,50 @@ impl ServerHandler for Proxy {
 }
 
 impl Proxy {
-    /// Waits for the call's decision, telling a client that gave a progress
-    /// token every so often that it still waits.
+    /// Waits for the call's decision, telling a client that asked for
+    /// progress every so often that it still waits.
     async fn waiting(
         &self,
         id: &engine::domain::ToolCallId,
         context: &RequestContext<RoleServer>,
     ) -> Result<engine::domain::ToolCall, engine::EngineError> {
-        let decided = self.engine.decided(id);
-        tokio::pin!(decided);
-        let Some(token) = context.meta.get_progress_token() else {
-            return decided.await;
-        };
-        let mut ticks = tokio::time::interval(STILL_WAITING);
-        ticks.tick().await;
-        let mut waited = 0.0;
-        loop {
-            tokio::select! {
-                call = &mut decided => return call,
-                _ = ticks.tick() => {
-                    waited += STILL_WAITING.as_secs_f64();
-                    let note = ProgressNotificationParam::new(token.clone(), waited)
-                        .with_message("waiting for a person to approve the call");
-                    let _ = context.peer.notify_progress(note).await;
-                }
+        told_while_waiting(context, self.engine.decided(id)).await
+    }
+}
+
+/// Runs `work`, telling the client every [`STILL_WAITING`] that its request
+/// still waits, when it gave a progress token to be told with.
+pub(crate) async fn told_while_waiting<F: std::future::Future>(
+    context: &RequestContext<RoleServer>,
+    work: F,
+) -> F::Output {
+    tokio::pin!(work);
+    let Some(token) = context.meta.get_progress_token() else {
+        return work.await;
+    };
+    let mut ticks = tokio::time::interval(STILL_WAITING);
+    ticks.tick().await;
+    let mut waited = 0.0;
+    loop {
+        tokio::select! {
+            done = &mut work => return done,
+            _ = ticks.tick() => {
+                waited += STILL_WAITING.as_secs_f64();
+                let note = ProgressNotificationParam::new(token.clone(), waited)
+                    .with_message("waiting for a person to approve the call");
+                let _ = context.peer.notify_progress(note).await;
             }
         }
     }
+}
+
+/// What Airlock tells a client about itself when it connects.
+pub(crate) fn server_info() -> InitializeResult {
+    InitializeResult::new(ServerCapabilities::builder().enable_tools().build())
+        .with_server_info(Implementation::new("airlock", env!("CARGO_PKG_VERSION")))
+        .with_instructions(
+            "Tools of this server's sources, under its policy: some calls wait for a person to approve them.",
+        )
 }
 
 fn error_result(text: String) -> CallToolResult {

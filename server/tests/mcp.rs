@@ -72,17 +72,34 @@ sources:
     server
 }
 
+/// How the client reaches Airlock: by URL, or through `airlock mcp` over stdio.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Via {
+    Http,
+    Stdio,
+}
+
+fn node(server_base: &str, via: Via, words: &[&str]) -> tokio::process::Command {
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/mcp_client.mjs");
+    let mut command = tokio::process::Command::new("node");
+    command
+        .arg(script)
+        .arg(format!("{server_base}/mcp"))
+        .arg(KEY)
+        .args(words);
+    if via == Via::Stdio {
+        command.env("AIRLOCK_BINARY", env!("CARGO_BIN_EXE_airlock"));
+    }
+    command
+}
+
 /// Runs the SDK client once: `command` and its words; what it printed.
 async fn client(server: &TestServer, words: &[&str]) -> Value {
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/mcp_client.mjs");
-    let out = tokio::process::Command::new("node")
-        .arg(script)
-        .arg(server.url("/mcp"))
-        .arg(KEY)
-        .args(words)
-        .output()
-        .await
-        .unwrap();
+    client_via(server, Via::Http, words).await
+}
+
+async fn client_via(server: &TestServer, via: Via, words: &[&str]) -> Value {
+    let out = node(&server.base, via, words).output().await.unwrap();
     assert!(
         out.status.success(),
         "{}",
@@ -97,15 +114,19 @@ fn call(
     tool: &'static str,
     arguments: Value,
 ) -> tokio::task::JoinHandle<Value> {
-    let server_url = server.base.clone();
+    call_via(server, Via::Http, tool, arguments)
+}
+
+fn call_via(
+    server: &TestServer,
+    via: Via,
+    tool: &'static str,
+    arguments: Value,
+) -> tokio::task::JoinHandle<Value> {
+    let base = server.base.clone();
     let arguments = arguments.to_string();
     tokio::spawn(async move {
-        let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/mcp_client.mjs");
-        let out = tokio::process::Command::new("node")
-            .arg(script)
-            .arg(format!("{server_url}/mcp"))
-            .arg(KEY)
-            .args(["call", tool, &arguments])
+        let out = node(&base, via, &["call", tool, &arguments])
             .output()
             .await
             .unwrap();
@@ -309,5 +330,62 @@ async fn a_rejected_write_says_why_and_a_cancelled_one_never_runs() {
     assert_eq!(cancelled["cancelled"], true, "{cancelled}");
     let withdrawn = waiting_or_ended(&server).await;
     assert_eq!(withdrawn.status, CallStatus::Cancelled);
+    assert!(!target.exists());
+}
+
+#[tokio::test]
+async fn a_client_that_starts_airlock_mcp_over_stdio_gets_the_same() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = root(dir.path());
+    let server = start(dir.path(), &root).await;
+
+    let listed = client_via(&server, Via::Stdio, &["list"]).await;
+    let names: Vec<&str> = listed
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(Value::as_str)
+        .collect();
+    assert!(
+        names.contains(&"write_file") && !names.contains(&"move_file"),
+        "{names:?}"
+    );
+
+    let target = root.join("over-stdio.txt");
+    let asked = call_via(
+        &server,
+        Via::Stdio,
+        "write_file",
+        json!({ "path": target.display().to_string(), "content": "piped" }),
+    );
+    let pending = waiting(&server).await;
+    let conversation = server
+        .engine
+        .conversation(&pending.conversation_id)
+        .await
+        .unwrap();
+    assert!(
+        conversation.conversation.title.starts_with("proxy-test · "),
+        "{}",
+        conversation.conversation.title
+    );
+    decide(&server, "approve_call", &[("call_id", pending.id.as_str())]).await;
+    let answered = asked.await.unwrap();
+    assert_ne!(answered["result"]["isError"], true, "{answered}");
+    assert_eq!(std::fs::read_to_string(&target).unwrap(), "piped");
+
+    let target = root.join("never.txt");
+    let arguments = json!({ "path": target.display().to_string(), "content": "x" }).to_string();
+    let cancelled = client_via(
+        &server,
+        Via::Stdio,
+        &["cancel", "write_file", &arguments, "1500"],
+    )
+    .await;
+    assert_eq!(cancelled["cancelled"], true, "{cancelled}");
+    assert_eq!(
+        waiting_or_ended(&server).await.status,
+        CallStatus::Cancelled
+    );
     assert!(!target.exists());
 }

@@ -5,14 +5,28 @@
 //   node mcp_client.mjs <url> <key> list
 //   node mcp_client.mjs <url> <key> call <tool> <arguments-json>
 //   node mcp_client.mjs <url> <key> cancel <tool> <arguments-json> <ms>
+//
+// With AIRLOCK_BINARY set, the client starts `$AIRLOCK_BINARY mcp` and
+// speaks to it over stdio instead, as a client that starts its servers as
+// programs does; that program asks the Airlock at <url>.
 const sdk = new URL('../../end2end/node_modules/@modelcontextprotocol/sdk/dist/esm/', import.meta.url);
 const { Client } = await import(new URL('client/index.js', sdk));
 const { StreamableHTTPClientTransport } = await import(new URL('client/streamableHttp.js', sdk));
 
 const [url, key, command, tool, args, ms] = process.argv.slice(2);
-const transport = new StreamableHTTPClientTransport(new URL(url), {
-  requestInit: { headers: { Authorization: `Bearer ${key}` } },
-});
+let transport;
+if (process.env.AIRLOCK_BINARY) {
+  const { StdioClientTransport } = await import(new URL('client/stdio.js', sdk));
+  transport = new StdioClientTransport({
+    command: process.env.AIRLOCK_BINARY,
+    args: ['mcp'],
+    env: { ...process.env, AIRLOCK_URL: url.replace(/\/mcp$/, ''), AIRLOCK_API_KEY: key },
+  });
+} else {
+  transport = new StreamableHTTPClientTransport(new URL(url), {
+    requestInit: { headers: { Authorization: `Bearer ${key}` } },
+  });
+}
 const client = new Client({ name: 'proxy-test', version: '1.0.0' });
 await client.connect(transport);
 
