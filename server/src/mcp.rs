@@ -10,7 +10,9 @@
 //! - a call that needs a person waits as an ordinary pending call, in a
 //!   conversation named after the client and its session, while the
 //!   client's request stays open (with progress notifications when the
-//!   client asked for them); a cancelled request withdraws it.
+//!   client asked for them); a cancelled request withdraws it;
+//! - a source that comes up, goes down or changes its tools is told to the
+//!   client as `notifications/tools/list_changed`.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -23,7 +25,7 @@ use rmcp::model::{
     InitializeResult, ListToolsResult, PaginatedRequestParams, ProgressNotificationParam,
     ServerCapabilities, Tool,
 };
-use rmcp::service::RequestContext;
+use rmcp::service::{NotificationContext, RequestContext};
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
 use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};
@@ -82,6 +84,29 @@ pub struct Proxy {
 impl ServerHandler for Proxy {
     fn get_info(&self) -> InitializeResult {
         server_info()
+    }
+
+    /// Tells the client whenever the tools on offer may have changed: a
+    /// source came up, went down, or came back with other tools.
+    async fn on_initialized(&self, context: NotificationContext<RoleServer>) {
+        let peer = context.peer;
+        let mut changes = self.engine.source_changes();
+        tokio::spawn(async move {
+            let mut alive = tokio::time::interval(Duration::from_secs(30));
+            loop {
+                tokio::select! {
+                    changed = changes.changed() => {
+                        if changed.is_err() || peer.notify_tool_list_changed().await.is_err() {
+                            return;
+                        }
+                    }
+                    // A client that went away without a word is let go of.
+                    _ = alive.tick() => if peer.is_transport_closed() {
+                        return;
+                    },
+                }
+            }
+        });
     }
 
     async fn list_tools(
@@ -207,7 +232,11 @@ pub(crate) async fn told_while_waiting<F: std::future::Future>(
 
 /// What Airlock tells a client about itself when it connects.
 pub(crate) fn server_info() -> InitializeResult {
-    InitializeResult::new(ServerCapabilities::builder().enable_tools().build())
+    let tools = ServerCapabilities::builder()
+        .enable_tools()
+        .enable_tool_list_changed()
+        .build();
+    InitializeResult::new(tools)
         .with_server_info(Implementation::new("airlock", env!("CARGO_PKG_VERSION")))
         .with_instructions(
             "Tools of this server's sources, under its policy: some calls wait for a person to approve them.",

@@ -9,10 +9,12 @@ use rmcp::model::{
     CallToolRequestParams, CallToolResponse, ClientCapabilities, ClientConfig, Implementation,
     InitializeResult, ListToolsResult, PaginatedRequestParams,
 };
-use rmcp::service::{RequestContext, RunningService};
+use rmcp::service::{NotificationContext, Peer, RequestContext, RunningService};
 use rmcp::transport::streamable_http_client::StreamableHttpClientTransportConfig;
 use rmcp::transport::StreamableHttpClientTransport;
-use rmcp::{ErrorData as McpError, RoleClient, RoleServer, ServerHandler, ServiceExt};
+use rmcp::{
+    ClientHandler, ErrorData as McpError, RoleClient, RoleServer, ServerHandler, ServiceExt,
+};
 use tokio::sync::OnceCell;
 
 /// Serves the client on standard input and output until it goes away.
@@ -36,14 +38,32 @@ pub async fn serve(url: String, key: String) -> anyhow::Result<()> {
 struct Bridge {
     url: String,
     key: String,
-    upstream: OnceCell<RunningService<RoleClient, ClientConfig>>,
+    upstream: OnceCell<RunningService<RoleClient, Relay>>,
+}
+
+/// Airlock's side of the link: tells the client when the tools on offer
+/// changed, as Airlock tells it.
+#[derive(Debug, Clone)]
+struct Relay {
+    me: ClientConfig,
+    client: Peer<RoleServer>,
+}
+
+impl ClientHandler for Relay {
+    fn get_info(&self) -> ClientConfig {
+        self.me.clone()
+    }
+
+    async fn on_tool_list_changed(&self, _context: NotificationContext<RoleClient>) {
+        let _ = self.client.notify_tool_list_changed().await;
+    }
 }
 
 impl Bridge {
     async fn upstream(
         &self,
         context: &RequestContext<RoleServer>,
-    ) -> Result<&RunningService<RoleClient, ClientConfig>, McpError> {
+    ) -> Result<&RunningService<RoleClient, Relay>, McpError> {
         self.upstream
             .get_or_try_init(|| async {
                 let name = context
@@ -56,7 +76,12 @@ impl Bridge {
                 );
                 let config = StreamableHttpClientTransportConfig::with_uri(self.url.as_str())
                     .auth_header(&self.key);
-                me.serve(StreamableHttpClientTransport::from_config(config))
+                let relay = Relay {
+                    me,
+                    client: context.peer.clone(),
+                };
+                relay
+                    .serve(StreamableHttpClientTransport::from_config(config))
                     .await
                     .map_err(|e| unreachable(&self.url, &e.to_string()))
             })

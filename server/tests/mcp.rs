@@ -4,201 +4,11 @@
 
 mod support;
 
-use std::path::{Path, PathBuf};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use engine::domain::CallStatus;
 use serde_json::{json, Value};
-use support::TestServer;
-
-const KEY: &str = "mcp-test-key";
-
-fn package(path: &str) -> String {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../end2end/node_modules/@modelcontextprotocol")
-        .join(path)
-        .to_string_lossy()
-        .into_owned()
-}
-
-/// Airlock with the filesystem server on `root` (writes wait for a person,
-/// moves are hidden, writes under `root/secret` are refused) and the memory
-/// server, both up.
-async fn start(dir: &Path, root: &Path) -> TestServer {
-    let config = format!(
-        "gateway:
-  api_keys:
-    - name: desktop
-      sha256: {hash}
-sources:
-  files:
-    command: node
-    args: [{files:?}, {root:?}]
-    auto_approved_tools: [\"list_*\", \"read_*\"]
-    tool_blacklist: [move_file]
-    rules:
-      - tool: write_file
-        when: [{{ arg: /path, glob: {secret:?} }}]
-        action: deny
-    require_approval: [write_file]
-  memory:
-    command: node
-    args: [{memory:?}]
-    env: {{MEMORY_FILE_PATH: {graph:?}}}
-",
-        hash = engine::reviews::token::hash_text(KEY),
-        files = package("server-filesystem/dist/index.js"),
-        memory = package("server-memory/dist/index.js"),
-        secret = format!("{}/secret/**", root.display()),
-        graph = dir.join("memory.jsonl").display().to_string(),
-    );
-    let server = support::start(dir, &config, &[], support::Workers::default()).await;
-    let started = Instant::now();
-    while server
-        .engine
-        .proxied_tools()
-        .iter()
-        .map(|o| o.source.as_str())
-        .collect::<std::collections::BTreeSet<_>>()
-        .len()
-        < 2
-    {
-        assert!(
-            started.elapsed() < Duration::from_secs(30),
-            "the sources never came up"
-        );
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
-    server
-}
-
-/// How the client reaches Airlock: by URL, or through `airlock mcp` over stdio.
-#[derive(Debug, Clone, Copy, PartialEq)]
-enum Via {
-    Http,
-    Stdio,
-}
-
-fn node(server_base: &str, via: Via, words: &[&str]) -> tokio::process::Command {
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/mcp_client.mjs");
-    let mut command = tokio::process::Command::new("node");
-    command
-        .arg(script)
-        .arg(format!("{server_base}/mcp"))
-        .arg(KEY)
-        .args(words);
-    if via == Via::Stdio {
-        command.env("AIRLOCK_BINARY", env!("CARGO_BIN_EXE_airlock"));
-    }
-    command
-}
-
-/// Runs the SDK client once: `command` and its words; what it printed.
-async fn client(server: &TestServer, words: &[&str]) -> Value {
-    client_via(server, Via::Http, words).await
-}
-
-async fn client_via(server: &TestServer, via: Via, words: &[&str]) -> Value {
-    let out = node(&server.base, via, words).output().await.unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&out.stdout)
-        .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stdout)))
-}
-
-fn call(
-    server: &TestServer,
-    tool: &'static str,
-    arguments: Value,
-) -> tokio::task::JoinHandle<Value> {
-    call_via(server, Via::Http, tool, arguments)
-}
-
-fn call_via(
-    server: &TestServer,
-    via: Via,
-    tool: &'static str,
-    arguments: Value,
-) -> tokio::task::JoinHandle<Value> {
-    let base = server.base.clone();
-    let arguments = arguments.to_string();
-    tokio::spawn(async move {
-        let out = node(&base, via, &["call", tool, &arguments])
-            .output()
-            .await
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        serde_json::from_slice(&out.stdout).unwrap()
-    })
-}
-
-/// The call waiting for a person, once the proxy made it.
-async fn waiting(server: &TestServer) -> engine::domain::ToolCall {
-    for _ in 0..300 {
-        if let Some(call) = server.engine.pending_approvals(10).await.unwrap().pop() {
-            return call;
-        }
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
-    panic!("no call waits");
-}
-
-/// The newest call, once it no longer waits.
-async fn waiting_or_ended(server: &TestServer) -> engine::domain::ToolCall {
-    let started = Instant::now();
-    loop {
-        if server
-            .engine
-            .pending_approvals(10)
-            .await
-            .unwrap()
-            .is_empty()
-        {
-            let conversations = server.engine.conversations().await.unwrap();
-            let mut calls = Vec::new();
-            for c in conversations {
-                calls.extend(server.engine.tool_calls(&c.conversation.id).await.unwrap());
-            }
-            calls.sort_by_key(|c| c.created_at);
-            return calls.pop().unwrap();
-        }
-        assert!(
-            started.elapsed() < Duration::from_secs(10),
-            "the call still waits"
-        );
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
-}
-
-async fn decide(server: &TestServer, endpoint: &str, fields: &[(&str, &str)]) {
-    let res = reqwest::Client::new()
-        .post(server.url(&format!("/api/fn/{endpoint}")))
-        .header("accept", "application/json")
-        .header("origin", &server.base)
-        .form(fields)
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(res.status(), 200, "{}", res.text().await.unwrap());
-}
-
-fn text(result: &Value) -> &str {
-    result["content"][0]["text"].as_str().unwrap_or_default()
-}
-
-fn root(dir: &Path) -> PathBuf {
-    let root = dir.join("files");
-    std::fs::create_dir_all(root.join("secret")).unwrap();
-    std::fs::write(root.join("notes.txt"), "hello").unwrap();
-    root.canonicalize().unwrap()
-}
+use support::mcp::*;
 
 #[tokio::test]
 async fn tools_are_offered_under_policy_and_allowed_or_refused_calls_answer_at_once() {
@@ -388,4 +198,30 @@ async fn a_client_that_starts_airlock_mcp_over_stdio_gets_the_same() {
         CallStatus::Cancelled
     );
     assert!(!target.exists());
+}
+
+#[tokio::test]
+async fn a_source_that_comes_up_later_is_told_to_the_client_by_either_way_in() {
+    for via in [Via::Http, Via::Stdio] {
+        let dir = tempfile::tempdir().unwrap();
+        let root = root(dir.path());
+        // The filesystem server starts two seconds after Airlock does.
+        let config = format!(
+            "gateway:\n  api_keys:\n    - name: desktop\n      sha256: {}\nsources:\n  files:\n    command: sh\n    args: [\"-c\", \"sleep 2; exec node {} {}\"]\n",
+            engine::reviews::token::hash_text(KEY),
+            package("server-filesystem/dist/index.js"),
+            root.display(),
+        );
+        let server = support::start(dir.path(), &config, &[], support::Workers::default()).await;
+        let told = client_via(&server, via, &["changes"]).await;
+        assert_eq!(told["before"], json!([]), "{via:?}: {told}");
+        assert_eq!(told["heard"], true, "{via:?}: {told}");
+        let after: Vec<&str> = told["after"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter_map(Value::as_str)
+            .collect();
+        assert!(after.contains(&"write_file"), "{via:?}: {told}");
+    }
 }

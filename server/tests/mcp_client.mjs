@@ -5,6 +5,8 @@
 //   node mcp_client.mjs <url> <key> list
 //   node mcp_client.mjs <url> <key> call <tool> <arguments-json>
 //   node mcp_client.mjs <url> <key> cancel <tool> <arguments-json> <ms>
+//   node mcp_client.mjs <url> <key> changes      (the tools before and after
+//                                                 the server says they changed)
 //
 // With AIRLOCK_BINARY set, the client starts `$AIRLOCK_BINARY mcp` and
 // speaks to it over stdio instead, as a client that starts its servers as
@@ -28,6 +30,10 @@ if (process.env.AIRLOCK_BINARY) {
   });
 }
 const client = new Client({ name: 'proxy-test', version: '1.0.0' });
+const { ToolListChangedNotificationSchema } = await import(new URL('types.js', sdk));
+let told;
+const changed = new Promise((resolve) => (told = resolve));
+client.setNotificationHandler(ToolListChangedNotificationSchema, () => told(true));
 await client.connect(transport);
 
 const progress = [];
@@ -42,6 +48,11 @@ if (command === 'list') {
   out = tools.map((t) => t.name);
 } else if (command === 'call') {
   out = { result: await client.callTool({ name: tool, arguments: JSON.parse(args) }, undefined, options), progress };
+} else if (command === 'changes') {
+  const before = (await client.listTools()).tools.map((t) => t.name);
+  const heard = await Promise.race([changed, new Promise((r) => setTimeout(() => r(false), 20_000))]);
+  const after = (await client.listTools()).tools.map((t) => t.name);
+  out = { before, heard, after };
 } else if (command === 'cancel') {
   const controller = new AbortController();
   setTimeout(() => controller.abort('changed my mind'), Number(ms));
@@ -56,3 +67,5 @@ if (command === 'list') {
 }
 console.log(JSON.stringify(out));
 await client.close();
+// A timer still pending (the wait for a change) would hold the process.
+process.exit(0);

@@ -4,6 +4,7 @@
 
 #![allow(dead_code)] // each test binary uses its own part
 
+pub mod mcp;
 pub mod people;
 
 use tokio::sync::{oneshot, watch};

@@ -1,0 +1,199 @@
+//! The MCP proxy's tests' parts: Airlock with real MCP servers from npm
+//! behind it, and the official TypeScript SDK's client (`mcp_client.mjs`)
+//! in front, by URL or through `airlock mcp` over stdio.
+
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use serde_json::Value;
+
+use super::TestServer;
+
+pub const KEY: &str = "mcp-test-key";
+
+pub fn package(path: &str) -> String {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../end2end/node_modules/@modelcontextprotocol")
+        .join(path)
+        .to_string_lossy()
+        .into_owned()
+}
+
+/// Airlock with the filesystem server on `root` (writes wait for a person,
+/// moves are hidden, writes under `root/secret` are refused) and the memory
+/// server, both up.
+pub async fn start(dir: &Path, root: &Path) -> TestServer {
+    let config = format!(
+        "gateway:
+  api_keys:
+    - name: desktop
+      sha256: {hash}
+sources:
+  files:
+    command: node
+    args: [{files:?}, {root:?}]
+    auto_approved_tools: [\"list_*\", \"read_*\"]
+    tool_blacklist: [move_file]
+    rules:
+      - tool: write_file
+        when: [{{ arg: /path, glob: {secret:?} }}]
+        action: deny
+    require_approval: [write_file]
+  memory:
+    command: node
+    args: [{memory:?}]
+    env: {{MEMORY_FILE_PATH: {graph:?}}}
+",
+        hash = engine::reviews::token::hash_text(KEY),
+        files = package("server-filesystem/dist/index.js"),
+        memory = package("server-memory/dist/index.js"),
+        secret = format!("{}/secret/**", root.display()),
+        graph = dir.join("memory.jsonl").display().to_string(),
+    );
+    let server = super::start(dir, &config, &[], super::Workers::default()).await;
+    let started = Instant::now();
+    while server
+        .engine
+        .proxied_tools()
+        .iter()
+        .map(|o| o.source.as_str())
+        .collect::<std::collections::BTreeSet<_>>()
+        .len()
+        < 2
+    {
+        assert!(
+            started.elapsed() < Duration::from_secs(30),
+            "the sources never came up"
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    server
+}
+
+/// How the client reaches Airlock: by URL, or through `airlock mcp` over stdio.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Via {
+    Http,
+    Stdio,
+}
+
+pub fn node(server_base: &str, via: Via, words: &[&str]) -> tokio::process::Command {
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/mcp_client.mjs");
+    let mut command = tokio::process::Command::new("node");
+    command
+        .arg(script)
+        .arg(format!("{server_base}/mcp"))
+        .arg(KEY)
+        .args(words);
+    if via == Via::Stdio {
+        command.env("AIRLOCK_BINARY", env!("CARGO_BIN_EXE_airlock"));
+    }
+    command
+}
+
+/// Runs the SDK client once: `command` and its words; what it printed.
+pub async fn client(server: &TestServer, words: &[&str]) -> Value {
+    client_via(server, Via::Http, words).await
+}
+
+pub async fn client_via(server: &TestServer, via: Via, words: &[&str]) -> Value {
+    let out = node(&server.base, via, words).output().await.unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stdout)))
+}
+
+pub fn call(
+    server: &TestServer,
+    tool: &'static str,
+    arguments: Value,
+) -> tokio::task::JoinHandle<Value> {
+    call_via(server, Via::Http, tool, arguments)
+}
+
+pub fn call_via(
+    server: &TestServer,
+    via: Via,
+    tool: &'static str,
+    arguments: Value,
+) -> tokio::task::JoinHandle<Value> {
+    let base = server.base.clone();
+    let arguments = arguments.to_string();
+    tokio::spawn(async move {
+        let out = node(&base, via, &["call", tool, &arguments])
+            .output()
+            .await
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        serde_json::from_slice(&out.stdout).unwrap()
+    })
+}
+
+/// The call waiting for a person, once the proxy made it.
+pub async fn waiting(server: &TestServer) -> engine::domain::ToolCall {
+    for _ in 0..300 {
+        if let Some(call) = server.engine.pending_approvals(10).await.unwrap().pop() {
+            return call;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    panic!("no call waits");
+}
+
+/// The newest call, once it no longer waits.
+pub async fn waiting_or_ended(server: &TestServer) -> engine::domain::ToolCall {
+    let started = Instant::now();
+    loop {
+        if server
+            .engine
+            .pending_approvals(10)
+            .await
+            .unwrap()
+            .is_empty()
+        {
+            let conversations = server.engine.conversations().await.unwrap();
+            let mut calls = Vec::new();
+            for c in conversations {
+                calls.extend(server.engine.tool_calls(&c.conversation.id).await.unwrap());
+            }
+            calls.sort_by_key(|c| c.created_at);
+            return calls.pop().unwrap();
+        }
+        assert!(
+            started.elapsed() < Duration::from_secs(10),
+            "the call still waits"
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
+
+pub async fn decide(server: &TestServer, endpoint: &str, fields: &[(&str, &str)]) {
+    let res = reqwest::Client::new()
+        .post(server.url(&format!("/api/fn/{endpoint}")))
+        .header("accept", "application/json")
+        .header("origin", &server.base)
+        .form(fields)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status(), 200, "{}", res.text().await.unwrap());
+}
+
+pub fn text(result: &Value) -> &str {
+    result["content"][0]["text"].as_str().unwrap_or_default()
+}
+
+pub fn root(dir: &Path) -> PathBuf {
+    let root = dir.join("files");
+    std::fs::create_dir_all(root.join("secret")).unwrap();
+    std::fs::write(root.join("notes.txt"), "hello").unwrap();
+    root.canonicalize().unwrap()
+}
