@@ -40,7 +40,9 @@ test('an MCP client waits for the inbox, and an approval there completes its cal
 
     await page.goto(`${server.url}/approvals`);
     const list = page.getByRole('list', { name: 'Waiting approvals' });
-    await expect(list.getByRole('link', { name: /^Claude Desktop · / })).toBeVisible();
+    const conversation = list.getByRole('link', { name: /^Claude Desktop · / });
+    await expect(conversation).toBeVisible();
+    const href = await conversation.getAttribute('href');
     const card = page.getByRole('article', { name: 'write_file call' });
     await expect(card).toHaveAttribute('data-status', 'pending_approval');
     expect(existsSync(target)).toBe(false);
@@ -49,6 +51,9 @@ test('an MCP client waits for the inbox, and an approval there completes its cal
     const result = await answer;
     expect(result.isError).toBeFalsy();
     expect(readFileSync(target, 'utf8')).toBe('ship it');
+    // The client's conversation shows the call as it ran.
+    await page.goto(`${server.url}${href}`);
+    await expect(page.getByRole('article', { name: 'write_file call' })).toHaveAttribute('data-status', 'completed');
   } finally {
     await client.close();
     await server.stop();

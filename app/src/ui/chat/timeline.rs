@@ -70,7 +70,9 @@ pub fn Timeline(
     let me = StoredValue::new(crate::ui::chat::tool_card::deciding().person_id);
     view! {
         <Show
-            when=move || !live.messages.read().is_empty()
+            // An agent that asks through the gateway or the MCP proxy leaves
+            // calls without messages: they are its conversation.
+            when=move || !live.messages.read().is_empty() || !live.calls.read().is_empty()
             fallback=move || view! {
                 <div class="chat-empty">
                     <p class="chat-empty-title">"What should the agent do?"</p>
