@@ -190,6 +190,10 @@ pub struct ConversationDetail {
     pub deciding: Deciding,
     /// Whether the person looking may write in it.
     pub may_write: bool,
+    /// Whether it is an external agent's session: its calls wait here, but
+    /// nobody writes in it.
+    #[serde(default)]
+    pub agent_session: bool,
     /// Why the model cannot be reached now, if it cannot.
     pub model_problem: Option<String>,
     /// Whether the demo model answers, so the chat suggests its commands.

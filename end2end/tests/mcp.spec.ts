@@ -54,6 +54,9 @@ test('an MCP client waits for the inbox, and an approval there completes its cal
     // The client's conversation shows the call as it ran.
     await page.goto(`${server.url}${href}`);
     await expect(page.getByRole('article', { name: 'write_file call' })).toHaveAttribute('data-status', 'completed');
+    // Nobody writes in an agent's session: no composer, a word on why.
+    await expect(page.getByText('An agent asks here through Airlock')).toBeVisible();
+    await expect(page.getByRole('textbox', { name: 'Message' })).toHaveCount(0);
   } finally {
     await client.close();
     await server.stop();

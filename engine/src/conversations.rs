@@ -106,6 +106,7 @@ pub(crate) async fn conversation_snapshot(
     let calls = core.store.window_calls(id, from, before).await?;
     let run = core.store.active_run(id).await?;
     let queued = core.store.queued_messages(id).await?;
+    let agent_session = core.store.is_agent_session(id).await?;
     Ok(ConversationSnapshot {
         cursor,
         view: ConversationView {
@@ -116,6 +117,7 @@ pub(crate) async fn conversation_snapshot(
         working: run.is_some_and(|run| run.status == RunStatus::Running),
         queued,
         earlier: from,
+        agent_session,
     })
 }
 

@@ -30,6 +30,9 @@ pub struct ConversationSnapshot {
     /// When earlier messages than those shown exist: the position of the
     /// oldest shown, to ask for those before it.
     pub earlier: Option<i64>,
+    /// Whether it is an external agent's session (its calls come through
+    /// the gateway or the MCP proxy): nobody writes in it.
+    pub agent_session: bool,
 }
 
 /// The approvals inbox as a new subscriber first sees it.

@@ -55,6 +55,10 @@ pub trait ReviewStore: Send + Sync {
         now: DateTime<Utc>,
     ) -> Result<ConversationId, StoreError>;
 
+    /// Whether the conversation is an external agent's session (its calls
+    /// come through the gateway or the MCP proxy), not a person's chat.
+    async fn is_agent_session(&self, id: &ConversationId) -> Result<bool, StoreError>;
+
     /// Callbacks due for (another) delivery attempt, oldest first.
     async fn due_callbacks(
         &self,

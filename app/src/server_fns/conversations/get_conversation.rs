@@ -38,7 +38,9 @@ pub async fn get_conversation(
         cursor: snapshot.cursor,
         working: snapshot.working,
         deciding: crate::state::deciding(),
-        may_write: crate::state::allowed(engine::domain::Action::Converse).is_ok(),
+        may_write: crate::state::allowed(engine::domain::Action::Converse).is_ok()
+            && !snapshot.agent_session,
+        agent_session: snapshot.agent_session,
         model_problem: crate::state::model_problem(),
         demo_model: crate::state::demo_model(),
         queued: snapshot.queued.into_iter().map(Into::into).collect(),

@@ -98,6 +98,10 @@ pub fn ChatView(detail: ConversationDetail) -> impl IntoView {
                 Either::Right(view! {
                     <p class="read-only-note">"These are earlier messages. "<a href=latest>"Back to the latest"</a></p>
                 }.into_any())
+            } else if detail.agent_session {
+                Either::Right(view! {
+                    <p class="read-only-note">"An agent asks here through Airlock's gateway: its calls wait in this conversation for a decision, and nobody writes in it."</p>
+                }.into_any())
             } else if detail.may_write {
                 Either::Left(view! {
                     <Composer conversation_id=detail.id post working=live.working.read_only() demo=detail.demo_model/>

@@ -16,6 +16,9 @@ pub(crate) async fn review_cases_follow_their_calls(f: &Fixture) {
     assert_eq!(b.unwrap(), c_id);
     let c = store.conversation(&c_id).await.unwrap().unwrap();
     assert_eq!(c.title, "agent · s");
+    assert!(store.is_agent_session(&c_id).await.unwrap());
+    let chat = new_conversation(store).await;
+    assert!(!store.is_agent_session(&chat.id).await.unwrap());
 
     let pending = call(&c, 0, CallStatus::PendingApproval);
     let token = ReviewToken::mint();

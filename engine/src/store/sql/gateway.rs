@@ -9,6 +9,9 @@ use super::{query, query_scalar, Backend, Pool, SqlStore, Transaction};
 use crate::domain::{Callback, CallbackAttempt, CaseId, ConversationId};
 use crate::store::{to_millis, StoreError};
 
+const IS_AGENT_SESSION: &str =
+    "select exists (select 1 from gateway_sessions where conversation_id = $1)";
+
 const FIND_SESSION: &str = "select conversation_id from gateway_sessions where session_key = $1";
 
 const MAP_SESSION: &str =
@@ -28,6 +31,13 @@ const RECORD_CALLBACK: &str = "update callback_outbox set attempts = attempts + 
      where callback_id = $5";
 
 impl<B: Backend> SqlStore<B> {
+    pub(super) async fn is_agent_session(&self, id: &ConversationId) -> Result<bool, StoreError> {
+        query_scalar(IS_AGENT_SESSION)
+            .bind(id.as_str())
+            .fetch_one(self.reader())
+            .await
+    }
+
     async fn find_session(pool: Pool<'_, B>, key: &str) -> Result<Option<String>, StoreError> {
         query_scalar(FIND_SESSION)
             .bind(key)

@@ -352,6 +352,10 @@ impl<B: Backend> ReviewStore for SqlStore<B> {
         SqlStore::gateway_conversation(self, key, title, now).await
     }
 
+    async fn is_agent_session(&self, id: &ConversationId) -> Result<bool, StoreError> {
+        SqlStore::is_agent_session(self, id).await
+    }
+
     async fn due_callbacks(
         &self,
         now: DateTime<Utc>,
