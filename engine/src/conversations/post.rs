@@ -27,6 +27,14 @@ pub(crate) async fn post_message(
         ));
     }
     EngineError::refuse_nul("content", "the message", content)?;
+    // An external agent asks there through the gateway or the MCP proxy: a
+    // message would start Airlock's own agent in its session.
+    if core.store.is_agent_session(id).await? {
+        return Err(EngineError::invalid(
+            "conversation",
+            "this is an external agent's session: its calls wait here for a decision, and nobody writes in it",
+        ));
+    }
     if let Some(context) = core.config.model_context {
         let (tokens, room) = (estimate_tokens(content), context.message_room());
         if tokens > room {

@@ -138,6 +138,21 @@ async fn the_gateway_answers_by_the_sources_policy() {
     let conversations = f.engine.conversations().await.unwrap();
     assert_eq!(conversations.len(), 1);
     assert_eq!(conversations[0].conversation.title, "agent-7 · s-1");
+    // Nobody writes in an agent's session.
+    let written = f
+        .engine
+        .post_message(&case.conversation_id, "hello", None)
+        .await;
+    assert!(
+        matches!(
+            written,
+            Err(EngineError::Invalid {
+                field: "conversation",
+                ..
+            })
+        ),
+        "{written:?}"
+    );
 }
 
 #[tokio::test]
