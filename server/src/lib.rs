@@ -103,14 +103,7 @@ pub fn router_with_pages(
         .merge(own)
         .merge(hitl)
         .merge(sso.map(oidc::routes).unwrap_or_default())
-        .merge(
-            Router::new()
-                .route_service("/mcp", mcp::service(state.engine.clone()))
-                .layer(axum::middleware::from_fn_with_state(
-                    state.engine.clone(),
-                    mcp::require_key,
-                )),
-        )
+        .merge(mcp::routes(state.engine.clone()))
         .route("/review/{case_id}", get(review_page::review_page))
         .route(
             "/api/openapi.json",

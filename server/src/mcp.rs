@@ -44,8 +44,15 @@ const STILL_WAITING: Duration = Duration::from_secs(10);
 #[derive(Debug, Clone)]
 struct KeyName(String);
 
+/// `/mcp`, for requests with a gateway key.
+pub fn routes<S: Clone + Send + Sync + 'static>(engine: Engine) -> axum::Router<S> {
+    axum::Router::new()
+        .route_service("/mcp", service(engine.clone()))
+        .layer(axum::middleware::from_fn_with_state(engine, require_key))
+}
+
 /// The MCP service mounted at `/mcp`: one proxy per session.
-pub fn service(engine: Engine) -> StreamableHttpService<Proxy, LocalSessionManager> {
+fn service(engine: Engine) -> StreamableHttpService<Proxy, LocalSessionManager> {
     // Airlock checks the Host of every request itself (`cross_site`).
     let config = StreamableHttpServerConfig::default().disable_allowed_hosts();
     StreamableHttpService::new(
@@ -61,7 +68,7 @@ pub fn service(engine: Engine) -> StreamableHttpService<Proxy, LocalSessionManag
 
 /// Lets in requests with a gateway key (`Authorization: Bearer`), and
 /// notes the key's name for the calls they make.
-pub async fn require_key(
+async fn require_key(
     State(engine): State<Engine>,
     mut request: Request,
     next: Next,

@@ -40,8 +40,7 @@ async fn open(
     parts: &http::request::Parts,
     access: &ReviewAccess,
 ) -> Result<ReviewItem, AppError> {
-    // A malformed id is answered like a wrong token: links cannot be probed.
-    let id = engine::reviews::CaseId::parse(&access.case_id).map_err(|_| AppError::Forbidden)?;
+    let id = app::server_fns::reviews::case_id(&access.case_id)?;
     let by = parts
         .extensions
         .get::<SignedInPerson>()

@@ -11,7 +11,7 @@ use tokio::io::AsyncWriteExt;
 
 mod support;
 
-use support::TestServer;
+use support::{decide, waiting_call, TestServer};
 
 const KEY: &str = "hook-test-key";
 
@@ -87,30 +87,6 @@ fn verdict(output: &Value) -> (&str, &str) {
     )
 }
 
-/// The call the hook is waiting on, once Airlock has it.
-async fn waiting_call(server: &TestServer) -> String {
-    for _ in 0..200 {
-        if let Some(call) = server.engine.pending_approvals(10).await.unwrap().pop() {
-            return call.id.to_string();
-        }
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
-    panic!("no call waits");
-}
-
-/// Decides through the chat's server function, as a person's browser does.
-async fn decide(server: &TestServer, endpoint: &str, fields: &[(&str, &str)]) {
-    let res = reqwest::Client::new()
-        .post(server.url(&format!("/api/fn/{endpoint}")))
-        .header("accept", "application/json")
-        .header("origin", &server.base)
-        .form(fields)
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(res.status(), 200, "{}", res.text().await.unwrap());
-}
-
 async fn start(dir: &std::path::Path) -> TestServer {
     support::start(dir, &config(), &[], support::Workers::default()).await
 }
@@ -151,7 +127,7 @@ async fn a_call_waits_for_a_person_and_runs_as_they_decided() {
         &event("Bash", json!({"command": "git push"})),
     )
     .await;
-    let call = waiting_call(&server).await;
+    let call = waiting_call(&server).await.id.to_string();
     decide(&server, "approve_call", &[("call_id", &call)]).await;
     let output = answer(hook).await;
     let (decision, reason) = verdict(&output);
@@ -164,7 +140,7 @@ async fn a_call_waits_for_a_person_and_runs_as_they_decided() {
         &event("Bash", json!({"command": "git push -f"})),
     )
     .await;
-    let call = waiting_call(&server).await;
+    let call = waiting_call(&server).await.id.to_string();
     let edited = json!({"command": "git push"}).to_string();
     decide(
         &server,
@@ -185,7 +161,7 @@ async fn a_call_waits_for_a_person_and_runs_as_they_decided() {
         &event("Write", json!({"file_path": "/etc/hosts"})),
     )
     .await;
-    let call = waiting_call(&server).await;
+    let call = waiting_call(&server).await.id.to_string();
     decide(
         &server,
         "reject_call",

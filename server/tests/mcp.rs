@@ -9,6 +9,7 @@ use std::time::Duration;
 use engine::domain::CallStatus;
 use serde_json::{json, Value};
 use support::mcp::*;
+use support::{decide, waiting_call};
 
 #[tokio::test]
 async fn tools_are_offered_under_policy_and_allowed_or_refused_calls_answer_at_once() {
@@ -75,20 +76,11 @@ async fn a_write_waits_for_a_person_and_runs_once_approved() {
         "write_file",
         json!({ "path": target.display().to_string(), "content": "ship it" }),
     );
-    let pending = waiting(&server).await;
+    let pending = waiting_call(&server).await;
     // The client's request stays open, told every 10 s that it still waits.
     tokio::time::sleep(Duration::from_secs(11)).await;
     assert!(!target.exists());
-    let conversation = server
-        .engine
-        .conversation(&pending.conversation_id)
-        .await
-        .unwrap();
-    assert!(
-        conversation.conversation.title.starts_with("proxy-test · "),
-        "{}",
-        conversation.conversation.title
-    );
+    assert_named_after_the_client(&server, &pending).await;
     decide(&server, "approve_call", &[("call_id", pending.id.as_str())]).await;
     let answered = asked.await.unwrap();
     assert_ne!(answered["result"]["isError"], true, "{answered}");
@@ -119,7 +111,7 @@ async fn a_rejected_write_says_why_and_a_cancelled_one_never_runs() {
         "write_file",
         json!({ "path": target.display().to_string(), "content": "x" }),
     );
-    let pending = waiting(&server).await;
+    let pending = waiting_call(&server).await;
     decide(
         &server,
         "reject_call",
@@ -168,17 +160,8 @@ async fn a_client_that_starts_airlock_mcp_over_stdio_gets_the_same() {
         "write_file",
         json!({ "path": target.display().to_string(), "content": "piped" }),
     );
-    let pending = waiting(&server).await;
-    let conversation = server
-        .engine
-        .conversation(&pending.conversation_id)
-        .await
-        .unwrap();
-    assert!(
-        conversation.conversation.title.starts_with("proxy-test · "),
-        "{}",
-        conversation.conversation.title
-    );
+    let pending = waiting_call(&server).await;
+    assert_named_after_the_client(&server, &pending).await;
     decide(&server, "approve_call", &[("call_id", pending.id.as_str())]).await;
     let answered = asked.await.unwrap();
     assert_ne!(answered["result"]["isError"], true, "{answered}");

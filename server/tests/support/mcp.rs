@@ -137,17 +137,6 @@ pub fn call_via(
     })
 }
 
-/// The call waiting for a person, once the proxy made it.
-pub async fn waiting(server: &TestServer) -> engine::domain::ToolCall {
-    for _ in 0..300 {
-        if let Some(call) = server.engine.pending_approvals(10).await.unwrap().pop() {
-            return call;
-        }
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
-    panic!("no call waits");
-}
-
 /// The newest call, once it no longer waits.
 pub async fn waiting_or_ended(server: &TestServer) -> engine::domain::ToolCall {
     let started = Instant::now();
@@ -175,16 +164,16 @@ pub async fn waiting_or_ended(server: &TestServer) -> engine::domain::ToolCall {
     }
 }
 
-pub async fn decide(server: &TestServer, endpoint: &str, fields: &[(&str, &str)]) {
-    let res = reqwest::Client::new()
-        .post(server.url(&format!("/api/fn/{endpoint}")))
-        .header("accept", "application/json")
-        .header("origin", &server.base)
-        .form(fields)
-        .send()
+/// Checks that `call` waits in a conversation named after the test's client
+/// and its session.
+pub async fn assert_named_after_the_client(server: &TestServer, call: &engine::domain::ToolCall) {
+    let view = server
+        .engine
+        .conversation(&call.conversation_id)
         .await
         .unwrap();
-    assert_eq!(res.status(), 200, "{}", res.text().await.unwrap());
+    let title = view.conversation.title;
+    assert!(title.starts_with("proxy-test · "), "{title}");
 }
 
 pub fn text(result: &Value) -> &str {

@@ -33,6 +33,32 @@ pub struct Workers {
     pub audit_seal: bool,
 }
 
+/// The call waiting for a person, once there is one: the newest, when
+/// several wait.
+pub async fn waiting_call(server: &TestServer) -> engine::domain::ToolCall {
+    for _ in 0..200 {
+        if let Some(call) = server.engine.pending_approvals(10).await.unwrap().pop() {
+            return call;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    panic!("no call waits");
+}
+
+/// Decides through the chat's server function `endpoint` (`approve_call`,
+/// `reject_call`, `edit_call`), as a person's browser does.
+pub async fn decide(server: &TestServer, endpoint: &str, fields: &[(&str, &str)]) {
+    let res = reqwest::Client::new()
+        .post(server.url(&format!("/api/fn/{endpoint}")))
+        .header("accept", "application/json")
+        .header("origin", &server.base)
+        .form(fields)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status(), 200, "{}", res.text().await.unwrap());
+}
+
 /// The pages' routes, read once for every server of the process: reading
 /// them while another test's server renders a page would stall that page
 /// (see `server::page_routes`).
