@@ -1,7 +1,9 @@
 //! What the MCP proxy adds to an allowed call: `list_directory` on
 //! `server-filesystem` (from npm), called by an MCP client over stdio
-//! straight to the server, then through `airlock mcp` (stdio to the client,
-//! HTTP to a running Airlock, stdio to the server), and by URL at `/mcp`.
+//! straight to the server, then through `airlock mcp --config` (an Airlock
+//! of the client's own, stdio on both sides), through `airlock mcp` (stdio
+//! to the client, HTTP to a running Airlock, stdio to the server), and by
+//! URL at `/mcp`.
 //! Each call through Airlock is decided by policy, recorded, audited and
 //! run, as any call is. Prints a table and writes `target/bench/proxy.json`;
 //! `make bench` runs it. Target: under 1 ms added at p50.
@@ -98,12 +100,24 @@ fn main() {
             .env("AIRLOCK_API_KEY", KEY);
         let piped = me().serve(TokioChildProcess::new(piped).unwrap()).await.unwrap();
 
+        let file = dir.path().join("airlock.yaml");
+        std::fs::write(&file, &config).unwrap();
+        let mut own = tokio::process::Command::new(env!("CARGO_BIN_EXE_airlock"));
+        own.arg("mcp")
+            .arg("--config")
+            .arg(&file)
+            .env("AIRLOCK_ADDR", "127.0.0.1:0")
+            .env("AIRLOCK_DATA_DIR", dir.path().join("own"))
+            .env("AIRLOCK_LOG", "warn");
+        let own = me().serve(TokioChildProcess::new(own).unwrap()).await.unwrap();
+
         let url = StreamableHttpClientTransportConfig::with_uri(server.url("/mcp")).auth_header(KEY);
         let by_url = me().serve(StreamableHttpClientTransport::from_config(url)).await.unwrap();
 
         let straight = time(&direct, &root).await;
         let rows = [
             ("straight to the server (stdio)", straight.clone()),
+            ("through airlock mcp --config", time(&own, &root).await),
             ("through airlock mcp (stdio)", time(&piped, &root).await),
             ("through /mcp (HTTP)", time(&by_url, &root).await),
         ];
@@ -131,6 +145,7 @@ fn main() {
         write_json("proxy", &json!(figures));
         let _ = direct.cancel().await;
         let _ = piped.cancel().await;
+        let _ = own.cancel().await;
         let _ = by_url.cancel().await;
     });
 }

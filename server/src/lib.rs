@@ -1,5 +1,5 @@
 //! Airlock's server: startup in a fixed order, and the HTTP routes that are
-//! not server functions. `launch` lets tests run the real server on port 0.
+//! not server functions. `launch` (in launch.rs) lets tests run the real server on port 0.
 
 mod at_start;
 pub mod audit_cli;
@@ -13,6 +13,7 @@ pub mod grant_stream;
 pub mod health;
 pub mod hitl;
 pub mod hook;
+mod launch;
 pub mod list_stream;
 pub mod listing;
 pub mod mcp;
@@ -32,7 +33,6 @@ pub mod streams;
 mod tool_sources;
 pub mod workers;
 
-use std::future::Future;
 use std::sync::Arc;
 
 use anyhow::Context;
@@ -40,7 +40,6 @@ use axum::routing::get;
 use axum::Router;
 use leptos::prelude::*;
 use leptos_axum::{generate_route_list, LeptosRoutes};
-use tokio::net::TcpListener;
 use tower_http::compression::predicate::{DefaultPredicate, Predicate, SizeAbove};
 
 use app::state::{AppState, ModelReach};
@@ -48,12 +47,12 @@ use app::{shell, App};
 use cross_site::AllowedHosts;
 use engine::agent::demo_model::DemoModel;
 use engine::agent::openai::OpenAiModel;
-use engine::agent::run_worker;
 use engine::agent::Agent;
 use engine::agent::Model;
 use engine::config::Config;
 use engine::tools::demo;
 use engine::{Engine, SystemClock};
+pub use launch::{launch, run, Ready};
 pub use settings::{ModelSettings, Settings};
 
 /// Builds the router over `state`: health, pages, server functions, and the
@@ -103,7 +102,7 @@ pub fn router_with_pages(
         .merge(own)
         .merge(hitl)
         .merge(sso.map(oidc::routes).unwrap_or_default())
-        .merge(mcp::routes(state.engine.clone()))
+        .merge(mcp::routes(state.engine.clone(), state.public_url.clone()))
         .route("/review/{case_id}", get(review_page::review_page))
         .route(
             "/api/openapi.json",
@@ -275,92 +274,6 @@ fn load_config(settings: &Settings) -> anyhow::Result<Config> {
     let text = std::fs::read_to_string(path)
         .with_context(|| format!("cannot read the configuration file {}", path.display()))?;
     Ok(Config::parse(&path.display().to_string(), &text)?)
-}
-
-/// Serves Airlock on `listener` until `shutdown` completes.
-pub async fn launch(
-    settings: Settings,
-    listener: TcpListener,
-    shutdown: impl Future<Output = ()> + Send + 'static,
-) -> anyhow::Result<()> {
-    let Services {
-        state,
-        agent,
-        callback_secret,
-        doors,
-        model_server,
-    } = build(&settings).await?;
-    at_start::refuse_open_without_sign_in(&state, &listener)?;
-    let store = state.engine.store().backend();
-    // One process owns a SQLite file: any lease in it is a dead process's.
-    if store == "sqlite" {
-        let ended = state.engine.store().end_leases().await?;
-        if ended > 0 {
-            tracing::warn!(
-                runs = ended,
-                "took over runs left by a process that stopped abruptly"
-            );
-        }
-    }
-    let (stop_workers, workers_stop) = tokio::sync::watch::channel(false);
-    let expiry = tokio::spawn(workers::run_expiry(
-        state.engine.clone(),
-        workers_stop.clone(),
-    ));
-    let seal = tokio::spawn(workers::run_audit_seal(
-        state.engine.clone(),
-        workers_stop.clone(),
-    ));
-    let callbacks = tokio::spawn(workers::run_callbacks(
-        state.engine.clone(),
-        callback_secret,
-        workers_stop.clone(),
-    ));
-    let relay = {
-        let engine = state.engine.clone();
-        let stop = workers_stop.clone();
-        tokio::spawn(async move {
-            if let Err(e) = engine.follow_feed(stop).await {
-                tracing::error!(error = %e, "cannot follow the shared event feed; the approvals inbox and other replicas' changes do not stream live");
-            }
-        })
-    };
-    if let Some(model) = model_server {
-        let reach = state.model_reach.clone();
-        tokio::spawn(model_check::keep_asking(model, reach, workers_stop.clone()));
-    }
-    let runner = tokio::spawn(run_worker(agent, workers_stop));
-    let events = state.engine.events().clone();
-    let addr = listener.local_addr()?;
-    at_start::announce_setup_link(&state, addr).await?;
-    let app = router(state, doors);
-    tracing::info!(%addr, store, "listening");
-    // The line scripts and tests wait for; keep its shape.
-    println!("Airlock is ready at http://{addr}");
-    // Replies go out as soon as they are written, not held back for the
-    // client's acknowledgement of the previous segment (Nagle).
-    let listener = axum::serve::ListenerExt::tap_io(listener, |tcp| {
-        if let Err(e) = tcp.set_nodelay(true) {
-            tracing::debug!(error = %e, "cannot turn off Nagle's algorithm");
-        }
-    });
-    // Each request knows its client's address: failed sign-ins are held
-    // back per client.
-    let app = app.into_make_service_with_connect_info::<std::net::SocketAddr>();
-    axum::serve(listener, app)
-        .with_graceful_shutdown(async move {
-            shutdown.await;
-            // Open event streams would hold the graceful shutdown forever.
-            events.close();
-        })
-        .await?;
-    let _ = stop_workers.send(true);
-    let _ = expiry.await;
-    let _ = seal.await;
-    let _ = callbacks.await;
-    let _ = relay.await;
-    let _ = runner.await;
-    Ok(())
 }
 
 /// A database URL with any password replaced, safe to log.

@@ -38,7 +38,13 @@ enum Command {
     /// An MCP server over stdio for a client that starts its servers as
     /// programs: it offers a running Airlock's MCP tools (AIRLOCK_URL, with
     /// a gateway key in AIRLOCK_API_KEY), each call decided there.
-    Mcp,
+    Mcp {
+        /// Be that Airlock instead, with this configuration file: run its
+        /// sources here and serve the pages where people decide (at
+        /// AIRLOCK_ADDR) while the client runs this.
+        #[arg(long, value_name = "FILE")]
+        config: Option<std::path::PathBuf>,
+    },
 }
 
 #[derive(Debug, Subcommand)]
@@ -122,9 +128,15 @@ async fn main() -> anyhow::Result<()> {
         Command::Audit(AuditCommand::Verify { file: None }) => {
             server::audit_cli::verify_database(&server::Settings::from_env()?).await
         }
-        Command::Mcp => {
+        Command::Mcp { config: None } => {
             let (url, key) = airlock_address();
             server::mcp_stdio::serve(url, key).await
+        }
+        Command::Mcp { config: Some(file) } => {
+            log_to(std::io::stderr);
+            let mut settings = server::Settings::from_env()?;
+            settings.config_file = Some(file);
+            server::mcp_stdio::serve_here(settings, shutdown_signal()).await
         }
         Command::Hook(HookCommand::ClaudeCode {
             source,
@@ -159,13 +171,22 @@ fn airlock_address() -> (String, String) {
     (url, std::env::var("AIRLOCK_API_KEY").unwrap_or_default())
 }
 
-async fn serve() -> anyhow::Result<()> {
+/// Sends the log (filtered by `AIRLOCK_LOG`) to `out`.
+fn log_to<W>(out: W)
+where
+    W: for<'w> tracing_subscriber::fmt::MakeWriter<'w> + Send + Sync + 'static,
+{
     tracing_subscriber::fmt()
         .with_env_filter(
             EnvFilter::try_from_env("AIRLOCK_LOG")
                 .unwrap_or_else(|_| EnvFilter::new("info,sqlx=warn")),
         )
+        .with_writer(out)
         .init();
+}
+
+async fn serve() -> anyhow::Result<()> {
+    log_to(std::io::stdout);
     let settings = server::Settings::from_env()?;
     let listener = tokio::net::TcpListener::bind(settings.addr)
         .await

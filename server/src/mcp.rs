@@ -21,9 +21,9 @@ use axum::extract::{Request, State};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, Implementation,
-    InitializeResult, ListToolsResult, PaginatedRequestParams, ProgressNotificationParam,
-    ServerCapabilities, Tool,
+    CallToolRequestParams, CallToolResponse, CallToolResult, ContentBlock, ElicitRequestParams,
+    Implementation, InitializeResult, ListToolsResult, PaginatedRequestParams,
+    ProgressNotificationParam, ServerCapabilities, Tool,
 };
 use rmcp::service::{NotificationContext, RequestContext};
 use rmcp::transport::streamable_http_server::session::local::LocalSessionManager;
@@ -44,21 +44,30 @@ const STILL_WAITING: Duration = Duration::from_secs(10);
 #[derive(Debug, Clone)]
 struct KeyName(String);
 
-/// `/mcp`, for requests with a gateway key.
-pub fn routes<S: Clone + Send + Sync + 'static>(engine: Engine) -> axum::Router<S> {
+/// `/mcp`, for requests with a gateway key; review links start with
+/// `public_url` (`AIRLOCK_PUBLIC_URL`), else with the request's own host.
+pub fn routes<S: Clone + Send + Sync + 'static>(
+    engine: Engine,
+    public_url: Option<String>,
+) -> axum::Router<S> {
     axum::Router::new()
-        .route_service("/mcp", service(engine.clone()))
+        .route_service("/mcp", service(engine.clone(), public_url))
         .layer(axum::middleware::from_fn_with_state(engine, require_key))
 }
 
 /// The MCP service mounted at `/mcp`: one proxy per session.
-fn service(engine: Engine) -> StreamableHttpService<Proxy, LocalSessionManager> {
+fn service(
+    engine: Engine,
+    public_url: Option<String>,
+) -> StreamableHttpService<Proxy, LocalSessionManager> {
     // Airlock checks the Host of every request itself (`cross_site`).
     let config = StreamableHttpServerConfig::default().disable_allowed_hosts();
     StreamableHttpService::new(
         move || {
             Ok(Proxy {
                 engine: engine.clone(),
+                public_url: public_url.clone(),
+                stdio_session: None,
             })
         },
         Arc::new(LocalSessionManager::default()),
@@ -68,11 +77,7 @@ fn service(engine: Engine) -> StreamableHttpService<Proxy, LocalSessionManager> 
 
 /// Lets in requests with a gateway key (`Authorization: Bearer`), and
 /// notes the key's name for the calls they make.
-async fn require_key(
-    State(engine): State<Engine>,
-    mut request: Request,
-    next: Next,
-) -> Response {
+async fn require_key(State(engine): State<Engine>, mut request: Request, next: Next) -> Response {
     match crate::hitl::auth::client(&engine, request.headers()) {
         Ok(name) => {
             request.extensions_mut().insert(KeyName(name));
@@ -86,6 +91,24 @@ async fn require_key(
 #[derive(Debug, Clone)]
 pub struct Proxy {
     engine: Engine,
+    /// Where review links start, when known without a request's host.
+    public_url: Option<String>,
+    /// Over stdio, the one session this process serves; over HTTP each
+    /// request names its own (`Mcp-Session-Id`).
+    stdio_session: Option<String>,
+}
+
+impl Proxy {
+    /// A proxy for the one client that started this process, over stdio:
+    /// its calls are in a session of their own, and their review links
+    /// start with `public_url`.
+    pub fn over_stdio(engine: Engine, public_url: String) -> Self {
+        Self {
+            engine,
+            public_url: Some(public_url),
+            stdio_session: Some(uuid::Uuid::new_v4().to_string()),
+        }
+    }
 }
 
 impl ServerHandler for Proxy {
@@ -148,7 +171,12 @@ impl ServerHandler for Proxy {
         let session = parts
             .and_then(|p| p.headers.get("mcp-session-id"))
             .and_then(|v| v.to_str().ok())
-            .map(str::to_owned);
+            .map(str::to_owned)
+            .or_else(|| self.stdio_session.clone());
+        let host = parts
+            .and_then(|p| p.headers.get(http::header::HOST))
+            .and_then(|v| v.to_str().ok());
+        let links = app::state::link_base(self.public_url.as_deref(), host);
         let client = context
             .peer
             .peer_info()
@@ -166,6 +194,10 @@ impl ServerHandler for Proxy {
         let proxied = self.engine.proxy_call(asked).await.map_err(internal)?;
         let proxied = match proxied {
             Proxied::Waiting { call, case, token } => {
+                if let Some(base) = links {
+                    let link = format!("{base}/review/{}?token={}", case.id, token.as_str());
+                    offer_link(&context, &call.tool, link);
+                }
                 tokio::select! {
                     decided = self.waiting(&call.id, &context) => {
                         let decided = decided.map_err(internal)?;
@@ -209,6 +241,34 @@ impl Proxy {
     ) -> Result<engine::domain::ToolCall, engine::EngineError> {
         told_while_waiting(context, self.engine.decided(id)).await
     }
+}
+
+/// Offers the review link to a client that can open links for its person
+/// (elicitation in URL mode), so whoever uses the client can decide the call
+/// at once. Their answer changes nothing: the call waits for a decision
+/// wherever it is taken.
+fn offer_link(context: &RequestContext<RoleServer>, tool: &str, link: String) {
+    let can_open = context.peer.peer_info().is_some_and(|info| {
+        let elicitation = info.capabilities.elicitation.as_ref();
+        elicitation.is_some_and(|e| e.url.is_some())
+    });
+    if !can_open {
+        return;
+    }
+    let asked = ElicitRequestParams::UrlElicitationParams {
+        meta: None,
+        message: format!(
+            "Airlock holds the call to {tool} until a person approves it: review it here."
+        ),
+        url: link,
+        elicitation_id: uuid::Uuid::new_v4().to_string(),
+    };
+    let peer = context.peer.clone();
+    tokio::spawn(async move {
+        if let Err(e) = peer.create_elicitation(asked).await {
+            tracing::debug!(error = %e, "the client did not take the review link");
+        }
+    });
 }
 
 /// Runs `work`, telling the client every [`STILL_WAITING`] that its request

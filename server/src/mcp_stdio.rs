@@ -1,10 +1,15 @@
 //! `airlock mcp`: an MCP server over stdio, for a client that starts its
 //! servers as programs (Claude Desktop, Goose, a framework's stdio client).
-//! It hands the client's requests to a running Airlock's `/mcp`
-//! (`AIRLOCK_URL`, with a gateway key in `AIRLOCK_API_KEY`), so every call
-//! is decided, recorded and shown there; a request the client cancels is
-//! cancelled there too, which withdraws a call still waiting.
+//!
+//! - By default it hands the client's requests to a running Airlock's
+//!   `/mcp` (`AIRLOCK_URL`, with a gateway key in `AIRLOCK_API_KEY`), so
+//!   every call is decided, recorded and shown there; a request the client
+//!   cancels is cancelled there too, which withdraws a call still waiting.
+//! - With `--config FILE` ([`serve_here`]) it is that Airlock: it runs the
+//!   file's sources against its own store and serves the pages where people
+//!   decide, for as long as the client keeps it running.
 
+use anyhow::Context;
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, ClientCapabilities, ClientConfig, Implementation,
     InitializeResult, ListToolsResult, PaginatedRequestParams,
@@ -15,7 +20,11 @@ use rmcp::transport::StreamableHttpClientTransport;
 use rmcp::{
     ClientHandler, ErrorData as McpError, RoleClient, RoleServer, ServerHandler, ServiceExt,
 };
+use tokio::net::TcpListener;
 use tokio::sync::OnceCell;
+
+use crate::mcp::Proxy;
+use crate::{Ready, Settings};
 
 /// Serves the client on standard input and output until it goes away.
 pub async fn serve(url: String, key: String) -> anyhow::Result<()> {
@@ -30,6 +39,51 @@ pub async fn serve(url: String, key: String) -> anyhow::Result<()> {
     let running = bridge.serve(rmcp::transport::stdio()).await?;
     running.waiting().await?;
     Ok(())
+}
+
+/// How long a client's first requests wait for the sources to come up.
+const SOURCES_UP_WITHIN: std::time::Duration = std::time::Duration::from_secs(10);
+
+/// Airlock in this process, serving the client on standard input and
+/// output and the pages at `settings.addr`, until the client goes away or
+/// `shutdown` completes. Logs and the ready line go to standard error.
+pub async fn serve_here(
+    settings: Settings,
+    shutdown: impl std::future::Future<Output = ()> + Send + 'static,
+) -> anyhow::Result<()> {
+    let _ = rustls::crypto::ring::default_provider().install_default();
+    let listener = TcpListener::bind(settings.addr).await.with_context(|| {
+        format!(
+            "cannot listen on {}: if an Airlock serves there already, run `airlock mcp` without --config to go through it",
+            settings.addr
+        )
+    })?;
+    let services = crate::build(&settings).await?;
+    let base = match &settings.public_url {
+        Some(url) => url.clone(),
+        None => format!("http://{}", listener.local_addr()?),
+    };
+    let engine = services.state.engine.clone();
+    let proxy = Proxy::over_stdio(engine.clone(), base);
+    let (gone, client_gone) = tokio::sync::oneshot::channel::<()>();
+    tokio::spawn(async move {
+        // The client lists the tools first thing: let the sources come up.
+        engine.proxy_ready(SOURCES_UP_WITHIN).await;
+        match proxy.serve(rmcp::transport::stdio()).await {
+            Ok(running) => {
+                let _ = running.waiting().await;
+            }
+            Err(e) => tracing::error!(error = %e, "the MCP client could not be served"),
+        }
+        let _ = gone.send(());
+    });
+    let stop = async move {
+        tokio::select! {
+            _ = client_gone => tracing::info!("the MCP client went away"),
+            () = shutdown => {},
+        }
+    };
+    crate::run(services, listener, stop, Ready::Stderr).await
 }
 
 /// One client's link to Airlock, made when the client first needs it, so

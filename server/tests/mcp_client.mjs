@@ -10,7 +10,12 @@
 //
 // With AIRLOCK_BINARY set, the client starts `$AIRLOCK_BINARY mcp` and
 // speaks to it over stdio instead, as a client that starts its servers as
-// programs does; that program asks the Airlock at <url>.
+// programs does; that program asks the Airlock at <url>, or, with
+// AIRLOCK_MCP_CONFIG set too, is an Airlock itself with that configuration.
+//
+// With OPEN_REVIEW_LINKS=approve, the client says it can open links for its
+// person (elicitation in URL mode), and its person approves each review
+// link it is offered through the link's own API; the links are printed.
 const sdk = new URL('../../end2end/node_modules/@modelcontextprotocol/sdk/dist/esm/', import.meta.url);
 const { Client } = await import(new URL('client/index.js', sdk));
 const { StreamableHTTPClientTransport } = await import(new URL('client/streamableHttp.js', sdk));
@@ -19,9 +24,10 @@ const [url, key, command, tool, args, ms] = process.argv.slice(2);
 let transport;
 if (process.env.AIRLOCK_BINARY) {
   const { StdioClientTransport } = await import(new URL('client/stdio.js', sdk));
+  const config = process.env.AIRLOCK_MCP_CONFIG;
   transport = new StdioClientTransport({
     command: process.env.AIRLOCK_BINARY,
-    args: ['mcp'],
+    args: config ? ['mcp', '--config', config] : ['mcp'],
     env: { ...process.env, AIRLOCK_URL: url.replace(/\/mcp$/, ''), AIRLOCK_API_KEY: key },
   });
 } else {
@@ -29,8 +35,27 @@ if (process.env.AIRLOCK_BINARY) {
     requestInit: { headers: { Authorization: `Bearer ${key}` } },
   });
 }
-const client = new Client({ name: 'proxy-test', version: '1.0.0' });
-const { ToolListChangedNotificationSchema } = await import(new URL('types.js', sdk));
+const opensLinks = process.env.OPEN_REVIEW_LINKS === 'approve';
+const client = new Client(
+  { name: 'proxy-test', version: '1.0.0' },
+  { capabilities: opensLinks ? { elicitation: { url: {} } } : {} },
+);
+const { ToolListChangedNotificationSchema, ElicitRequestSchema } = await import(new URL('types.js', sdk));
+const links = [];
+if (opensLinks) {
+  client.setRequestHandler(ElicitRequestSchema, async (request) => {
+    const link = new URL(request.params.url);
+    links.push(link.href);
+    const caseId = link.pathname.split('/').pop();
+    const token = link.searchParams.get('token');
+    const answer = await fetch(`${link.origin}/api/v1/reviews/${caseId}/respond?token=${token}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ action: 'approve', responded_by: 'the person at the client' }),
+    });
+    return { action: answer.ok ? 'accept' : 'cancel' };
+  });
+}
 let told;
 const changed = new Promise((resolve) => (told = resolve));
 client.setNotificationHandler(ToolListChangedNotificationSchema, () => told(true));
@@ -47,7 +72,7 @@ if (command === 'list') {
   const { tools } = await client.listTools();
   out = tools.map((t) => t.name);
 } else if (command === 'call') {
-  out = { result: await client.callTool({ name: tool, arguments: JSON.parse(args) }, undefined, options), progress };
+  out = { result: await client.callTool({ name: tool, arguments: JSON.parse(args) }, undefined, options), progress, links };
 } else if (command === 'changes') {
   const before = (await client.listTools()).tools.map((t) => t.name);
   const heard = await Promise.race([changed, new Promise((r) => setTimeout(() => r(false), 20_000))]);

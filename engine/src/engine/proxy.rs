@@ -55,15 +55,64 @@ impl Engine {
     pub fn proxied_tools(&self) -> Vec<Offered> {
         let config = &self.core.config;
         let mut servers = (*self.core.sources.get()).clone();
-        servers.retain(|name, _| {
-            config.sources.get(name).is_some_and(|s| {
-                matches!(
-                    s.connection,
-                    Connection::Stdio { .. } | Connection::Http { .. }
-                )
-            })
-        });
+        servers.retain(|name, _| self.is_mcp_server(name));
         offered(&servers, config)
+    }
+
+    /// Waits until every configured MCP server is connected, or `within`
+    /// passed: a client that lists the tools as soon as it starts the
+    /// proxy gets them all, unless a server is slow or down.
+    pub async fn proxy_ready(&self, within: Duration) {
+        let mut changes = self.core.sources.changes();
+        let _ = tokio::time::timeout(within, async {
+            loop {
+                let up = self.core.sources.get();
+                let configured = self.core.config.sources.keys();
+                let mut servers = configured.filter(|name| self.is_mcp_server(name));
+                if servers.all(|name| up.get(name).is_some_and(|s| s.status().is_up())) {
+                    return;
+                }
+                if changes.changed().await.is_err() {
+                    return;
+                }
+            }
+        })
+        .await;
+    }
+
+    fn is_mcp_server(&self, source: &str) -> bool {
+        let configured = self.core.config.sources.get(source);
+        configured.is_some_and(|s| {
+            matches!(
+                s.connection,
+                Connection::Stdio { .. } | Connection::Http { .. }
+            )
+        })
+    }
+
+    /// Why a client's tool is not on offer, naming the servers that are
+    /// down: the tool may be one of theirs, back once they are.
+    fn no_such_tool(&self, tool: &str) -> String {
+        let up = self.core.sources.get();
+        let down: Vec<&str> = self
+            .core
+            .config
+            .sources
+            .keys()
+            .filter(|name| self.is_mcp_server(name))
+            .filter(|name| !up.get(name.as_str()).is_some_and(|s| s.status().is_up()))
+            .map(String::as_str)
+            .collect();
+        match down.as_slice() {
+            [] => format!("there is no tool named {tool}"),
+            [one] => format!(
+                "there is no tool named {tool} now: the source {one} is not connected (Airlock keeps trying it)"
+            ),
+            many => format!(
+                "there is no tool named {tool} now: the sources {} are not connected (Airlock keeps trying them)",
+                many.join(", ")
+            ),
+        }
     }
 
     /// Decides one call from an MCP client, and runs it when the policy
@@ -74,10 +123,7 @@ impl Engine {
             .into_iter()
             .find(|o| o.spec.name == request.tool);
         let Some(offer) = found else {
-            return Ok(Proxied::NotRun(format!(
-                "there is no tool named {}",
-                request.tool
-            )));
+            return Ok(Proxied::NotRun(self.no_such_tool(&request.tool)));
         };
         let asked = GatewayRequest {
             tool: offer.tool,

@@ -19,37 +19,9 @@ pub fn package(path: &str) -> String {
         .into_owned()
 }
 
-/// Airlock with the filesystem server on `root` (writes wait for a person,
-/// moves are hidden, writes under `root/secret` are refused) and the memory
-/// server, both up.
+/// Airlock with [`config`]'s sources, both up.
 pub async fn start(dir: &Path, root: &Path) -> TestServer {
-    let config = format!(
-        "gateway:
-  api_keys:
-    - name: desktop
-      sha256: {hash}
-sources:
-  files:
-    command: node
-    args: [{files:?}, {root:?}]
-    auto_approved_tools: [\"list_*\", \"read_*\"]
-    tool_blacklist: [move_file]
-    rules:
-      - tool: write_file
-        when: [{{ arg: /path, glob: {secret:?} }}]
-        action: deny
-    require_approval: [write_file]
-  memory:
-    command: node
-    args: [{memory:?}]
-    env: {{MEMORY_FILE_PATH: {graph:?}}}
-",
-        hash = engine::reviews::token::hash_text(KEY),
-        files = package("server-filesystem/dist/index.js"),
-        memory = package("server-memory/dist/index.js"),
-        secret = format!("{}/secret/**", root.display()),
-        graph = dir.join("memory.jsonl").display().to_string(),
-    );
+    let config = config(dir, root, "node");
     let server = super::start(dir, &config, &[], super::Workers::default()).await;
     let started = Instant::now();
     while server
@@ -68,6 +40,40 @@ sources:
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
     server
+}
+
+/// The filesystem server on `root` (writes wait for a person, moves are
+/// hidden, writes under `root/secret` are refused) and the memory server
+/// (its graph read at once), which `memory_command` starts (`node`, or a script that runs it).
+pub fn config(dir: &Path, root: &Path, memory_command: &str) -> String {
+    format!(
+        "gateway:
+  api_keys:
+    - name: desktop
+      sha256: {hash}
+sources:
+  files:
+    command: node
+    args: [{files:?}, {root:?}]
+    auto_approved_tools: [\"list_*\", \"read_*\"]
+    tool_blacklist: [move_file]
+    rules:
+      - tool: write_file
+        when: [{{ arg: /path, glob: {secret:?} }}]
+        action: deny
+    require_approval: [write_file]
+  memory:
+    command: {memory_command:?}
+    args: [{memory:?}]
+    auto_approved_tools: [read_graph]
+    env: {{MEMORY_FILE_PATH: {graph:?}}}
+",
+        hash = engine::reviews::token::hash_text(KEY),
+        files = package("server-filesystem/dist/index.js"),
+        memory = package("server-memory/dist/index.js"),
+        secret = format!("{}/secret/**", root.display()),
+        graph = dir.join("memory.jsonl").display().to_string(),
+    )
 }
 
 /// How the client reaches Airlock: by URL, or through `airlock mcp` over stdio.

@@ -1,0 +1,120 @@
+//! Startup's last part: the workers, then the pages and APIs served until
+//! shutdown, then the workers stopped in turn.
+
+use std::future::Future;
+
+use tokio::net::TcpListener;
+
+use engine::agent::run_worker;
+
+use crate::{at_start, build, model_check, router, workers, Services, Settings};
+
+/// Serves Airlock on `listener` until `shutdown` completes.
+pub async fn launch(
+    settings: Settings,
+    listener: TcpListener,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+) -> anyhow::Result<()> {
+    let services = build(&settings).await?;
+    run(services, listener, shutdown, Ready::Stdout).await
+}
+
+/// Where the line saying Airlock is ready goes: standard output, which
+/// scripts and tests read, or standard error when standard output is an
+/// MCP client's channel (`airlock mcp --config`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Ready {
+    Stdout,
+    Stderr,
+}
+
+/// Serves the built `services` on `listener`, with every worker, until
+/// `shutdown` completes.
+pub async fn run(
+    services: Services,
+    listener: TcpListener,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+    ready: Ready,
+) -> anyhow::Result<()> {
+    let Services {
+        state,
+        agent,
+        callback_secret,
+        doors,
+        model_server,
+    } = services;
+    at_start::refuse_open_without_sign_in(&state, &listener)?;
+    let store = state.engine.store().backend();
+    // One process owns a SQLite file: any lease in it is a dead process's.
+    if store == "sqlite" {
+        let ended = state.engine.store().end_leases().await?;
+        if ended > 0 {
+            tracing::warn!(
+                runs = ended,
+                "took over runs left by a process that stopped abruptly"
+            );
+        }
+    }
+    let (stop_workers, workers_stop) = tokio::sync::watch::channel(false);
+    let expiry = tokio::spawn(workers::run_expiry(
+        state.engine.clone(),
+        workers_stop.clone(),
+    ));
+    let seal = tokio::spawn(workers::run_audit_seal(
+        state.engine.clone(),
+        workers_stop.clone(),
+    ));
+    let callbacks = tokio::spawn(workers::run_callbacks(
+        state.engine.clone(),
+        callback_secret,
+        workers_stop.clone(),
+    ));
+    let relay = {
+        let engine = state.engine.clone();
+        let stop = workers_stop.clone();
+        tokio::spawn(async move {
+            if let Err(e) = engine.follow_feed(stop).await {
+                tracing::error!(error = %e, "cannot follow the shared event feed; the approvals inbox and other replicas' changes do not stream live");
+            }
+        })
+    };
+    if let Some(model) = model_server {
+        let reach = state.model_reach.clone();
+        tokio::spawn(model_check::keep_asking(model, reach, workers_stop.clone()));
+    }
+    let runner = tokio::spawn(run_worker(agent, workers_stop));
+    let events = state.engine.events().clone();
+    let addr = listener.local_addr()?;
+    at_start::announce_setup_link(&state, addr).await?;
+    let app = router(state, doors);
+    tracing::info!(%addr, store, "listening");
+    // The line scripts and tests wait for; keep its shape.
+    match ready {
+        Ready::Stdout => println!("Airlock is ready at http://{addr}"),
+        Ready::Stderr => eprintln!("Airlock is ready at http://{addr}"),
+    }
+    // Replies go out as soon as they are written, not held back for the
+    // client's acknowledgement of the previous segment (Nagle).
+    let listener = axum::serve::ListenerExt::tap_io(listener, |tcp| {
+        if let Err(e) = tcp.set_nodelay(true) {
+            tracing::debug!(error = %e, "cannot turn off Nagle's algorithm");
+        }
+    });
+    // Each request knows its client's address: failed sign-ins are held
+    // back per client.
+    let app = app.into_make_service_with_connect_info::<std::net::SocketAddr>();
+    axum::serve(listener, app)
+        .with_graceful_shutdown(async move {
+            shutdown.await;
+            // Open event streams would hold the graceful shutdown forever.
+            events.close();
+        })
+        .await?;
+    let _ = stop_workers.send(true);
+    let _ = expiry.await;
+    let _ = seal.await;
+    let _ = callbacks.await;
+    let _ = relay.await;
+    let _ = runner.await;
+    Ok(())
+}

@@ -1,0 +1,181 @@
+//! The MCP proxy beyond its common path: `airlock mcp --config FILE` as
+//! the client's own Airlock, the review link offered to a client that opens
+//! links for its person (elicitation in URL mode), and a source that dies
+//! while a client is connected. The client is the official TypeScript
+//! SDK's (`mcp_client.mjs`); the sources are real MCP servers from npm.
+
+mod support;
+
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use serde_json::{json, Value};
+use support::mcp::*;
+
+/// Runs the SDK client once against `airlock mcp --config file`, which
+/// keeps its data in `data` and serves its pages on a free port.
+async fn here(file: &Path, data: &Path, opens_links: bool, words: &[&str]) -> Value {
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/mcp_client.mjs");
+    let mut command = tokio::process::Command::new("node");
+    command
+        .arg(script)
+        .arg("unused")
+        .arg("unused")
+        .args(words)
+        .env("AIRLOCK_BINARY", env!("CARGO_BIN_EXE_airlock"))
+        .env("AIRLOCK_MCP_CONFIG", file)
+        .env("AIRLOCK_ADDR", "127.0.0.1:0")
+        .env("AIRLOCK_DATA_DIR", data)
+        .env("AIRLOCK_LOG", "warn");
+    if opens_links {
+        command.env("OPEN_REVIEW_LINKS", "approve");
+    }
+    let out = command.output().await.unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stdout)))
+}
+
+#[tokio::test]
+async fn airlock_mcp_with_a_config_file_is_the_clients_own_airlock() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = root(dir.path());
+    let file = dir.path().join("airlock.yaml");
+    std::fs::write(&file, config(dir.path(), &root, "node")).unwrap();
+    let data = dir.path().join("data");
+
+    let listed = here(&file, &data, false, &["list"]).await;
+    let names: Vec<&str> = listed
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(Value::as_str)
+        .collect();
+    assert!(
+        names.contains(&"write_file") && !names.contains(&"move_file"),
+        "{names:?}"
+    );
+
+    // The write waits for a person; the client offers its person the review
+    // link, on the pages this Airlock serves, and they approve it there.
+    let target = root.join("from-here.txt");
+    let arguments = json!({ "path": target.display().to_string(), "content": "here" });
+    let answered = here(
+        &file,
+        &data,
+        true,
+        &["call", "write_file", &arguments.to_string()],
+    )
+    .await;
+    assert_ne!(answered["result"]["isError"], true, "{answered}");
+    let link = answered["links"][0].as_str().unwrap_or_default();
+    assert!(
+        link.starts_with("http://127.0.0.1:") && link.contains("/review/"),
+        "{answered}"
+    );
+    assert_eq!(std::fs::read_to_string(&target).unwrap(), "here");
+
+    // Its store recorded who decided, as any Airlock's does.
+    let db = rusqlite::Connection::open(data.join("airlock.db")).unwrap();
+    let (status, by): (String, String) = db
+        .query_row(
+            "select status, decided_by from tool_calls where tool = 'write_file'",
+            [],
+            |row| Ok((row.get(0)?, row.get(1)?)),
+        )
+        .unwrap();
+    assert_eq!(status, "completed");
+    assert_eq!(by, "the person at the client");
+}
+
+#[tokio::test]
+async fn a_client_that_opens_links_is_offered_the_review_link_by_url() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = root(dir.path());
+    let server = start(dir.path(), &root).await;
+    let target = root.join("linked.txt");
+    let arguments = json!({ "path": target.display().to_string(), "content": "linked" });
+    let out = node(
+        &server.base,
+        Via::Http,
+        &["call", "write_file", &arguments.to_string()],
+    )
+    .env("OPEN_REVIEW_LINKS", "approve")
+    .output()
+    .await
+    .unwrap();
+    let answered: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_ne!(answered["result"]["isError"], true, "{answered}");
+    let link = answered["links"][0].as_str().unwrap_or_default();
+    assert!(
+        link.starts_with(&format!("{}/review/", server.base)),
+        "{answered}"
+    );
+    assert_eq!(std::fs::read_to_string(&target).unwrap(), "linked");
+}
+
+#[tokio::test]
+async fn a_source_that_dies_is_a_clear_error_and_the_others_keep_serving() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = root(dir.path());
+    // The memory server, started through a script that notes its process
+    // and, once told it is dead, stays dead.
+    let script = dir.path().join("memory.sh");
+    let dead = dir.path().join("dead");
+    let pid = dir.path().join("memory.pid");
+    std::fs::write(
+        &script,
+        format!("#!/bin/sh\n[ -e {dead:?} ] && exit 1\necho $$ > {pid:?}\nexec node \"$@\"\n"),
+    )
+    .unwrap();
+    std::process::Command::new("chmod")
+        .arg("+x")
+        .arg(&script)
+        .status()
+        .unwrap();
+    let config = config(dir.path(), &root, &script.display().to_string());
+    let server = support::start(dir.path(), &config, &[], support::Workers::default()).await;
+    let started = Instant::now();
+    while !server
+        .engine
+        .proxied_tools()
+        .iter()
+        .any(|o| o.spec.name == "read_graph")
+    {
+        assert!(started.elapsed() < Duration::from_secs(30), "never up");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    let read = client(&server, &["call", "read_graph", "{}"]).await;
+    assert_ne!(read["result"]["isError"], true, "{read}");
+
+    std::fs::write(&dead, "").unwrap();
+    let memory = std::fs::read_to_string(&pid).unwrap();
+    std::process::Command::new("kill")
+        .arg(memory.trim())
+        .status()
+        .unwrap();
+    let started = Instant::now();
+    while server
+        .engine
+        .proxied_tools()
+        .iter()
+        .any(|o| o.source == "memory")
+    {
+        assert!(started.elapsed() < Duration::from_secs(30), "never down");
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+
+    let read = client(&server, &["call", "read_graph", "{}"]).await;
+    assert_eq!(read["result"]["isError"], true, "{read}");
+    assert!(
+        text(&read["result"]).contains("the source memory is not connected"),
+        "{read}"
+    );
+    let dir_arg = json!({ "path": root.display().to_string() }).to_string();
+    let listed = client(&server, &["call", "list_directory", &dir_arg]).await;
+    assert_ne!(listed["result"]["isError"], true, "{listed}");
+}
