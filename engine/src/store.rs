@@ -293,6 +293,12 @@ pub trait Store:
         now: DateTime<Utc>,
     ) -> Result<Vec<(ToolCall, Event)>, StoreError>;
 
+    /// Marks every `executing` call of no run (the MCP proxy's) failed
+    /// ("interrupted"). Only for a store no other live process uses
+    /// (SQLite), at startup: such a call's client lost its answer with the
+    /// process that ran it.
+    async fn fail_unowned(&self, now: DateTime<Utc>) -> Result<Vec<(ToolCall, Event)>, StoreError>;
+
     /// The position of a conversation's newest event (0 when it has none).
     async fn event_cursor(&self, id: &ConversationId) -> Result<i64, StoreError>;
 

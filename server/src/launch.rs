@@ -54,6 +54,13 @@ pub async fn run(
                 "took over runs left by a process that stopped abruptly"
             );
         }
+        let ended = state.engine.end_proxied_left_running().await?;
+        if ended > 0 {
+            tracing::warn!(
+                calls = ended,
+                "failed the MCP clients' calls left running by a process that stopped abruptly"
+            );
+        }
     }
     let (stop_workers, workers_stop) = tokio::sync::watch::channel(false);
     let expiry = tokio::spawn(workers::run_expiry(

@@ -170,6 +170,19 @@ impl Engine {
         }
     }
 
+    /// Fails the calls the MCP proxy was running when this store's last
+    /// process stopped: their clients lost the answer with it, and nobody
+    /// runs them again. Only for a store no other live process uses
+    /// (SQLite), at startup. Returns how many.
+    pub async fn end_proxied_left_running(&self) -> Result<usize, EngineError> {
+        let failed = self.core.store.fail_unowned(self.core.clock.now()).await?;
+        let count = failed.len();
+        self.core
+            .events
+            .publish(failed.into_iter().map(|(_, event)| event));
+        Ok(count)
+    }
+
     /// Runs a decided call once, recording its start and end as the agent
     /// records its own; a call that was not approved says why it does not run.
     pub async fn run_proxied(&self, call: ToolCall) -> Result<Proxied, EngineError> {

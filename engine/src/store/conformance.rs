@@ -226,6 +226,7 @@ conformance!(
     a_decision_is_a_compare_and_set,
     a_decision_can_leave_questions_alone,
     a_call_is_claimed_and_finished_once,
+    a_proxied_call_left_running_is_failed_at_start,
     concurrent_decisions_have_one_winner,
     a_batch_is_decided_at_once,
     expiry_applies_once_across_a_restart,

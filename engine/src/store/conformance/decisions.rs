@@ -341,3 +341,32 @@ pub(crate) async fn a_call_is_claimed_and_finished_once(f: &Fixture) {
     assert_eq!(stream[2].data, serde_json::to_value(&claimed).unwrap());
     assert_eq!(stream[3].data, serde_json::to_value(&finished).unwrap());
 }
+
+/// A call the MCP proxy ran (no run) when its process stopped is failed as
+/// interrupted at the next start, once; a call of a run is the worker's.
+pub(crate) async fn a_proxied_call_left_running_is_failed_at_start(f: &Fixture) {
+    let store = f.store.clone();
+    let (_, pending) = one_pending_call(&store).await;
+    let Decided::Applied(applied) = store.decide(&approve(&pending)).await.unwrap() else {
+        panic!("the approval applies")
+    };
+    let soon = Utc::now() + Duration::milliseconds(5);
+    let (claimed, _) = store
+        .claim_call(&applied.call, soon)
+        .await
+        .unwrap()
+        .unwrap();
+    let later = soon + Duration::milliseconds(5);
+    let failed = store.fail_unowned(later).await.unwrap();
+    assert_eq!(failed.len(), 1);
+    let (call, event) = &failed[0];
+    assert_eq!(call.id, claimed.id);
+    assert_eq!(call.status, CallStatus::Failed);
+    assert!(call
+        .error
+        .as_deref()
+        .unwrap_or("")
+        .starts_with("interrupted"));
+    assert_eq!(event.data, serde_json::to_value(call).unwrap());
+    assert!(store.fail_unowned(later).await.unwrap().is_empty());
+}

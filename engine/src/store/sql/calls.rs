@@ -5,7 +5,7 @@ use serde_json::Value;
 
 use super::decode::{row_call, stored_groups};
 use super::events::{appended, call_event};
-use super::{query, Backend, SqlStore, Transaction};
+use super::{query, Backend, Row, SqlStore, Transaction};
 use crate::domain::{
     BatchId, CallStatus, ConversationId, Event, EventKind, InboxQuery, NewCase, RunId, ToolCall,
     ToolCallId,
@@ -56,6 +56,10 @@ const PENDING_CALLS: &str = "select * from tool_calls where status = 'pending_ap
 const INTERRUPTED_CALLS: &str = "select * from tool_calls t where status = 'executing'
      and t.run_id is not null and not exists (select 1 from runs r where r.run_id = t.run_id
                        and r.lease_until is not null and r.lease_until >= $1)";
+
+/// Running calls of no run: those the MCP proxy runs for a client.
+const UNOWNED_CALLS: &str =
+    "select * from tool_calls where status = 'executing' and run_id is null";
 
 /// Moves a call on, if it is still as it was read: `$1` status, `$2`
 /// result, `$3` error, `$4` time; `$5` the call, `$6` and `$7` its status
@@ -356,8 +360,25 @@ impl<B: Backend> SqlStore<B> {
             .bind(to_millis(now))
             .fetch_all(self.reader())
             .await?;
+        self.fail_rows(&rows, now).await
+    }
+
+    pub(super) async fn fail_unowned(
+        &self,
+        now: DateTime<Utc>,
+    ) -> Result<Vec<(ToolCall, Event)>, StoreError> {
+        let rows = query(UNOWNED_CALLS).fetch_all(self.reader()).await?;
+        self.fail_rows(&rows, now).await
+    }
+
+    /// Fails each running call in `rows` as interrupted.
+    async fn fail_rows(
+        &self,
+        rows: &[Row],
+        now: DateTime<Utc>,
+    ) -> Result<Vec<(ToolCall, Event)>, StoreError> {
         let mut failed = Vec::with_capacity(rows.len());
-        for row in &rows {
+        for row in rows {
             let call = row_call(row)?;
             let error = "interrupted: Airlock stopped while this call ran, so it was not run again"
                 .to_owned();

@@ -256,6 +256,10 @@ impl<B: Backend> Store for SqlStore<B> {
         SqlStore::fail_interrupted(self, now).await
     }
 
+    async fn fail_unowned(&self, now: DateTime<Utc>) -> Result<Vec<(ToolCall, Event)>, StoreError> {
+        SqlStore::fail_unowned(self, now).await
+    }
+
     async fn event_cursor(&self, id: &ConversationId) -> Result<i64, StoreError> {
         SqlStore::event_cursor(self, id).await
     }
