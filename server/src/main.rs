@@ -129,6 +129,7 @@ async fn main() -> anyhow::Result<()> {
             server::audit_cli::verify_database(&server::Settings::from_env()?).await
         }
         Command::Mcp { config: None } => {
+            log_to(std::io::stderr);
             let (url, key) = airlock_address();
             server::mcp_stdio::serve(url, key).await
         }

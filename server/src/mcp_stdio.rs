@@ -9,6 +9,8 @@
 //!   file's sources against its own store and serves the pages where people
 //!   decide, for as long as the client keeps it running.
 
+use std::sync::Arc;
+
 use anyhow::Context;
 use rmcp::model::{
     CallToolRequestParams, CallToolResponse, ClientCapabilities, ClientConfig, Implementation,
@@ -31,13 +33,31 @@ pub async fn serve(url: String, key: String) -> anyhow::Result<()> {
     // rmcp's HTTP client has no TLS provider of its own: it takes the
     // process's, ring, as the engine's MCP clients do.
     let _ = rustls::crypto::ring::default_provider().install_default();
+    let upstream = Arc::new(OnceCell::new());
     let bridge = Bridge {
         url: format!("{}/mcp", url.trim_end_matches('/')),
         key,
-        upstream: OnceCell::new(),
+        upstream: upstream.clone(),
     };
     let running = bridge.serve(rmcp::transport::stdio()).await?;
     running.waiting().await?;
+    // The client went away: end its session in Airlock, which withdraws
+    // the calls it left waiting, before this process ends. The requests
+    // rmcp just cancelled let go of the link as they finish.
+    let mut upstream = upstream;
+    for _ in 0..40 {
+        match Arc::try_unwrap(upstream) {
+            Ok(link) => {
+                if let Some(link) = link.into_inner() {
+                    let _ = link.cancel().await;
+                }
+                return Ok(());
+            }
+            Err(shared) => upstream = shared,
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    tracing::warn!("the link to Airlock was still in use: its session ends when it times out");
     Ok(())
 }
 
@@ -92,7 +112,7 @@ pub async fn serve_here(
 struct Bridge {
     url: String,
     key: String,
-    upstream: OnceCell<RunningService<RoleClient, Relay>>,
+    upstream: Arc<OnceCell<RunningService<RoleClient, Relay>>>,
 }
 
 /// Airlock's side of the link: tells the client when the tools on offer

@@ -15,6 +15,21 @@ use support::mcp::*;
 /// Runs the SDK client once against `airlock mcp --config file`, which
 /// keeps its data in `data` and serves its pages on a free port.
 async fn here(file: &Path, data: &Path, opens_links: bool, words: &[&str]) -> Value {
+    let mut command = here_command(file, data, words);
+    if opens_links {
+        command.env("OPEN_REVIEW_LINKS", "approve");
+    }
+    let out = command.output().await.unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stdout)))
+}
+
+fn here_command(file: &Path, data: &Path, words: &[&str]) -> tokio::process::Command {
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/mcp_client.mjs");
     let mut command = tokio::process::Command::new("node");
     command
@@ -27,17 +42,27 @@ async fn here(file: &Path, data: &Path, opens_links: bool, words: &[&str]) -> Va
         .env("AIRLOCK_ADDR", "127.0.0.1:0")
         .env("AIRLOCK_DATA_DIR", data)
         .env("AIRLOCK_LOG", "warn");
-    if opens_links {
-        command.env("OPEN_REVIEW_LINKS", "approve");
+    command
+}
+
+/// The status of the write_file calls in the store in `data`, once one is
+/// recorded and, when `moved_on`, no longer waits.
+async fn stored_status(data: &Path, moved_on: bool) -> String {
+    let started = Instant::now();
+    loop {
+        let read = rusqlite::Connection::open(data.join("airlock.db")).and_then(|db| {
+            db.query_row(
+                "select status from tool_calls where tool = 'write_file'",
+                [],
+                |row| row.get::<_, String>(0),
+            )
+        });
+        match read {
+            Ok(status) if !moved_on || status != "pending_approval" => return status,
+            _ => assert!(started.elapsed() < Duration::from_secs(20), "{read:?}"),
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
     }
-    let out = command.output().await.unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&out.stdout)
-        .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stdout)))
 }
 
 #[tokio::test]
@@ -178,4 +203,56 @@ async fn a_source_that_dies_is_a_clear_error_and_the_others_keep_serving() {
     let dir_arg = json!({ "path": root.display().to_string() }).to_string();
     let listed = client(&server, &["call", "list_directory", &dir_arg]).await;
     assert_ne!(listed["result"]["isError"], true, "{listed}");
+}
+
+#[tokio::test]
+async fn a_client_that_goes_away_withdraws_its_waiting_call() {
+    // Through `airlock mcp`, which ends the client's session in Airlock.
+    {
+        let via = Via::Stdio;
+        let dir = tempfile::tempdir().unwrap();
+        let root = root(dir.path());
+        let server = start(dir.path(), &root).await;
+        let target = root.join("orphan.txt");
+        let arguments = json!({ "path": target.display().to_string(), "content": "x" });
+        let mut client = node(
+            &server.base,
+            via,
+            &["call", "write_file", &arguments.to_string()],
+        )
+        .kill_on_drop(true)
+        .spawn()
+        .unwrap();
+        let pending = support::waiting_call(&server).await;
+        client.kill().await.unwrap();
+        let ended = waiting_or_ended(&server).await;
+        assert_eq!(ended.id, pending.id);
+        assert_eq!(
+            ended.status,
+            engine::domain::CallStatus::Cancelled,
+            "{via:?}"
+        );
+        assert!(!target.exists());
+    }
+
+    // An Airlock of the client's own withdraws it as it stops.
+    let dir = tempfile::tempdir().unwrap();
+    let root = root(dir.path());
+    let file = dir.path().join("airlock.yaml");
+    std::fs::write(&file, config(dir.path(), &root, "node")).unwrap();
+    let data = dir.path().join("data");
+    let target = root.join("orphan.txt");
+    let arguments = json!({ "path": target.display().to_string(), "content": "x" });
+    let mut client = here_command(
+        &file,
+        &data,
+        &["call", "write_file", &arguments.to_string()],
+    )
+    .kill_on_drop(true)
+    .spawn()
+    .unwrap();
+    assert_eq!(stored_status(&data, false).await, "pending_approval");
+    client.kill().await.unwrap();
+    assert_eq!(stored_status(&data, true).await, "cancelled");
+    assert!(!target.exists());
 }

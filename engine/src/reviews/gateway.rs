@@ -111,15 +111,26 @@ fn check(request: &GatewayRequest) -> Result<(), EngineError> {
     Ok(())
 }
 
-/// The conversation title of an external agent's session.
+/// The conversation title of an external agent's session. A long session
+/// id (a UUID) is cut to its first 8 characters, as the list has room for;
+/// searching the conversations still finds the whole id.
 fn session_title(r: &Requester) -> String {
+    let short = |session: &str| match session.char_indices().nth(SHORT_SESSION) {
+        Some((cut, _)) if session.chars().count() > SHORT_SESSION + 4 => {
+            format!("{}…", &session[..cut])
+        }
+        _ => session.to_owned(),
+    };
     match (&r.agent_id, &r.session_id) {
-        (Some(agent), Some(session)) => format!("{agent} · {session}"),
+        (Some(agent), Some(session)) => format!("{agent} · {}", short(session)),
         (Some(agent), None) => agent.clone(),
-        (None, Some(session)) => format!("Session {session}"),
+        (None, Some(session)) => format!("Session {}", short(session)),
         (None, None) => "External agents".to_owned(),
     }
 }
+
+/// How much of a long session id a conversation's title shows.
+const SHORT_SESSION: usize = 8;
 
 /// The person the API key of `client` names, as separation of duties keeps
 /// them from approving their own agent's calls; `None` when the key names
@@ -203,4 +214,28 @@ pub(crate) async fn gateway_call(
         None if call.status == CallStatus::Approved => GatewayOutcome::Allowed(call),
         None => GatewayOutcome::Refused { call, hidden },
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn title(agent: Option<&str>, session: Option<&str>) -> String {
+        session_title(&Requester {
+            agent_id: agent.map(str::to_owned),
+            session_id: session.map(str::to_owned),
+            ..Requester::default()
+        })
+    }
+
+    #[test]
+    fn a_sessions_title_names_its_agent_and_the_start_of_a_long_id() {
+        let uuid = Some("fb89a245-933a-4c1e-9d0e-0123456789ab");
+        assert_eq!(title(Some("Claude Code"), uuid), "Claude Code · fb89a245…");
+        assert_eq!(title(Some("agent-7"), Some("s-1")), "agent-7 · s-1");
+        assert_eq!(title(Some("a"), Some("twelve-chars")), "a · twelve-chars");
+        assert_eq!(title(None, Some("ééééééééééééééé")), "Session éééééééé…");
+        assert_eq!(title(Some("a"), None), "a");
+        assert_eq!(title(None, None), "External agents");
+    }
 }

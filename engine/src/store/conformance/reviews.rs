@@ -19,6 +19,19 @@ pub(crate) async fn review_cases_follow_their_calls(f: &Fixture) {
     assert!(store.is_agent_session(&c_id).await.unwrap());
     let chat = new_conversation(store).await;
     assert!(!store.is_agent_session(&chat.id).await.unwrap());
+    // A session is found by its whole id, which its title may cut short.
+    let long = "k\u{1f}agent\u{1f}fb89a245-933a-4c1e-9d0e-0123456789ab";
+    let cut = store
+        .gateway_conversation(long, "agent · fb89a245…", now)
+        .await
+        .unwrap();
+    let page = crate::domain::ListPage {
+        title_contains: Some("933A-4C1E".to_owned()),
+        ..Default::default()
+    };
+    let found = store.list_conversations(&page, 10).await.unwrap();
+    let found: Vec<_> = found.iter().map(|s| s.conversation.id.clone()).collect();
+    assert_eq!(found, [cut]);
 
     let pending = call(&c, 0, CallStatus::PendingApproval);
     let token = ReviewToken::mint();

@@ -29,7 +29,10 @@ const LIST_CONVERSATIONS: &str = "select c.*,
                 where g.conversation_id = c.conversation_id) as agent_session
      from conversations c
      where ($2 is null or c.updated_at < $2 or (c.updated_at = $2 and c.conversation_id < $3))
-       and ($4 is null or lower(c.title) like $4 escape '\\')
+       and ($4 is null or lower(c.title) like $4 escape '\\'
+            or exists (select 1 from gateway_sessions g
+                       where g.conversation_id = c.conversation_id
+                         and lower(g.session_key) like $4 escape '\\'))
        and ($5 = 0 or not exists (select 1 from gateway_sessions g
                                   where g.conversation_id = c.conversation_id))
      order by c.updated_at desc, c.conversation_id desc limit $1";
