@@ -22,7 +22,13 @@ const { StreamableHTTPClientTransport } = await import(new URL('client/streamabl
 
 const [url, key, command, tool, args, ms] = process.argv.slice(2);
 let transport;
-if (process.env.AIRLOCK_BINARY) {
+if (process.env.STRAIGHT_TO) {
+  // Straight to an MCP server (a JSON array: the command and its arguments),
+  // to compare with what comes through Airlock.
+  const { StdioClientTransport } = await import(new URL('client/stdio.js', sdk));
+  const [command, ...rest] = JSON.parse(process.env.STRAIGHT_TO);
+  transport = new StdioClientTransport({ command, args: rest });
+} else if (process.env.AIRLOCK_BINARY) {
   const { StdioClientTransport } = await import(new URL('client/stdio.js', sdk));
   const config = process.env.AIRLOCK_MCP_CONFIG;
   transport = new StdioClientTransport({
@@ -62,10 +68,10 @@ client.setNotificationHandler(ToolListChangedNotificationSchema, () => told(true
 await client.connect(transport);
 
 const progress = [];
+// The SDK's default time-out (60 s), restarted by each progress note.
 const options = {
   onprogress: (p) => progress.push(p.progress),
   resetTimeoutOnProgress: true,
-  timeout: 60_000,
 };
 let out;
 if (command === 'list') {

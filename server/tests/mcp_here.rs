@@ -256,3 +256,65 @@ async fn a_client_that_goes_away_withdraws_its_waiting_call() {
     assert_eq!(stored_status(&data, true).await, "cancelled");
     assert!(!target.exists());
 }
+
+#[tokio::test]
+async fn an_allowed_calls_result_is_the_servers_own() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = root(dir.path());
+    let server = start(dir.path(), &root).await;
+    let straight = format!(
+        "[\"node\", {:?}, {:?}]",
+        package("server-filesystem/dist/index.js"),
+        root.display().to_string()
+    );
+    for (tool, arguments) in [
+        (
+            "list_directory",
+            json!({ "path": root.display().to_string() }),
+        ),
+        (
+            "read_text_file",
+            json!({ "path": root.join("notes.txt").display().to_string() }),
+        ),
+        (
+            "read_text_file",
+            json!({ "path": root.join("absent.txt").display().to_string() }),
+        ),
+    ] {
+        let words = ["call", tool, &arguments.to_string()];
+        let through = client(&server, &words).await;
+        let out = node(&server.base, Via::Http, &words)
+            .env("STRAIGHT_TO", &straight)
+            .output()
+            .await
+            .unwrap();
+        let direct: Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(through["result"], direct["result"], "{tool} {arguments}");
+    }
+}
+
+/// Two minutes, twice the SDK client's default time-out, which each
+/// progress note restarts.
+#[tokio::test]
+async fn a_two_minute_wait_outlasts_the_clients_time_out_on_progress() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = root(dir.path());
+    let server = start(dir.path(), &root).await;
+    let target = root.join("patient.txt");
+    let asked = call(
+        &server,
+        "write_file",
+        json!({ "path": target.display().to_string(), "content": "worth the wait" }),
+    );
+    let pending = support::waiting_call(&server).await;
+    tokio::time::sleep(Duration::from_secs(120)).await;
+    assert!(!target.exists());
+    support::decide(&server, "approve_call", &[("call_id", pending.id.as_str())]).await;
+    let answered = asked.await.unwrap();
+    assert_ne!(answered["result"]["isError"], true, "{answered}");
+    assert!(
+        answered["progress"].as_array().unwrap().len() >= 11,
+        "{answered}"
+    );
+    assert_eq!(std::fs::read_to_string(&target).unwrap(), "worth the wait");
+}
