@@ -57,6 +57,11 @@ test('an MCP client waits for the inbox, and an approval there completes its cal
     // Nobody writes in an agent's session: no composer, a word on why.
     await expect(page.getByText('An agent asks here through Airlock')).toBeVisible();
     await expect(page.getByRole('textbox', { name: 'Message' })).toHaveCount(0);
+    // In the list, the session is marked as an agent's and counts no messages.
+    await page.goto(`${server.url}/`);
+    const listed = page.getByRole('list', { name: 'Conversations' }).getByRole('link', { name: /^Claude Desktop · / });
+    await expect(listed).toContainText('Agent session');
+    await expect(listed).not.toContainText('messages');
   } finally {
     await client.close();
     await server.stop();

@@ -213,11 +213,11 @@ db.commit()
   await expect(page.getByRole('link', { name: 'Older conversations' })).toHaveCount(0);
   await expect(list.getByRole('listitem').last()).toContainText('Conversation 999');
 
-  await page.getByRole('searchbox', { name: 'Search titles' }).fill('quarterly');
+  await page.getByRole('searchbox', { name: 'Search conversations' }).fill('quarterly');
   await page.getByRole('button', { name: 'Search' }).click();
   await expect(list.getByRole('listitem')).toHaveCount(1);
   await expect(list.getByRole('link', { name: /Quarterly numbers for Rita/ })).toBeVisible();
-  await page.getByRole('searchbox', { name: 'Search titles' }).fill('no such title');
+  await page.getByRole('searchbox', { name: 'Search conversations' }).fill('no such title');
   await page.getByRole('button', { name: 'Search' }).click();
   await expect(page.getByText('No conversation title contains that.')).toBeVisible();
 });

@@ -51,14 +51,16 @@ pub fn ConversationList(items: Vec<ConversationItem>) -> impl IntoView {
                     let session = item.agent_session.then(|| view! {
                         <span class="session-badge">"Agent session"</span>
                     });
+                    // An agent's session holds its calls, never messages.
+                    let size = (!item.agent_session)
+                        .then(|| format!(" · {}", messages_label(item.message_count)));
                     view! {
                         <li>
                             <a class="conversation-link" href=format!("/c/{}", item.id)>
                                 <span class="conversation-title">{item.title} {session} {waiting} {failed}</span>
                                 <span class="conversation-meta">
                                     <time datetime=item.updated_at>{item.updated_label}</time>
-                                    " · "
-                                    {messages_label(item.message_count)}
+                                    {size}
                                 </span>
                             </a>
                         </li>

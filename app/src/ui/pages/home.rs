@@ -33,8 +33,8 @@ pub fn HomePage() -> impl IntoView {
             <NewConversationButton/>
         </div>
         <form class="list-search" method="get" action="/" role="search">
-            <label class="visually-hidden" for="list-search">"Search titles"</label>
-            <input id="list-search" type="search" name="q" placeholder="Search titles"
+            <label class="visually-hidden" for="list-search">"Search conversations"</label>
+            <input id="list-search" type="search" name="q" placeholder="Search titles or session ids"
                 value=move || asked().1.unwrap_or_default()/>
             <label class="list-people">
                 <input type="checkbox" name="people" value="only"
