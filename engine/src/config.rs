@@ -33,6 +33,7 @@ mod locate;
 #[cfg(test)]
 mod mistakes_tests;
 mod model_context;
+mod notify;
 mod raw;
 mod read;
 mod source;
@@ -45,6 +46,7 @@ pub use duration::parse_expiry as parse_duration;
 pub use duration::parse_expiry;
 pub use gateway::{ApiKey, GatewaySettings};
 pub use model_context::{estimate_tokens, ModelContext, DEFAULT_CONTEXT_TOKENS};
+pub use notify::NotifyChannel;
 pub use source::BUILT_IN_SOURCES;
 
 use std::collections::BTreeMap;
@@ -145,6 +147,8 @@ pub struct Config {
     pub sources: BTreeMap<String, SourceConfig>,
     /// How people sign in; `None` when nobody signs in (one local person).
     pub auth: Option<AuthSettings>,
+    /// The channels that announce waiting calls, by name (`notify:`).
+    pub notify: BTreeMap<String, NotifyChannel>,
     /// The name decisions are recorded under when nobody signs in: the one
     /// local person's. The server names them after the OS user.
     pub local_person: String,
@@ -166,6 +170,7 @@ impl Default for Config {
                 .expect("the empty policy compiles"),
             sources: BTreeMap::new(),
             auth: None,
+            notify: BTreeMap::new(),
             local_person: LOCAL_PERSON.to_owned(),
             model_context: None,
         }
@@ -194,14 +199,18 @@ impl Config {
             },
         };
         let auth = raw.auth.map(|a| a.checked(err)).transpose()?;
+        let notify = notify::channels(file, raw.notify)?;
         let default_policy = raw.default_policy.unwrap_or_default();
         check_groups(file, "default_policy", &default_policy, auth.as_ref())?;
+        notify::check(file, "default_policy", &default_policy, &notify)?;
         let default_policy = default_policy.compile(file, "default_policy")?;
         let gateway = raw.gateway.unwrap_or_default();
         gateway.check(err)?;
         let mut sources = BTreeMap::new();
         for (name, block) in raw.sources {
             let source = source::source(file, &name, block, auth.as_ref())?;
+            let prefix = format!("sources.{name}");
+            notify::check(file, &prefix, &source.policy_config, &notify)?;
             sources.insert(name, source);
         }
         Ok(Self {
@@ -210,6 +219,7 @@ impl Config {
             default_policy,
             sources,
             auth,
+            notify,
             local_person: LOCAL_PERSON.to_owned(),
             model_context: None,
         })

@@ -15,6 +15,7 @@ pub mod id;
 pub mod inbox_page;
 pub mod list_page;
 pub mod markdown;
+pub mod notice;
 pub mod person;
 pub mod quorum;
 pub mod review;
@@ -42,6 +43,7 @@ pub use id::{ApiTokenId, BatchId, ConversationId, GrantId, IdError, MessageId, P
 pub use id::{RunId, SessionId};
 pub use inbox_page::{InboxCursor, InboxQuery};
 pub use list_page::{ConversationPage, ListCursor, ListPage};
+pub use notice::Notice;
 pub use person::API_TOKEN_PREFIX;
 pub use person::{Access, Action, ApiToken, Person, PersonRef, Session, SessionToken};
 pub use quorum::{Approval, Quorum, MAX_APPROVALS};

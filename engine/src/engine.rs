@@ -340,6 +340,15 @@ impl Engine {
         callbacks::deliver_callbacks(&self.core, client, secret).await
     }
 
+    /// Delivers every notice of a waiting call that is due; returns how
+    /// many were delivered.
+    pub async fn deliver_notices(
+        &self,
+        sender: crate::reviews::notices::NoticeSender<'_>,
+    ) -> Result<usize, EngineError> {
+        crate::reviews::notices::deliver_notices(&self.core, sender).await
+    }
+
     // Other replicas' events.
 
     /// Places stored events in the shared feed and relays what other

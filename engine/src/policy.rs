@@ -51,6 +51,9 @@ pub struct Verdict {
     pub separation_of_duties: bool,
     /// How many distinct people must approve it when it waits.
     pub approvals_required: u32,
+    /// The channels (`notify:` names) that announce it when it waits.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub notify: Vec<String>,
 }
 
 impl Verdict {
@@ -63,6 +66,7 @@ impl Verdict {
             approvers: Vec::new(),
             separation_of_duties: false,
             approvals_required: 1,
+            notify: Vec::new(),
         }
     }
 
@@ -77,6 +81,8 @@ impl Verdict {
             self.approvals_required = rule
                 .and_then(|r| r.approvals_required)
                 .unwrap_or(policy.approvals_required);
+            let notify = rule.and_then(|r| r.notify.as_ref());
+            self.notify = notify.unwrap_or(&policy.notify).clone();
         }
         self
     }
@@ -109,6 +115,7 @@ pub struct Policy {
     separation_of_duties: bool,
     approvals_required: u32,
     review_sign_in: bool,
+    notify: Vec<String>,
     /// The block it was written in (`sources.fs`, `default_policy`), so a
     /// verdict of its `default:` says whose default it was.
     block: String,

@@ -9,6 +9,7 @@
 pub mod callbacks;
 pub(crate) mod gateway;
 mod holder;
+pub mod notices;
 pub(crate) mod respond;
 
 #[cfg(test)]

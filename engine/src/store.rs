@@ -16,6 +16,7 @@ pub mod audit;
 mod error;
 pub mod grants;
 mod migrate;
+pub mod notices;
 mod open;
 pub mod people;
 pub mod postgres;
@@ -32,6 +33,7 @@ pub(crate) mod conformance;
 pub use audit::AuditStore;
 pub use error::StoreError;
 pub use grants::{GrantAudit, GrantStore};
+pub use notices::NoticeStore;
 pub use open::connect;
 pub use people::{Credentials, PeopleStore, SignedIn};
 pub use quorum::{ApprovalAdded, NewApproval, QuorumStore};
@@ -47,7 +49,15 @@ pub use values::{
 /// transaction and returns them; the caller publishes them after commit.
 #[async_trait]
 pub trait Store:
-    PeopleStore + GrantStore + AuditStore + QuorumStore + ReviewStore + Send + Sync + std::fmt::Debug
+    PeopleStore
+    + GrantStore
+    + AuditStore
+    + QuorumStore
+    + ReviewStore
+    + NoticeStore
+    + Send
+    + Sync
+    + std::fmt::Debug
 {
     /// Which backend this is, for logs and `/healthz`.
     fn backend(&self) -> &'static str;

@@ -71,6 +71,17 @@ pub async fn run(
         state.engine.clone(),
         workers_stop.clone(),
     ));
+    let addr = listener.local_addr()?;
+    let base_url = state
+        .public_url
+        .clone()
+        .unwrap_or_else(|| format!("http://{addr}"));
+    let notices = tokio::spawn(workers::run_notices(
+        state.engine.clone(),
+        callback_secret.clone(),
+        base_url,
+        workers_stop.clone(),
+    ));
     let callbacks = tokio::spawn(workers::run_callbacks(
         state.engine.clone(),
         callback_secret,
@@ -91,7 +102,6 @@ pub async fn run(
     }
     let runner = tokio::spawn(run_worker(agent, workers_stop));
     let events = state.engine.events().clone();
-    let addr = listener.local_addr()?;
     at_start::announce_setup_link(&state, addr).await?;
     let app = router(state, doors);
     tracing::info!(%addr, store, "listening");
@@ -121,6 +131,7 @@ pub async fn run(
     let _ = expiry.await;
     let _ = seal.await;
     let _ = callbacks.await;
+    let _ = notices.await;
     let _ = relay.await;
     let _ = runner.await;
     Ok(())

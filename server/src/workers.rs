@@ -47,6 +47,32 @@ pub async fn run_callbacks(
     }
 }
 
+/// Announces waiting calls on their channels (`notify:`), signed with
+/// `secret`, with review links that start with `base_url`, until `stop`
+/// turns true. Notices written before a restart go out after it.
+pub async fn run_notices(
+    engine: engine::Engine,
+    secret: Vec<u8>,
+    base_url: String,
+    mut stop: watch::Receiver<bool>,
+) {
+    let client = reqwest::Client::new();
+    let sender = engine::reviews::notices::NoticeSender {
+        client: &client,
+        secret: &secret,
+        base_url: &base_url,
+    };
+    loop {
+        if let Err(e) = engine.deliver_notices(sender).await {
+            tracing::warn!(error = %e, "notice pass failed; retrying");
+        }
+        tokio::select! {
+            _ = tokio::time::sleep(CALLBACK_INTERVAL) => {}
+            _ = stop.changed() => return,
+        }
+    }
+}
+
 /// How often new audit entries are sealed into the chain: the longest an
 /// entry stays unsealed, and so open to an unnoticed change.
 const SEAL_INTERVAL: Duration = Duration::from_secs(1);

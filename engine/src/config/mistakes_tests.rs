@@ -258,7 +258,7 @@ fn every_policy_key_is_a_source_key() {
         auto_approved_tools: vec!["c*".into()],
         require_approval: vec!["a".into()],
         rules: vec![serde_yaml::from_str(
-            "{tool: a, action: require_approval, approvers: [ops], approvals_required: 3}",
+            "{tool: a, action: require_approval, approvers: [ops], approvals_required: 3, notify: [ops-hook]}",
         )
         .unwrap()],
         default: crate::policy::DefaultAction::Allow,
@@ -267,12 +267,13 @@ fn every_policy_key_is_a_source_key() {
         separation_of_duties: true,
         approvals_required: Some(2),
         review_link: crate::policy::ReviewLink::SignIn,
+        notify: vec!["ops-hook".into()],
     };
     let block = serde_yaml::to_string(&full)
         .unwrap()
         .replace('\n', "\n    ");
     let yaml = format!(
-        "auth:\n  passwords: true\n  groups:\n    ops: [ana]\nsources:\n  x:\n    policy_only: true\n    {block}"
+        "auth:\n  passwords: true\n  groups:\n    ops: [ana]\nnotify:\n  ops-hook: {{webhook: https://x}}\nsources:\n  x:\n    policy_only: true\n    {block}"
     );
     let config = Config::parse("a.yaml", &yaml).unwrap();
     assert_eq!(config.sources["x"].policy_config, full);
@@ -287,6 +288,7 @@ const AUTH: &str = "auth:\n  passwords: true\n  groups:\n    ops: [ana]\n    fin
 #[case::policy(include_str!("../../../docs/policy.md"))]
 #[case::http_api(include_str!("../../../docs/http-api.md"))]
 #[case::readme(include_str!("../../../README.md"))]
+#[case::notifications(include_str!("../../../docs/notifications.md"))]
 #[case::fuzz_seed(concat!("```yaml\n", include_str!("../../fuzz/seeds/config/full.yaml"), "```\n"))]
 fn the_documented_configurations_parse(#[case] markdown: &str) {
     let blocks = yaml_blocks(markdown);

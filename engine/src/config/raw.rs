@@ -32,6 +32,8 @@ pub(super) struct RawConfig {
     pub sources: BTreeMap<String, RawSource>,
     #[serde(default)]
     pub auth: Option<AuthSettings>,
+    #[serde(default)]
+    pub notify: BTreeMap<String, super::notify::RawChannel>,
 }
 
 /// The `approvals:` block.
@@ -99,6 +101,8 @@ pub(super) struct RawSource {
     pub approvals_required: Option<u32>,
     #[serde(default)]
     pub review_link: ReviewLink,
+    #[serde(default)]
+    pub notify: Vec<String>,
 }
 
 /// How a source's server is spoken to (`transport_type`).

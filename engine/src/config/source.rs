@@ -48,6 +48,7 @@ pub(super) fn source(
         separation_of_duties,
         approvals_required,
         review_link,
+        notify,
     } = raw;
     let keys = ConnectionKeys {
         command,
@@ -91,6 +92,7 @@ pub(super) fn source(
         separation_of_duties,
         approvals_required,
         review_link,
+        notify,
     };
     check_groups(file, &key, &policy_config, auth)?;
     let policy = policy_config.compile(file, &key)?;

@@ -36,9 +36,11 @@ pub(crate) async fn propose_in_run(
     let now = core.clock.now();
     let batch_id = BatchId::new();
     let mut calls = Vec::with_capacity(proposals.len());
+    let mut cases = Vec::new();
     for (position, p) in proposals.into_iter().enumerate() {
         let verdict = classify(core, conversation, &p).await?;
-        calls.push(new_call(
+        let announce = verdict.notify.clone();
+        let call = new_call(
             core,
             conversation,
             turn,
@@ -47,16 +49,16 @@ pub(crate) async fn propose_in_run(
             p,
             verdict,
             now,
-        ));
+        );
+        if call.status == CallStatus::PendingApproval {
+            cases.push(NewCase {
+                case: crate::domain::case_for(&call, Default::default()),
+                token_hash: None,
+                announce,
+            });
+        }
+        calls.push(call);
     }
-    let cases: Vec<NewCase> = calls
-        .iter()
-        .filter(|c| c.status == CallStatus::PendingApproval)
-        .map(|c| NewCase {
-            case: crate::domain::case_for(c, Default::default()),
-            token_hash: None,
-        })
-        .collect();
     let events = core
         .store
         .insert_calls(&calls, &cases)

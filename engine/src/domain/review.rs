@@ -213,6 +213,8 @@ pub struct NewCase {
     pub case: ReviewCase,
     /// The SHA-256 (hex) of the token handed out with it, if one was.
     pub token_hash: Option<String>,
+    /// The notification channels it is announced on (`notify:` names).
+    pub announce: Vec<String>,
 }
 
 /// One change of a case, as its event stream and callbacks carry it.

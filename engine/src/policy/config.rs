@@ -98,6 +98,10 @@ pub struct RuleConfig {
     /// instead of the block's number.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub approvals_required: Option<u32>,
+    /// The channels (`notify:`) that announce the calls it sends to a
+    /// person, instead of the block's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub notify: Option<Vec<String>>,
 }
 
 /// The policy keys of one tool source.
@@ -140,6 +144,9 @@ pub struct PolicyConfig {
     /// Who may open the review links of its calls.
     #[serde(default)]
     pub review_link: ReviewLink,
+    /// The channels (`notify:`) that announce its calls that wait.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub notify: Vec<String>,
 }
 
 impl PolicyConfig {
@@ -206,6 +213,7 @@ impl PolicyConfig {
                 approvers: rule.approvers.clone(),
                 separation_of_duties: rule.separation_of_duties,
                 approvals_required: rule.approvals_required,
+                notify: rule.notify.clone(),
             });
         }
         Ok(Policy {
@@ -220,6 +228,7 @@ impl PolicyConfig {
             separation_of_duties: self.separation_of_duties,
             approvals_required: approvals_required.unwrap_or(1),
             review_sign_in: self.review_link == ReviewLink::SignIn,
+            notify: self.notify.clone(),
             block: prefix.to_owned(),
         })
     }

@@ -144,6 +144,8 @@ pub(super) struct CompiledRule {
     pub separation_of_duties: Option<bool>,
     /// The rule's number of approvals, when it sets its own.
     pub approvals_required: Option<u32>,
+    /// The rule's notification channels, when it names its own.
+    pub notify: Option<Vec<String>>,
 }
 
 impl CompiledRule {

@@ -27,7 +27,7 @@ pub const RETRY_AFTER: [Duration; 3] = [
 ];
 
 /// How long a receiver may take to answer.
-const DELIVERY_TIMEOUT: Duration = Duration::from_secs(10);
+pub(crate) const DELIVERY_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// How many callbacks one pass delivers.
 const DELIVERY_BATCH: i64 = 100;
@@ -58,9 +58,10 @@ pub fn verify(secret: &[u8], body: &[u8], signature: &str) -> bool {
     mac.verify_slice(&tag).is_ok()
 }
 
-/// What to record after an attempt that failed with `error`.
-fn after_failure(callback: &Callback, error: String, now: DateTime<Utc>) -> CallbackAttempt {
-    match RETRY_AFTER.get(callback.attempts as usize) {
+/// What to record after the attempt that failed with `error`, when
+/// `attempts` were made before it.
+pub(crate) fn after_failure(attempts: i64, error: String, now: DateTime<Utc>) -> CallbackAttempt {
+    match RETRY_AFTER.get(attempts as usize) {
         Some(wait) => CallbackAttempt::Retry {
             next_at: now + chrono::Duration::from_std(*wait).unwrap_or(chrono::Duration::MAX),
             error,
@@ -101,11 +102,11 @@ pub(crate) async fn deliver_callbacks(
                 CallbackAttempt::Delivered { at: now }
             }
             Ok(answer) => after_failure(
-                &callback,
+                callback.attempts,
                 format!("the receiver answered {}", answer.status()),
                 now,
             ),
-            Err(e) => after_failure(&callback, format!("could not deliver: {e}"), now),
+            Err(e) => after_failure(callback.attempts, format!("could not deliver: {e}"), now),
         };
         if !matches!(attempt, CallbackAttempt::Delivered { .. }) {
             tracing::warn!(case = %callback.case_id, attempts = callback.attempts + 1, ?attempt, "callback not delivered");
@@ -153,7 +154,7 @@ mod tests {
         };
         let mut waits = vec![];
         loop {
-            match after_failure(&callback, "down".into(), now) {
+            match after_failure(callback.attempts, "down".into(), now) {
                 CallbackAttempt::Retry { next_at, .. } => {
                     waits.push((next_at - now).num_seconds());
                     callback.attempts += 1;

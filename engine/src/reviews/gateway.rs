@@ -169,6 +169,7 @@ pub(crate) async fn gateway_call(
     let verdict = decisions::classify(core, &conversation, &proposal).await?;
     let hidden = verdict.hidden && verdict.outcome == Outcome::Deny;
     let separated = verdict.separation_of_duties;
+    let announce = verdict.notify.clone();
     let mut call = decisions::new_call(
         core,
         &conversation,
@@ -198,6 +199,7 @@ pub(crate) async fn gateway_call(
         .map(|(case, token)| NewCase {
             case: case.clone(),
             token_hash: Some(token.hash()),
+            announce: announce.clone(),
         })
         .collect();
     let events = core

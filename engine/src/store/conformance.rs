@@ -23,6 +23,7 @@ mod decisions;
 mod events;
 mod grants;
 mod leases;
+mod notices;
 mod people;
 mod queue;
 mod quorum;
@@ -36,6 +37,7 @@ use decisions::*;
 use events::*;
 use grants::*;
 use leases::*;
+use notices::*;
 use people::*;
 use queue::*;
 use quorum::*;
@@ -227,6 +229,7 @@ conformance!(
     a_decision_can_leave_questions_alone,
     a_call_is_claimed_and_finished_once,
     a_proxied_call_left_running_is_failed_at_start,
+    a_waiting_calls_notices_are_written_with_it_and_sent_once,
     concurrent_decisions_have_one_winner,
     a_batch_is_decided_at_once,
     expiry_applies_once_across_a_restart,

@@ -160,6 +160,11 @@ const MIGRATIONS: &[Migration] = &[
         description: "conversations by activity",
         sql: include_str!("../../migrations/postgres/0025_conversations_by_activity.sql"),
     },
+    Migration {
+        version: 26,
+        description: "notices",
+        sql: include_str!("../../migrations/postgres/0026_notices.sql"),
+    },
 ];
 
 /// Arbitrary key of the advisory lock that serialises migrations across replicas.

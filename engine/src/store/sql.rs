@@ -21,6 +21,7 @@ mod events;
 mod gateway;
 mod grants;
 mod leases;
+mod notices;
 mod people;
 mod query;
 mod queue;

@@ -142,6 +142,11 @@ const MIGRATIONS: &[Migration] = &[
         description: "conversations by activity",
         sql: include_str!("../../migrations/sqlite/0025_conversations_by_activity.sql"),
     },
+    Migration {
+        version: 26,
+        description: "notices",
+        sql: include_str!("../../migrations/sqlite/0026_notices.sql"),
+    },
 ];
 
 /// How many read-only connections serve reads: one per core. Statements run

@@ -298,6 +298,7 @@ pub fn default_policy() -> crate::policy::PolicyConfig {
             approvers: None,
             separation_of_duties: None,
             approvals_required: None,
+            notify: None,
             action: crate::policy::RuleAction::Deny,
         }],
         ..Default::default()

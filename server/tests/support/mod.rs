@@ -31,6 +31,8 @@ pub struct Workers {
     pub agent: bool,
     /// Sealing new audit entries into the chain every second.
     pub audit_seal: bool,
+    /// Announcing waiting calls on their channels (`notify:`).
+    pub notices: bool,
 }
 
 /// The call waiting for a person, once there is one: the newest, when
@@ -138,6 +140,15 @@ pub async fn serve(
     }
     if workers.expiry {
         tokio::spawn(server::workers::run_expiry(engine.clone(), stop.clone()));
+    }
+    if workers.notices {
+        let base = format!("http://{}", listener.local_addr().unwrap());
+        tokio::spawn(server::workers::run_notices(
+            engine.clone(),
+            services.callback_secret.clone(),
+            base,
+            stop.clone(),
+        ));
     }
     if workers.audit_seal {
         tokio::spawn(server::workers::run_audit_seal(

@@ -49,6 +49,7 @@ pub(crate) async fn review_cases_follow_their_calls(f: &Fixture) {
             &[NewCase {
                 case: case.clone(),
                 token_hash: Some(token.hash()),
+                announce: Vec::new(),
             }],
         )
         .await
@@ -279,6 +280,7 @@ async fn closes_its_case(
     let new = NewCase {
         case: case.clone(),
         token_hash: None,
+        announce: Vec::new(),
     };
     store
         .insert_calls(std::slice::from_ref(&pending), &[new])

@@ -22,6 +22,10 @@ const INSERT_CASE_EVENT: &str =
 const QUEUE_CALLBACK: &str =
     "insert into callback_outbox (case_id, url, body, next_attempt_at) values ($1, $2, $3, $4)";
 
+const QUEUE_NOTICE: &str =
+    "insert into notice_outbox (case_id, channel, kind, next_attempt_at) values ($1, $2, $3, $4)
+     on conflict (case_id, channel, kind) do nothing";
+
 const REVIEW_CASE: &str = "select * from review_cases where case_id = $1";
 
 const CASE_FOR_CALL: &str = "select * from review_cases where tool_call_id = $1";
@@ -105,6 +109,15 @@ impl<B: Backend> SqlStore<B> {
             query(INSERT_TOKEN)
                 .bind(hash)
                 .bind(c.id.as_str())
+                .bind(to_millis(c.created_at))
+                .execute(&mut *tx)
+                .await?;
+        }
+        for channel in &new.announce {
+            query(QUEUE_NOTICE)
+                .bind(c.id.as_str())
+                .bind(channel)
+                .bind(crate::domain::notice::WAITING)
                 .bind(to_millis(c.created_at))
                 .execute(&mut *tx)
                 .await?;

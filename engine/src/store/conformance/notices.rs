@@ -1,0 +1,75 @@
+//! Notices: written with their case, one per case, channel and kind, and
+//! delivered once, by whichever process claims each first.
+
+use super::*;
+use crate::domain::{case_for, CallbackAttempt, NewCase};
+
+pub(crate) async fn a_waiting_calls_notices_are_written_with_it_and_sent_once(f: &Fixture) {
+    let store = &f.store;
+    let c = new_conversation(store).await;
+    let pending = call(&c, 0, CallStatus::PendingApproval);
+    let case = case_for(&pending, Default::default());
+    let new = NewCase {
+        case: case.clone(),
+        token_hash: None,
+        announce: vec!["ops-hook".into(), "oncall-mail".into()],
+    };
+    store
+        .insert_calls(std::slice::from_ref(&pending), &[new])
+        .await
+        .unwrap();
+    let now = case.created_at;
+    let due = store.due_notices(now, 10).await.unwrap();
+    let channels: Vec<&str> = due.iter().map(|n| n.channel.as_str()).collect();
+    assert_eq!(channels, ["ops-hook", "oncall-mail"]);
+    assert!(due
+        .iter()
+        .all(|n| n.case_id == case.id && n.kind == "waiting"));
+    assert!(due.iter().all(|n| n.attempts == 0));
+    assert!(
+        store
+            .due_notices(now - Duration::seconds(1), 10)
+            .await
+            .unwrap()
+            .is_empty(),
+        "due from the moment the call waits"
+    );
+
+    let (hook, mail) = (&due[0], &due[1]);
+    let hold = now + Duration::seconds(20);
+    assert!(store.claim_notice(hook.id, now, hold).await.unwrap());
+    assert!(
+        !store.claim_notice(hook.id, now, hold).await.unwrap(),
+        "one process sends it"
+    );
+    let due = store.due_notices(now, 10).await.unwrap();
+    assert_eq!(due.len(), 1, "a claimed notice is not due while held");
+    assert_eq!(due[0].id, mail.id);
+
+    let failed = CallbackAttempt::Retry {
+        next_at: now + Duration::seconds(5),
+        error: "the receiver answered 503".into(),
+    };
+    store.record_notice(hook.id, &failed).await.unwrap();
+    let later = now + Duration::seconds(5);
+    let again = store.due_notices(later, 10).await.unwrap();
+    let retried = again.iter().find(|n| n.id == hook.id).unwrap();
+    assert_eq!(retried.attempts, 1);
+
+    store
+        .record_notice(hook.id, &CallbackAttempt::Delivered { at: later })
+        .await
+        .unwrap();
+    store
+        .record_notice(
+            mail.id,
+            &CallbackAttempt::GaveUp {
+                at: later,
+                error: "down".into(),
+            },
+        )
+        .await
+        .unwrap();
+    let much_later = later + Duration::hours(1);
+    assert!(store.due_notices(much_later, 10).await.unwrap().is_empty());
+}

@@ -1,0 +1,159 @@
+//! Notices: a call that waits is announced on the channels its policy
+//! names, as a signed JSON POST to a real receiver on loopback, with a
+//! review link of its own that opens and decides the call.
+
+mod support;
+
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use serde_json::{json, Value};
+
+const SECRET: &str = "notice-test-secret";
+const KEY: &str = "notice-test-key";
+
+/// What the receiver was sent: each body, and whether its signature held.
+type Received = Arc<Mutex<Vec<(Value, bool)>>>;
+
+/// A receiver that answers 503 to its first `failures` requests, then 200.
+async fn receiver(failures: usize) -> (String, Received) {
+    use axum::routing::post;
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}/hook", listener.local_addr().unwrap());
+    let got: Received = Arc::default();
+    let keep = got.clone();
+    let app = axum::Router::new().route(
+        "/hook",
+        post(
+            move |headers: axum::http::HeaderMap, body: axum::body::Bytes| {
+                let keep = keep.clone();
+                async move {
+                    let signature = headers
+                        .get("x-hitl-signature")
+                        .and_then(|v| v.to_str().ok())
+                        .unwrap_or("");
+                    let ok =
+                        engine::reviews::callbacks::verify(SECRET.as_bytes(), &body, signature);
+                    let value: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
+                    let mut got = keep.lock().unwrap();
+                    got.push((value, ok));
+                    if got.len() <= failures {
+                        axum::http::StatusCode::SERVICE_UNAVAILABLE
+                    } else {
+                        axum::http::StatusCode::OK
+                    }
+                }
+            },
+        ),
+    );
+    tokio::spawn(async move { axum::serve(listener, app).await });
+    (url, got)
+}
+
+async fn ask(server: &support::TestServer, tool: &str) -> Value {
+    let answer = reqwest::Client::new()
+        .post(server.url("/api/v1/tool-calls"))
+        .bearer_auth(KEY)
+        .json(&json!({
+            "tool": tool,
+            "arguments": { "path": "/srv/plan.txt" },
+            "source": "files",
+            "session_id": "s-1",
+        }))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(answer.status(), 202);
+    answer.json().await.unwrap()
+}
+
+#[tokio::test]
+async fn a_waiting_call_is_announced_signed_once_delivered_with_a_link_that_decides_it() {
+    let (hook, got) = receiver(1).await;
+    let dir = tempfile::tempdir().unwrap();
+    let config = format!(
+        "gateway:
+  api_keys:
+    - name: builder
+      sha256: {hash}
+notify:
+  ops:
+    webhook: {hook}
+sources:
+  files:
+    policy_only: true
+    require_approval: [write_file, delete_file]
+    notify: [ops]
+    rules:
+      - tool: delete_file
+        action: require_approval
+        notify: []
+",
+        hash = engine::reviews::token::hash_text(KEY),
+    );
+    let workers = support::Workers {
+        notices: true,
+        ..Default::default()
+    };
+    let server = support::start(
+        dir.path(),
+        &config,
+        &[("AIRLOCK_CALLBACK_SECRET", SECRET)],
+        workers,
+    )
+    .await;
+
+    let asked = ask(&server, "write_file").await;
+    let quiet = ask(&server, "delete_file").await;
+    // The receiver fails the first attempt; the second, a second later, lands.
+    let mut delivered = Vec::new();
+    for _ in 0..100 {
+        delivered = got.lock().unwrap().clone();
+        if delivered.len() >= 2 {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert_eq!(delivered.len(), 2, "{delivered:?}");
+    tokio::time::sleep(Duration::from_millis(1500)).await;
+    assert_eq!(
+        got.lock().unwrap().len(),
+        2,
+        "sent once delivered, and only for its channel's calls"
+    );
+    let (notice, signed) = &delivered[1];
+    assert!(signed, "signed with the callback secret");
+    assert_eq!(notice["event"], "call.waiting");
+    assert_eq!(notice["channel"], "ops");
+    assert_eq!(notice["case_id"], asked["hitl"]["case_id"]);
+    assert_ne!(notice["case_id"], quiet["hitl"]["case_id"]);
+    assert_eq!(notice["call"]["tool"], "write_file");
+    assert_eq!(
+        notice["call"]["arguments"],
+        json!({ "path": "/srv/plan.txt" })
+    );
+    assert!(notice["call"]["policy_reason"]
+        .as_str()
+        .unwrap()
+        .contains("write_file"));
+    assert!(notice["expires_at"].is_string());
+
+    // Its link is its own, and decides the call.
+    let link = notice["review_url"].as_str().unwrap();
+    assert!(
+        link.starts_with(&format!("{}/review/", server.base)),
+        "{link}"
+    );
+    assert_ne!(link, asked["hitl"]["review_url"].as_str().unwrap());
+    let page = reqwest::get(link).await.unwrap();
+    assert_eq!(page.status(), 200);
+    let token = link.split("token=").nth(1).unwrap();
+    let case = notice["case_id"].as_str().unwrap();
+    let decided = reqwest::Client::new()
+        .post(server.url(&format!("/api/v1/reviews/{case}/respond?token={token}")))
+        .json(&json!({ "action": "approve", "responded_by": "ops on call" }))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(decided.status(), 200);
+}
