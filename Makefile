@@ -129,6 +129,7 @@ bench:
 	cargo bench -p server --bench gateway
 	cargo bench -p server --bench review_page
 	cargo bench -p server --bench proxy
+	cargo bench -p server --bench notices
 	cargo bench -p server --bench fanout
 	cargo bench -p server --bench scale
 	$(MAKE) site-release
