@@ -70,6 +70,29 @@ pub(crate) fn after_failure(attempts: i64, error: String, now: DateTime<Utc>) ->
     }
 }
 
+/// POSTs the JSON `body` to `url`, signed with `secret` in
+/// [`SIGNATURE_HEADER`]; why it was not delivered, when it was not.
+pub(crate) async fn post_signed(
+    client: &reqwest::Client,
+    url: &str,
+    secret: &[u8],
+    body: String,
+) -> Result<(), String> {
+    let sent = client
+        .post(url)
+        .timeout(DELIVERY_TIMEOUT)
+        .header(reqwest::header::CONTENT_TYPE, "application/json")
+        .header(SIGNATURE_HEADER, sign(secret, &body))
+        .body(body)
+        .send()
+        .await;
+    match sent {
+        Ok(answer) if answer.status().is_success() => Ok(()),
+        Ok(answer) => Err(format!("the receiver answered {}", answer.status())),
+        Err(e) => Err(format!("could not deliver: {e}")),
+    }
+}
+
 pub(crate) async fn deliver_callbacks(
     core: &Core,
     client: &reqwest::Client,
@@ -87,26 +110,14 @@ pub(crate) async fn deliver_callbacks(
         if !store.claim_callback(callback.id, now, now + hold).await? {
             continue;
         }
-        let sent = client
-            .post(&callback.url)
-            .timeout(DELIVERY_TIMEOUT)
-            .header(reqwest::header::CONTENT_TYPE, "application/json")
-            .header(SIGNATURE_HEADER, sign(secret, &callback.body))
-            .body(callback.body.clone())
-            .send()
-            .await;
+        let sent = post_signed(client, &callback.url, secret, callback.body.clone()).await;
         let now = core.clock.now();
         let attempt = match sent {
-            Ok(answer) if answer.status().is_success() => {
+            Ok(()) => {
                 delivered += 1;
                 CallbackAttempt::Delivered { at: now }
             }
-            Ok(answer) => after_failure(
-                callback.attempts,
-                format!("the receiver answered {}", answer.status()),
-                now,
-            ),
-            Err(e) => after_failure(callback.attempts, format!("could not deliver: {e}"), now),
+            Err(error) => after_failure(callback.attempts, error, now),
         };
         if !matches!(attempt, CallbackAttempt::Delivered { .. }) {
             tracing::warn!(case = %callback.case_id, attempts = callback.attempts + 1, ?attempt, "callback not delivered");

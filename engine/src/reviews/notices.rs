@@ -10,7 +10,7 @@
 use chrono::Utc;
 use serde_json::json;
 
-use super::callbacks::{after_failure, sign, DELIVERY_TIMEOUT, SIGNATURE_HEADER};
+use super::callbacks::{after_failure, post_signed, DELIVERY_TIMEOUT};
 use crate::config::NotifyChannel;
 use crate::core::Core;
 use crate::domain::{rfc3339, CallStatus, CallbackAttempt, Notice, ReviewToken};
@@ -113,18 +113,10 @@ async fn deliver(
         },
     })
     .to_string();
-    let sent = sender
-        .client
-        .post(url)
-        .timeout(DELIVERY_TIMEOUT)
-        .header(reqwest::header::CONTENT_TYPE, "application/json")
-        .header(SIGNATURE_HEADER, sign(sender.secret, &body))
-        .body(body)
-        .send()
-        .await;
-    Ok(match sent {
-        Ok(answer) if answer.status().is_success() => Sent::Delivered,
-        Ok(answer) => Sent::Failed(format!("the receiver answered {}", answer.status())),
-        Err(e) => Sent::Failed(format!("could not deliver: {e}")),
-    })
+    Ok(
+        match post_signed(sender.client, url, sender.secret, body).await {
+            Ok(()) => Sent::Delivered,
+            Err(error) => Sent::Failed(error),
+        },
+    )
 }

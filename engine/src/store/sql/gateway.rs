@@ -129,15 +129,7 @@ impl<B: Backend> SqlStore<B> {
         id: i64,
         attempt: &CallbackAttempt,
     ) -> Result<(), StoreError> {
-        let (delivered, next, failed, error) = match attempt {
-            CallbackAttempt::Delivered { at } => (Some(to_millis(*at)), None, None, None),
-            CallbackAttempt::Retry { next_at, error } => {
-                (None, Some(to_millis(*next_at)), None, Some(error.as_str()))
-            }
-            CallbackAttempt::GaveUp { at, error } => {
-                (None, None, Some(to_millis(*at)), Some(error.as_str()))
-            }
-        };
+        let (delivered, next, failed, error) = attempt_columns(attempt);
         query(RECORD_CALLBACK)
             .bind(delivered)
             .bind(next)
@@ -147,5 +139,21 @@ impl<B: Backend> SqlStore<B> {
             .execute(self.writer())
             .await?;
         Ok(())
+    }
+}
+
+/// An outbox row's `delivered_at`, `next_attempt_at`, `failed_at` and
+/// `last_error` after `attempt` (callbacks' and notices' alike).
+pub(super) fn attempt_columns(
+    attempt: &CallbackAttempt,
+) -> (Option<i64>, Option<i64>, Option<i64>, Option<&str>) {
+    match attempt {
+        CallbackAttempt::Delivered { at } => (Some(to_millis(*at)), None, None, None),
+        CallbackAttempt::Retry { next_at, error } => {
+            (None, Some(to_millis(*next_at)), None, Some(error.as_str()))
+        }
+        CallbackAttempt::GaveUp { at, error } => {
+            (None, None, Some(to_millis(*at)), Some(error.as_str()))
+        }
     }
 }

@@ -5,6 +5,7 @@ use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 
 use super::decode::corrupt;
+use super::gateway::attempt_columns;
 use super::{query, Backend, SqlStore};
 use crate::domain::{CallbackAttempt, CaseId, Notice};
 use crate::store::{to_millis, NoticeStore, StoreError};
@@ -60,15 +61,7 @@ impl<B: Backend> NoticeStore for SqlStore<B> {
     }
 
     async fn record_notice(&self, id: i64, attempt: &CallbackAttempt) -> Result<(), StoreError> {
-        let (delivered, next, failed, error) = match attempt {
-            CallbackAttempt::Delivered { at } => (Some(to_millis(*at)), None, None, None),
-            CallbackAttempt::Retry { next_at, error } => {
-                (None, Some(to_millis(*next_at)), None, Some(error.as_str()))
-            }
-            CallbackAttempt::GaveUp { at, error } => {
-                (None, None, Some(to_millis(*at)), Some(error.as_str()))
-            }
-        };
+        let (delivered, next, failed, error) = attempt_columns(attempt);
         query(RECORD_NOTICE)
             .bind(delivered)
             .bind(next)
