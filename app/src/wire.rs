@@ -3,12 +3,14 @@
 
 use serde::{Deserialize, Serialize};
 
+mod announced;
 mod audit;
 mod call;
 mod deciding;
 mod grant;
 mod review;
 mod source;
+pub use announced::{AnnouncementItem, NoticeLine};
 pub use audit::{AuditItem, AuditListPage, AUDIT_ACTIONS};
 pub use call::{parse_arguments, time_label, ArgumentChange, DecisionItem, ToolCallItem};
 pub use call::{ApprovalItem, QuorumItem};

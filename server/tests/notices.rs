@@ -79,11 +79,13 @@ async fn a_waiting_call_is_announced_signed_once_delivered_with_a_link_that_deci
 notify:
   ops:
     webhook: {hook}
+  down:
+    webhook: http://127.0.0.1:9/nobody-listens
 sources:
   files:
     policy_only: true
     require_approval: [write_file, delete_file]
-    notify: [ops]
+    notify: [ops, down]
     rules:
       - tool: delete_file
         action: require_approval
@@ -147,6 +149,22 @@ sources:
     assert_ne!(link, asked["hitl"]["review_url"].as_str().unwrap());
     let page = reqwest::get(link).await.unwrap();
     assert_eq!(page.status(), 200);
+    // Its card says where it was announced, once the delivery is recorded.
+    let mut html = page.text().await.unwrap();
+    for _ in 0..20 {
+        if html.contains("Notified ops ") && html.contains("Notifying down failed") {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+        html = reqwest::get(link).await.unwrap().text().await.unwrap();
+    }
+    assert!(html.contains("Notified ops "), "{html}");
+    assert!(
+        !html.contains("ops failed"),
+        "the retry that landed is what shows"
+    );
+    assert!(html.contains("Notifying down failed "), "{html}");
+    assert!(html.contains("trying again: could not deliver"), "{html}");
     let token = link.split("token=").nth(1).unwrap();
     let case = notice["case_id"].as_str().unwrap();
     let decided = reqwest::Client::new()

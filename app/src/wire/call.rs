@@ -79,6 +79,9 @@ pub struct ToolCallItem {
     pub quorum: QuorumItem,
     /// When a pending approval lapses, RFC 3339.
     pub expires_at: Option<String>,
+    /// Where it was announced while it waited, and how that went.
+    #[serde(default)]
+    pub announced: Vec<super::AnnouncementItem>,
     /// The decision, once taken.
     pub decision: Option<DecisionItem>,
     /// The result, once completed.

@@ -114,6 +114,7 @@ pub(crate) fn new_call(
         expires_at: (status == CallStatus::PendingApproval)
             .then_some(expires_at)
             .flatten(),
+        announced: Vec::new(),
         default_action: approvals.default_action,
         decision: None,
         result: None,

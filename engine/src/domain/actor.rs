@@ -87,6 +87,7 @@ mod tests {
             not_by: not_by.cloned(),
             quorum: Default::default(),
             expires_at: None,
+            announced: Vec::new(),
             default_action: ExpiryAction::Reject,
             decision: None,
             result: None,

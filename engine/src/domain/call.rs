@@ -252,6 +252,9 @@ pub struct ToolCall {
     pub quorum: super::Quorum,
     /// When the pending approval lapses, if it does.
     pub expires_at: Option<DateTime<Utc>>,
+    /// Where it was announced while it waited, and how that went.
+    #[serde(default)]
+    pub announced: Vec<super::Announcement>,
     /// What expiry does.
     pub default_action: ExpiryAction,
     /// The decision, once taken.

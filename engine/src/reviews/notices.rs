@@ -59,7 +59,10 @@ pub(crate) async fn deliver_notices(
         if !matches!(attempt, CallbackAttempt::Delivered { .. }) {
             tracing::warn!(case = %notice.case_id, channel = %notice.channel, ?attempt, "notice not delivered");
         }
-        store.record_notice(notice.id, &attempt).await?;
+        let changed = store
+            .record_notice(notice.id, &attempt, core.clock.now())
+            .await?;
+        core.events.publish(changed);
     }
     Ok(delivered)
 }

@@ -134,6 +134,7 @@ fn call_in(c: &Conversation, batch: &BatchId, position: i64, status: CallStatus)
         not_by: Some(crate::domain::PersonId::new()),
         quorum: Default::default(),
         expires_at: Some(now + Duration::hours(1)),
+        announced: Vec::new(),
         default_action: ExpiryAction::Reject,
         decision: None,
         result: None,

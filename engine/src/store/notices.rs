@@ -7,7 +7,7 @@ use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 
 use super::StoreError;
-use crate::domain::{CallbackAttempt, Notice};
+use crate::domain::{CallbackAttempt, Event, Notice};
 
 /// The notice outbox.
 #[async_trait]
@@ -26,6 +26,12 @@ pub trait NoticeStore: Send + Sync {
     ) -> Result<bool, StoreError>;
 
     /// Records how a delivery attempt went (a callback's attempt and a
-    /// notice's go the same ways).
-    async fn record_notice(&self, id: i64, attempt: &CallbackAttempt) -> Result<(), StoreError>;
+    /// notice's go the same ways), and shows it on the notice's call while
+    /// the call waits: the call's change, stored at `now`, to publish.
+    async fn record_notice(
+        &self,
+        id: i64,
+        attempt: &CallbackAttempt,
+        now: DateTime<Utc>,
+    ) -> Result<Option<Event>, StoreError>;
 }

@@ -165,6 +165,11 @@ const MIGRATIONS: &[Migration] = &[
         description: "notices",
         sql: include_str!("../../migrations/postgres/0026_notices.sql"),
     },
+    Migration {
+        version: 27,
+        description: "announced",
+        sql: include_str!("../../migrations/postgres/0027_announced.sql"),
+    },
 ];
 
 /// Arbitrary key of the advisory lock that serialises migrations across replicas.

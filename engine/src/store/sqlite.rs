@@ -147,6 +147,11 @@ const MIGRATIONS: &[Migration] = &[
         description: "notices",
         sql: include_str!("../../migrations/sqlite/0026_notices.sql"),
     },
+    Migration {
+        version: 27,
+        description: "announced",
+        sql: include_str!("../../migrations/sqlite/0027_announced.sql"),
+    },
 ];
 
 /// How many read-only connections serve reads: one per core. Statements run

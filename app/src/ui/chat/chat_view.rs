@@ -9,6 +9,7 @@ use crate::ui::chat::pending_bar::{approvable, PendingBar};
 use crate::ui::chat::show_earlier::ShowEarlier;
 use crate::ui::chat::stop_button::StopButton;
 use crate::ui::chat::timeline::Timeline;
+use crate::ui::chat::tool_card::notices::LiveNotices;
 use crate::ui::common::event_stream::follow;
 use crate::ui::common::post_form::Post;
 use crate::ui::common::sources_down::SourcesDown;
@@ -30,6 +31,7 @@ pub fn ChatView(detail: ConversationDetail) -> impl IntoView {
         draft: RwSignal::new(Default::default()),
         queued: RwSignal::new(detail.queued),
         earlier: RwSignal::new(detail.earlier),
+        notices: LiveNotices::provide(),
     };
     // An earlier part of the conversation is a page of the past: it does
     // not follow the stream, and it is not written in.

@@ -2,6 +2,7 @@
 
 use leptos::prelude::*;
 
+use crate::ui::chat::tool_card::notices::LiveNotices;
 use crate::wire::{Author, MessageItem, ToolCallItem};
 
 /// What a live conversation updates.
@@ -23,6 +24,8 @@ pub struct LiveChat {
     pub queued: RwSignal<Vec<MessageItem>>,
     /// When earlier messages exist: the position of the oldest shown.
     pub earlier: RwSignal<Option<i64>>,
+    /// Where its calls were announced, which their cards follow.
+    pub notices: LiveNotices,
 }
 
 /// A reply being written: its complete lines as the server rendered them,
@@ -161,6 +164,7 @@ impl LiveChat {
 
     /// Adds or replaces a call, never with an older copy of itself.
     pub fn put_call(&self, call: ToolCallItem) {
+        self.notices.note(&call);
         self.calls
             .update(|list| match list.iter_mut().find(|c| c.id == call.id) {
                 Some(existing) if call.is_newer_than(existing) => *existing = call,
@@ -264,6 +268,7 @@ mod tests {
             draft: RwSignal::new(Draft::default()),
             queued: RwSignal::new(Vec::new()),
             earlier: RwSignal::new(None),
+            notices: LiveNotices::unseen(),
         }
     }
 

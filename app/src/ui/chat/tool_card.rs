@@ -6,6 +6,7 @@ mod copy_link;
 mod decide_forms;
 mod edit_form;
 mod json_view;
+pub mod notices;
 mod question_card;
 
 use leptos::prelude::*;
@@ -14,6 +15,7 @@ use crate::wire::{Deciding, MayDo, ToolCallItem};
 use argument_changes::ArgumentChanges;
 use decide_forms::DecideForms;
 use json_view::JsonView;
+use notices::Notices;
 use question_card::QuestionCard;
 
 /// One tool call as a card; an `article` named after its tool. The agent's
@@ -45,6 +47,7 @@ pub fn ToolCard(
     let expires = pending.then(|| call.expires_label()).flatten();
     let quorum = call.quorum_label();
     let changes = call.argument_changes();
+    let announced = call.announced.clone();
     view! {
         <article class="tool-card" aria-label=label data-status=status.clone()>
             <header class="tool-card-head">
@@ -57,6 +60,7 @@ pub fn ToolCard(
             <p class="tool-reason">"Policy: " {call.policy_reason.clone()}</p>
             {expires.map(|e| view! { <p class="tool-expiry">{e}</p> })}
             {quorum.map(|q| view! { <p class="tool-quorum">{q}</p> })}
+            <Notices call_id=call.id.clone() announced/>
             {decision.map(|d| view! {
                 <p class="tool-decision">
                     {d}

@@ -5,6 +5,7 @@
 
 use leptos::prelude::*;
 
+use crate::ui::chat::tool_card::notices::LiveNotices;
 use crate::ui::common::event_stream::follow;
 use crate::ui::common::sources_down::SourcesDown;
 use crate::ui::inbox::inbox_group::InboxGroup;
@@ -64,7 +65,11 @@ pub fn InboxView(inbox: Inbox, children: Children) -> impl IntoView {
     provide_context(inbox.deciding.clone());
     let items = RwSignal::new(inbox.items);
     let reconnecting = RwSignal::new(false);
-    let on_decided = Callback::new(move |call: ToolCallItem| items.update(|list| put(list, call)));
+    let notices = LiveNotices::provide();
+    let on_decided = Callback::new(move |call: ToolCallItem| {
+        notices.note(&call);
+        items.update(|list| put(list, call));
+    });
     // A call from a conversation the page has not seen arrives without its
     // title; one fresh read of the inbox names it.
     let on_arrival = Callback::new(move |call: ToolCallItem| {

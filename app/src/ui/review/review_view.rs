@@ -10,6 +10,7 @@ use super::review_forms::ReviewForms;
 use super::ReviewAccess;
 use crate::error::AppError;
 use crate::server_fns::reviews::RespondReview;
+use crate::ui::chat::tool_card::notices::LiveNotices;
 use crate::ui::chat::tool_card::ToolCard;
 use crate::ui::common::event_stream::follow;
 use crate::ui::common::post_form::Post;
@@ -52,6 +53,7 @@ pub fn ReviewView(item: ReviewItem, access: ReviewAccess) -> impl IntoView {
         }
     }
     let current = RwSignal::new(item);
+    let notices = LiveNotices::provide();
     let on_reviewed = Callback::new(move |item: ReviewItem| current.set(item));
     // The page's one response, shared with the forms. A response posted as
     // a plain form (no JavaScript, or before the page came alive) that lost
@@ -76,6 +78,7 @@ pub fn ReviewView(item: ReviewItem, access: ReviewAccess) -> impl IntoView {
         if started.is_none() {
             let on_event = Callback::new(move |(_, data): (&'static str, String)| {
                 if let Ok(now) = serde_json::from_str::<ReviewItem>(&data) {
+                    notices.note(&now.call);
                     if worth_showing(&current.read_untracked(), &now) {
                         current.set(now);
                     }

@@ -50,26 +50,65 @@ pub(crate) async fn a_waiting_calls_notices_are_written_with_it_and_sent_once(f:
         next_at: now + Duration::seconds(5),
         error: "the receiver answered 503".into(),
     };
-    store.record_notice(hook.id, &failed).await.unwrap();
+    let shown = store.record_notice(hook.id, &failed, now).await.unwrap();
+    let shown = shown.expect("a waiting call shows how its notices went");
+    assert_eq!(shown.kind, EventKind::ToolCallUpdated);
+    let announced = &store
+        .tool_call(&pending.id)
+        .await
+        .unwrap()
+        .unwrap()
+        .announced;
+    assert_eq!(
+        shown.data["announced"],
+        serde_json::to_value(announced).unwrap()
+    );
+    let names: Vec<&str> = announced.iter().map(|a| a.channel.as_str()).collect();
+    assert_eq!(
+        names,
+        ["ops-hook", "oncall-mail"],
+        "every channel, in order"
+    );
+    assert_eq!(announced[0].attempts, 1);
+    assert_eq!(
+        announced[0].last_error.as_deref(),
+        Some("the receiver answered 503")
+    );
+    assert_eq!(announced[0].delivered_at, None);
+    assert_eq!((announced[1].attempts, announced[1].failed_at), (0, None));
     let later = now + Duration::seconds(5);
     let again = store.due_notices(later, 10).await.unwrap();
     let retried = again.iter().find(|n| n.id == hook.id).unwrap();
     assert_eq!(retried.attempts, 1);
 
-    store
-        .record_notice(hook.id, &CallbackAttempt::Delivered { at: later })
+    let delivered = CallbackAttempt::Delivered { at: later };
+    let shown = store
+        .record_notice(hook.id, &delivered, later)
         .await
         .unwrap();
-    store
-        .record_notice(
-            mail.id,
-            &CallbackAttempt::GaveUp {
-                at: later,
-                error: "down".into(),
-            },
-        )
+    assert!(shown.is_some());
+    let announced = &store
+        .tool_call(&pending.id)
         .await
-        .unwrap();
+        .unwrap()
+        .unwrap()
+        .announced;
+    assert_eq!(
+        announced[0].delivered_at,
+        Some(from_millis("t", to_millis(later)).unwrap())
+    );
+    assert_eq!(announced[0].attempts, 2);
+
+    // Once the call is decided, its card keeps what it showed.
+    store.decide(&approve(&pending)).await.unwrap();
+    let gave_up = CallbackAttempt::GaveUp {
+        at: later,
+        error: "down".into(),
+    };
+    let shown = store.record_notice(mail.id, &gave_up, later).await.unwrap();
+    assert_eq!(shown, None, "a decided call's card does not change");
+    let call = store.tool_call(&pending.id).await.unwrap().unwrap();
+    assert_eq!(&call.announced, announced);
     let much_later = later + Duration::hours(1);
     assert!(store.due_notices(much_later, 10).await.unwrap().is_empty());
 }

@@ -126,6 +126,10 @@ pub(super) fn row_call(row: &Row) -> Result<ToolCall, StoreError> {
             },
         },
         expires_at: opt_time("expires_at")?,
+        announced: match opt_text("announced")? {
+            Some(text) => serde_json::from_str(&text).map_err(|e| corrupt(T, e))?,
+            None => Vec::new(),
+        },
         default_action: ExpiryAction::parse(&default_action)
             .ok_or_else(|| corrupt(T, format!("default_action {default_action}")))?,
         decision,

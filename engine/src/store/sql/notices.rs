@@ -1,14 +1,16 @@
 //! The notice outbox: notices are taken one process at a time, as the
-//! callback outbox's callbacks are.
+//! callback outbox's callbacks are; how each went is kept on its call too,
+//! so the call's card shows where it was announced.
 
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 
-use super::decode::corrupt;
+use super::decode::{corrupt, row_call};
+use super::events::call_event;
 use super::gateway::attempt_columns;
-use super::{query, Backend, SqlStore};
-use crate::domain::{CallbackAttempt, CaseId, Notice};
-use crate::store::{to_millis, NoticeStore, StoreError};
+use super::{query, Backend, Row, SqlStore, Transaction};
+use crate::domain::{Announcement, CallbackAttempt, CaseId, Event, EventKind, Notice};
+use crate::store::{from_millis, to_millis, NoticeStore, StoreError};
 
 const DUE_NOTICES: &str = "select notice_id, case_id, channel, kind, attempts from notice_outbox
      where delivered_at is null and failed_at is null and next_attempt_at <= $1
@@ -18,9 +20,28 @@ const CLAIM_NOTICE: &str = "update notice_outbox set next_attempt_at = $1
      where notice_id = $2 and next_attempt_at <= $3
        and delivered_at is null and failed_at is null";
 
+/// The call of notice `$1`, locked (PostgreSQL): two replicas recording
+/// notices of one call then write its announcements one after the other,
+/// each from all the outbox holds. Calls are locked before anything else,
+/// as a decision locks them.
+const LOCK_NOTICE_CALL: &str = "select t.tool_call_id from tool_calls t
+     join review_cases c on c.tool_call_id = t.tool_call_id
+     join notice_outbox n on n.case_id = c.case_id
+     where n.notice_id = $1 for update of t";
+
 const RECORD_NOTICE: &str = "update notice_outbox set attempts = attempts + 1, delivered_at = $1,
         next_attempt_at = coalesce($2, next_attempt_at), failed_at = $3, last_error = coalesce($4, last_error)
-     where notice_id = $5";
+     where notice_id = $5
+     returning case_id";
+
+const CASE_NOTICES: &str = "select channel, kind, attempts, delivered_at, failed_at, last_error
+     from notice_outbox where case_id = $1 order by notice_id";
+
+/// Sets the announcements of case `$2`'s call to `$1`, while it waits.
+const SHOW_ANNOUNCED: &str = "update tool_calls set announced = $1
+     where tool_call_id = (select tool_call_id from review_cases where case_id = $2)
+       and status = 'pending_approval'
+     returning *";
 
 #[async_trait]
 impl<B: Backend> NoticeStore for SqlStore<B> {
@@ -60,16 +81,67 @@ impl<B: Backend> NoticeStore for SqlStore<B> {
         Ok(claimed == 1)
     }
 
-    async fn record_notice(&self, id: i64, attempt: &CallbackAttempt) -> Result<(), StoreError> {
+    async fn record_notice(
+        &self,
+        id: i64,
+        attempt: &CallbackAttempt,
+        now: DateTime<Utc>,
+    ) -> Result<Option<Event>, StoreError> {
+        let mut tx = self.begin().await?;
+        if B::LOCKS_ROWS {
+            query(LOCK_NOTICE_CALL).bind(id).execute(&mut tx).await?;
+        }
         let (delivered, next, failed, error) = attempt_columns(attempt);
-        query(RECORD_NOTICE)
+        let case: Option<String> = query(RECORD_NOTICE)
             .bind(delivered)
             .bind(next)
             .bind(failed)
             .bind(error)
             .bind(id)
-            .execute(self.writer())
+            .fetch_optional(&mut tx)
+            .await?
+            .map(|row| row.try_get("case_id"))
+            .transpose()?;
+        let Some(case) = case else {
+            tx.commit().await?;
+            return Ok(None);
+        };
+        let rows = query(CASE_NOTICES).bind(&case).fetch_all(&mut tx).await?;
+        let announced = rows
+            .iter()
+            .map(row_announcement)
+            .collect::<Result<Vec<_>, StoreError>>()?;
+        let announced =
+            serde_json::to_string(&announced).map_err(|e| corrupt("notice_outbox", e))?;
+        let call = query(SHOW_ANNOUNCED)
+            .bind(announced)
+            .bind(&case)
+            .fetch_optional(&mut tx)
             .await?;
-        Ok(())
+        let event = match call {
+            Some(row) => {
+                let call = row_call(&row)?;
+                let event = call_event(&call, EventKind::ToolCallUpdated);
+                Some(Self::append_event(&mut tx, event, now).await?)
+            }
+            None => None,
+        };
+        tx.commit().await?;
+        Ok(event)
     }
+}
+
+fn row_announcement(row: &Row) -> Result<Announcement, StoreError> {
+    let time = |column: &str| -> Result<_, StoreError> {
+        let millis: Option<i64> = row.try_get(column)?;
+        millis.map(|m| from_millis("notice_outbox", m)).transpose()
+    };
+    Ok(Announcement {
+        channel: row.try_get("channel")?,
+        kind: row.try_get("kind")?,
+        attempts: row.try_get("attempts")?,
+        delivered_at: time("delivered_at")?,
+        failed_at: time("failed_at")?,
+        last_error: row.try_get("last_error")?,
+    })
 }
