@@ -41,22 +41,7 @@ impl Https {
 
     /// Serves `upstream` (an `http://host:port` root) over HTTPS.
     pub async fn proxy(upstream: &str) -> Self {
-        let dir = tempfile::tempdir().unwrap();
-        let ca_key = rcgen::KeyPair::generate().unwrap();
-        let mut ca = rcgen::CertificateParams::new(Vec::<String>::new()).unwrap();
-        ca.is_ca = rcgen::IsCa::Ca(rcgen::BasicConstraints::Unconstrained);
-        ca.distinguished_name
-            .push(rcgen::DnType::CommonName, "Airlock test CA");
-        let ca = ca.self_signed(&ca_key).unwrap();
-        let key = rcgen::KeyPair::generate().unwrap();
-        let server = rcgen::CertificateParams::new(vec!["127.0.0.1".to_owned()])
-            .unwrap()
-            .signed_by(&key, &ca, &ca_key)
-            .unwrap();
-        std::fs::write(dir.path().join("ca.pem"), ca.pem()).unwrap();
-        std::fs::write(dir.path().join("server.pem"), server.pem()).unwrap();
-        std::fs::write(dir.path().join("server.key"), key.serialize_pem()).unwrap();
-
+        let dir = certificates();
         let mut proxy = Command::new("node")
             .arg("-e")
             .arg(TLS_PROXY)
@@ -80,4 +65,25 @@ impl Https {
             _proxy: proxy,
         }
     }
+}
+
+/// A directory with a certificate authority (`ca.pem`) and a key
+/// (`server.key`) and certificate (`server.pem`) it issued for 127.0.0.1.
+pub fn certificates() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let ca_key = rcgen::KeyPair::generate().unwrap();
+    let mut ca = rcgen::CertificateParams::new(Vec::<String>::new()).unwrap();
+    ca.is_ca = rcgen::IsCa::Ca(rcgen::BasicConstraints::Unconstrained);
+    ca.distinguished_name
+        .push(rcgen::DnType::CommonName, "Airlock test CA");
+    let ca = ca.self_signed(&ca_key).unwrap();
+    let key = rcgen::KeyPair::generate().unwrap();
+    let server = rcgen::CertificateParams::new(vec!["127.0.0.1".to_owned()])
+        .unwrap()
+        .signed_by(&key, &ca, &ca_key)
+        .unwrap();
+    std::fs::write(dir.path().join("ca.pem"), ca.pem()).unwrap();
+    std::fs::write(dir.path().join("server.pem"), server.pem()).unwrap();
+    std::fs::write(dir.path().join("server.key"), key.serialize_pem()).unwrap();
+    dir
 }

@@ -42,6 +42,7 @@ pub async fn run(
         callback_secret,
         doors,
         model_server,
+        mailer,
     } = services;
     at_start::refuse_open_without_sign_in(&state, &listener)?;
     let store = state.engine.store().backend();
@@ -80,6 +81,7 @@ pub async fn run(
         state.engine.clone(),
         callback_secret.clone(),
         base_url,
+        mailer,
         workers_stop.clone(),
     ));
     let callbacks = tokio::spawn(workers::run_callbacks(

@@ -159,6 +159,8 @@ pub struct Services {
     /// The model's server, asked now and again for the chat's banner; none
     /// for the demo model.
     pub model_server: Option<OpenAiModel>,
+    /// The SMTP server e-mail notices go through, when one is set.
+    pub mailer: Option<Arc<engine::reviews::notices::Mailer>>,
 }
 
 /// What the router needs besides its state: the hosts requests may name,
@@ -226,6 +228,8 @@ pub async fn build(settings: &Settings) -> anyhow::Result<Services> {
         demo_model: matches!(settings.model, ModelSettings::Demo),
     };
     let callback_secret = secret_file::callback_secret(settings)?;
+    let mailer =
+        crate::settings::mailer(settings.smtp.as_ref(), state.engine.config())?.map(Arc::new);
     let oidc = state
         .engine
         .config()
@@ -243,6 +247,7 @@ pub async fn build(settings: &Settings) -> anyhow::Result<Services> {
         agent,
         callback_secret,
         model_server: asker,
+        mailer,
         doors: Doors {
             allowed_hosts,
             sso,

@@ -3,8 +3,10 @@
 
 use crate::client_address::TrustedProxies;
 pub use model::{ModelSettings, OpenAiSettings};
+pub use smtp::{mailer, SmtpSettings};
 
 mod model;
+mod smtp;
 use std::net::SocketAddr;
 use std::path::PathBuf;
 
@@ -52,6 +54,8 @@ pub struct Settings {
     /// Who decides when nobody signs in: the OS user (`USER`, or
     /// `USERNAME` on Windows), else `local user`.
     pub local_person: String,
+    /// The SMTP server e-mail notices go through (`AIRLOCK_SMTP_URL`).
+    pub smtp: Option<SmtpSettings>,
 }
 
 /// A value that never reaches a log line.
@@ -113,6 +117,7 @@ impl Settings {
             name: "AIRLOCK_TRUSTED_PROXIES",
             problem,
         })?;
+        let smtp = SmtpSettings::from_lookup(&lookup)?;
         Ok(Self {
             addr,
             data_dir,
@@ -126,6 +131,7 @@ impl Settings {
             oidc_client_secret,
             trusted_proxies,
             local_person,
+            smtp,
         })
     }
 }

@@ -54,6 +54,7 @@ pub async fn run_notices(
     engine: engine::Engine,
     secret: Vec<u8>,
     base_url: String,
+    mailer: Option<std::sync::Arc<engine::reviews::notices::Mailer>>,
     mut stop: watch::Receiver<bool>,
 ) {
     let client = reqwest::Client::new();
@@ -61,6 +62,7 @@ pub async fn run_notices(
         client: &client,
         secret: &secret,
         base_url: &base_url,
+        mailer: mailer.as_deref(),
     };
     loop {
         if let Err(e) = engine.deliver_notices(sender).await {

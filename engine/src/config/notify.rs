@@ -12,14 +12,29 @@ use crate::policy::{PolicyConfig, PolicyError};
 pub enum NotifyChannel {
     /// A JSON POST, signed as the gateway's callbacks are.
     Webhook { url: String },
+    /// A Block Kit message to a Slack incoming webhook.
+    Slack { webhook: String },
+    /// An e-mail to these addresses, through the SMTP server of
+    /// `AIRLOCK_SMTP_URL`.
+    Email { to: Vec<String> },
 }
 
-/// A channel as written.
+/// A channel as written: one of its keys.
 #[derive(Deserialize)]
 #[serde(deny_unknown_fields)]
 pub(super) struct RawChannel {
     #[serde(default)]
     webhook: Option<String>,
+    #[serde(default)]
+    slack: Option<String>,
+    #[serde(default)]
+    email: Option<RawEmail>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawEmail {
+    to: Vec<String>,
 }
 
 /// The channels by name, each checked.
@@ -30,18 +45,47 @@ pub(super) fn channels(
     let mut channels = BTreeMap::new();
     for (name, channel) in raw {
         let key = format!("notify.{name}");
-        let Some(url) = channel.webhook else {
-            let problem = "a channel says where it sends: `webhook: https://…`";
-            return Err(PolicyError::new(file, key, problem));
+        let refused =
+            |at: &str, problem: String| PolicyError::new(file, format!("{key}{at}"), problem);
+        let channel = match (channel.webhook, channel.slack, channel.email) {
+            (Some(url), None, None) => {
+                check_url(&url).map_err(|p| refused(".webhook", p))?;
+                NotifyChannel::Webhook { url }
+            }
+            (None, Some(webhook), None) => {
+                check_url(&webhook).map_err(|p| refused(".slack", p))?;
+                NotifyChannel::Slack { webhook }
+            }
+            (None, None, Some(email)) => {
+                if email.to.is_empty() {
+                    return Err(refused(".email.to", "name at least one address".into()));
+                }
+                for (i, address) in email.to.iter().enumerate() {
+                    if address.parse::<lettre::message::Mailbox>().is_err() {
+                        let problem = format!("`{address}` is not an e-mail address");
+                        return Err(refused(&format!(".email.to[{i}]"), problem));
+                    }
+                }
+                NotifyChannel::Email { to: email.to }
+            }
+            _ => {
+                let problem = "a channel says where it sends, in one of `webhook: https://…`, \
+                               `slack: https://hooks.slack.com/…` or `email: {to: [...]}`";
+                return Err(refused("", problem.into()));
+            }
         };
-        let plain = !url.chars().any(|c| c.is_whitespace() || c.is_control());
-        if !(url.starts_with("https://") || url.starts_with("http://")) || !plain {
-            let problem = format!("`{url}` is not an http(s) URL");
-            return Err(PolicyError::new(file, format!("{key}.webhook"), problem));
-        }
-        channels.insert(name, NotifyChannel::Webhook { url });
+        channels.insert(name, channel);
     }
     Ok(channels)
+}
+
+fn check_url(url: &str) -> Result<(), String> {
+    let plain = !url.chars().any(|c| c.is_whitespace() || c.is_control());
+    if (url.starts_with("https://") || url.starts_with("http://")) && plain {
+        Ok(())
+    } else {
+        Err(format!("`{url}` is not an http(s) URL"))
+    }
 }
 
 /// Refuses channel names in `policy` (the block at `prefix`) that the
@@ -78,13 +122,28 @@ mod tests {
     fn channels_are_named_and_checked_where_policies_name_them() {
         let config = Config::parse(
             "c.yaml",
-            "notify:\n  ops-hook:\n    webhook: https://hooks.example/airlock\ndefault_policy:\n  notify: [ops-hook]\n  rules:\n    - {tool: rm, action: require_approval, notify: []}\n",
+            "notify:\n  ops-hook:\n    webhook: https://hooks.example/airlock\n  ops-slack:\n    slack: https://hooks.slack.com/services/T1/B2/c3\n  oncall-mail:\n    email:\n      to: [oncall@example.com, Rita Ops <rita@example.com>]\ndefault_policy:\n  notify: [ops-hook]\n  rules:\n    - {tool: rm, action: require_approval, notify: []}\n",
         )
         .unwrap();
         assert_eq!(
             config.notify["ops-hook"],
             NotifyChannel::Webhook {
                 url: "https://hooks.example/airlock".into()
+            }
+        );
+        assert_eq!(
+            config.notify["ops-slack"],
+            NotifyChannel::Slack {
+                webhook: "https://hooks.slack.com/services/T1/B2/c3".into()
+            }
+        );
+        assert_eq!(
+            config.notify["oncall-mail"],
+            NotifyChannel::Email {
+                to: vec![
+                    "oncall@example.com".into(),
+                    "Rita Ops <rita@example.com>".into()
+                ]
             }
         );
         let refused = |yaml: &str| Config::parse("c.yaml", yaml).unwrap_err();
@@ -97,7 +156,15 @@ mod tests {
         assert_eq!(e.key, "notify.a");
         let e = refused("notify:\n  a: {webhook: ftp://x}\n");
         assert_eq!(e.key, "notify.a.webhook");
-        let e = refused("notify:\n  a: {slack: https://x}\n");
-        assert!(e.key.starts_with("notify.a"), "{e}");
+        let e = refused("notify:\n  a: {slack: hooks.slack.com}\n");
+        assert_eq!(e.key, "notify.a.slack");
+        let e = refused("notify:\n  a: {slack: https://x, webhook: https://y}\n");
+        assert_eq!(e.key, "notify.a");
+        let e = refused("notify:\n  a: {email: {to: []}}\n");
+        assert_eq!(e.key, "notify.a.email.to");
+        let e = refused("notify:\n  a: {email: {to: [ops@example.com, on call]}}\n");
+        assert_eq!(e.key, "notify.a.email.to[1]");
+        let e = refused("notify:\n  a: {pager: x}\n");
+        assert!(e.key.starts_with("notify"), "{e}");
     }
 }

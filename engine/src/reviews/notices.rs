@@ -6,14 +6,21 @@
 //! claimed by one process, signed (`X-HITL-Signature`), retried after 1 s,
 //! 5 s and 30 s, then given up; a channel that is down never holds up a
 //! decision. Each carries a review link of its own, minted as it goes out.
+//! A webhook gets the call as signed JSON; Slack gets a message of its own
+//! (`slack`), and e-mail a text and an HTML body (`email`).
+
+mod email;
+mod slack;
+
+pub use email::{Mailer, MailerError, SmtpSettings};
 
 use chrono::Utc;
-use serde_json::json;
+use serde_json::{json, Value};
 
 use super::callbacks::{after_failure, post_signed, DELIVERY_TIMEOUT};
 use crate::config::NotifyChannel;
 use crate::core::Core;
-use crate::domain::{rfc3339, CallStatus, CallbackAttempt, Notice, ReviewToken};
+use crate::domain::{rfc3339, CallStatus, CallbackAttempt, CaseId, Notice, ReviewToken, ToolCall};
 use crate::error::EngineError;
 
 /// How many notices one pass delivers.
@@ -27,6 +34,8 @@ pub struct NoticeSender<'a> {
     pub secret: &'a [u8],
     /// The start of review links: `http://127.0.0.1:3000`.
     pub base_url: &'a str,
+    /// The SMTP server e-mail goes through, when one is set up.
+    pub mailer: Option<&'a Mailer>,
 }
 
 /// Delivers every notice that is due; how many were delivered.
@@ -80,7 +89,7 @@ async fn deliver(
     sender: NoticeSender<'_>,
     notice: &Notice,
 ) -> Result<Sent, EngineError> {
-    let Some(NotifyChannel::Webhook { url }) = core.config.notify.get(&notice.channel) else {
+    let Some(channel) = core.config.notify.get(&notice.channel) else {
         let why = format!("no channel `{}` in `notify:` any more", notice.channel);
         return Ok(Sent::Pointless(why));
     };
@@ -99,12 +108,40 @@ async fn deliver(
     store
         .add_case_token(&case.id, &token.hash(), core.clock.now())
         .await?;
-    let body = json!({
+    let link = format!(
+        "{}/review/{}?token={}",
+        sender.base_url,
+        case.id,
+        token.as_str()
+    );
+    let sent = match channel {
+        NotifyChannel::Webhook { url } => {
+            let body = webhook_body(notice, &case.id, &call, &link);
+            post_signed(sender.client, url, sender.secret, body).await
+        }
+        NotifyChannel::Slack { webhook } => {
+            let message = slack::message(&call, &link);
+            slack::post(sender.client, webhook, &message, DELIVERY_TIMEOUT).await
+        }
+        NotifyChannel::Email { to } => match sender.mailer {
+            Some(mailer) => mailer.send(to, &call, &link).await,
+            None => Err("no SMTP server to send e-mail through: set AIRLOCK_SMTP_URL".into()),
+        },
+    };
+    Ok(match sent {
+        Ok(()) => Sent::Delivered,
+        Err(error) => Sent::Failed(error),
+    })
+}
+
+/// What a webhook is sent: the call, signed, as the gateway's callbacks are.
+fn webhook_body(notice: &Notice, case: &CaseId, call: &ToolCall, link: &str) -> String {
+    json!({
         "event": "call.waiting",
         "timestamp": rfc3339(&Utc::now()),
         "channel": notice.channel,
-        "case_id": case.id,
-        "review_url": format!("{}/review/{}?token={}", sender.base_url, case.id, token.as_str()),
+        "case_id": case,
+        "review_url": link,
         "expires_at": call.expires_at.as_ref().map(rfc3339),
         "call": {
             "id": call.id,
@@ -115,11 +152,95 @@ async fn deliver(
             "policy_reason": call.policy_reason,
         },
     })
-    .to_string();
-    Ok(
-        match post_signed(sender.client, url, sender.secret, body).await {
-            Ok(()) => Sent::Delivered,
-            Err(error) => Sent::Failed(error),
-        },
-    )
+    .to_string()
+}
+
+/// A call's arguments as a message lists them: the first few, each value
+/// on one line and cut short, and how many more there are.
+struct Listed {
+    shown: Vec<Argument>,
+    more: usize,
+}
+
+struct Argument {
+    name: String,
+    value: String,
+}
+
+impl Listed {
+    /// How many arguments a message lists.
+    const SHOWN: usize = 6;
+    /// How much of a value a message shows.
+    const VALUE_CHARS: usize = 120;
+
+    fn of(arguments: &Value) -> Self {
+        let Some(object) = arguments.as_object() else {
+            let value = Self::cut(&arguments.to_string());
+            let shown = vec![Argument {
+                name: "arguments".into(),
+                value,
+            }];
+            return Self { shown, more: 0 };
+        };
+        let shown = object
+            .iter()
+            .take(Self::SHOWN)
+            .map(|(name, value)| {
+                let text = match value {
+                    Value::String(s) => Self::cut(s),
+                    other => Self::cut(&other.to_string()),
+                };
+                Argument {
+                    name: name.clone(),
+                    value: text,
+                }
+            })
+            .collect();
+        let more = object.len().saturating_sub(Self::SHOWN);
+        Self { shown, more }
+    }
+
+    /// `text` on one line, at most [`Self::VALUE_CHARS`] characters.
+    fn cut(text: &str) -> String {
+        let flat: String = text
+            .chars()
+            .map(|c| if c.is_control() { ' ' } else { c })
+            .collect();
+        match flat.char_indices().nth(Self::VALUE_CHARS) {
+            Some((at, _)) => format!("{}…", &flat[..at]),
+            None => flat,
+        }
+    }
+}
+
+/// A call that waits, as the messages' tests announce it.
+#[cfg(test)]
+fn waiting_call() -> ToolCall {
+    use crate::domain::{BatchId, ConversationId, ExpiryAction, ToolCallId};
+    let now = Utc::now();
+    ToolCall {
+        id: ToolCallId::new(),
+        conversation_id: ConversationId::new(),
+        batch_id: BatchId::new(),
+        run_id: None,
+        message_seq: None,
+        position: 0,
+        source: "files".into(),
+        tool: "write_file".into(),
+        arguments: json!({ "path": "/srv/plan.txt" }),
+        original_arguments: None,
+        status: CallStatus::PendingApproval,
+        policy_reason: "write_file is listed in require_approval".into(),
+        approvers: Vec::new(),
+        not_by: None,
+        quorum: Default::default(),
+        expires_at: None,
+        announced: Vec::new(),
+        default_action: ExpiryAction::Reject,
+        decision: None,
+        result: None,
+        error: None,
+        created_at: now,
+        updated_at: now,
+    }
 }

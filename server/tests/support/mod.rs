@@ -147,6 +147,7 @@ pub async fn serve(
             engine.clone(),
             services.callback_secret.clone(),
             base,
+            services.mailer.clone(),
             stop.clone(),
         ));
     }
