@@ -27,7 +27,7 @@
 //! problem: `airlock.yaml:12:9: sources.fs.rules[0].action: unknown variant …`.
 
 mod auth;
-mod duration;
+pub(crate) mod duration;
 mod gateway;
 mod locate;
 #[cfg(test)]

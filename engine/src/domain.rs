@@ -43,7 +43,7 @@ pub use id::{ApiTokenId, BatchId, ConversationId, GrantId, IdError, MessageId, P
 pub use id::{RunId, SessionId};
 pub use inbox_page::{InboxCursor, InboxQuery};
 pub use list_page::{ConversationPage, ListCursor, ListPage};
-pub use notice::{Announcement, Notice};
+pub use notice::{Announcement, FollowUp, Notice, PlannedNotice};
 pub use person::API_TOKEN_PREFIX;
 pub use person::{Access, Action, ApiToken, Person, PersonRef, Session, SessionToken};
 pub use quorum::{Approval, Quorum, MAX_APPROVALS};

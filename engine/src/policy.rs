@@ -17,9 +17,12 @@ mod config;
 mod rule_config;
 mod rules;
 
+use crate::domain::{FollowUp, PlannedNotice};
 use serde::{Deserialize, Serialize};
 
-pub use config::{DefaultAction, PolicyConfig, PolicyError, Position, ReviewLink, RuleConfig};
+pub use config::{
+    DefaultAction, PolicyConfig, PolicyError, Position, ReviewLink, RuleConfig, Then,
+};
 pub use rule_config::{ConditionConfig, RuleAction};
 use rules::{CompiledRule, GlobList};
 
@@ -54,6 +57,13 @@ pub struct Verdict {
     /// The channels (`notify:` names) that announce it when it waits.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub notify: Vec<String>,
+    /// Its reminder and escalation while it waits (its block's).
+    #[serde(default, skip_serializing_if = "is_default")]
+    pub follow_up: FollowUp,
+}
+
+fn is_default(follow_up: &FollowUp) -> bool {
+    *follow_up == FollowUp::default()
 }
 
 impl Verdict {
@@ -67,7 +77,13 @@ impl Verdict {
             separation_of_duties: false,
             approvals_required: 1,
             notify: Vec::new(),
+            follow_up: FollowUp::default(),
         }
+    }
+
+    /// Every notice of the call when it begins to wait at `from`.
+    pub fn notices(&self, from: chrono::DateTime<chrono::Utc>) -> Vec<PlannedNotice> {
+        self.follow_up.plan(&self.notify, from)
     }
 
     /// Who decides it, when it waits: the rule's word, else the block's.
@@ -83,6 +99,7 @@ impl Verdict {
                 .unwrap_or(policy.approvals_required);
             let notify = rule.and_then(|r| r.notify.as_ref());
             self.notify = notify.unwrap_or(&policy.notify).clone();
+            self.follow_up = policy.follow_up.clone();
         }
         self
     }
@@ -116,6 +133,7 @@ pub struct Policy {
     approvals_required: u32,
     review_sign_in: bool,
     notify: Vec<String>,
+    follow_up: FollowUp,
     /// The block it was written in (`sources.fs`, `default_policy`), so a
     /// verdict of its `default:` says whose default it was.
     block: String,

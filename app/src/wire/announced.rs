@@ -38,18 +38,24 @@ impl AnnouncementItem {
     pub fn line(&self) -> NoticeLine {
         let channel = &self.channel;
         let error = self.last_error.as_deref().unwrap_or("no answer");
+        // Done, doing, and failing to do, for each kind of notice.
+        let (done, doing, undone) = match self.kind.as_str() {
+            "reminder" => ("Reminded", "Reminding", "remind"),
+            "escalation" => ("Escalated to", "Escalating to", "escalate to"),
+            _ => ("Notified", "Notifying", "notify"),
+        };
         let (text, failing) = match (&self.delivered_at, &self.failed_at) {
-            (Some(at), _) => (format!("Notified {channel} {}", hour(at)), false),
-            (None, Some(_)) => (format!("Could not notify {channel}: {error}"), true),
+            (Some(at), _) => (format!("{done} {channel} {}", hour(at)), false),
+            (None, Some(_)) => (format!("Could not {undone} {channel}: {error}"), true),
             (None, None) if self.last_error.is_some() => {
                 let times = match self.attempts {
                     1 => "once".to_owned(),
                     n => format!("{n} times"),
                 };
-                let text = format!("Notifying {channel} failed {times}, trying again: {error}");
+                let text = format!("{doing} {channel} failed {times}, trying again: {error}");
                 (text, true)
             }
-            (None, None) => (format!("Notifying {channel}…"), false),
+            (None, None) => (format!("{doing} {channel}…"), false),
         };
         NoticeLine { text, failing }
     }
@@ -106,6 +112,22 @@ mod tests {
         assert_eq!(
             text(given_up),
             "Could not notify ops-hook: the receiver answered 404"
+        );
+        let reminded = AnnouncementItem {
+            kind: "reminder".into(),
+            delivered_at: Some("2026-11-27T10:17:02Z".into()),
+            ..item(1)
+        };
+        assert_eq!(text(reminded), "Reminded ops-hook 10:17");
+        let escalating = AnnouncementItem {
+            channel: "managers-mail".into(),
+            kind: "escalation".into(),
+            last_error: Some("the SMTP server refused it".into()),
+            ..item(1)
+        };
+        assert_eq!(
+            text(escalating),
+            "Escalating to managers-mail failed once, trying again: the SMTP server refused it"
         );
     }
 }

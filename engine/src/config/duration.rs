@@ -26,7 +26,7 @@ pub fn parse_expiry(text: &str) -> Result<Option<Duration>, String> {
 }
 
 /// Reads a time-out: `30s`, `2m`, `1h`; longer than zero, at most a year.
-pub(super) fn parse_timeout(text: &str) -> Result<Duration, String> {
+pub(crate) fn parse_timeout(text: &str) -> Result<Duration, String> {
     let text = text.trim();
     let not_one = || format!("`{text}` is not a duration like 30s or 2m");
     match seconds(text).ok_or_else(not_one)? {

@@ -268,6 +268,10 @@ fn every_policy_key_is_a_source_key() {
         approvals_required: Some(2),
         review_link: crate::policy::ReviewLink::SignIn,
         notify: vec!["ops-hook".into()],
+        remind_after: Some("15m".into()),
+        escalate_after: Some("1h".into()),
+        escalate_to: vec!["ops-hook".into()],
+        then: Some(crate::policy::Then::Reject),
     };
     let block = serde_yaml::to_string(&full)
         .unwrap()

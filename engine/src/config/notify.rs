@@ -101,11 +101,16 @@ pub(super) fn check(
         .iter()
         .enumerate()
         .map(|(i, c)| (format!("notify[{i}]"), c));
+    let escalated = policy
+        .escalate_to
+        .iter()
+        .enumerate()
+        .map(|(i, c)| (format!("escalate_to[{i}]"), c));
     let in_rules = policy.rules.iter().enumerate().flat_map(|(r, rule)| {
         let names = rule.notify.iter().flatten().enumerate();
         names.map(move |(i, c)| (format!("rules[{r}].notify[{i}]"), c))
     });
-    for (key, name) in named.chain(in_rules) {
+    for (key, name) in named.chain(escalated).chain(in_rules) {
         if !channels.contains_key(name) {
             let problem = format!("no channel `{name}` in the `notify:` block");
             return Err(PolicyError::new(file, format!("{prefix}.{key}"), problem));

@@ -103,6 +103,14 @@ pub(super) struct RawSource {
     pub review_link: ReviewLink,
     #[serde(default)]
     pub notify: Vec<String>,
+    #[serde(default)]
+    pub remind_after: Option<String>,
+    #[serde(default)]
+    pub escalate_after: Option<String>,
+    #[serde(default)]
+    pub escalate_to: Vec<String>,
+    #[serde(default)]
+    pub then: Option<crate::policy::Then>,
 }
 
 /// How a source's server is spoken to (`transport_type`).

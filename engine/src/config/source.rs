@@ -49,6 +49,10 @@ pub(super) fn source(
         approvals_required,
         review_link,
         notify,
+        remind_after,
+        escalate_after,
+        escalate_to,
+        then,
     } = raw;
     let keys = ConnectionKeys {
         command,
@@ -93,6 +97,10 @@ pub(super) fn source(
         approvals_required,
         review_link,
         notify,
+        remind_after,
+        escalate_after,
+        escalate_to,
+        then,
     };
     check_groups(file, &key, &policy_config, auth)?;
     let policy = policy_config.compile(file, &key)?;

@@ -39,7 +39,7 @@ pub(crate) async fn propose_in_run(
     let mut cases = Vec::new();
     for (position, p) in proposals.into_iter().enumerate() {
         let verdict = classify(core, conversation, &p).await?;
-        let announce = verdict.notify.clone();
+        let announce = verdict.notices(now);
         let call = new_call(
             core,
             conversation,
@@ -87,9 +87,15 @@ pub(crate) fn new_call(
         Outcome::Deny => CallStatus::Rejected,
         Outcome::RequireApproval => CallStatus::PendingApproval,
     };
-    let expires_at = approvals
+    let mut expires_at = approvals
         .expires_after
         .map(|d| now + Duration::from_std(d).unwrap_or(Duration::days(365)));
+    let mut default_action = approvals.default_action;
+    // `then: reject`: unanswered after its escalation, it fails closed.
+    if let Some(at) = verdict.follow_up.rejected_at(now) {
+        expires_at = Some(expires_at.map_or(at, |e| e.min(at)));
+        default_action = crate::config::ExpiryAction::Reject;
+    }
     ToolCall {
         id: ToolCallId::new(),
         conversation_id: conversation.clone(),
@@ -115,7 +121,7 @@ pub(crate) fn new_call(
             .then_some(expires_at)
             .flatten(),
         announced: Vec::new(),
-        default_action: approvals.default_action,
+        default_action,
         decision: None,
         result: None,
         error: None,

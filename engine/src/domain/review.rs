@@ -213,8 +213,9 @@ pub struct NewCase {
     pub case: ReviewCase,
     /// The SHA-256 (hex) of the token handed out with it, if one was.
     pub token_hash: Option<String>,
-    /// The notification channels it is announced on (`notify:` names).
-    pub announce: Vec<String>,
+    /// Its notices: on its channels (`notify:`) at once, and the reminders
+    /// and escalation its policy plans.
+    pub announce: Vec<super::PlannedNotice>,
 }
 
 /// One change of a case, as its event stream and callbacks carry it.

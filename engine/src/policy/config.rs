@@ -8,7 +8,7 @@ use serde::{Deserialize, Serialize};
 use super::rule_config::{ConditionConfig, RuleAction};
 use super::rules::{compile_glob, CompiledRule, Condition, GlobList};
 use super::Policy;
-use crate::domain::MAX_APPROVALS;
+use crate::domain::{FollowUp, MAX_APPROVALS};
 
 /// A configuration that cannot be used, naming the file, the place in it,
 /// the key and the problem: `airlock.yaml:12:9: sources.fs.default: …`.
@@ -147,9 +147,69 @@ pub struct PolicyConfig {
     /// The channels (`notify:`) that announce its calls that wait.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub notify: Vec<String>,
+    /// How long after a call begins to wait its channels are reminded
+    /// (`15m`), once.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub remind_after: Option<String>,
+    /// How long after a call begins to wait it is escalated (`1h`) to the
+    /// channels of `escalate_to`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub escalate_after: Option<String>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub escalate_to: Vec<String>,
+    /// What follows an escalation that goes unanswered as long again.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub then: Option<Then>,
+}
+
+/// What follows an unanswered escalation (`then:`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Then {
+    /// The call is rejected: it fails closed.
+    Reject,
 }
 
 impl PolicyConfig {
+    /// Its reminder and escalation, checked: an escalation names where it
+    /// goes, and `then:` follows an escalation.
+    fn follow_up(&self, file: &str, prefix: &str) -> Result<FollowUp, PolicyError> {
+        let key = |name: &str| {
+            if prefix.is_empty() {
+                name.to_owned()
+            } else {
+                format!("{prefix}.{name}")
+            }
+        };
+        let refused = |name: &str, problem: String| PolicyError::new(file, key(name), problem);
+        let duration = |name: &str, text: &Option<String>| {
+            text.as_deref()
+                .map(crate::config::duration::parse_timeout)
+                .transpose()
+                .map_err(|p| refused(name, p))
+        };
+        let remind_after = duration("remind_after", &self.remind_after)?;
+        let escalate_after = duration("escalate_after", &self.escalate_after)?;
+        if escalate_after.is_some() && self.escalate_to.is_empty() {
+            let problem = "an escalation says where it goes: `escalate_to: [a channel]`";
+            return Err(refused("escalate_to", problem.into()));
+        }
+        if escalate_after.is_none() && !self.escalate_to.is_empty() {
+            let problem = "say when calls are escalated: `escalate_after: 1h`";
+            return Err(refused("escalate_after", problem.into()));
+        }
+        if escalate_after.is_none() && self.then.is_some() {
+            let problem = "`then:` follows an escalation: add `escalate_after` and `escalate_to`";
+            return Err(refused("then", problem.into()));
+        }
+        Ok(FollowUp {
+            remind_after,
+            escalate_after,
+            escalate_to: self.escalate_to.clone(),
+            then_reject: self.then == Some(Then::Reject),
+        })
+    }
+
     /// Compiles the policy; `file` and `prefix` (e.g. `sources.fs`) locate
     /// errors for the person who wrote it.
     pub fn compile(&self, file: &str, prefix: &str) -> Result<Policy, PolicyError> {
@@ -229,6 +289,7 @@ impl PolicyConfig {
             approvals_required: approvals_required.unwrap_or(1),
             review_sign_in: self.review_link == ReviewLink::SignIn,
             notify: self.notify.clone(),
+            follow_up: self.follow_up(file, prefix)?,
             block: prefix.to_owned(),
         })
     }

@@ -11,6 +11,8 @@
 
 mod email;
 mod slack;
+#[cfg(test)]
+mod tests;
 
 pub use email::{Mailer, MailerError, SmtpSettings};
 
@@ -20,6 +22,7 @@ use serde_json::{json, Value};
 use super::callbacks::{after_failure, post_signed, DELIVERY_TIMEOUT};
 use crate::config::NotifyChannel;
 use crate::core::Core;
+use crate::domain::notice::{ESCALATION, REMINDER};
 use crate::domain::{rfc3339, CallStatus, CallbackAttempt, CaseId, Notice, ReviewToken, ToolCall};
 use crate::error::EngineError;
 
@@ -120,11 +123,11 @@ async fn deliver(
             post_signed(sender.client, url, sender.secret, body).await
         }
         NotifyChannel::Slack { webhook } => {
-            let message = slack::message(&call, &link);
+            let message = slack::message(&call, &link, Words::of(&notice.kind));
             slack::post(sender.client, webhook, &message, DELIVERY_TIMEOUT).await
         }
         NotifyChannel::Email { to } => match sender.mailer {
-            Some(mailer) => mailer.send(to, &call, &link).await,
+            Some(mailer) => mailer.send(to, &call, &link, Words::of(&notice.kind)).await,
             None => Err("no SMTP server to send e-mail through: set AIRLOCK_SMTP_URL".into()),
         },
     };
@@ -136,8 +139,14 @@ async fn deliver(
 
 /// What a webhook is sent: the call, signed, as the gateway's callbacks are.
 fn webhook_body(notice: &Notice, case: &CaseId, call: &ToolCall, link: &str) -> String {
+    let event = match notice.kind.as_str() {
+        REMINDER => "call.reminder",
+        ESCALATION => "call.escalated",
+        _ => "call.waiting",
+    };
     json!({
-        "event": "call.waiting",
+        "event": event,
+        "kind": notice.kind,
         "timestamp": rfc3339(&Utc::now()),
         "channel": notice.channel,
         "case_id": case,
@@ -153,6 +162,25 @@ fn webhook_body(notice: &Notice, case: &CaseId, call: &ToolCall, link: &str) -> 
         },
     })
     .to_string()
+}
+
+/// How a notice opens, and what it says of its call: "Reminder: …
+/// still waits for approval".
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Words {
+    pub opening: &'static str,
+    pub waits: &'static str,
+}
+
+impl Words {
+    fn of(kind: &str) -> Self {
+        let (opening, waits) = match kind {
+            REMINDER => ("Reminder: ", "still waits for approval"),
+            ESCALATION => ("Escalated: ", "still waits for approval"),
+            _ => ("", "waits for approval"),
+        };
+        Self { opening, waits }
+    }
 }
 
 /// A call's arguments as a message lists them: the first few, each value

@@ -48,7 +48,7 @@ use wakeups::*;
 /// A store under test, with whatever must live as long as it.
 pub(crate) struct Fixture {
     pub store: Arc<dyn Store>,
-    url: String,
+    pub url: String,
     _dir: Option<tempfile::TempDir>,
 }
 

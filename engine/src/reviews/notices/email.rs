@@ -10,7 +10,7 @@ use lettre::transport::smtp::authentication::Credentials;
 use lettre::transport::smtp::client::{Certificate, Tls, TlsParameters};
 use lettre::{AsyncSmtpTransport, AsyncTransport, Message, Tokio1Executor};
 
-use super::Listed;
+use super::{Listed, Words};
 use crate::domain::ToolCall;
 
 /// How long one delivery to the SMTP server may take.
@@ -111,18 +111,21 @@ impl Mailer {
         to: &[String],
         call: &ToolCall,
         link: &str,
+        words: Words,
     ) -> Result<(), String> {
-        let mut message = Message::builder().from(self.from.clone()).subject(format!(
-            "Approval needed: {} from {}",
-            call.tool, call.source
-        ));
+        let subject = format!(
+            "{}Approval needed: {} from {}",
+            words.opening, call.tool, call.source
+        );
+        let mut message = Message::builder().from(self.from.clone()).subject(subject);
         for address in to {
             let mailbox = address
                 .parse::<Mailbox>()
                 .map_err(|e| format!("`{address}` is not an e-mail address: {e}"))?;
             message = message.to(mailbox);
         }
-        let bodies = MultiPart::alternative_plain_html(text(call, link), html(call, link));
+        let bodies =
+            MultiPart::alternative_plain_html(text(call, link, words), html(call, link, words));
         let message = message
             .multipart(bodies)
             .map_err(|e| format!("could not write the e-mail: {e}"))?;
@@ -164,9 +167,10 @@ fn is_loopback(host: &str) -> bool {
 }
 
 /// The plain-text body.
-fn text(call: &ToolCall, link: &str) -> String {
+fn text(call: &ToolCall, link: &str, words: Words) -> String {
+    let Words { opening, waits } = words;
     let mut out = format!(
-        "{} from {} waits for approval.\n\nWhy: {}\n",
+        "{opening}{} from {} {waits}.\n\nWhy: {}\n",
         call.tool, call.source, call.policy_reason
     );
     if let Some(at) = call.expires_at {
@@ -189,7 +193,7 @@ fn text(call: &ToolCall, link: &str) -> String {
 }
 
 /// The HTML body: the same, with the link as a button.
-fn html(call: &ToolCall, link: &str) -> String {
+fn html(call: &ToolCall, link: &str, words: Words) -> String {
     let e = escape;
     let mut facts = format!("<p><strong>Why:</strong> {}</p>", e(&call.policy_reason));
     if let Some(at) = call.expires_at {
@@ -216,11 +220,13 @@ fn html(call: &ToolCall, link: &str) -> String {
     }
     format!(
         "<!doctype html><html><body style=\"font-family: sans-serif\">\
-         <p><strong>{tool}</strong> from <strong>{source}</strong> waits for approval.</p>\
+         <p>{opening}<strong>{tool}</strong> from <strong>{source}</strong> {waits}.</p>\
          {facts}<table>{rows}</table>\
          <p><a href=\"{link}\" style=\"display: inline-block; padding: 8px 16px; background: #2f55d4; color: #fff; text-decoration: none; border-radius: 6px\">Review</a></p>\
          <p style=\"color: #5b6576\">The link opens the call's review page; nothing is decided until you choose there.</p>\
          </body></html>",
+        opening = words.opening,
+        waits = words.waits,
         tool = e(&call.tool),
         source = e(&call.source),
         link = e(link),
@@ -235,4 +241,4 @@ fn escape(text: &str) -> String {
 }
 
 #[cfg(test)]
-mod tests;
+pub(super) mod tests;

@@ -7,14 +7,15 @@ use std::time::Duration;
 
 use serde_json::{json, Value};
 
-use super::Listed;
+use super::{Listed, Words};
 use crate::domain::ToolCall;
 
 /// The message announcing `call`, which waits, with its review `link`.
-pub fn message(call: &ToolCall, link: &str) -> Value {
-    let what = format!("{} from {} waits for approval", call.tool, call.source);
+pub fn message(call: &ToolCall, link: &str, words: Words) -> Value {
+    let Words { opening, waits } = words;
+    let what = format!("{opening}{} from {} {waits}", call.tool, call.source);
     let headline = format!(
-        "*{}* from *{}* waits for approval",
+        "{opening}*{}* from *{}* {waits}",
         escape(&call.tool),
         escape(&call.source)
     );
@@ -111,7 +112,11 @@ mod tests {
         let long = "x".repeat(500);
         call.arguments =
             json!({ "a": "/srv/<plan>.txt", "b": long, "c": 1, "d": 2, "e": 3, "f": 4, "g": 5 });
-        let m = message(&call, "https://airlock.example.com/review/r1?token=t");
+        let m = message(
+            &call,
+            "https://airlock.example.com/review/r1?token=t",
+            Words::of("waiting"),
+        );
         assert_eq!(m["text"], "write_file from files waits for approval");
         let blocks = m["blocks"].as_array().unwrap();
         assert_eq!(

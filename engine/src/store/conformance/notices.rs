@@ -2,7 +2,8 @@
 //! delivered once, by whichever process claims each first.
 
 use super::*;
-use crate::domain::{case_for, CallbackAttempt, NewCase};
+use crate::domain::notice::WAITING;
+use crate::domain::{case_for, CallbackAttempt, NewCase, PlannedNotice};
 
 pub(crate) async fn a_waiting_calls_notices_are_written_with_it_and_sent_once(f: &Fixture) {
     let store = &f.store;
@@ -12,7 +13,13 @@ pub(crate) async fn a_waiting_calls_notices_are_written_with_it_and_sent_once(f:
     let new = NewCase {
         case: case.clone(),
         token_hash: None,
-        announce: vec!["ops-hook".into(), "oncall-mail".into()],
+        announce: ["ops-hook", "oncall-mail"]
+            .map(|channel| PlannedNotice {
+                channel: channel.into(),
+                kind: WAITING,
+                at: case.created_at,
+            })
+            .to_vec(),
     };
     store
         .insert_calls(std::slice::from_ref(&pending), &[new])

@@ -34,8 +34,11 @@ const RECORD_NOTICE: &str = "update notice_outbox set attempts = attempts + 1, d
      where notice_id = $5
      returning case_id";
 
+/// The notices of case `$1` its card shows: those sent or being sent, not
+/// the reminders and escalations still to come.
 const CASE_NOTICES: &str = "select channel, kind, attempts, delivered_at, failed_at, last_error
-     from notice_outbox where case_id = $1 order by notice_id";
+     from notice_outbox where case_id = $1 and (kind = 'waiting' or attempts > 0)
+     order by notice_id";
 
 /// Sets the announcements of case `$2`'s call to `$1`, while it waits.
 const SHOW_ANNOUNCED: &str = "update tool_calls set announced = $1

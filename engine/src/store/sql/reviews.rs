@@ -113,12 +113,12 @@ impl<B: Backend> SqlStore<B> {
                 .execute(&mut *tx)
                 .await?;
         }
-        for channel in &new.announce {
+        for notice in &new.announce {
             query(QUEUE_NOTICE)
                 .bind(c.id.as_str())
-                .bind(channel)
-                .bind(crate::domain::notice::WAITING)
-                .bind(to_millis(c.created_at))
+                .bind(&notice.channel)
+                .bind(notice.kind)
+                .bind(to_millis(notice.at))
                 .execute(&mut *tx)
                 .await?;
         }

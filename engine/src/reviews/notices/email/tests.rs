@@ -7,14 +7,14 @@ fn both_bodies_say_what_waits_and_link_its_review_escaped() {
     let mut call = super::super::waiting_call();
     call.arguments = serde_json::json!({ "path": "/srv/<b>plan</b>.txt" });
     let link = "https://airlock.example.com/review/r1?token=a&b";
-    let text = text(&call, link);
+    let text = text(&call, link, Words::of("waiting"));
     assert!(
         text.starts_with("write_file from files waits for approval."),
         "{text}"
     );
     assert!(text.contains("  path: /srv/<b>plan</b>.txt\n"), "{text}");
     assert!(text.contains(&format!("Review it: {link}\n")), "{text}");
-    let html = html(&call, link);
+    let html = html(&call, link, Words::of("waiting"));
     assert!(html.contains("/srv/&lt;b&gt;plan&lt;/b&gt;.txt"), "{html}");
     assert!(
         html.contains("href=\"https://airlock.example.com/review/r1?token=a&amp;b\""),
@@ -55,7 +55,7 @@ fn settings_are_checked_before_anything_is_sent() {
 
 /// A real SMTP server on loopback (smtp-server, from npm): STARTTLS with a
 /// certificate from a private certificate authority, and a login.
-struct Receiver {
+pub(crate) struct Receiver {
     port: String,
     lines: tokio::io::Lines<tokio::io::BufReader<tokio::process::ChildStdout>>,
     _child: tokio::process::Child,
@@ -63,14 +63,34 @@ struct Receiver {
 
 impl Receiver {
     async fn start(certificates: &std::path::Path, user: &str, password: &str) -> Self {
+        let key = certificates.join("server.key");
+        let cert = certificates.join("server.pem");
+        Self::run(&[
+            key.as_os_str(),
+            cert.as_os_str(),
+            user.as_ref(),
+            password.as_ref(),
+        ])
+        .await
+    }
+
+    /// One without TLS or a login, as a relay on this machine is.
+    pub(crate) async fn plain() -> Self {
+        Self::run(&["-".as_ref(), "-".as_ref()]).await
+    }
+
+    /// Its address for `AIRLOCK_SMTP_URL`, when it is [`plain`](Self::plain).
+    pub(crate) fn plain_url(&self) -> String {
+        format!("smtp://127.0.0.1:{}?tls=none", self.port)
+    }
+
+    async fn run(args: &[&std::ffi::OsStr]) -> Self {
         use tokio::io::AsyncBufReadExt;
         let script = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
             .join("../end2end/support/smtp-receiver.mjs");
         let mut child = tokio::process::Command::new("node")
             .arg(script)
-            .arg(certificates.join("server.key"))
-            .arg(certificates.join("server.pem"))
-            .args([user, password])
+            .args(args)
             .stdout(std::process::Stdio::piped())
             .kill_on_drop(true)
             .spawn()
@@ -90,7 +110,7 @@ impl Receiver {
     }
 
     /// The next message it received.
-    async fn next(&mut self) -> serde_json::Value {
+    pub(crate) async fn next(&mut self) -> serde_json::Value {
         let line = tokio::time::timeout(Duration::from_secs(20), self.lines.next_line())
             .await
             .expect("a message arrives")
@@ -120,7 +140,10 @@ async fn a_notice_goes_over_starttls_with_a_login_to_every_address() {
         "Rita <rita@example.com>".to_owned(),
     ];
     let link = "http://127.0.0.1:3000/review/r1?token=t";
-    mailer.send(&to, &call, link).await.unwrap();
+    mailer
+        .send(&to, &call, link, Words::of("waiting"))
+        .await
+        .unwrap();
     let mail = receiver.next().await;
     assert_eq!(mail["secure"], true, "STARTTLS before anything is sent");
     assert_eq!(mail["user"], "airlock");
@@ -139,7 +162,10 @@ async fn a_notice_goes_over_starttls_with_a_login_to_every_address() {
         ..settings
     })
     .unwrap();
-    let refused = wrong.send(&to, &call, link).await.unwrap_err();
+    let refused = wrong
+        .send(&to, &call, link, Words::of("waiting"))
+        .await
+        .unwrap_err();
     assert!(
         refused.starts_with("the SMTP server refused it"),
         "{refused}"
@@ -149,5 +175,8 @@ async fn a_notice_goes_over_starttls_with_a_login_to_every_address() {
         ..settings
     })
     .unwrap();
-    assert!(untrusted.send(&to, &call, link).await.is_err());
+    assert!(untrusted
+        .send(&to, &call, link, Words::of("waiting"))
+        .await
+        .is_err());
 }
