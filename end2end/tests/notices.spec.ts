@@ -73,3 +73,39 @@ sources:
     hooks.server.close();
   }
 });
+
+test('a reminder shows on the review page as it goes out', async ({ browser }) => {
+  const hooks = await receiver();
+  const server = await AirlockServer.start(`
+notify:
+  ops:
+    webhook: ${hooks.url}/ops
+sources:
+  demo:
+    require_approval: [delete_file]
+    notify: [ops]
+    remind_after: 3s
+`);
+  try {
+    const page = await browser.newPage({ baseURL: server.url });
+    await newConversation(page);
+    await send(page, 'delete notes.txt');
+    await expect(page.getByRole('article', { name: 'delete_file call' })).toHaveAttribute('data-status', 'pending_approval');
+    await expect.poll(() => hooks.bodies.length).toBe(1);
+    // The reviewer opens the notice's link before the reminder is due.
+    const review = await browser.newPage();
+    await review.goto(hooks.bodies[0].review_url);
+    const notices = review.getByRole('article', { name: 'delete_file call' }).getByRole('list', { name: 'Notifications' });
+    await expect(notices).toContainText('Notified ops');
+    await expect(notices).not.toContainText('Reminded');
+    await review.getByRole('textbox', { name: 'Your name' }).fill('Ops on call');
+    // The reminder arrives while the page is open; what was typed stays.
+    await expect(notices.getByRole('listitem').filter({ hasText: 'Reminded' })).toHaveText(/^Reminded ops \d\d:\d\d$/);
+    expect(hooks.bodies.map((b) => b.event)).toEqual(['call.waiting', 'call.reminder']);
+    await expect(review.getByRole('textbox', { name: 'Your name' })).toHaveValue('Ops on call');
+  } finally {
+    await server.stop();
+    server.dispose();
+    hooks.server.close();
+  }
+});

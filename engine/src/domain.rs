@@ -50,7 +50,8 @@ pub use quorum::{Approval, Quorum, MAX_APPROVALS};
 pub use review::{
     CaseEvent, CaseId, CaseStatus, CaseType, NewCase, Requester, ReviewCase, MAX_PROMPT_CHARS,
 };
-pub use review_flow::{case_for, closing, closing_of, event_data, prompt_for, rfc3339, Closing};
+pub use review_flow::{case_for, closing, closing_of, event_data, prompt_for, reminder_event};
+pub use review_flow::{rfc3339, Closing};
 pub use run::{lease_until, Run, RunStatus, LEASE_SECONDS};
 pub use token::{hash_text, ReviewToken};
 pub use verdict::{Reviewer, Verdict};

@@ -175,3 +175,86 @@ sources:
         .unwrap();
     assert_eq!(decided.status(), 200);
 }
+
+#[tokio::test]
+async fn a_reminder_is_sent_once_and_the_agent_sees_it_on_the_case() {
+    let (hook, got) = receiver(0).await;
+    let dir = tempfile::tempdir().unwrap();
+    let config = format!(
+        "gateway:
+  api_keys:
+    - name: builder
+      sha256: {hash}
+notify:
+  ops:
+    webhook: {hook}
+sources:
+  files:
+    policy_only: true
+    require_approval: [write_file]
+    notify: [ops]
+    remind_after: 1s
+",
+        hash = engine::reviews::token::hash_text(KEY),
+    );
+    let workers = support::Workers {
+        notices: true,
+        ..Default::default()
+    };
+    let env = [("AIRLOCK_CALLBACK_SECRET", SECRET)];
+    let server = support::start(dir.path(), &config, &env, workers).await;
+    let asked = ask(&server, "write_file").await;
+    let hitl = &asked["hitl"];
+    let due = chrono::DateTime::parse_from_rfc3339(hitl["reminder_at"].as_str().unwrap()).unwrap();
+    let created =
+        chrono::DateTime::parse_from_rfc3339(hitl["created_at"].as_str().unwrap()).unwrap();
+    assert_eq!((due - created).num_seconds(), 1, "remind_after: 1s: {hitl}");
+
+    let poll = || async {
+        let answer = reqwest::Client::new()
+            .get(hitl["poll_url"].as_str().unwrap())
+            .bearer_auth(KEY)
+            .send()
+            .await
+            .unwrap();
+        answer.json::<Value>().await.unwrap()
+    };
+    assert!(poll().await.get("reminder_sent_at").is_none());
+    let mut polled = Value::Null;
+    for _ in 0..50 {
+        polled = poll().await;
+        if polled.get("reminder_sent_at").is_some() {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert!(polled["reminder_sent_at"].is_string(), "{polled}");
+    let events: Vec<String> = got
+        .lock()
+        .unwrap()
+        .iter()
+        .map(|(body, _)| body["event"].as_str().unwrap_or("").to_owned())
+        .collect();
+    assert_eq!(events, ["call.waiting", "call.reminder"]);
+
+    // The case's event stream carries `review.reminder`.
+    let stream = reqwest::Client::new()
+        .get(hitl["events_url"].as_str().unwrap())
+        .bearer_auth(KEY)
+        .send()
+        .await
+        .unwrap();
+    let mut body = stream.bytes_stream();
+    let mut text = String::new();
+    use futures::StreamExt;
+    while let Ok(Some(Ok(chunk))) = tokio::time::timeout(Duration::from_secs(2), body.next()).await
+    {
+        text.push_str(&String::from_utf8_lossy(&chunk));
+        if text.contains("event: review.reminder") {
+            break;
+        }
+    }
+    assert!(text.contains("event: review.reminder"), "{text}");
+    tokio::time::sleep(Duration::from_millis(1500)).await;
+    assert_eq!(got.lock().unwrap().len(), 2, "one reminder");
+}

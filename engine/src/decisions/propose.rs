@@ -51,8 +51,10 @@ pub(crate) async fn propose_in_run(
             now,
         );
         if call.status == CallStatus::PendingApproval {
+            let mut case = crate::domain::case_for(&call, Default::default());
+            case.reminder_at = crate::domain::FollowUp::first_reminder(&announce);
             cases.push(NewCase {
-                case: crate::domain::case_for(&call, Default::default()),
+                case,
                 token_hash: None,
                 announce,
             });

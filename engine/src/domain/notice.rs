@@ -99,6 +99,15 @@ impl FollowUp {
         planned
     }
 
+    /// When the first reminder among `planned` is due.
+    pub fn first_reminder(planned: &[PlannedNotice]) -> Option<DateTime<Utc>> {
+        planned
+            .iter()
+            .filter(|n| n.kind == REMINDER)
+            .map(|n| n.at)
+            .min()
+    }
+
     /// When a call that begins to wait at `from` is rejected unless decided
     /// (`then: reject`): once its escalation has waited as long again.
     pub fn rejected_at(&self, from: DateTime<Utc>) -> Option<DateTime<Utc>> {

@@ -203,6 +203,10 @@ pub struct ReviewCase {
     pub cancelled_at: Option<DateTime<Utc>>,
     /// Why it was cancelled.
     pub cancel_reason: Option<String>,
+    /// When its reminder (`remind_after`) is due, if it has one.
+    pub reminder_at: Option<DateTime<Utc>>,
+    /// When its reminder was sent.
+    pub reminder_sent_at: Option<DateTime<Utc>>,
     /// Its event count: bumped by every change, so it versions the status.
     pub version: i64,
 }

@@ -6,8 +6,8 @@ use chrono::{DateTime, Utc};
 use serde_json::{json, Value};
 
 use super::{
-    CallStatus, CaseId, CaseStatus, CaseType, Channel, Decision, DecisionKind, Requester,
-    ReviewCase, ToolCall, MAX_PROMPT_CHARS,
+    CallStatus, CaseEvent, CaseId, CaseStatus, CaseType, Channel, Decision, DecisionKind,
+    Requester, ReviewCase, ToolCall, MAX_PROMPT_CHARS,
 };
 
 /// How a settled call closes its case.
@@ -153,6 +153,28 @@ pub fn prompt_for(call: &ToolCall) -> String {
     text.chars().take(MAX_PROMPT_CHARS).collect()
 }
 
+/// The event of a case's reminder, sent at `at` (`review.reminder`).
+pub fn reminder_event(case: &ReviewCase, at: DateTime<Utc>) -> CaseEvent {
+    let message = match case.expires_at {
+        Some(end) => format!(
+            "Still waiting for a person; the review expires at {}",
+            rfc3339(&end)
+        ),
+        None => "Still waiting for a person".to_owned(),
+    };
+    CaseEvent {
+        case_id: case.id.clone(),
+        seq: case.version,
+        kind: "review.reminder".into(),
+        data: json!({
+            "case_id": case.id,
+            "reminder_at": rfc3339(&case.reminder_at.unwrap_or(at)),
+            "message": message,
+        }),
+        created_at: at,
+    }
+}
+
 /// The case a waiting call becomes.
 pub fn case_for(call: &ToolCall, requester: Requester) -> ReviewCase {
     ReviewCase {
@@ -177,6 +199,8 @@ pub fn case_for(call: &ToolCall, requester: Requester) -> ReviewCase {
         expired_at: None,
         cancelled_at: None,
         cancel_reason: None,
+        reminder_at: None,
+        reminder_sent_at: None,
         version: 0,
     }
 }

@@ -191,7 +191,8 @@ pub(crate) async fn gateway_call(
     }
     let pending = waiting.then(|| {
         let token = ReviewToken::mint();
-        let case = case_for(&call, request.requester.clone());
+        let mut case = case_for(&call, request.requester.clone());
+        case.reminder_at = crate::domain::FollowUp::first_reminder(&announce);
         (case, token)
     });
     let cases: Vec<NewCase> = pending

@@ -170,6 +170,11 @@ const MIGRATIONS: &[Migration] = &[
         description: "announced",
         sql: include_str!("../../migrations/postgres/0027_announced.sql"),
     },
+    Migration {
+        version: 28,
+        description: "reminders",
+        sql: include_str!("../../migrations/postgres/0028_reminders.sql"),
+    },
 ];
 
 /// Arbitrary key of the advisory lock that serialises migrations across replicas.

@@ -152,6 +152,11 @@ const MIGRATIONS: &[Migration] = &[
         description: "announced",
         sql: include_str!("../../migrations/sqlite/0027_announced.sql"),
     },
+    Migration {
+        version: 28,
+        description: "reminders",
+        sql: include_str!("../../migrations/sqlite/0028_reminders.sql"),
+    },
 ];
 
 /// How many read-only connections serve reads: one per core. Statements run

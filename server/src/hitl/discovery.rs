@@ -42,7 +42,7 @@ pub async fn document(State(hitl): State<Hitl>, headers: HeaderMap) -> impl Into
                     "transports": ["polling", "sse", "callback"],
                     "max_timeout": "P7D",
                     "default_timeout": timeout,
-                    "supports_reminders": false,
+                    "supports_reminders": true,
                     "supports_multi_round": false,
                     "supports_signatures": false,
                 },

@@ -1,5 +1,5 @@
 //! `GET /api/v1/reviews/{case_id}/events`: the case's changes as server-sent
-//! events (§8.5): `review.opened`, `review.in_progress`, `review.completed`,
+//! events (§8.5): `review.opened`, `review.in_progress`, `review.reminder`, `review.completed`,
 //! `review.expired`, `review.cancelled`, each with its position as `id`.
 //! `Last-Event-ID` replays what came after it; the stream ends after a
 //! terminal event.
@@ -36,7 +36,7 @@ const RECHECK: Duration = Duration::from_secs(2);
     ),
     security(("bearer" = [])),
     responses(
-        (status = 200, content_type = "text/event-stream", body = String, description = "`review.opened`, `review.in_progress`, `review.completed`, `review.expired`, `review.cancelled`, each with its position as `id` and the protocol's data; the stream ends after a terminal event."),
+        (status = 200, content_type = "text/event-stream", body = String, description = "`review.opened`, `review.in_progress`, `review.reminder`, `review.completed`, `review.expired`, `review.cancelled`, each with its position as `id` and the protocol's data; the stream ends after a terminal event."),
         (status = 401, description = "No or an unknown API key.", body = super::wire::ErrorBody),
         (status = 404, description = "No such case for this API key.", body = super::wire::ErrorBody),
     )

@@ -124,6 +124,7 @@ fn accepted(base: &str, call: &ToolCall, case: &ReviewCase, token: &ReviewToken)
             default_action: case.default_action.as_str(),
             created_at: reviews::rfc3339(&case.created_at),
             expires_at: reviews::rfc3339(&expires_at),
+            reminder_at: case.reminder_at.as_ref().map(reviews::rfc3339),
             context,
         },
     }

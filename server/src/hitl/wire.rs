@@ -123,6 +123,10 @@ pub struct HitlObject {
     pub created_at: String,
     /// RFC 3339; at most 7 days after `created_at`.
     pub expires_at: String,
+    /// When the call's channels are reminded of it if nobody has decided
+    /// (the policy's `remind_after`), RFC 3339.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reminder_at: Option<String>,
     /// The call: `call_id`, `source`, `tool`, `arguments`, `policy_reason`,
     /// `agent_id`, `session_id`.
     #[schema(value_type = Object)]
@@ -144,6 +148,9 @@ pub struct PollResponse {
     /// While open: when it lapses.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub expires_at: Option<String>,
+    /// While open: when its reminder was sent (`review.reminder`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reminder_sent_at: Option<String>,
     /// When someone responded.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub completed_at: Option<String>,
@@ -229,6 +236,7 @@ impl PollResponse {
             created_at: reviews::rfc3339(&case.created_at),
             opened_at: at(case.opened_at),
             expires_at: at(case.expires_at).filter(|_| !status.is_terminal()),
+            reminder_sent_at: at(case.reminder_sent_at).filter(|_| !status.is_terminal()),
             completed_at: at(case.completed_at).filter(|_| status == CaseStatus::Completed),
             expired_at: at(case.expired_at).filter(|_| status == CaseStatus::Expired),
             cancelled_at: at(case.cancelled_at).filter(|_| status == CaseStatus::Cancelled),

@@ -9,7 +9,7 @@ use serde_json::json;
 
 use super::email::tests::Receiver;
 use super::*;
-use crate::clock::ManualClock;
+use crate::clock::{Clock, ManualClock};
 use crate::config::{Config, ExpiryAction};
 use crate::reviews::{GatewayOutcome, GatewayRequest};
 use crate::store::sqlite::SqliteStore;
@@ -41,6 +41,11 @@ async fn engine(path: &std::path::Path, clock: &Arc<ManualClock>) -> Engine {
 }
 
 async fn ask(engine: &Engine) -> ToolCall {
+    asked(engine).await.0
+}
+
+/// A waiting call, and its case as the agent is told of it.
+async fn asked(engine: &Engine) -> (ToolCall, crate::domain::ReviewCase) {
     let request = GatewayRequest {
         tool: "delete_file".into(),
         arguments: json!({ "path": "notes.txt" }),
@@ -48,7 +53,7 @@ async fn ask(engine: &Engine) -> ToolCall {
         requester: Default::default(),
     };
     match engine.gateway_call(request).await.unwrap() {
-        GatewayOutcome::Waiting { call, .. } => call,
+        GatewayOutcome::Waiting { call, case, .. } => (call, *case),
         other => panic!("expected a waiting call, got {other:?}"),
     }
 }
@@ -75,8 +80,10 @@ async fn a_waiting_call_is_reminded_then_escalated_once_each_then_fails_closed()
     let path = dir.path().join("airlock.db");
     let clock = Arc::new(ManualClock::new(Utc::now()));
     let engine = engine(&path, &clock).await;
-    let call = ask(&engine).await;
+    let (call, case) = asked(&engine).await;
     let began = call.created_at;
+    // The agent is told when the reminder is due (HITL `reminder_at`).
+    assert_eq!(case.reminder_at, Some(began + Duration::minutes(15)));
     assert_eq!(
         call.expires_at,
         Some(began + Duration::hours(2)),
@@ -124,6 +131,16 @@ async fn a_waiting_call_is_reminded_then_escalated_once_each_then_fails_closed()
         .as_str()
         .unwrap()
         .starts_with("Reminder: delete_file from filesystem still waits"));
+    // The case says so: `reminder_sent_at`, and a `review.reminder` event.
+    let reminded = engine.review_status(&case.id, None).await.unwrap();
+    let now = crate::store::from_millis("t", crate::store::to_millis(clock.now())).unwrap();
+    assert_eq!(reminded.reminder_sent_at, Some(now));
+    let events = engine.review_events_after(&case.id, 0).await.unwrap();
+    let reminder = events.iter().find(|e| e.kind == "review.reminder");
+    let reminder = reminder.expect("a reminder event");
+    assert_eq!(reminder.data["case_id"], case.id.as_str());
+    let due = crate::domain::rfc3339(&(began + Duration::minutes(15)));
+    assert_eq!(reminder.data["reminder_at"], due);
 
     // A restart between the reminder and the escalation loses nothing.
     drop(engine);

@@ -274,6 +274,8 @@ pub(super) fn row_case_named(row: &Row, prefix: &str) -> Result<ReviewCase, Stor
         expired_at: opt_time("expired_at")?,
         cancelled_at: opt_time("cancelled_at")?,
         cancel_reason: opt_text("cancel_reason")?,
+        reminder_at: opt_time("reminder_at")?,
+        reminder_sent_at: opt_time("reminder_sent_at")?,
         version: row.try_get(column("version").as_str())?,
     })
 }

@@ -5,10 +5,11 @@
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 
-use super::decode::{corrupt, row_call};
+use super::decode::{corrupt, row_call, row_case};
 use super::events::call_event;
 use super::gateway::attempt_columns;
 use super::{query, Backend, Row, SqlStore, Transaction};
+use crate::domain::notice::REMINDER;
 use crate::domain::{Announcement, CallbackAttempt, CaseId, Event, EventKind, Notice};
 use crate::store::{from_millis, to_millis, NoticeStore, StoreError};
 
@@ -32,7 +33,13 @@ const LOCK_NOTICE_CALL: &str = "select t.tool_call_id from tool_calls t
 const RECORD_NOTICE: &str = "update notice_outbox set attempts = attempts + 1, delivered_at = $1,
         next_attempt_at = coalesce($2, next_attempt_at), failed_at = $3, last_error = coalesce($4, last_error)
      where notice_id = $5
-     returning case_id";
+     returning case_id, kind";
+
+/// Records that case `$2`'s reminder went out at `$1`, the first time.
+const MARK_REMINDED: &str = "update review_cases set reminder_sent_at = $1, version = version + 1
+     where case_id = $2 and reminder_sent_at is null
+       and status in ('pending', 'opened', 'in_progress')
+     returning *";
 
 /// The notices of case `$1` its card shows: those sent or being sent, not
 /// the reminders and escalations still to come.
@@ -95,20 +102,31 @@ impl<B: Backend> NoticeStore for SqlStore<B> {
             query(LOCK_NOTICE_CALL).bind(id).execute(&mut tx).await?;
         }
         let (delivered, next, failed, error) = attempt_columns(attempt);
-        let case: Option<String> = query(RECORD_NOTICE)
+        let recorded = query(RECORD_NOTICE)
             .bind(delivered)
             .bind(next)
             .bind(failed)
             .bind(error)
             .bind(id)
             .fetch_optional(&mut tx)
-            .await?
-            .map(|row| row.try_get("case_id"))
-            .transpose()?;
-        let Some(case) = case else {
+            .await?;
+        let Some(recorded) = recorded else {
             tx.commit().await?;
             return Ok(None);
         };
+        let case: String = recorded.try_get("case_id")?;
+        let kind: String = recorded.try_get("kind")?;
+        if kind == REMINDER && delivered.is_some() {
+            let reminded = query(MARK_REMINDED)
+                .bind(to_millis(now))
+                .bind(&case)
+                .fetch_optional(&mut tx)
+                .await?;
+            if let Some(row) = reminded {
+                let event = crate::domain::reminder_event(&row_case(&row)?, now);
+                Self::insert_case_event(&mut tx, &event).await?;
+            }
+        }
         let rows = query(CASE_NOTICES).bind(&case).fetch_all(&mut tx).await?;
         let announced = rows
             .iter()

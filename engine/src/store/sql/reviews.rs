@@ -10,8 +10,9 @@ use crate::store::{from_millis, to_millis, StoreError};
 
 const INSERT_CASE: &str =
     "insert into review_cases (case_id, tool_call_id, conversation_id, case_type, status, prompt,
-        default_action, client, agent_id, session_id, callback_url, created_at, expires_at)
-     values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13)";
+        default_action, client, agent_id, session_id, callback_url, created_at, expires_at,
+        reminder_at)
+     values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)";
 
 const INSERT_TOKEN: &str =
     "insert into review_tokens (token_hash, case_id, created_at) values ($1, $2, $3)";
@@ -103,6 +104,7 @@ impl<B: Backend> SqlStore<B> {
             .bind(&c.requester.callback_url)
             .bind(to_millis(c.created_at))
             .bind(c.expires_at.map(to_millis))
+            .bind(c.reminder_at.map(to_millis))
             .execute(&mut *tx)
             .await?;
         if let Some(hash) = &new.token_hash {
