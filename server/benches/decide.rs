@@ -11,10 +11,12 @@
 //!
 //! Loads: 1, 10 and 100 deciders deciding again as soon as their last
 //! decision returns (saturated), and 100 deciders offering 500/s in total
-//! (paced, as people clicking would). SQLite runs twice: as `make run`
+//! (paced, as people clicking would). SQLite runs as `make run`
 //! serves (nobody signs in), and with sign-in on, every request carrying a
 //! session cookie that the server looks up and each decision checked
-//! against its call. Prints a table and writes `target/bench/decide.json`;
+//! against its call. SQLite runs a third time with every waiting call
+//! announced on a webhook (`notify:`), a receiver on loopback, to show what
+//! notices cost a decision. Prints a table and writes `target/bench/decide.json`;
 //! `make bench` runs it.
 
 #[path = "../../engine/benches/common/mod.rs"]
@@ -49,16 +51,32 @@ fn paced_rate() -> f64 {
 /// The password of the person the signed-in run decides as.
 const PASSWORD: &str = "correct horse battery";
 
-fn start(dir: &std::path::Path, database_url: Option<&str>, sign_in: bool) -> support::Spawned {
+/// A server on `database_url` (else SQLite); with `sign_in`, people sign
+/// in; with `notify` (a webhook), every waiting call is announced there.
+fn start(
+    dir: &std::path::Path,
+    database_url: Option<&str>,
+    sign_in: bool,
+    notify: Option<&str>,
+) -> support::Spawned {
     let config = dir.join("airlock.yaml");
     let config_path = config.to_string_lossy().into_owned();
     let mut env: Vec<(&str, &str)> = database_url
         .map(|url| ("AIRLOCK_DATABASE_URL", url))
         .into_iter()
         .collect();
-    if sign_in {
-        std::fs::write(&config, "auth:\n  passwords: true\n").unwrap();
+    let text = match (sign_in, notify) {
+        (true, _) => Some("auth:\n  passwords: true\n".to_owned()),
+        (false, Some(hook)) => Some(format!(
+            "notify:\n  ops: {{webhook: \"{hook}\"}}\nsources:\n  demo:\n    auto_approved_tools: [list_directory, read_file]\n    require_approval: [write_file, delete_file, send_email]\n    notify: [ops]\n"
+        )),
+        (false, None) => None,
+    };
+    if let Some(text) = text {
+        std::fs::write(&config, text).unwrap();
         env.push(("AIRLOCK_CONFIG", &config_path));
+    }
+    if sign_in {
         add_person(dir);
     }
     support::spawn(env!("CARGO_BIN_EXE_airlock"), dir, &env)
@@ -78,39 +96,12 @@ fn add_person(dir: &std::path::Path) {
     assert!(child.wait().unwrap().success());
 }
 
-/// A client for `base`: with sign-in on, signed in as `ana`, every request
-/// carrying her session cookie and this site as its origin, as a page's do.
+/// A client for `base`: with sign-in on, signed in as `ana`.
 async fn client_for(base: &str, sign_in: bool) -> reqwest::Client {
     if !sign_in {
         return reqwest::Client::new();
     }
-    let plain = reqwest::Client::builder()
-        .redirect(reqwest::redirect::Policy::none())
-        .build()
-        .unwrap();
-    let res = plain
-        .post(format!("{base}/api/fn/sign_in"))
-        .header("accept", "text/html")
-        .form(&[("name", "ana"), ("password", PASSWORD), ("next", "/")])
-        .send()
-        .await
-        .unwrap();
-    let cookie = res
-        .headers()
-        .get_all("set-cookie")
-        .iter()
-        .filter_map(|v| v.to_str().ok())
-        .find(|v| v.starts_with("airlock_session="))
-        .and_then(|v| v.split(';').next())
-        .expect("signed in")
-        .to_owned();
-    let mut headers = reqwest::header::HeaderMap::new();
-    headers.insert("cookie", cookie.parse().unwrap());
-    headers.insert("origin", base.parse().unwrap());
-    reqwest::Client::builder()
-        .default_headers(headers)
-        .build()
-        .unwrap()
+    support::people::session_client(base, "ana", PASSWORD).await
 }
 
 /// `n` calls waiting for approval, one per conversation: each call's id and
@@ -320,37 +311,43 @@ async fn measure(
 }
 
 /// One server to measure: its label in the table, its PostgreSQL URL (else
-/// a SQLite file), and whether people sign in.
+/// a SQLite file), whether people sign in, and whether calls are announced.
 struct Run {
     label: &'static str,
     database: Option<String>,
     sign_in: bool,
+    notified: bool,
 }
 
 #[tokio::main]
 async fn main() {
     let mut rows = Vec::new();
     let postgres = support::fresh_schema_in("AIRLOCK_BENCH_DATABASE_URL").await;
-    let run = |label, database, sign_in| Run {
+    let (hook, arrivals) = support::receiver::notice_receiver().await;
+    let run = |label, database, sign_in, notified| Run {
         label,
         database,
         sign_in,
+        notified,
     };
     let runs: Vec<Run> = [
-        run("sqlite", None, false),
-        run("sqlite signed in", None, true),
+        run("sqlite", None, false, false),
+        run("sqlite signed in", None, true, false),
+        run("sqlite notified", None, false, true),
     ]
     .into_iter()
-    .chain(postgres.map(|url| run("postgres", Some(url), false)))
+    .chain(postgres.map(|url| run("postgres", Some(url), false, false)))
     .collect();
     for Run {
         label: backend,
         database: url,
         sign_in,
+        notified,
     } in runs
     {
         let dir = tempfile::tempdir().unwrap();
-        let server = start(dir.path(), url.as_deref(), sign_in);
+        let notify = notified.then_some(hook.as_str());
+        let server = start(dir.path(), url.as_deref(), sign_in, notify);
         let client = client_for(&server.base, sign_in).await;
         let watched = Watched {
             started: follow_starts(&server.base, &client),
@@ -372,6 +369,12 @@ async fn main() {
                 row.cpu_us.unwrap_or(f64::NAN)
             );
             rows.push(row);
+        }
+        if notified {
+            eprintln!(
+                "{backend}: {} calls announced",
+                arrivals.lock().unwrap().len()
+            );
         }
     }
     report_decisions(

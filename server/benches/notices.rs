@@ -11,8 +11,6 @@ mod common;
 #[path = "../tests/support/mod.rs"]
 mod support;
 
-use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use serde_json::{json, Value};
@@ -29,38 +27,13 @@ const KEY: &str = "bench-key";
 const RATE: u64 = 100;
 const SECONDS: u64 = 10;
 
-/// When each case's notice arrived.
-type Arrivals = Arc<Mutex<HashMap<String, Instant>>>;
-
-async fn receiver() -> (String, Arrivals) {
-    use axum::routing::post;
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let url = format!("http://{}/hook", listener.local_addr().unwrap());
-    let arrivals: Arrivals = Arc::default();
-    let keep = arrivals.clone();
-    let app = axum::Router::new().route(
-        "/hook",
-        post(move |body: axum::body::Bytes| {
-            let keep = keep.clone();
-            async move {
-                let notice: Value = serde_json::from_slice(&body).unwrap();
-                let case = notice["case_id"].as_str().unwrap().to_owned();
-                keep.lock().unwrap().insert(case, Instant::now());
-                "ok"
-            }
-        }),
-    );
-    tokio::spawn(async move { axum::serve(listener, app).await });
-    (url, arrivals)
-}
-
 fn main() {
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
         .unwrap();
     runtime.block_on(async {
-        let (hook, arrivals) = receiver().await;
+        let (hook, arrivals) = support::receiver::notice_receiver().await;
         let dir = tempfile::tempdir().unwrap();
         let config = format!(
             "gateway:\n  api_keys:\n    - name: bench\n      sha256: {}\nnotify:\n  ops:\n    webhook: {hook}\nsources:\n  filesystem:\n    policy_only: true\n    require_approval: [delete_file]\n    notify: [ops]\n",

@@ -6,6 +6,7 @@
 
 pub mod mcp;
 pub mod people;
+pub mod receiver;
 
 use tokio::sync::{oneshot, watch};
 

@@ -141,3 +141,35 @@ pub async fn waiting_deletes(
         .await
         .unwrap()
 }
+
+/// A client of `base` signed in as `name`, every request carrying the
+/// session cookie and this site as its origin, as a page's do.
+pub async fn session_client(base: &str, name: &str, password: &str) -> reqwest::Client {
+    let plain = reqwest::Client::builder()
+        .redirect(reqwest::redirect::Policy::none())
+        .build()
+        .unwrap();
+    let res = plain
+        .post(format!("{base}/api/fn/sign_in"))
+        .header("accept", "text/html")
+        .form(&[("name", name), ("password", password), ("next", "/")])
+        .send()
+        .await
+        .unwrap();
+    let cookie = res
+        .headers()
+        .get_all("set-cookie")
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .find(|v| v.starts_with("airlock_session="))
+        .and_then(|v| v.split(';').next())
+        .expect("signed in")
+        .to_owned();
+    let mut headers = reqwest::header::HeaderMap::new();
+    headers.insert("cookie", cookie.parse().unwrap());
+    headers.insert("origin", base.parse().unwrap());
+    reqwest::Client::builder()
+        .default_headers(headers)
+        .build()
+        .unwrap()
+}
