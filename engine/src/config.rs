@@ -27,7 +27,6 @@
 //! problem: `airlock.yaml:12:9: sources.fs.rules[0].action: unknown variant …`.
 
 mod auth;
-pub(crate) mod duration;
 mod gateway;
 mod locate;
 #[cfg(test)]
@@ -38,12 +37,12 @@ mod raw;
 mod read;
 mod source;
 
-use auth::check_groups;
-pub use auth::{AuthSettings, OidcSettings};
 /// Durations as the configuration writes them (`90s`, `9m`, `24h`), for
 /// flags that take the same.
-pub use duration::parse_expiry as parse_duration;
-pub use duration::parse_expiry;
+pub use crate::policy::duration::parse_expiry as parse_duration;
+pub use crate::policy::duration::parse_expiry;
+use auth::check_groups;
+pub use auth::{AuthSettings, OidcSettings};
 pub use gateway::{ApiKey, GatewaySettings};
 pub use model_context::{estimate_tokens, ModelContext, DEFAULT_CONTEXT_TOKENS};
 pub use notify::NotifyChannel;
@@ -149,6 +148,9 @@ pub struct Config {
     pub auth: Option<AuthSettings>,
     /// The channels that announce waiting calls, by name (`notify:`).
     pub notify: BTreeMap<String, NotifyChannel>,
+    /// The channels of approver groups: each group's, by group (a
+    /// channel's `approvers:`), announcing every call the group decides.
+    pub group_channels: BTreeMap<String, Vec<String>>,
     /// The name decisions are recorded under when nobody signs in: the one
     /// local person's. The server names them after the OS user.
     pub local_person: String,
@@ -171,6 +173,7 @@ impl Default for Config {
             sources: BTreeMap::new(),
             auth: None,
             notify: BTreeMap::new(),
+            group_channels: BTreeMap::new(),
             local_person: LOCAL_PERSON.to_owned(),
             model_context: None,
         }
@@ -199,7 +202,10 @@ impl Config {
             },
         };
         let auth = raw.auth.map(|a| a.checked(err)).transpose()?;
-        let notify = notify::channels(file, raw.notify)?;
+        let notify::Channels {
+            by_name: notify,
+            by_group: group_channels,
+        } = notify::channels(file, raw.notify, auth.as_ref())?;
         let default_policy = raw.default_policy.unwrap_or_default();
         check_groups(file, "default_policy", &default_policy, auth.as_ref())?;
         notify::check(file, "default_policy", &default_policy, &notify)?;
@@ -220,9 +226,33 @@ impl Config {
             sources,
             auth,
             notify,
+            group_channels,
             local_person: LOCAL_PERSON.to_owned(),
             model_context: None,
         })
+    }
+
+    /// Every notice of a call the policy sent to a person with `verdict`,
+    /// when it begins to wait at `from`: on its policy's channels and its
+    /// approver groups' own, at once and then as its reminder and
+    /// escalation fall due.
+    pub fn notices(
+        &self,
+        verdict: &crate::policy::Verdict,
+        from: chrono::DateTime<chrono::Utc>,
+    ) -> Vec<crate::domain::PlannedNotice> {
+        let mut channels = verdict.notify.clone();
+        let of_groups = verdict
+            .approvers
+            .iter()
+            .filter_map(|group| self.group_channels.get(group))
+            .flatten();
+        for channel in of_groups {
+            if !channels.contains(channel) {
+                channels.push(channel.clone());
+            }
+        }
+        verdict.follow_up.plan(&channels, from)
     }
 
     /// Whether any policy opens review links only to signed-in people, so

@@ -14,10 +14,11 @@
 //! | 7     | `default` (`require_approval` unless set to `allow`)   | as configured      |
 
 mod config;
+pub(crate) mod duration;
 mod rule_config;
 mod rules;
 
-use crate::domain::{FollowUp, PlannedNotice};
+use crate::domain::FollowUp;
 use serde::{Deserialize, Serialize};
 
 pub use config::{
@@ -79,11 +80,6 @@ impl Verdict {
             notify: Vec::new(),
             follow_up: FollowUp::default(),
         }
-    }
-
-    /// Every notice of the call when it begins to wait at `from`.
-    pub fn notices(&self, from: chrono::DateTime<chrono::Utc>) -> Vec<PlannedNotice> {
-        self.follow_up.plan(&self.notify, from)
     }
 
     /// Who decides it, when it waits: the rule's word, else the block's.

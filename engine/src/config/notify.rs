@@ -29,6 +29,10 @@ pub(super) struct RawChannel {
     slack: Option<String>,
     #[serde(default)]
     email: Option<RawEmail>,
+    /// The approver groups whose calls it announces, besides the calls
+    /// whose policy names it.
+    #[serde(default)]
+    approvers: Vec<String>,
 }
 
 #[derive(Deserialize)]
@@ -37,13 +41,33 @@ struct RawEmail {
     to: Vec<String>,
 }
 
-/// The channels by name, each checked.
+/// The channels, by name and by the approver groups they serve.
+pub(super) struct Channels {
+    pub by_name: BTreeMap<String, NotifyChannel>,
+    pub by_group: BTreeMap<String, Vec<String>>,
+}
+
+/// The channels, each checked; a group a channel serves must be one of
+/// `auth.groups`.
 pub(super) fn channels(
     file: &str,
     raw: BTreeMap<String, RawChannel>,
-) -> Result<BTreeMap<String, NotifyChannel>, PolicyError> {
+    auth: Option<&super::AuthSettings>,
+) -> Result<Channels, PolicyError> {
     let mut channels = BTreeMap::new();
+    let mut by_group: BTreeMap<String, Vec<String>> = BTreeMap::new();
     for (name, channel) in raw {
+        for (i, group) in channel.approvers.iter().enumerate() {
+            if !auth.is_some_and(|a| a.groups.contains_key(group)) {
+                let key = format!("notify.{name}.approvers[{i}]");
+                let problem = format!("no group `{group}` in `auth.groups`");
+                return Err(PolicyError::new(file, key, problem));
+            }
+            by_group
+                .entry(group.clone())
+                .or_default()
+                .push(name.clone());
+        }
         let key = format!("notify.{name}");
         let refused =
             |at: &str, problem: String| PolicyError::new(file, format!("{key}{at}"), problem);
@@ -76,7 +100,10 @@ pub(super) fn channels(
         };
         channels.insert(name, channel);
     }
-    Ok(channels)
+    Ok(Channels {
+        by_name: channels,
+        by_group,
+    })
 }
 
 fn check_url(url: &str) -> Result<(), String> {
@@ -171,5 +198,37 @@ mod tests {
         assert_eq!(e.key, "notify.a.email.to[1]");
         let e = refused("notify:\n  a: {pager: x}\n");
         assert!(e.key.starts_with("notify"), "{e}");
+    }
+
+    #[test]
+    fn an_approver_groups_channel_announces_every_call_the_group_decides() {
+        let yaml = "auth:\n  passwords: true\n  groups:\n    ops: [ana]\n    dev: [bo]\nnotify:\n  ops-slack:\n    slack: https://hooks.slack.com/services/T1/B2/c3\n    approvers: [ops]\n  hook: {webhook: https://x}\n";
+        let config = Config::parse("c.yaml", yaml).unwrap();
+        let mut verdict = crate::policy::Verdict::new(crate::policy::Outcome::RequireApproval, "r");
+        verdict.notify = vec!["hook".into()];
+        let now = chrono::Utc::now();
+        let channels = |verdict: &crate::policy::Verdict| -> Vec<String> {
+            config
+                .notices(verdict, now)
+                .into_iter()
+                .map(|n| n.channel)
+                .collect()
+        };
+        assert_eq!(
+            channels(&verdict),
+            ["hook"],
+            "any approver: no group's channel"
+        );
+        verdict.approvers = vec!["dev".into(), "ops".into()];
+        assert_eq!(channels(&verdict), ["hook", "ops-slack"]);
+        verdict.notify = vec!["ops-slack".into()];
+        assert_eq!(channels(&verdict), ["ops-slack"], "once");
+
+        let e = Config::parse(
+            "c.yaml",
+            "notify:\n  a: {webhook: https://x, approvers: [ops]}\n",
+        )
+        .unwrap_err();
+        assert_eq!(e.key, "notify.a.approvers[0]");
     }
 }

@@ -13,9 +13,9 @@ use serde::de::{self, Deserializer, SeqAccess, Visitor};
 use serde::Deserialize;
 
 use super::auth::AuthSettings;
-use super::duration::{parse_expiry, parse_timeout};
 use super::gateway::GatewaySettings;
 use crate::domain::ExpiryAction;
+use crate::policy::duration::{parse_expiry, parse_timeout};
 use crate::policy::{DefaultAction, PolicyConfig, ReviewLink, RuleConfig};
 
 /// The whole file.

@@ -39,7 +39,7 @@ pub(crate) async fn propose_in_run(
     let mut cases = Vec::new();
     for (position, p) in proposals.into_iter().enumerate() {
         let verdict = classify(core, conversation, &p).await?;
-        let announce = verdict.notices(now);
+        let announce = core.config.notices(&verdict, now);
         let call = new_call(
             core,
             conversation,

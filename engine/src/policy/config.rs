@@ -184,7 +184,7 @@ impl PolicyConfig {
         let refused = |name: &str, problem: String| PolicyError::new(file, key(name), problem);
         let duration = |name: &str, text: &Option<String>| {
             text.as_deref()
-                .map(crate::config::duration::parse_timeout)
+                .map(super::duration::parse_timeout)
                 .transpose()
                 .map_err(|p| refused(name, p))
         };

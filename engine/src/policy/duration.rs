@@ -1,6 +1,7 @@
 //! Durations as the configuration writes them: a whole number and a unit,
 //! `90s`, `30m`, `24h`, `2d`. Approvals may also never expire (`none`);
-//! a source's time-outs always end.
+//! a source's time-outs and a policy's reminder and escalation are always
+//! finite.
 
 use std::time::Duration;
 

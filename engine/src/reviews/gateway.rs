@@ -169,7 +169,7 @@ pub(crate) async fn gateway_call(
     let verdict = decisions::classify(core, &conversation, &proposal).await?;
     let hidden = verdict.hidden && verdict.outcome == Outcome::Deny;
     let separated = verdict.separation_of_duties;
-    let announce = verdict.notices(now);
+    let announce = core.config.notices(&verdict, now);
     let mut call = decisions::new_call(
         core,
         &conversation,
