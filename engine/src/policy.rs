@@ -95,7 +95,8 @@ impl Verdict {
                 .unwrap_or(policy.approvals_required);
             let notify = rule.and_then(|r| r.notify.as_ref());
             self.notify = notify.unwrap_or(&policy.notify).clone();
-            self.follow_up = policy.follow_up.clone();
+            let own = rule.and_then(|r| r.follow_up.as_ref());
+            self.follow_up = own.unwrap_or(&policy.follow_up).clone();
         }
         self
     }

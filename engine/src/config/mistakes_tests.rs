@@ -258,7 +258,7 @@ fn every_policy_key_is_a_source_key() {
         auto_approved_tools: vec!["c*".into()],
         require_approval: vec!["a".into()],
         rules: vec![serde_yaml::from_str(
-            "{tool: a, action: require_approval, approvers: [ops], approvals_required: 3, notify: [ops-hook]}",
+            "{tool: a, action: require_approval, approvers: [ops], approvals_required: 3, notify: [ops-hook], remind_after: 5m, escalate_after: 1h, escalate_to: [ops-hook], then: reject}",
         )
         .unwrap()],
         default: crate::policy::DefaultAction::Allow,

@@ -135,7 +135,9 @@ pub(super) fn check(
         .map(|(i, c)| (format!("escalate_to[{i}]"), c));
     let in_rules = policy.rules.iter().enumerate().flat_map(|(r, rule)| {
         let names = rule.notify.iter().flatten().enumerate();
-        names.map(move |(i, c)| (format!("rules[{r}].notify[{i}]"), c))
+        let named = names.map(move |(i, c)| (format!("rules[{r}].notify[{i}]"), c));
+        let escalated = rule.escalate_to.iter().flatten().enumerate();
+        named.chain(escalated.map(move |(i, c)| (format!("rules[{r}].escalate_to[{i}]"), c)))
     });
     for (key, name) in named.chain(escalated).chain(in_rules) {
         if !channels.contains_key(name) {

@@ -102,6 +102,16 @@ pub struct RuleConfig {
     /// person, instead of the block's.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub notify: Option<Vec<String>>,
+    /// Its own reminder and escalation (`remind_after`, `escalate_after`,
+    /// `escalate_to`, `then`): any of them replaces all of the block's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub remind_after: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub escalate_after: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub escalate_to: Option<Vec<String>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub then: Option<Then>,
 }
 
 /// The policy keys of one tool source.
@@ -171,45 +181,6 @@ pub enum Then {
 }
 
 impl PolicyConfig {
-    /// Its reminder and escalation, checked: an escalation names where it
-    /// goes, and `then:` follows an escalation.
-    fn follow_up(&self, file: &str, prefix: &str) -> Result<FollowUp, PolicyError> {
-        let key = |name: &str| {
-            if prefix.is_empty() {
-                name.to_owned()
-            } else {
-                format!("{prefix}.{name}")
-            }
-        };
-        let refused = |name: &str, problem: String| PolicyError::new(file, key(name), problem);
-        let duration = |name: &str, text: &Option<String>| {
-            text.as_deref()
-                .map(super::duration::parse_timeout)
-                .transpose()
-                .map_err(|p| refused(name, p))
-        };
-        let remind_after = duration("remind_after", &self.remind_after)?;
-        let escalate_after = duration("escalate_after", &self.escalate_after)?;
-        if escalate_after.is_some() && self.escalate_to.is_empty() {
-            let problem = "an escalation says where it goes: `escalate_to: [a channel]`";
-            return Err(refused("escalate_to", problem.into()));
-        }
-        if escalate_after.is_none() && !self.escalate_to.is_empty() {
-            let problem = "say when calls are escalated: `escalate_after: 1h`";
-            return Err(refused("escalate_after", problem.into()));
-        }
-        if escalate_after.is_none() && self.then.is_some() {
-            let problem = "`then:` follows an escalation: add `escalate_after` and `escalate_to`";
-            return Err(refused("then", problem.into()));
-        }
-        Ok(FollowUp {
-            remind_after,
-            escalate_after,
-            escalate_to: self.escalate_to.clone(),
-            then_reject: self.then == Some(Then::Reject),
-        })
-    }
-
     /// Compiles the policy; `file` and `prefix` (e.g. `sources.fs`) locate
     /// errors for the person who wrote it.
     pub fn compile(&self, file: &str, prefix: &str) -> Result<Policy, PolicyError> {
@@ -266,6 +237,18 @@ impl PolicyConfig {
                 conditions
                     .push(Condition::compile(c).map_err(|p| err(format!("{key}.when[{j}]"), p))?);
             }
+            let own = rule.remind_after.is_some()
+                || rule.escalate_after.is_some()
+                || rule.escalate_to.is_some()
+                || rule.then.is_some();
+            let keys = FollowUpKeys {
+                remind_after: &rule.remind_after,
+                escalate_after: &rule.escalate_after,
+                escalate_to: rule.escalate_to.as_deref().unwrap_or_default(),
+                then: rule.then,
+            };
+            let rule_key = |name: &str| PolicyError::new(file, format!("{key}.{name}"), "");
+            let follow_up = own.then(|| follow_up(keys, rule_key)).transpose()?;
             rules.push(CompiledRule {
                 tool,
                 conditions,
@@ -274,6 +257,7 @@ impl PolicyConfig {
                 separation_of_duties: rule.separation_of_duties,
                 approvals_required: rule.approvals_required,
                 notify: rule.notify.clone(),
+                follow_up,
             });
         }
         Ok(Policy {
@@ -289,8 +273,65 @@ impl PolicyConfig {
             approvals_required: approvals_required.unwrap_or(1),
             review_sign_in: self.review_link == ReviewLink::SignIn,
             notify: self.notify.clone(),
-            follow_up: self.follow_up(file, prefix)?,
+            follow_up: follow_up(
+                FollowUpKeys {
+                    remind_after: &self.remind_after,
+                    escalate_after: &self.escalate_after,
+                    escalate_to: &self.escalate_to,
+                    then: self.then,
+                },
+                |name: &str| PolicyError::new(file, at(name), ""),
+            )?,
             block: prefix.to_owned(),
         })
     }
+}
+
+/// The reminder and escalation keys of a block or a rule, as written.
+struct FollowUpKeys<'a> {
+    remind_after: &'a Option<String>,
+    escalate_after: &'a Option<String>,
+    escalate_to: &'a [String],
+    then: Option<Then>,
+}
+
+/// The reminder and escalation `keys` say, checked: an escalation names
+/// where it goes, and `then:` follows an escalation. `at` makes the error
+/// of a key.
+fn follow_up(
+    keys: FollowUpKeys<'_>,
+    at: impl Fn(&str) -> PolicyError,
+) -> Result<FollowUp, PolicyError> {
+    let refused = |name: &str, problem: &str| PolicyError {
+        problem: problem.to_owned(),
+        ..at(name)
+    };
+    let duration = |name: &str, text: &Option<String>| {
+        text.as_deref()
+            .map(super::duration::parse_timeout)
+            .transpose()
+            .map_err(|p| refused(name, &p))
+    };
+    let remind_after = duration("remind_after", keys.remind_after)?;
+    let escalate_after = duration("escalate_after", keys.escalate_after)?;
+    if escalate_after.is_some() && keys.escalate_to.is_empty() {
+        let problem = "an escalation says where it goes: `escalate_to: [a channel]`";
+        return Err(refused("escalate_to", problem));
+    }
+    if escalate_after.is_none() && !keys.escalate_to.is_empty() {
+        return Err(refused(
+            "escalate_after",
+            "say when calls are escalated: `escalate_after: 1h`",
+        ));
+    }
+    if escalate_after.is_none() && keys.then.is_some() {
+        let problem = "`then:` follows an escalation: add `escalate_after` and `escalate_to`";
+        return Err(refused("then", problem));
+    }
+    Ok(FollowUp {
+        remind_after,
+        escalate_after,
+        escalate_to: keys.escalate_to.to_vec(),
+        then_reject: keys.then == Some(Then::Reject),
+    })
 }

@@ -146,6 +146,8 @@ pub(super) struct CompiledRule {
     pub approvals_required: Option<u32>,
     /// The rule's notification channels, when it names its own.
     pub notify: Option<Vec<String>>,
+    /// The rule's reminder and escalation, when it sets its own.
+    pub follow_up: Option<crate::domain::FollowUp>,
 }
 
 impl CompiledRule {

@@ -7,7 +7,9 @@
 //! 5 s and 30 s, then given up; a channel that is down never holds up a
 //! decision. Each carries a review link of its own, minted as it goes out.
 //! A webhook gets the call as signed JSON; Slack gets a message of its own
-//! (`slack`), and e-mail a text and an HTML body (`email`).
+//! (`slack`), and e-mail a text and an HTML body (`email`). Reminders and
+//! escalations are notices written with the rest, due later
+//! (`FollowUp::plan`); a call decided by then gets none.
 
 mod email;
 mod slack;

@@ -299,6 +299,10 @@ pub fn default_policy() -> crate::policy::PolicyConfig {
             separation_of_duties: None,
             approvals_required: None,
             notify: None,
+            remind_after: None,
+            escalate_after: None,
+            escalate_to: None,
+            then: None,
             action: crate::policy::RuleAction::Deny,
         }],
         ..Default::default()

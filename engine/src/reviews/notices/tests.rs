@@ -220,6 +220,40 @@ fn follow_up_keys_are_checked_together() {
     assert_eq!(e.key, "sources.fs.remind_after");
     let e = refused("    then: approve\n");
     assert!(e.key.starts_with("sources.fs"), "{e}");
+    let e =
+        refused("    rules:\n      - {tool: rm, action: require_approval, escalate_after: 5m}\n");
+    assert_eq!(e.key, "sources.fs.rules[0].escalate_to");
+    let e = refused("    rules:\n      - {tool: rm, action: require_approval, escalate_after: 5m, escalate_to: [b]}\n");
+    assert_eq!(e.key, "sources.fs.rules[0].escalate_to[0]");
+}
+
+#[test]
+fn a_rules_own_reminder_and_escalation_replace_the_blocks() {
+    let yaml = "notify:\n  a: {webhook: https://x}\n  boss: {webhook: https://y}\nsources:\n  fs:\n    policy_only: true\n    require_approval: [write_file, delete_file]\n    notify: [a]\n    remind_after: 1h\n    rules:\n      - {tool: delete_file, action: require_approval, escalate_after: 10m, escalate_to: [boss]}\n";
+    let config = Config::parse("c.yaml", yaml).unwrap();
+    let policy = &config.sources["fs"].policy;
+    let now = Utc::now();
+    let planned = |tool: &str| -> Vec<(String, &'static str, i64)> {
+        let facts = crate::policy::CallFacts {
+            tool,
+            arguments: &json!({}),
+            read_only_hint: false,
+            granted: false,
+        };
+        let verdict = policy.decide(facts);
+        let notices = config.notices(&verdict, now);
+        notices
+            .into_iter()
+            .map(|n| (n.channel, n.kind, (n.at - now).num_minutes()))
+            .collect()
+    };
+    let a = |kind, after| ("a".to_owned(), kind, after);
+    assert_eq!(planned("write_file"), [a("waiting", 0), a("reminder", 60)]);
+    assert_eq!(
+        planned("delete_file"),
+        [a("waiting", 0), ("boss".to_owned(), "escalation", 10)],
+        "the rule's keys replace all of the block's"
+    );
 }
 
 /// Two replicas on one PostgreSQL database, each delivering what is due at
