@@ -66,34 +66,12 @@ impl Actor {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::domain::{BatchId, CallStatus, ConversationId, ExpiryAction, ToolCallId};
 
     fn call(approvers: &[&str], not_by: Option<&PersonId>) -> ToolCall {
-        let now = chrono::Utc::now();
         ToolCall {
-            id: ToolCallId::new(),
-            conversation_id: ConversationId::new(),
-            batch_id: BatchId::new(),
-            run_id: None,
-            message_seq: None,
-            position: 0,
-            source: "fs".into(),
-            tool: "delete_file".into(),
-            arguments: serde_json::json!({}),
-            original_arguments: None,
-            status: CallStatus::PendingApproval,
-            policy_reason: "test".into(),
             approvers: approvers.iter().map(|g| g.to_string()).collect(),
             not_by: not_by.cloned(),
-            quorum: Default::default(),
-            expires_at: None,
-            announced: Vec::new(),
-            default_action: ExpiryAction::Reject,
-            decision: None,
-            result: None,
-            error: None,
-            created_at: now,
-            updated_at: now,
+            ..ToolCall::waiting("fs", "delete_file", serde_json::json!({}))
         }
     }
 

@@ -275,6 +275,39 @@ impl ToolCall {
     pub fn is_question(&self) -> bool {
         self.source == AGENT_SOURCE && self.tool == QUESTION_TOOL
     }
+
+    /// A call of `tool` from `source` with `arguments`, waiting for any
+    /// approver in a conversation of its own, for tests to change as they
+    /// need.
+    #[cfg(test)]
+    pub(crate) fn waiting(source: &str, tool: &str, arguments: Value) -> Self {
+        let now = Utc::now();
+        Self {
+            id: ToolCallId::new(),
+            conversation_id: ConversationId::new(),
+            batch_id: BatchId::new(),
+            run_id: None,
+            message_seq: None,
+            position: 0,
+            source: source.into(),
+            tool: tool.into(),
+            arguments,
+            original_arguments: None,
+            status: CallStatus::PendingApproval,
+            policy_reason: format!("{tool} is listed in require_approval"),
+            approvers: Vec::new(),
+            not_by: None,
+            quorum: Default::default(),
+            expires_at: None,
+            announced: Vec::new(),
+            default_action: ExpiryAction::Reject,
+            decision: None,
+            result: None,
+            error: None,
+            created_at: now,
+            updated_at: now,
+        }
+    }
 }
 
 /// A call the model proposes.

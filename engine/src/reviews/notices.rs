@@ -246,31 +246,5 @@ impl Listed {
 /// A call that waits, as the messages' tests announce it.
 #[cfg(test)]
 fn waiting_call() -> ToolCall {
-    use crate::domain::{BatchId, ConversationId, ExpiryAction, ToolCallId};
-    let now = Utc::now();
-    ToolCall {
-        id: ToolCallId::new(),
-        conversation_id: ConversationId::new(),
-        batch_id: BatchId::new(),
-        run_id: None,
-        message_seq: None,
-        position: 0,
-        source: "files".into(),
-        tool: "write_file".into(),
-        arguments: json!({ "path": "/srv/plan.txt" }),
-        original_arguments: None,
-        status: CallStatus::PendingApproval,
-        policy_reason: "write_file is listed in require_approval".into(),
-        approvers: Vec::new(),
-        not_by: None,
-        quorum: Default::default(),
-        expires_at: None,
-        announced: Vec::new(),
-        default_action: ExpiryAction::Reject,
-        decision: None,
-        result: None,
-        error: None,
-        created_at: now,
-        updated_at: now,
-    }
+    ToolCall::waiting("files", "write_file", json!({ "path": "/srv/plan.txt" }))
 }

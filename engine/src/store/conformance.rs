@@ -114,33 +114,18 @@ fn call(c: &Conversation, position: i64, status: CallStatus) -> ToolCall {
 }
 
 fn call_in(c: &Conversation, batch: &BatchId, position: i64, status: CallStatus) -> ToolCall {
-    let now = Utc::now();
+    let arguments = json!({"path": format!("f{position}.txt")});
     ToolCall {
-        id: ToolCallId::new(),
         conversation_id: c.id.clone(),
         batch_id: batch.clone(),
-        run_id: None,
-        message_seq: None,
         position,
-        source: "demo".into(),
-        tool: "delete_file".into(),
-        arguments: json!({"path": format!("f{position}.txt")}),
-        original_arguments: None,
         status,
-        policy_reason: "delete_file is listed in require_approval".into(),
         // Two groups and a person kept from approving, so every check
         // that reads a call back reads them too.
         approvers: vec!["ops".into(), "sec".into()],
         not_by: Some(crate::domain::PersonId::new()),
-        quorum: Default::default(),
-        expires_at: Some(now + Duration::hours(1)),
-        announced: Vec::new(),
-        default_action: ExpiryAction::Reject,
-        decision: None,
-        result: None,
-        error: None,
-        created_at: now,
-        updated_at: now,
+        expires_at: Some(Utc::now() + Duration::hours(1)),
+        ..ToolCall::waiting("demo", "delete_file", arguments)
     }
 }
 
