@@ -58,24 +58,34 @@ async fn asked(engine: &Engine) -> (ToolCall, crate::domain::ReviewCase) {
     }
 }
 
-#[tokio::test]
-async fn a_waiting_call_is_reminded_then_escalated_once_each_then_fails_closed() {
-    let mut smtp = Receiver::plain().await;
-    let mailer = Mailer::new(SmtpSettings {
+/// A mailer to the plain SMTP server `smtp`.
+fn mailer(smtp: &Receiver) -> Mailer {
+    Mailer::new(SmtpSettings {
         url: &smtp.plain_url(),
         username: None,
         password: None,
         from: "Airlock <airlock@example.com>",
         ca_file: None,
     })
-    .unwrap();
-    let client = reqwest::Client::new();
-    let sender = NoticeSender {
-        client: &client,
+    .unwrap()
+}
+
+/// Notices sent with `client`, e-mail through `mailer`.
+fn sender<'a>(client: &'a reqwest::Client, mailer: &'a Mailer) -> NoticeSender<'a> {
+    NoticeSender {
+        client,
         secret: b"k",
         base_url: "http://127.0.0.1:3000",
-        mailer: Some(&mailer),
-    };
+        mailer: Some(mailer),
+    }
+}
+
+#[tokio::test]
+async fn a_waiting_call_is_reminded_then_escalated_once_each_then_fails_closed() {
+    let mut smtp = Receiver::plain().await;
+    let mailer = mailer(&smtp);
+    let client = reqwest::Client::new();
+    let sender = sender(&client, &mailer);
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("airlock.db");
     let clock = Arc::new(ManualClock::new(Utc::now()));
@@ -265,21 +275,9 @@ async fn two_replicas_send_each_reminder_once() {
         return;
     };
     let mut smtp = Receiver::plain().await;
-    let mailer = Mailer::new(SmtpSettings {
-        url: &smtp.plain_url(),
-        username: None,
-        password: None,
-        from: "Airlock <airlock@example.com>",
-        ca_file: None,
-    })
-    .unwrap();
+    let mailer = mailer(&smtp);
     let client = reqwest::Client::new();
-    let sender = NoticeSender {
-        client: &client,
-        secret: b"k",
-        base_url: "http://127.0.0.1:3000",
-        mailer: Some(&mailer),
-    };
+    let sender = sender(&client, &mailer);
     let clock = Arc::new(ManualClock::new(Utc::now()));
     let replica = || async {
         let store = crate::store::postgres::PgStore::connect(&fixture.url)
