@@ -4,7 +4,6 @@
 
 mod support;
 
-use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use serde_json::{json, Value};
@@ -546,35 +545,6 @@ async fn the_event_stream_replays_from_last_event_id_and_ends_when_the_case_does
     assert_eq!(res.status(), 401);
 }
 
-/// A callback receiver that keeps what it is sent and whether each
-/// signature verified.
-async fn receiver(listener: tokio::net::TcpListener) -> Arc<Mutex<Vec<(Value, bool)>>> {
-    use axum::routing::post;
-    let got: Arc<Mutex<Vec<(Value, bool)>>> = Arc::default();
-    let keep = got.clone();
-    let app = axum::Router::new().route(
-        "/hook",
-        post(
-            move |headers: axum::http::HeaderMap, body: axum::body::Bytes| {
-                let keep = keep.clone();
-                async move {
-                    let signature = headers
-                        .get("x-hitl-signature")
-                        .and_then(|v| v.to_str().ok())
-                        .unwrap_or("");
-                    let ok =
-                        engine::reviews::callbacks::verify(SECRET.as_bytes(), &body, signature);
-                    let value: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
-                    keep.lock().unwrap().push((value, ok));
-                    "ok"
-                }
-            },
-        ),
-    );
-    tokio::spawn(async move { axum::serve(listener, app).await });
-    got
-}
-
 async fn wait_for<T>(mut check: impl FnMut() -> Option<T>, what: &str) -> T {
     for _ in 0..100 {
         if let Some(found) = check() {
@@ -625,7 +595,7 @@ async fn callbacks_are_signed_and_a_down_receiver_gets_them_after_a_restart() {
     let listener = tokio::net::TcpListener::bind(("127.0.0.1", port))
         .await
         .unwrap();
-    let got = receiver(listener).await;
+    let got = support::receiver::signed_receiver(listener, SECRET, 0).await;
     let _restarted = Server::start(dir.path(), "24h").await;
     let (payload, signed) = wait_for(
         || got.lock().unwrap().first().cloned(),

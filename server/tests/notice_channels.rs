@@ -113,20 +113,13 @@ async fn slack_and_email_announce_a_waiting_call_with_links_that_only_open_its_p
         ..Default::default()
     };
     let server = support::start(dir.path(), &config(&slack_url), &env, workers).await;
-    let asked: Value = reqwest::Client::new()
-        .post(server.url("/api/v1/tool-calls"))
-        .bearer_auth(KEY)
-        .json(&json!({
-            "tool": "write_file",
-            "arguments": { "path": "/srv/plan.txt", "content": "ship friday" },
-            "source": "files",
-        }))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let call = json!({
+        "tool": "write_file",
+        "arguments": { "path": "/srv/plan.txt", "content": "ship friday" },
+        "source": "files",
+    });
+    let client = reqwest::Client::new();
+    let asked = support::ask_gateway(&client, &server.base, KEY, call).await;
     let case = asked["hitl"]["case_id"].as_str().unwrap();
 
     let mail = smtp.next().await;

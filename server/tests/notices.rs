@@ -4,7 +4,6 @@
 
 mod support;
 
-use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use serde_json::{json, Value};
@@ -12,41 +11,12 @@ use serde_json::{json, Value};
 const SECRET: &str = "notice-test-secret";
 const KEY: &str = "notice-test-key";
 
-/// What the receiver was sent: each body, and whether its signature held.
-type Received = Arc<Mutex<Vec<(Value, bool)>>>;
-
-/// A receiver that answers 503 to its first `failures` requests, then 200.
-async fn receiver(failures: usize) -> (String, Received) {
-    use axum::routing::post;
+/// A signed receiver on a free port that answers 503 to its first
+/// `failures` requests, then 200: its URL, and what it was sent.
+async fn receiver(failures: usize) -> (String, support::receiver::Signed) {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let url = format!("http://{}/hook", listener.local_addr().unwrap());
-    let got: Received = Arc::default();
-    let keep = got.clone();
-    let app = axum::Router::new().route(
-        "/hook",
-        post(
-            move |headers: axum::http::HeaderMap, body: axum::body::Bytes| {
-                let keep = keep.clone();
-                async move {
-                    let signature = headers
-                        .get("x-hitl-signature")
-                        .and_then(|v| v.to_str().ok())
-                        .unwrap_or("");
-                    let ok =
-                        engine::reviews::callbacks::verify(SECRET.as_bytes(), &body, signature);
-                    let value: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
-                    let mut got = keep.lock().unwrap();
-                    got.push((value, ok));
-                    if got.len() <= failures {
-                        axum::http::StatusCode::SERVICE_UNAVAILABLE
-                    } else {
-                        axum::http::StatusCode::OK
-                    }
-                }
-            },
-        ),
-    );
-    tokio::spawn(async move { axum::serve(listener, app).await });
+    let got = support::receiver::signed_receiver(listener, SECRET, failures).await;
     (url, got)
 }
 

@@ -1,5 +1,6 @@
-//! A notice receiver on loopback for benchmarks: it answers every webhook
-//! notice at once and notes when each case's arrived.
+//! Webhook receivers on loopback: one for benchmarks, which answers every
+//! notice at once and notes when each case's arrived, and one for tests,
+//! which keeps each body and whether its signature held.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
@@ -31,4 +32,46 @@ pub async fn notice_receiver() -> (String, Arrivals) {
     );
     tokio::spawn(async move { axum::serve(listener, app).await });
     (url, arrivals)
+}
+
+/// What a signed receiver was sent: each body, and whether its signature
+/// held.
+pub type Signed = Arc<Mutex<Vec<(Value, bool)>>>;
+
+/// Serves `/hook` on `listener`, checking each body's `X-HITL-Signature`
+/// against `secret`; answers 503 to its first `failures` requests, then 200.
+pub async fn signed_receiver(
+    listener: tokio::net::TcpListener,
+    secret: &'static str,
+    failures: usize,
+) -> Signed {
+    use axum::routing::post;
+    let got: Signed = Arc::default();
+    let keep = got.clone();
+    let app = axum::Router::new().route(
+        "/hook",
+        post(
+            move |headers: axum::http::HeaderMap, body: axum::body::Bytes| {
+                let keep = keep.clone();
+                async move {
+                    let signature = headers
+                        .get("x-hitl-signature")
+                        .and_then(|v| v.to_str().ok())
+                        .unwrap_or("");
+                    let ok =
+                        engine::reviews::callbacks::verify(secret.as_bytes(), &body, signature);
+                    let value: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
+                    let mut got = keep.lock().unwrap();
+                    got.push((value, ok));
+                    if got.len() <= failures {
+                        axum::http::StatusCode::SERVICE_UNAVAILABLE
+                    } else {
+                        axum::http::StatusCode::OK
+                    }
+                }
+            },
+        ),
+    );
+    tokio::spawn(async move { axum::serve(listener, app).await });
+    got
 }
