@@ -40,12 +40,11 @@ impl SmtpSettings {
             from,
             ca_file: lookup("AIRLOCK_SMTP_CA_FILE").map(Into::into),
         };
-        // Checked now, so a typo stops startup rather than every e-mail.
-        smtp.mailer()?;
         Ok(Some(smtp))
     }
 
-    /// The mailer these settings describe.
+    /// The mailer these settings describe; a mistake in them names its
+    /// variable.
     pub fn mailer(&self) -> Result<engine::reviews::notices::Mailer, SettingsError> {
         use engine::reviews::notices::{Mailer, MailerError};
         let settings = engine::reviews::notices::SmtpSettings {
@@ -66,8 +65,10 @@ impl SmtpSettings {
     }
 }
 
-/// The mailer e-mail notices go through; startup stops when a channel of
-/// `config` sends e-mail and no SMTP server is set.
+/// The mailer e-mail notices go through, built as Airlock starts so that a
+/// mistake in its settings stops startup rather than every e-mail; startup
+/// also stops when a channel of `config` sends e-mail and no SMTP server
+/// is set.
 pub fn mailer(
     smtp: Option<&SmtpSettings>,
     config: &engine::config::Config,
@@ -90,14 +91,19 @@ pub fn mailer(
 mod tests {
     use crate::settings::Settings;
 
+    /// The variable a mistake in `pairs` is put down to, when the settings
+    /// are read or their mailer is built.
     fn refused(pairs: &[(&str, &str)]) -> &'static str {
-        let err = Settings::from_lookup(|name| {
+        let settings = Settings::from_lookup(|name| {
             pairs
                 .iter()
                 .find(|(k, _)| *k == name)
                 .map(|(_, v)| v.to_string())
-        })
-        .unwrap_err();
+        });
+        let err = match settings {
+            Ok(settings) => settings.smtp.expect("SMTP settings").mailer().unwrap_err(),
+            Err(err) => err,
+        };
         err.name
     }
 
