@@ -10,7 +10,7 @@ use super::time_label;
 pub struct AnnouncementItem {
     /// The channel's name under `notify:`.
     pub channel: String,
-    /// `waiting`: the call waits for a person.
+    /// `waiting`, `reminder` or `escalation`.
     pub kind: String,
     /// Delivery attempts made so far.
     pub attempts: i64,

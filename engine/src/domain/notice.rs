@@ -34,7 +34,7 @@ pub struct Notice {
 pub struct Announcement {
     /// The channel's name under `notify:`.
     pub channel: String,
-    /// What the notice said: [`WAITING`].
+    /// What the notice said: [`WAITING`], [`REMINDER`] or [`ESCALATION`].
     pub kind: String,
     /// Delivery attempts made so far.
     pub attempts: i64,
