@@ -29,12 +29,7 @@ async fn tools_are_offered_under_policy_and_allowed_or_refused_calls_answer_at_o
     assert_eq!(bare.status(), 401);
 
     let listed = client(&server, &["list"]).await;
-    let names: Vec<&str> = listed
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter_map(Value::as_str)
-        .collect();
+    let names = tool_names(&listed);
     assert!(
         names.contains(&"list_directory") && names.contains(&"write_file"),
         "{names:?}"
@@ -142,12 +137,7 @@ async fn a_client_that_starts_airlock_mcp_over_stdio_gets_the_same() {
     let server = start(dir.path(), &root).await;
 
     let listed = client_via(&server, Via::Stdio, &["list"]).await;
-    let names: Vec<&str> = listed
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter_map(Value::as_str)
-        .collect();
+    let names = tool_names(&listed);
     assert!(
         names.contains(&"write_file") && !names.contains(&"move_file"),
         "{names:?}"

@@ -76,12 +76,7 @@ async fn airlock_mcp_with_a_config_file_is_the_clients_own_airlock() {
     let data = dir.path().join("data");
 
     let listed = here(&file, &data, false, &["list"]).await;
-    let names: Vec<&str> = listed
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter_map(Value::as_str)
-        .collect();
+    let names = tool_names(&listed);
     assert!(
         names.contains(&"write_file") && !names.contains(&"move_file"),
         "{names:?}"

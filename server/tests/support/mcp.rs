@@ -19,6 +19,12 @@ pub fn package(path: &str) -> String {
         .into_owned()
 }
 
+/// The names of the tools a client listed.
+pub fn tool_names(listed: &Value) -> Vec<&str> {
+    let listed = listed.as_array().expect("a list of tool names");
+    listed.iter().filter_map(Value::as_str).collect()
+}
+
 /// Airlock with [`config`]'s sources, both up.
 pub async fn start(dir: &Path, root: &Path) -> TestServer {
     let config = config(dir, root, "node");
