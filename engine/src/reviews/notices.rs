@@ -3,11 +3,11 @@
 //!
 //! A notice is written to an outbox with the call's case, in the same
 //! transaction, and delivered afterwards as the gateway's callbacks are:
-//! claimed by one process, signed (`X-HITL-Signature`), retried after 1 s,
-//! 5 s and 30 s, then given up; a channel that is down never holds up a
-//! decision. Each carries a review link of its own, minted as it goes out.
-//! A webhook gets the call as signed JSON; Slack gets a message of its own
-//! (`slack`), and e-mail a text and an HTML body (`email`). Reminders and
+//! claimed by one process, retried after 1 s, 5 s and 30 s, then given up;
+//! a channel that is down never holds up a decision. Each carries a review
+//! link of its own, minted as it goes out. A webhook gets the call as JSON
+//! signed like a callback (`X-HITL-Signature`); Slack gets a message of its
+//! own (`slack`), and e-mail a text and an HTML body (`email`). Reminders and
 //! escalations are notices written with the rest, due later
 //! (`FollowUp::plan`); a call decided by then gets none.
 
