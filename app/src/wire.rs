@@ -27,6 +27,8 @@ pub struct PersonItem {
     pub display_name: String,
     /// `admin`, `approver` or `viewer`.
     pub access: String,
+    /// Their e-mail address, if they have one.
+    pub email: Option<String>,
     /// The approver groups they are in (`auth.groups`).
     pub groups: Vec<String>,
     /// Whether an administrator disabled them.

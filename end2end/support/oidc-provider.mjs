@@ -29,11 +29,18 @@ const provider = new Provider(issuer, {
     },
   ],
   pkce: { required: () => true },
-  claims: { openid: ['sub'], profile: ['name', 'preferred_username'] },
-  // Everyone who signs in is who they say, named after what they typed.
+  claims: { openid: ['sub'], profile: ['name', 'preferred_username'], email: ['email', 'email_verified'] },
+  // Everyone who signs in is who they say, named after what they typed; an
+  // address is verified unless the name starts with `unverified`.
   findAccount: async (_ctx, id) => ({
     accountId: id,
-    claims: async () => ({ sub: id, preferred_username: id, name: `${id[0].toUpperCase()}${id.slice(1)} Sso` }),
+    claims: async () => ({
+      sub: id,
+      preferred_username: id,
+      name: `${id[0].toUpperCase()}${id.slice(1)} Sso`,
+      email: `${id}@example.com`,
+      email_verified: !id.startsWith('unverified'),
+    }),
   }),
   ttl: { AuthorizationCode: Number(codeTtl) },
   features: { devInteractions: { enabled: true } },

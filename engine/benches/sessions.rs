@@ -34,6 +34,7 @@ async fn main() {
             display_name: "Ana".into(),
             access: Access::Approver,
             password: Some(PASSWORD.into()),
+            email: None,
         })
         .await
         .unwrap();

@@ -10,7 +10,7 @@ pub mod tokens;
 use chrono::{DateTime, Duration, Utc};
 
 use crate::core::Core;
-use crate::domain::person::{is_plain_name, MAX_NAME_CHARS};
+use crate::domain::person::{is_plain_name, plain_email, MAX_NAME_CHARS};
 use crate::domain::{Access, Person, PersonId, Session, SessionId, SessionToken};
 use crate::error::EngineError;
 use crate::store::{from_millis, to_millis, SignedIn, StoreError};
@@ -44,6 +44,8 @@ pub struct NewPerson {
     pub access: Access,
     /// `None` for a person who signs in only through an identity provider.
     pub password: Option<String>,
+    /// Their e-mail address, for Slack's buttons; `None` or empty for none.
+    pub email: Option<String>,
 }
 
 /// A session just started: the token goes into the cookie, once.
@@ -81,9 +83,30 @@ fn checked_display_name(display_name: &str, name: &str) -> Result<String, Engine
     Ok(shown.to_owned())
 }
 
+/// A person's e-mail address as kept, if they gave one; taken by nobody else.
+async fn checked_email(core: &Core, email: Option<&str>) -> Result<Option<String>, EngineError> {
+    let Some(email) = email.map(str::trim).filter(|e| !e.is_empty()) else {
+        return Ok(None);
+    };
+    let Some(email) = plain_email(email) else {
+        return Err(EngineError::invalid(
+            "email",
+            "an e-mail address is one name@domain, without spaces or brackets",
+        ));
+    };
+    if core.store.person_by_email(&email).await?.is_some() {
+        return Err(EngineError::invalid(
+            "email",
+            format!("someone here already has {email}"),
+        ));
+    }
+    Ok(Some(email))
+}
+
 pub(crate) async fn add_person(core: &Core, new: NewPerson) -> Result<Person, EngineError> {
     let name = checked_name(&new.name)?;
     let display_name = checked_display_name(&new.display_name, &name)?;
+    let email = checked_email(core, new.email.as_deref()).await?;
     let hash = match new.password {
         Some(password) => {
             password::check(&password)?;
@@ -96,6 +119,7 @@ pub(crate) async fn add_person(core: &Core, new: NewPerson) -> Result<Person, En
         name,
         display_name,
         access: new.access,
+        email,
         disabled_at: None,
         created_at: now(core)?,
     };

@@ -96,6 +96,9 @@ enum UserCommand {
         /// What they may do: approver (the default) or viewer.
         #[arg(long, value_parser = ["approver", "viewer"])]
         access: Option<String>,
+        /// Their e-mail address: how Slack's buttons know who pressed them.
+        #[arg(long)]
+        email: Option<String>,
     },
 }
 
@@ -109,6 +112,7 @@ async fn main() -> anyhow::Result<()> {
             display_name,
             admin,
             access,
+            email,
         }) => {
             let access = match (admin, access.as_deref()) {
                 (true, _) => Access::Admin,
@@ -119,6 +123,7 @@ async fn main() -> anyhow::Result<()> {
                 name,
                 display_name,
                 access,
+                email,
             };
             server::people_cli::add_user(&server::Settings::from_env()?, request).await
         }

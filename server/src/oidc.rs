@@ -194,6 +194,7 @@ async fn start(sso: Arc<Sso>, state: AppState, q: StartQuery, headers: HeaderMap
             Nonce::new_random,
         )
         .add_scope(Scope::new("profile".into()))
+        .add_scope(Scope::new("email".into()))
         .set_pkce_challenge(challenge)
         .url();
     let flow = Flow {
@@ -283,8 +284,9 @@ async fn identify(sso: &Sso, flow: &Flow, code: String) -> Result<ProviderIdenti
             .name()
             .and_then(|n| n.get(None))
             .map(|n| n.to_string()),
+        email: verified_email(claims.email(), claims.email_verified()),
     };
-    if who.name.is_none() {
+    if who.name.is_none() || who.email.is_none() {
         let info: openidconnect::core::CoreUserInfoClaims = client
             .user_info(
                 tokens.access_token().clone(),
@@ -298,8 +300,21 @@ async fn identify(sso: &Sso, flow: &Flow, code: String) -> Result<ProviderIdenti
         who.display_name = who
             .display_name
             .or_else(|| info.name().and_then(|n| n.get(None)).map(|n| n.to_string()));
+        who.email = who
+            .email
+            .or_else(|| verified_email(info.email(), info.email_verified()));
     }
     Ok(who)
+}
+
+/// The address, only when the provider says it verified it.
+fn verified_email(
+    email: Option<&openidconnect::EndUserEmail>,
+    verified: Option<bool>,
+) -> Option<String> {
+    email
+        .filter(|_| verified == Some(true))
+        .map(|e| e.to_string())
 }
 
 /// `; Secure` when the public URL is https.

@@ -19,6 +19,7 @@ pub struct AddUser {
     pub name: String,
     pub display_name: Option<String>,
     pub access: Access,
+    pub email: Option<String>,
 }
 
 /// Adds the person to the store `settings` name and says so on standard output.
@@ -36,10 +37,12 @@ pub async fn add_user(settings: &Settings, request: AddUser) -> anyhow::Result<(
             display_name: request.display_name.unwrap_or_default(),
             access: request.access,
             password: Some(password),
+            email: request.email,
         })
         .await?;
+    let email = person.email.map(|e| format!(", {e}")).unwrap_or_default();
     println!(
-        "added {} ({}) as {}",
+        "added {} ({}{email}) as {}",
         person.name,
         person.display_name,
         person.access.as_str()

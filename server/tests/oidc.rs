@@ -192,6 +192,7 @@ async fn people_sign_in_with_the_provider_and_are_added_once() {
         ("ana", "Ana Sso")
     );
     assert_eq!(ana.access, Access::Viewer);
+    assert_eq!(ana.email.as_deref(), Some("ana@example.com"));
     let listed = get_as(&server, &client, &session, "/api/fn/list_sessions").await;
     assert_eq!(listed.status(), 200);
 
@@ -218,6 +219,13 @@ async fn people_sign_in_with_the_provider_and_are_added_once() {
     let back = back_at_airlock(&client, &callback, Some(&flow)).await;
     assert_eq!(location(&back), "/approvals");
     assert_eq!(server.engine.people().await.unwrap().len(), 1);
+
+    // An address the provider did not verify is not taken.
+    let (callback, flow) = through_the_provider(&server, &client, "unverified-bo").await;
+    back_at_airlock(&client, &callback, Some(&flow)).await;
+    let people = server.engine.people().await.unwrap();
+    let bo = people.iter().find(|p| p.name == "unverified-bo").unwrap();
+    assert_eq!(bo.email, None);
 
     // A disabled person is turned back.
     server.engine.disable_person(&ana.id).await.unwrap();

@@ -58,8 +58,16 @@ async fn the_first_administrator_is_added_from_the_terminal() {
         text(&short.stderr)
     );
 
-    let viewer = add_user(dir.path(), &["cy", "--access", "viewer"], PASSWORD);
+    let viewer = add_user(
+        dir.path(),
+        &["cy", "--access", "viewer", "--email", "Cy@Example.com"],
+        PASSWORD,
+    );
     assert!(viewer.status.success(), "{}", text(&viewer.stderr));
+    assert_eq!(
+        text(&viewer.stdout).trim(),
+        "added cy (cy, cy@example.com) as viewer"
+    );
     for output in [&added, &taken, &short, &viewer] {
         assert!(
             !text(&output.stdout).contains(PASSWORD) && !text(&output.stderr).contains(PASSWORD)

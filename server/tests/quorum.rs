@@ -98,6 +98,7 @@ async fn racing_approvals_on_two_replicas_approve_each_call_once() {
             display_name: "Sam".into(),
             access: Access::Approver,
             password: Some(support::people::PASSWORD.into()),
+            email: None,
         })
         .await
         .unwrap();

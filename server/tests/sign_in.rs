@@ -27,6 +27,7 @@ async fn with_sign_in_on_everything_but_the_way_in_needs_a_session() {
             display_name: "Ana Lima".into(),
             access: Access::Approver,
             password: Some(PASSWORD.into()),
+            email: None,
         })
         .await
         .unwrap();

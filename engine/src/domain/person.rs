@@ -88,6 +88,25 @@ pub fn is_plain_name(name: &str) -> bool {
         && name.starts_with(|c: char| c.is_ascii_alphanumeric())
 }
 
+/// Longest e-mail address, in characters (RFC 5321's path limit).
+pub const MAX_EMAIL_CHARS: usize = 254;
+
+/// `text` as a person's e-mail address is kept: trimmed and lowercase, if it
+/// is one address (`local@domain`, no spaces, quotes, brackets or commas),
+/// so one spelling finds one person.
+pub fn plain_email(text: &str) -> Option<String> {
+    let email = text.trim().to_lowercase();
+    let (local, domain) = email.split_once('@')?;
+    let allowed = |c: char| !c.is_whitespace() && !c.is_control() && !"@<>()[],;:\\\"".contains(c);
+    let fits = !local.is_empty()
+        && local.len() <= 64
+        && domain.contains('.')
+        && !domain.starts_with('.')
+        && !domain.ends_with('.')
+        && email.chars().count() <= MAX_EMAIL_CHARS;
+    (fits && local.chars().all(allowed) && domain.chars().all(allowed)).then_some(email)
+}
+
 /// A person who signs in.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Person {
@@ -97,6 +116,10 @@ pub struct Person {
     /// How the pages and records show them.
     pub display_name: String,
     pub access: Access,
+    /// Their e-mail address, lowercase: how a Slack button finds who pressed
+    /// it. An OpenID provider's verified address replaces it at sign-in.
+    #[serde(default)]
+    pub email: Option<String>,
     /// When an administrator disabled them; their sessions ended then.
     pub disabled_at: Option<DateTime<Utc>>,
     pub created_at: DateTime<Utc>,
@@ -176,6 +199,34 @@ impl SessionToken {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn emails_are_kept_lowercase_and_single() {
+        assert_eq!(
+            plain_email("  Ana.Lima@Example.COM "),
+            Some("ana.lima@example.com".into())
+        );
+        assert_eq!(
+            plain_email("a+ops@corp.example"),
+            Some("a+ops@corp.example".into())
+        );
+        for wrong in [
+            "",
+            "ana",
+            "@example.com",
+            "ana@",
+            "ana@localhost",
+            "ana@example.com, bo@example.com",
+            "Ana <ana@example.com>",
+            "ana@@example.com",
+            "a na@example.com",
+            "ana@.example.com",
+        ] {
+            assert_eq!(plain_email(wrong), None, "{wrong:?}");
+        }
+        let long = format!("{}@example.com", "a".repeat(65));
+        assert_eq!(plain_email(&long), None);
+    }
 
     #[test]
     fn access_round_trips_through_its_spelling() {

@@ -6,7 +6,7 @@
 
 use super::{checked_display_name, now, open_session, Started};
 use crate::core::Core;
-use crate::domain::person::{is_plain_name, MAX_NAME_CHARS};
+use crate::domain::person::{is_plain_name, plain_email, MAX_NAME_CHARS};
 use crate::domain::{Person, PersonId};
 use crate::error::EngineError;
 use crate::store::StoreError;
@@ -22,6 +22,9 @@ pub struct ProviderIdentity {
     pub name: Option<String>,
     /// Their full name (`name`), if the provider says.
     pub display_name: Option<String>,
+    /// Their e-mail address, only when the provider says it verified it
+    /// (`email_verified`): Slack's buttons find people by it.
+    pub email: Option<String>,
 }
 
 pub(crate) async fn sign_in_with_provider(
@@ -29,20 +32,39 @@ pub(crate) async fn sign_in_with_provider(
     who: ProviderIdentity,
 ) -> Result<Started, EngineError> {
     let subject = format!("{} {}", who.issuer, who.subject);
-    let person = match core.store.person_by_subject(&subject).await? {
+    let email = who.email.as_deref().and_then(plain_email);
+    let mut person = match core.store.person_by_subject(&subject).await? {
         Some(person) => person,
-        None => add_from_provider(core, &who, &subject).await?,
+        None => add_from_provider(core, &who, &subject, email.clone()).await?,
     };
     if person.disabled_at.is_some() {
         return Err(EngineError::SignInFailed);
     }
+    if email.is_some() && email != person.email {
+        person.email = keep_email(core, &person, email).await?;
+    }
     open_session(core, person).await
+}
+
+/// Takes the provider's address for `person`, unless someone else here has
+/// it: then they keep what they had, and the sign-in goes on.
+async fn keep_email(
+    core: &Core,
+    person: &Person,
+    email: Option<String>,
+) -> Result<Option<String>, EngineError> {
+    match core.store.set_email(&person.id, email.as_deref()).await {
+        Ok(()) => Ok(email),
+        Err(StoreError::Duplicate(_)) => Ok(person.email.clone()),
+        Err(e) => Err(e.into()),
+    }
 }
 
 async fn add_from_provider(
     core: &Core,
     who: &ProviderIdentity,
     subject: &str,
+    email: Option<String>,
 ) -> Result<Person, EngineError> {
     let settings = core.config.auth.as_ref().and_then(|a| a.oidc.as_ref());
     let Some(settings) = settings else {
@@ -55,11 +77,15 @@ async fn add_from_provider(
         name,
         display_name,
         access: settings.access,
+        email: None,
         disabled_at: None,
         created_at: now(core)?,
     };
     match core.store.insert_person(&person, None, Some(subject)).await {
-        Ok(()) => Ok(person),
+        Ok(()) => Ok(Person {
+            email: keep_email(core, &person, email).await?,
+            ..person
+        }),
         Err(StoreError::Duplicate(_)) => Err(EngineError::invalid(
             "name",
             format!(

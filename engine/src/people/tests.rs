@@ -39,6 +39,7 @@ impl Fixture {
             display_name: String::new(),
             access: Access::Approver,
             password: password.map(str::to_owned),
+            email: None,
         };
         self.engine.add_person(new).await
     }
@@ -69,6 +70,7 @@ async fn a_person_needs_a_plain_unique_name_and_a_long_enough_password() {
         display_name: "Cy\u{7}".into(),
         access: Access::Viewer,
         password: None,
+        email: None,
     };
     assert_eq!(
         refused_field(f.engine.add_person(new).await),
@@ -254,4 +256,32 @@ async fn failed_sign_ins_are_held_back_per_name_and_per_client() {
         Err(EngineError::TooManyAttempts { .. })
     ));
     assert!(f.engine.sign_in("bo", PASSWORD, "10.0.0.8").await.is_ok());
+}
+
+#[tokio::test]
+async fn an_email_address_is_kept_lowercase_and_belongs_to_one_person() {
+    let f = Fixture::new().await;
+    let with = |name: &str, email: &str| NewPerson {
+        name: name.into(),
+        display_name: String::new(),
+        access: Access::Approver,
+        password: None,
+        email: Some(email.into()),
+    };
+    let ana = f
+        .engine
+        .add_person(with("ana", " Ana.Lima@Example.COM "))
+        .await
+        .unwrap();
+    assert_eq!(ana.email.as_deref(), Some("ana.lima@example.com"));
+    let taken = f
+        .engine
+        .add_person(with("bo", "ana.lima@EXAMPLE.com"))
+        .await;
+    assert_eq!(refused_field(taken), "email");
+    let wrong = f.engine.add_person(with("bo", "Bo <bo@example.com>")).await;
+    assert_eq!(refused_field(wrong), "email");
+    let none = f.engine.add_person(with("bo", "  ")).await.unwrap();
+    assert_eq!(none.email, None);
+    assert_eq!(f.engine.people().await.unwrap().len(), 2);
 }

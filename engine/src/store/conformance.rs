@@ -196,6 +196,7 @@ fn approve(call: &ToolCall) -> DecisionChange {
 
 conformance!(
     people_have_unique_names,
+    people_are_found_by_a_unique_email,
     api_tokens_are_found_by_their_hash_with_their_person,
     a_session_is_found_by_its_token_hash,
     disabling_a_person_ends_their_sessions_at_once,

@@ -49,6 +49,13 @@ pub trait PeopleStore: Send + Sync {
 
     async fn person(&self, id: &PersonId) -> Result<Option<Person>, StoreError>;
 
+    /// The person with the e-mail address `email` (lowercase).
+    async fn person_by_email(&self, email: &str) -> Result<Option<Person>, StoreError>;
+
+    /// Sets or clears a person's e-mail address (lowercase);
+    /// [`StoreError::Duplicate`] when someone else has it.
+    async fn set_email(&self, id: &PersonId, email: Option<&str>) -> Result<(), StoreError>;
+
     /// The person who signs in as `name`, with their password's hash.
     async fn credentials(&self, name: &str) -> Result<Option<Credentials>, StoreError>;
 

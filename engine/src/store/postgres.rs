@@ -175,6 +175,11 @@ const MIGRATIONS: &[Migration] = &[
         description: "reminders",
         sql: include_str!("../../migrations/postgres/0028_reminders.sql"),
     },
+    Migration {
+        version: 29,
+        description: "person emails",
+        sql: include_str!("../../migrations/postgres/0029_person_emails.sql"),
+    },
 ];
 
 /// Arbitrary key of the advisory lock that serialises migrations across replicas.

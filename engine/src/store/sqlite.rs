@@ -157,6 +157,11 @@ const MIGRATIONS: &[Migration] = &[
         description: "reminders",
         sql: include_str!("../../migrations/sqlite/0028_reminders.sql"),
     },
+    Migration {
+        version: 29,
+        description: "person emails",
+        sql: include_str!("../../migrations/sqlite/0029_person_emails.sql"),
+    },
 ];
 
 /// How many read-only connections serve reads: one per core. Statements run

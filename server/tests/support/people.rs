@@ -41,6 +41,7 @@ pub async fn signed_in_as(
             display_name: name.to_uppercase(),
             access,
             password: Some(PASSWORD.into()),
+            email: None,
         })
         .await
         .unwrap();

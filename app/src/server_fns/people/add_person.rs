@@ -9,6 +9,7 @@ pub async fn add_person(
     display_name: String,
     access: String,
     password: String,
+    #[server(default)] email: Option<String>,
 ) -> Result<(), AppError> {
     crate::state::allowed(engine::domain::Action::ManagePeople)?;
     let Some(access) = engine::domain::Access::parse(&access) else {
@@ -22,6 +23,7 @@ pub async fn add_person(
         display_name,
         access,
         password: Some(password),
+        email,
     };
     crate::state::engine().add_person(new).await?;
     // The form is plain, and its post follows this as a redirect.

@@ -20,6 +20,7 @@ pub async fn list_people() -> Result<Vec<PersonItem>, AppError> {
             name: p.name,
             display_name: p.display_name,
             access: p.access.as_str().to_owned(),
+            email: p.email,
             disabled: p.disabled_at.is_some(),
             you: me.as_ref() == Some(&p.id),
         })

@@ -27,6 +27,7 @@ pub async fn set_up(
         display_name,
         access: engine::domain::Access::Admin,
         password: Some(password),
+        email: None,
     };
     let started = crate::state::engine().set_up(&token, person).await?;
     super::set_session_cookie(&started);

@@ -45,6 +45,7 @@ fn PeopleList(items: Vec<PersonItem>) -> impl IntoView {
                 <li class="person">
                     <span class="person-shown">{p.display_name}</span>
                     <span class="person-login">{p.name}</span>
+                    {p.email.map(|email| view! { <span class="person-email">{email}</span> })}
                     <span class="badge">{p.access}</span>
                     {p.groups.into_iter().map(|g| view! {
                         <span class="badge group" title="Approver group">{g}</span>
@@ -78,6 +79,9 @@ fn AddPersonForm() -> impl IntoView {
                     autocapitalize="none" spellcheck="false" required=true/>
                 <label for="person-display-name">"Display name"</label>
                 <input id="person-display-name" name="display_name" type="text" autocomplete="off"/>
+                <label for="person-email">"E-mail (optional, for deciding from Slack)"</label>
+                <input id="person-email" name="email" type="email" autocomplete="off"
+                    autocapitalize="none" spellcheck="false"/>
                 <label for="person-access">"Access"</label>
                 <select id="person-access" name="access">
                     <option value="approver" selected=true>"Approver: decides calls"</option>

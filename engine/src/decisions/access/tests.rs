@@ -253,6 +253,7 @@ async fn an_agents_api_key_names_the_person_who_may_not_approve_its_calls() {
             display_name: "Ana".into(),
             access: Access::Approver,
             password: None,
+            email: None,
         },
     )
     .await

@@ -27,6 +27,7 @@ fn ana(password: Option<&str>) -> NewPerson {
         // Whatever is asked for, the first person is an administrator.
         access: Access::Viewer,
         password: password.map(str::to_owned),
+        email: None,
     }
 }
 

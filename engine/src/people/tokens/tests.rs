@@ -23,6 +23,7 @@ async fn a_token_signs_in_its_person_until_revoked_or_they_are_disabled() {
         display_name: String::new(),
         access: Access::Approver,
         password: None,
+        email: None,
     };
     let ana = engine.add_person(new("ana")).await.unwrap();
     let bo = engine.add_person(new("bo")).await.unwrap();

@@ -11,6 +11,7 @@ fn person(name: &str, access: Access) -> Person {
         name: name.into(),
         display_name: name.to_uppercase(),
         access,
+        email: None,
         disabled_at: None,
         created_at: from_millis("people", to_millis(Utc::now())).unwrap(),
     }
@@ -194,4 +195,34 @@ pub(crate) async fn api_tokens_are_found_by_their_hash_with_their_person(f: &Fix
         .unwrap());
     assert!(store.delete_api_token(&token.id, &ana.id).await.unwrap());
     assert!(store.api_token("hash-1").await.unwrap().is_none());
+}
+
+pub(crate) async fn people_are_found_by_a_unique_email(f: &Fixture) {
+    let store = f.store.clone();
+    let ana = Person {
+        email: Some("ana@example.com".into()),
+        ..person("ana", Access::Approver)
+    };
+    let bo = person("bo", Access::Approver);
+    store.insert_person(&ana, None, None).await.unwrap();
+    store.insert_person(&bo, None, None).await.unwrap();
+    let found = store.person_by_email("ana@example.com").await.unwrap();
+    assert_eq!(found, Some(ana.clone()));
+    assert_eq!(store.person_by_email("bo@example.com").await.unwrap(), None);
+    match store.set_email(&bo.id, Some("ana@example.com")).await {
+        Err(StoreError::Duplicate("email")) => {}
+        other => panic!("expected a duplicate, got {other:?}"),
+    }
+    store
+        .set_email(&bo.id, Some("bo@example.com"))
+        .await
+        .unwrap();
+    let bo_now = store.person_by_email("bo@example.com").await.unwrap();
+    assert_eq!(bo_now.map(|p| p.id), Some(bo.id.clone()));
+    store.set_email(&ana.id, None).await.unwrap();
+    assert_eq!(
+        store.person_by_email("ana@example.com").await.unwrap(),
+        None
+    );
+    assert_eq!(store.person(&ana.id).await.unwrap().unwrap().email, None);
 }

@@ -10,10 +10,15 @@ use crate::store::people::{Credentials, PeopleStore, SignedIn, TokenHolder};
 use crate::store::{from_millis, to_millis, StoreError};
 
 const INSERT_PERSON: &str = "insert into people
-        (person_id, name, display_name, access, password_hash, disabled_at, created_at, oidc_subject)
-     values ($1, $2, $3, $4, $5, $6, $7, $8)";
+        (person_id, name, display_name, access, password_hash, disabled_at, created_at, oidc_subject,
+         email)
+     values ($1, $2, $3, $4, $5, $6, $7, $8, $9)";
 
 const PERSON_BY_SUBJECT: &str = "select * from people where oidc_subject = $1";
+
+const PERSON_BY_EMAIL: &str = "select * from people where email = $1";
+
+const SET_EMAIL: &str = "update people set email = $1 where person_id = $2";
 
 const PERSON: &str = "select * from people where person_id = $1";
 
@@ -57,6 +62,7 @@ pub(super) fn row_person(row: &Row) -> Result<Person, StoreError> {
         name: row.try_get("name")?,
         display_name: row.try_get("display_name")?,
         access: Access::parse(&access).ok_or_else(|| corrupt(T, format!("access {access}")))?,
+        email: row.try_get("email")?,
         disabled_at: disabled.map(|ms| from_millis(T, ms)).transpose()?,
         created_at: from_millis(T, row.try_get("created_at")?)?,
     })
@@ -92,6 +98,7 @@ impl<B: Backend> PeopleStore for SqlStore<B> {
             .bind(person.disabled_at.map(to_millis))
             .bind(to_millis(person.created_at))
             .bind(subject)
+            .bind(person.email.as_deref())
             .execute(self.writer())
             .await;
         match inserted {
@@ -115,6 +122,27 @@ impl<B: Backend> PeopleStore for SqlStore<B> {
             .fetch_optional(self.reader())
             .await?;
         row.as_ref().map(row_person).transpose()
+    }
+
+    async fn person_by_email(&self, email: &str) -> Result<Option<Person>, StoreError> {
+        let row = query(PERSON_BY_EMAIL)
+            .bind(email)
+            .fetch_optional(self.reader())
+            .await?;
+        row.as_ref().map(row_person).transpose()
+    }
+
+    async fn set_email(&self, id: &PersonId, email: Option<&str>) -> Result<(), StoreError> {
+        let set = query(SET_EMAIL)
+            .bind(email)
+            .bind(id.as_str())
+            .execute(self.writer())
+            .await;
+        match set {
+            Ok(_) => Ok(()),
+            Err(e) if e.is_unique_violation() => Err(StoreError::Duplicate("email")),
+            Err(e) => Err(e),
+        }
     }
 
     async fn credentials(&self, name: &str) -> Result<Option<Credentials>, StoreError> {
