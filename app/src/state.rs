@@ -151,26 +151,7 @@ pub fn cookie<'h>(headers: &'h http::HeaderMap, name: &str) -> Option<&'h str> {
 /// The person signed in as the engine checks and records them, with their
 /// approver groups; `None` when nobody signs in.
 pub fn actor() -> Option<engine::domain::Actor> {
-    Some(actor_of(signed_in()?, engine().config()))
-}
-
-/// `person` as the engine checks and records them, with the approver
-/// groups `config` puts them in.
-pub fn actor_of(
-    person: engine::domain::Person,
-    config: &engine::config::Config,
-) -> engine::domain::Actor {
-    let groups = config
-        .auth
-        .as_ref()
-        .map(|auth| auth.groups_of(&person.name))
-        .unwrap_or_default();
-    engine::domain::Actor {
-        id: person.id,
-        display_name: person.display_name,
-        access: person.access,
-        groups,
-    }
+    Some(engine().config().actor_of(signed_in()?))
 }
 
 /// The person looking, for the cards: without an `auth:` block, the one

@@ -181,6 +181,22 @@ impl Default for Config {
 }
 
 impl Config {
+    /// `person` as a decision checks and records them, with the approver
+    /// groups `auth.groups` puts them in.
+    pub fn actor_of(&self, person: crate::domain::Person) -> crate::domain::Actor {
+        let groups = self
+            .auth
+            .as_ref()
+            .map(|auth| auth.groups_of(&person.name))
+            .unwrap_or_default();
+        crate::domain::Actor {
+            id: person.id,
+            display_name: person.display_name,
+            access: person.access,
+            groups,
+        }
+    }
+
     /// Parses and compiles a configuration; `file` names it in errors, and
     /// relative paths in it (`ca_cert`) are read from `file`'s directory.
     pub fn parse(file: &str, text: &str) -> Result<Self, PolicyError> {

@@ -11,6 +11,7 @@ pub(crate) mod gateway;
 mod holder;
 pub mod notices;
 pub(crate) mod respond;
+pub mod slack_app;
 
 #[cfg(test)]
 mod tests;

@@ -82,6 +82,7 @@ pub async fn run(
         callback_secret.clone(),
         base_url,
         mailer,
+        doors.slack.is_some(),
         workers_stop.clone(),
     ));
     let callbacks = tokio::spawn(workers::run_callbacks(

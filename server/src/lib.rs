@@ -28,6 +28,7 @@ mod secret_file;
 pub mod security_headers;
 pub mod settings;
 pub mod sign_in_guard;
+pub mod slack;
 pub mod source_stream;
 pub mod streams;
 mod tool_sources;
@@ -80,6 +81,7 @@ pub fn router_with_pages(
         allowed_hosts: allowed,
         sso,
         proxies,
+        slack,
     } = doors;
     let (own, own_api) = utoipa_axum::router::OpenApiRouter::<AppState>::new()
         .routes(utoipa_axum::routes!(health::healthz))
@@ -102,6 +104,7 @@ pub fn router_with_pages(
         .merge(own)
         .merge(hitl)
         .merge(sso.map(oidc::routes).unwrap_or_default())
+        .merge(slack::routes(slack, state.engine.clone()))
         .merge(mcp::routes(state.engine.clone(), state.public_url.clone()))
         .route("/review/{case_id}", get(review_page::review_page))
         .route(
@@ -171,6 +174,8 @@ pub struct Doors {
     pub allowed_hosts: Arc<AllowedHosts>,
     pub sso: Option<Arc<oidc::Sso>>,
     pub proxies: Arc<client_address::TrustedProxies>,
+    /// The Slack app whose buttons decide, when it is set up.
+    pub slack: Option<Arc<engine::reviews::slack_app::SlackApp>>,
 }
 
 /// Opens the store `settings` name, creating the data directory first.
@@ -230,6 +235,7 @@ pub async fn build(settings: &Settings) -> anyhow::Result<Services> {
     let callback_secret = secret_file::callback_secret(settings)?;
     let mailer =
         crate::settings::mailer(settings.smtp.as_ref(), state.engine.config())?.map(Arc::new);
+    let slack = crate::settings::slack_app(settings.slack.as_ref(), state.engine.config())?;
     let oidc = state
         .engine
         .config()
@@ -252,6 +258,7 @@ pub async fn build(settings: &Settings) -> anyhow::Result<Services> {
             allowed_hosts,
             sso,
             proxies: Arc::new(settings.trusted_proxies.clone()),
+            slack: slack.map(Arc::new),
         },
     })
 }

@@ -11,7 +11,7 @@ use axum::response::Response;
 use leptos::prelude::*;
 
 use app::error::AppError;
-use app::state::{actor_of, AppState, SignedInPerson};
+use app::state::{AppState, SignedInPerson};
 use app::ui::pages::review::ReviewPage;
 use app::ui::review::ReviewAccess;
 use app::wire::ReviewItem;
@@ -44,7 +44,7 @@ async fn open(
     let by = parts
         .extensions
         .get::<SignedInPerson>()
-        .map(|signed_in| actor_of(signed_in.person.clone(), state.engine.config()));
+        .map(|signed_in| state.engine.config().actor_of(signed_in.person.clone()));
     let view = state
         .engine
         .open_review(&id, &access.token, by.as_ref())

@@ -58,7 +58,7 @@ pub async fn review_events(
     person: Option<Extension<SignedInPerson>>,
     access: Result<Query<Access>, QueryRejection>,
 ) -> Response {
-    let by = person.map(|Extension(p)| app::state::actor_of(p.person, state.engine.config()));
+    let by = person.map(|Extension(p)| state.engine.config().actor_of(p.person));
     let Ok(Query(access)) = access else {
         return refused(
             StatusCode::BAD_REQUEST,

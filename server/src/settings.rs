@@ -3,9 +3,11 @@
 
 use crate::client_address::TrustedProxies;
 pub use model::{ModelSettings, OpenAiSettings};
+pub use slack::{slack_app, SlackSettings};
 pub use smtp::{mailer, SmtpSettings};
 
 mod model;
+mod slack;
 mod smtp;
 use std::net::SocketAddr;
 use std::path::PathBuf;
@@ -56,6 +58,8 @@ pub struct Settings {
     pub local_person: String,
     /// The SMTP server e-mail notices go through (`AIRLOCK_SMTP_URL`).
     pub smtp: Option<SmtpSettings>,
+    /// The Slack app whose buttons decide (`AIRLOCK_SLACK_SIGNING_SECRET`).
+    pub slack: Option<SlackSettings>,
 }
 
 /// A value that never reaches a log line.
@@ -118,6 +122,7 @@ impl Settings {
             problem,
         })?;
         let smtp = SmtpSettings::from_lookup(&lookup)?;
+        let slack = SlackSettings::from_lookup(&lookup)?;
         Ok(Self {
             addr,
             data_dir,
@@ -132,6 +137,7 @@ impl Settings {
             trusted_proxies,
             local_person,
             smtp,
+            slack,
         })
     }
 }

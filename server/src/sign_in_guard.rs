@@ -1,7 +1,8 @@
 //! With the `auth:` block, every request needs a signed-in person, except
 //! what must work before signing in (the sign-in page and its post, the
 //! site's files, health) and what carries credentials of its own: the HITL
-//! API (API keys) and review links (their tokens). A page asked for without
+//! API (API keys), review links (their tokens) and presses in Slack (its
+//! signature). A page asked for without
 //! a session goes to the sign-in page, which comes back to it; anything else
 //! is refused with 401 `unauthenticated`. The person found goes into the
 //! request's extensions for the pages and server functions. A change the
@@ -37,6 +38,8 @@ const OPEN: &[&str] = &[
     // The HITL API and the MCP proxy: API keys.
     "/api/v1/",
     "/mcp",
+    // Presses in Slack: Slack's signature.
+    "/slack/",
     // Review links: the token in the address.
     "/review/",
     "/api/reviews/",

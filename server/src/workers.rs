@@ -55,6 +55,7 @@ pub async fn run_notices(
     secret: Vec<u8>,
     base_url: String,
     mailer: Option<std::sync::Arc<engine::reviews::notices::Mailer>>,
+    decide_in_slack: bool,
     mut stop: watch::Receiver<bool>,
 ) {
     let client = reqwest::Client::new();
@@ -63,6 +64,7 @@ pub async fn run_notices(
         secret: &secret,
         base_url: &base_url,
         mailer: mailer.as_deref(),
+        decide_in_slack,
     };
     loop {
         if let Err(e) = engine.deliver_notices(sender).await {

@@ -95,6 +95,7 @@ impl AuditItem {
         let channel_label = match entry.channel.as_str() {
             "review_page" => "review page".to_owned(),
             "api" => "API".to_owned(),
+            "slack" => "Slack".to_owned(),
             "system" => "Airlock".to_owned(),
             "allowed_page" => "Allowed page".to_owned(),
             other => other.to_owned(),

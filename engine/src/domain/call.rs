@@ -169,6 +169,8 @@ pub enum Channel {
     ReviewPage,
     /// The HTTP API.
     Api,
+    /// A button on a Slack message.
+    Slack,
     /// Airlock itself (expiry).
     System,
 }
@@ -180,15 +182,22 @@ impl Channel {
             Channel::Chat => "chat",
             Channel::ReviewPage => "review_page",
             Channel::Api => "api",
+            Channel::Slack => "slack",
             Channel::System => "system",
         }
     }
 
     /// Reads a stored name.
     pub fn parse(value: &str) -> Option<Self> {
-        [Self::Chat, Self::ReviewPage, Self::Api, Self::System]
-            .into_iter()
-            .find(|c| c.as_str() == value)
+        [
+            Self::Chat,
+            Self::ReviewPage,
+            Self::Api,
+            Self::Slack,
+            Self::System,
+        ]
+        .into_iter()
+        .find(|c| c.as_str() == value)
     }
 }
 

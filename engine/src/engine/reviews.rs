@@ -3,6 +3,7 @@
 
 use crate::domain::{Actor, CaseEvent, CaseId, Channel, ReviewCase, ReviewToken, ToolCallId};
 use crate::error::EngineError;
+use crate::reviews::slack_app::{interaction, Pressed, SlackApp, SlackRefusal, SlackRequest};
 use crate::reviews::{respond, ReviewView, Submission};
 use crate::Engine;
 
@@ -101,5 +102,16 @@ impl Engine {
         by: Option<&Actor>,
     ) -> Result<(CaseId, ReviewToken), EngineError> {
         respond::review_link(&self.core, call_id, by).await
+    }
+
+    /// Takes a press of Approve or Reject on a Slack message: checks that
+    /// Slack sent it, decides as the person who pressed, and answers in
+    /// Slack (see `reviews/slack_app.rs`).
+    pub async fn slack_interaction(
+        &self,
+        app: &SlackApp,
+        request: SlackRequest<'_>,
+    ) -> Result<Pressed, SlackRefusal> {
+        interaction(&self.core, app, request).await
     }
 }

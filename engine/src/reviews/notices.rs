@@ -12,7 +12,7 @@
 //! (`FollowUp::plan`); a call decided by then gets none.
 
 mod email;
-mod slack;
+pub(crate) mod slack;
 #[cfg(test)]
 mod tests;
 
@@ -41,6 +41,9 @@ pub struct NoticeSender<'a> {
     pub base_url: &'a str,
     /// The SMTP server e-mail goes through, when one is set up.
     pub mailer: Option<&'a Mailer>,
+    /// Whether Slack messages get Approve and Reject: the Slack app that
+    /// receives their presses is set up.
+    pub decide_in_slack: bool,
 }
 
 /// Delivers every notice that is due; how many were delivered.
@@ -125,7 +128,8 @@ async fn deliver(
             post_signed(sender.client, url, sender.secret, body).await
         }
         NotifyChannel::Slack { webhook } => {
-            let message = slack::message(&call, &link, Words::of(&notice.kind));
+            let words = Words::of(&notice.kind);
+            let message = slack::message(&call, &link, words, sender.decide_in_slack);
             slack::post(sender.client, webhook, &message, DELIVERY_TIMEOUT).await
         }
         NotifyChannel::Email { to } => match sender.mailer {
@@ -195,6 +199,8 @@ struct Listed {
 struct Argument {
     name: String,
     value: String,
+    /// Whether `value` is not the whole value as it is.
+    cut: bool,
 }
 
 impl Listed {
@@ -205,40 +211,41 @@ impl Listed {
 
     fn of(arguments: &Value) -> Self {
         let Some(object) = arguments.as_object() else {
-            let value = Self::cut(&arguments.to_string());
-            let shown = vec![Argument {
-                name: "arguments".into(),
-                value,
-            }];
+            let shown = vec![Self::argument("arguments", &arguments.to_string())];
             return Self { shown, more: 0 };
         };
         let shown = object
             .iter()
             .take(Self::SHOWN)
-            .map(|(name, value)| {
-                let text = match value {
-                    Value::String(s) => Self::cut(s),
-                    other => Self::cut(&other.to_string()),
-                };
-                Argument {
-                    name: name.clone(),
-                    value: text,
-                }
+            .map(|(name, value)| match value {
+                Value::String(s) => Self::argument(name, s),
+                other => Self::argument(name, &other.to_string()),
             })
             .collect();
         let more = object.len().saturating_sub(Self::SHOWN);
         Self { shown, more }
     }
 
+    /// Whether anything is left out: an argument, or part of a value, or
+    /// a line break (a value shown on one line is not the value).
+    fn is_cut(&self) -> bool {
+        self.more > 0 || self.shown.iter().any(|a| a.cut)
+    }
+
     /// `text` on one line, at most [`Self::VALUE_CHARS`] characters.
-    fn cut(text: &str) -> String {
+    fn argument(name: &str, text: &str) -> Argument {
         let flat: String = text
             .chars()
             .map(|c| if c.is_control() { ' ' } else { c })
             .collect();
-        match flat.char_indices().nth(Self::VALUE_CHARS) {
-            Some((at, _)) => format!("{}…", &flat[..at]),
-            None => flat,
+        let (value, cut) = match flat.char_indices().nth(Self::VALUE_CHARS) {
+            Some((at, _)) => (format!("{}…", &flat[..at]), true),
+            None => (flat, text.contains(char::is_control)),
+        };
+        Argument {
+            name: name.to_owned(),
+            value,
+            cut,
         }
     }
 }

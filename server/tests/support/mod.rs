@@ -149,6 +149,7 @@ pub async fn serve(
             services.callback_secret.clone(),
             base,
             services.mailer.clone(),
+            services.doors.slack.is_some(),
             stop.clone(),
         ));
     }

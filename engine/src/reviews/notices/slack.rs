@@ -1,7 +1,8 @@
 //! A notice as a Slack message: Block Kit, posted to an incoming webhook.
 //! One message per call, short enough to read in a notification: the tool
 //! and its source, why it waits, when it lapses, its arguments summarised,
-//! and a button that opens the call's review page.
+//! and a button that opens the call's review page. With the Slack app set
+//! up, Approve and Reject buttons too (see `reviews/slack_app.rs`).
 
 use std::time::Duration;
 
@@ -10,8 +11,13 @@ use serde_json::{json, Value};
 use super::{Listed, Words};
 use crate::domain::ToolCall;
 
-/// The message announcing `call`, which waits, with its review `link`.
-pub fn message(call: &ToolCall, link: &str, words: Words) -> Value {
+/// The `action_id`s of the buttons that decide.
+pub const APPROVE: &str = "airlock_approve";
+pub const REJECT: &str = "airlock_reject";
+
+/// The message announcing `call`, which waits, with its review `link`;
+/// with Approve and Reject when `decide_here` (the Slack app is set up).
+pub fn message(call: &ToolCall, link: &str, words: Words, decide_here: bool) -> Value {
     let Words { opening, waits } = words;
     let what = format!("{opening}{} from {} {waits}", call.tool, call.source);
     let headline = format!(
@@ -31,26 +37,92 @@ pub fn message(call: &ToolCall, link: &str, words: Words) -> Value {
         );
         facts.push(json!({ "type": "mrkdwn", "text": format!("*Expires*\n{when}") }));
     }
+    let listed = Listed::of(&call.arguments);
+    let mut blocks = vec![
+        json!({ "type": "section", "text": { "type": "mrkdwn", "text": headline } }),
+        json!({ "type": "section", "fields": facts }),
+        json!({ "type": "section", "text": { "type": "mrkdwn", "text": arguments(&listed) } }),
+    ];
+    let mut review = json!({
+        "type": "button",
+        "action_id": "airlock_review",
+        "text": { "type": "plain_text", "text": "Review" },
+        "url": link,
+    });
+    let buttons = match decide_here && !call.is_question() {
+        true => deciding_buttons(call, &listed, review),
+        false => {
+            review["style"] = json!("primary");
+            vec![review]
+        }
+    };
+    if decide_here && listed.is_cut() && !call.is_question() {
+        // Nobody approves what they could not read: long arguments are
+        // approved on the review page, where they show whole.
+        let note = "Its arguments are too long to show here: open Review to approve it.";
+        blocks.push(json!({ "type": "context", "elements": [{ "type": "mrkdwn", "text": note }] }));
+    }
+    blocks.push(json!({ "type": "actions", "elements": buttons }));
+    json!({ "text": what, "blocks": blocks })
+}
+
+/// Approve (with a confirmation, and only when every argument shows whole),
+/// Reject, and Review; Approve and Reject carry the call's id.
+fn deciding_buttons(call: &ToolCall, listed: &Listed, review: Value) -> Vec<Value> {
+    let approve = json!({
+        "type": "button",
+        "action_id": APPROVE,
+        "text": { "type": "plain_text", "text": "Approve" },
+        "style": "primary",
+        "value": call.id.to_string(),
+        "confirm": {
+            "title": { "type": "plain_text", "text": "Approve this call?" },
+            "text": { "type": "plain_text", "text": format!("{} runs at once, with the arguments shown.", cut(&call.tool, 200)) },
+            "confirm": { "type": "plain_text", "text": "Approve" },
+            "deny": { "type": "plain_text", "text": "Cancel" },
+        },
+    });
+    let reject = json!({
+        "type": "button",
+        "action_id": REJECT,
+        "text": { "type": "plain_text", "text": "Reject" },
+        "style": "danger",
+        "value": call.id.to_string(),
+    });
+    match listed.is_cut() {
+        true => vec![reject, review],
+        false => vec![approve, reject, review],
+    }
+}
+
+/// What replaces a message once its call is decided: what it was, and who
+/// decided it how (`outcome`: "Approved by Ana Lima"). No buttons are left.
+pub fn settled(call: &ToolCall, outcome: &str) -> Value {
+    let what = format!("{} from {}: {outcome}", call.tool, call.source);
+    let headline = format!(
+        "*{}* from *{}*: {}",
+        escape(&call.tool),
+        escape(&call.source),
+        escape(outcome)
+    );
+    let listed = Listed::of(&call.arguments);
     json!({
+        "replace_original": true,
         "text": what,
         "blocks": [
             { "type": "section", "text": { "type": "mrkdwn", "text": headline } },
-            { "type": "section", "fields": facts },
-            { "type": "section", "text": { "type": "mrkdwn", "text": arguments(&call.arguments) } },
-            { "type": "actions", "elements": [{
-                "type": "button",
-                "action_id": "airlock_review",
-                "text": { "type": "plain_text", "text": "Review" },
-                "style": "primary",
-                "url": link,
-            }] },
+            { "type": "section", "text": { "type": "mrkdwn", "text": arguments(&listed) } },
         ],
     })
 }
 
+/// `text`, at most `chars` characters.
+fn cut(text: &str, chars: usize) -> String {
+    text.chars().take(chars).collect()
+}
+
 /// The arguments, one line each (`path`: /srv/plan.txt), long values cut.
-fn arguments(arguments: &serde_json::Value) -> String {
-    let listed = Listed::of(arguments);
+fn arguments(listed: &Listed) -> String {
     if listed.shown.is_empty() {
         return "_No arguments_".to_owned();
     }
@@ -67,7 +139,7 @@ fn arguments(arguments: &serde_json::Value) -> String {
 
 /// `text` as Slack's mrkdwn takes it: `&`, `<` and `>` escaped, so nothing
 /// an agent wrote becomes a link or a mention.
-fn escape(text: &str) -> String {
+pub(crate) fn escape(text: &str) -> String {
     text.replace('&', "&amp;")
         .replace('<', "&lt;")
         .replace('>', "&gt;")
@@ -116,6 +188,7 @@ mod tests {
             &call,
             "https://airlock.example.com/review/r1?token=t",
             Words::of("waiting"),
+            false,
         );
         assert_eq!(m["text"], "write_file from files waits for approval");
         let blocks = m["blocks"].as_array().unwrap();
@@ -145,5 +218,67 @@ mod tests {
             "https://airlock.example.com/review/r1?token=t"
         );
         assert_eq!(button["text"]["text"], "Review");
+        assert_eq!(button["style"], "primary");
+        assert_eq!(blocks[3]["elements"].as_array().unwrap().len(), 1);
+    }
+
+    /// The buttons of `call`'s message when the Slack app is set up, by
+    /// `action_id`, and whether a note says to approve on the review page.
+    fn buttons(call: &ToolCall) -> (Vec<String>, bool) {
+        let m = message(
+            call,
+            "https://a.example/review/r1?token=t",
+            Words::of("waiting"),
+            true,
+        );
+        let blocks = m["blocks"].as_array().unwrap();
+        let actions = blocks.last().unwrap()["elements"].as_array().unwrap();
+        for button in actions
+            .iter()
+            .filter(|b| b["action_id"] != "airlock_review")
+        {
+            assert_eq!(button["value"], call.id.as_str());
+        }
+        let ids = actions
+            .iter()
+            .map(|b| b["action_id"].as_str().unwrap().to_owned())
+            .collect();
+        (ids, blocks.iter().any(|b| b["type"] == "context"))
+    }
+
+    #[test]
+    fn with_the_app_a_message_approves_only_what_it_shows_whole() {
+        let mut call = super::super::waiting_call();
+        let all = vec![
+            APPROVE.to_owned(),
+            REJECT.to_owned(),
+            "airlock_review".into(),
+        ];
+        assert_eq!(buttons(&call), (all, false));
+        let rest = vec![REJECT.to_owned(), "airlock_review".to_owned()];
+        call.arguments = json!({ "text": "x".repeat(121) });
+        assert_eq!(buttons(&call), (rest.clone(), true));
+        call.arguments = json!({ "text": "two\nlines" });
+        assert_eq!(buttons(&call), (rest.clone(), true));
+        call.arguments = json!({ "a": 1, "b": 2, "c": 3, "d": 4, "e": 5, "f": 6, "g": 7 });
+        assert_eq!(buttons(&call), (rest, true));
+        call.source = crate::domain::AGENT_SOURCE.into();
+        call.tool = crate::domain::QUESTION_TOOL.into();
+        call.arguments = json!({ "question": "Which one?" });
+        assert_eq!(buttons(&call), (vec!["airlock_review".to_owned()], false));
+    }
+
+    #[test]
+    fn a_settled_message_says_who_decided_and_has_no_buttons() {
+        let call = super::super::waiting_call();
+        let m = settled(&call, "Approved by Ana <Lima>");
+        assert_eq!(m["replace_original"], true);
+        assert_eq!(m["text"], "write_file from files: Approved by Ana <Lima>");
+        let blocks = m["blocks"].as_array().unwrap();
+        assert_eq!(
+            blocks[0]["text"]["text"],
+            "*write_file* from *files*: Approved by Ana &lt;Lima&gt;"
+        );
+        assert!(blocks.iter().all(|b| b["type"] != "actions"));
     }
 }

@@ -77,6 +77,7 @@ fn sender<'a>(client: &'a reqwest::Client, mailer: &'a Mailer) -> NoticeSender<'
         secret: b"k",
         base_url: "http://127.0.0.1:3000",
         mailer: Some(mailer),
+        decide_in_slack: false,
     }
 }
 

@@ -1,0 +1,318 @@
+//! Deciding from Slack, end to end, with Slack's side played on loopback:
+//! its incoming webhook takes the notice (with Approve and Reject), its Web
+//! API says who a user is, and its `response_url` takes Airlock's answer.
+//! Presses are signed as Slack signs them; one unsigned, stale or by
+//! someone who may not decide changes nothing.
+
+mod support;
+
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use axum::extract::{Path, Query};
+use axum::routing::{get, post};
+use axum::Json;
+use engine::domain::{Access, CallStatus, Channel, ToolCallId};
+use engine::people::NewPerson;
+use hmac::{Hmac, Mac};
+use serde_json::{json, Value};
+use sha2::Sha256;
+
+const KEY: &str = "slack-app-key";
+const SECRET: &str = "slack-signing-secret";
+const TOKEN: &str = "xoxb-airlock-test";
+
+/// Slack, as far as Airlock sees it: what it was sent, by path.
+#[derive(Clone, Default)]
+struct Slack {
+    got: Arc<Mutex<Vec<(String, Value)>>>,
+}
+
+impl Slack {
+    async fn start() -> (String, Self) {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+        let base = format!("http://{}", listener.local_addr().unwrap());
+        let slack = Self::default();
+        let (hook, answers) = (slack.clone(), slack.clone());
+        let app = axum::Router::new()
+            .route(
+                "/services/T1/B2/c3",
+                post(move |Json(m): Json<Value>| async move { hook.keep("hook", m) }),
+            )
+            .route(
+                "/actions/{n}",
+                post(
+                    move |Path(n): Path<String>, Json(m): Json<Value>| async move {
+                        answers.keep(&format!("answer {n}"), m)
+                    },
+                ),
+            )
+            .route(
+                "/api/auth.test",
+                get(|h: http::HeaderMap| async move { Json(auth_test(&h)) }),
+            )
+            .route("/api/users.info", get(users_info));
+        tokio::spawn(async move { axum::serve(listener, app).await });
+        (base, slack)
+    }
+
+    fn keep(&self, path: &str, message: Value) -> &'static str {
+        self.got.lock().unwrap().push((path.to_owned(), message));
+        "ok"
+    }
+
+    /// The first message sent to `path`, waited for.
+    async fn first(&self, path: &str) -> Value {
+        for _ in 0..200 {
+            let found = {
+                let got = self.got.lock().unwrap();
+                got.iter().find(|(p, _)| p == path).map(|(_, m)| m.clone())
+            };
+            if let Some(message) = found {
+                return message;
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        panic!("nothing was sent to {path}");
+    }
+
+    fn sent_to(&self, path: &str) -> usize {
+        self.got
+            .lock()
+            .unwrap()
+            .iter()
+            .filter(|(p, _)| p == path)
+            .count()
+    }
+}
+
+fn authorized(headers: &http::HeaderMap) -> bool {
+    headers.get("authorization").and_then(|v| v.to_str().ok()) == Some(&format!("Bearer {TOKEN}"))
+}
+
+fn auth_test(headers: &http::HeaderMap) -> Value {
+    match authorized(headers) {
+        true => json!({ "ok": true, "team_id": "T1", "user_id": "UBOT" }),
+        false => json!({ "ok": false, "error": "invalid_auth" }),
+    }
+}
+
+/// Ana and Viv of workspace T1, and Mallory of T9, who claims Ana's address.
+async fn users_info(
+    headers: http::HeaderMap,
+    Query(q): Query<Vec<(String, String)>>,
+) -> Json<Value> {
+    if !authorized(&headers) {
+        return Json(json!({ "ok": false, "error": "invalid_auth" }));
+    }
+    let user = |team: &str, email: &str| {
+        json!({ "ok": true, "user": {
+            "team_id": team, "deleted": false, "is_bot": false, "is_email_confirmed": true,
+            "profile": { "email": email },
+        } })
+    };
+    Json(match q.first().map(|(_, v)| v.as_str()) {
+        Some("UANA") => user("T1", "Ana.Lima@example.com"),
+        Some("UVIV") => user("T1", "viv@example.com"),
+        Some("UNEW") => user("T1", "new@example.com"),
+        Some("UMAL") => user("T9", "ana.lima@example.com"),
+        _ => json!({ "ok": false, "error": "user_not_found" }),
+    })
+}
+
+fn config(hook: &str) -> String {
+    format!(
+        "auth:
+  passwords: true
+gateway:
+  api_keys:
+    - name: builder
+      sha256: {hash}
+notify:
+  ops-slack:
+    slack: {hook}
+sources:
+  files:
+    policy_only: true
+    require_approval: [write_file]
+    notify: [ops-slack]
+",
+        hash = engine::reviews::token::hash_text(KEY),
+    )
+}
+
+/// A press of `action` on `call` by Slack user `user`, answered at `/actions/{n}`.
+fn press(base: &str, user: &str, action: &str, call: &str, n: u32) -> String {
+    let payload = json!({
+        "type": "block_actions",
+        "user": { "id": user, "team_id": "T1" },
+        "team": { "id": "T1" },
+        "response_url": format!("{base}/actions/{n}"),
+        "actions": [{ "action_id": action, "value": call, "type": "button" }],
+    });
+    form_urlencoded::Serializer::new(String::new())
+        .append_pair("payload", &payload.to_string())
+        .finish()
+}
+
+/// Sends `body` to Airlock as Slack would at `at` (seconds), signed with `secret`.
+async fn send(server: &support::TestServer, body: &str, secret: &str, at: i64) -> u16 {
+    let mut mac = Hmac::<Sha256>::new_from_slice(secret.as_bytes()).unwrap();
+    mac.update(format!("v0:{at}:{body}").as_bytes());
+    let signature = format!("v0={}", hex::encode(mac.finalize().into_bytes()));
+    reqwest::Client::new()
+        .post(server.url("/slack/interactions"))
+        .header("content-type", "application/x-www-form-urlencoded")
+        .header("x-slack-request-timestamp", at.to_string())
+        .header("x-slack-signature", signature)
+        .body(body.to_owned())
+        .send()
+        .await
+        .unwrap()
+        .status()
+        .as_u16()
+}
+
+async fn add(server: &support::TestServer, name: &str, access: Access, email: &str) {
+    let new = NewPerson {
+        name: name.into(),
+        display_name: format!("{} Lima", name[..1].to_uppercase() + &name[1..]),
+        access,
+        password: None,
+        email: Some(email.into()),
+    };
+    server.engine.add_person(new).await.unwrap();
+}
+
+#[tokio::test]
+async fn a_press_in_slack_decides_as_the_person_with_that_address_and_nobody_else() {
+    let (base, slack) = Slack::start().await;
+    let dir = tempfile::tempdir().unwrap();
+    let env = [
+        ("AIRLOCK_SLACK_SIGNING_SECRET", SECRET),
+        ("AIRLOCK_SLACK_BOT_TOKEN", TOKEN),
+        ("AIRLOCK_SLACK_API_URL", &format!("{base}/api")),
+    ];
+    let workers = support::Workers {
+        notices: true,
+        ..Default::default()
+    };
+    let hook = format!("{base}/services/T1/B2/c3");
+    let server = support::start(dir.path(), &config(&hook), &env, workers).await;
+    add(&server, "ana", Access::Approver, "ana.lima@example.com").await;
+    add(&server, "viv", Access::Viewer, "viv@example.com").await;
+    let call = json!({ "tool": "write_file", "arguments": { "path": "/srv/plan.txt" }, "source": "files" });
+    support::ask_gateway(&reqwest::Client::new(), &server.base, KEY, call).await;
+
+    // The notice offers Approve, Reject and Review.
+    let message = slack.first("hook").await;
+    let buttons = message["blocks"].as_array().unwrap().last().unwrap()["elements"].clone();
+    assert_eq!(buttons[0]["action_id"], "airlock_approve");
+    assert_eq!(buttons[1]["action_id"], "airlock_reject");
+    let id = buttons[0]["value"].as_str().unwrap().to_owned();
+    let call_id = ToolCallId::parse(&id).unwrap();
+    let status = || async {
+        server
+            .engine
+            .store()
+            .tool_call(&call_id)
+            .await
+            .unwrap()
+            .unwrap()
+            .status
+    };
+    let now = chrono::Utc::now().timestamp();
+
+    // Not Slack's: a wrong secret, a stale or a future timestamp.
+    let approve = press(&base, "UANA", "airlock_approve", &id, 1);
+    assert_eq!(send(&server, &approve, "not-the-secret", now).await, 401);
+    assert_eq!(send(&server, &approve, SECRET, now - 600).await, 401);
+    assert_eq!(send(&server, &approve, SECRET, now + 600).await, 401);
+    assert_eq!(send(&server, "payload=%7B", SECRET, now).await, 400);
+    assert_eq!(status().await, CallStatus::PendingApproval);
+    assert_eq!(slack.sent_to("answer 1"), 0);
+
+    // Slack's, by someone who may not decide: only they are told why.
+    let refusals = [
+        ("UVIV", "your access does not allow deciding"),
+        ("UMAL", "only people of the workspace"),
+        ("UNEW", "nobody in Airlock has the address new@example.com"),
+        ("UGONE", "users.info refused: user_not_found"),
+    ];
+    for (n, (user, why)) in (2..).zip(refusals) {
+        let body = press(&base, user, "airlock_approve", &id, n);
+        assert_eq!(send(&server, &body, SECRET, now).await, 200);
+        let answer = slack.first(&format!("answer {n}")).await;
+        assert_eq!(answer["response_type"], "ephemeral", "{user}");
+        let text = answer["text"].as_str().unwrap();
+        assert!(
+            text.starts_with("Nothing was decided: ") && text.contains(why),
+            "{text}"
+        );
+        assert_eq!(status().await, CallStatus::PendingApproval, "{user}");
+    }
+    // The Review button only opens its link.
+    let review = press(&base, "UANA", "airlock_review", &id, 8);
+    assert_eq!(send(&server, &review, SECRET, now).await, 200);
+
+    // Ana's press decides, as Ana, in Slack; the message says so.
+    assert_eq!(send(&server, &approve, SECRET, now).await, 200);
+    let decided = server
+        .engine
+        .store()
+        .tool_call(&call_id)
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(decided.status, CallStatus::Approved);
+    let decision = decided.decision.unwrap();
+    assert_eq!(
+        (decision.by.as_str(), decision.channel),
+        ("Ana Lima", Channel::Slack)
+    );
+    let answer = slack.first("answer 1").await;
+    assert_eq!(answer["replace_original"], true);
+    assert_eq!(
+        answer["text"],
+        "write_file from files: Approved by Ana Lima"
+    );
+
+    // A later press, on this message or another, changes nothing and shows the outcome.
+    let reject = press(&base, "UANA", "airlock_reject", &id, 9);
+    assert_eq!(send(&server, &reject, SECRET, now).await, 200);
+    assert_eq!(status().await, CallStatus::Approved);
+    let answer = slack.first("answer 9").await;
+    assert_eq!(
+        answer["text"],
+        "write_file from files: Approved by Ana Lima"
+    );
+    assert_eq!(slack.sent_to("answer 8"), 0);
+}
+
+#[tokio::test]
+async fn the_slack_app_without_people_or_with_half_its_settings_stops_startup() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("airlock.yaml");
+    std::fs::write(
+        &path,
+        "notify:\n  ops-slack:\n    slack: https://hooks.slack.com/services/T1/B2/c3\n",
+    )
+    .unwrap();
+    let data = dir.path().to_string_lossy().into_owned();
+    let file = path.to_string_lossy().into_owned();
+    let lookup = |token: bool| {
+        let (data, file) = (data.clone(), file.clone());
+        move |name: &str| match name {
+            "AIRLOCK_DATA_DIR" => Some(data.clone()),
+            "AIRLOCK_CONFIG" => Some(file.clone()),
+            "AIRLOCK_SLACK_SIGNING_SECRET" => Some(SECRET.into()),
+            "AIRLOCK_SLACK_BOT_TOKEN" if token => Some(TOKEN.into()),
+            _ => None,
+        }
+    };
+    let half = server::Settings::from_lookup(lookup(false)).unwrap_err();
+    assert_eq!(half.name, "AIRLOCK_SLACK_BOT_TOKEN");
+    let settings = server::Settings::from_lookup(lookup(true)).unwrap();
+    let refused = server::build(&settings).await.unwrap_err().to_string();
+    assert!(refused.contains("add an `auth:` block"), "{refused}");
+}
