@@ -1,6 +1,6 @@
 // The people page: an administrator adds someone with their e-mail
-// address (how a press in Slack finds them), sees it listed, and is told
-// when the address is someone else's already.
+// address (how a press in Slack finds them), sees it listed, changes it,
+// and is told when the address is someone else's already.
 import { test, expect, AirlockServer } from './fixtures';
 import { PASSWORD, signedIn } from './people';
 
@@ -23,11 +23,18 @@ test('an administrator adds a person with their e-mail address, one person per a
     const bo = page.getByRole('listitem').filter({ hasText: 'Bo Chen' });
     await expect(bo).toContainText('bo.chen@example.com');
 
+    // Changed later, folded under the row until asked for.
+    await bo.getByText('Change e-mail').click();
+    await bo.getByLabel('E-mail of Bo Chen').fill('Bo@Example.com');
+    await bo.getByRole('button', { name: 'Save' }).click();
+    await expect(bo).toContainText('bo@example.com');
+    await expect(bo).not.toContainText('bo.chen@example.com');
+
     await add.getByLabel('Name', { exact: true }).fill('cy');
-    await add.getByLabel(/E-mail/).fill('bo.chen@example.com');
+    await add.getByLabel(/E-mail/).fill('bo@example.com');
     await add.getByLabel('First password').fill(PASSWORD);
     await add.getByRole('button', { name: 'Add' }).click();
-    await expect(page.getByRole('alert')).toContainText('someone here already has bo.chen@example.com');
+    await expect(page.getByRole('alert')).toContainText('someone here already has bo@example.com');
     await expect(page.getByRole('listitem').filter({ hasText: 'cy' })).toHaveCount(0);
   } finally {
     await server.stop();

@@ -83,24 +83,52 @@ fn checked_display_name(display_name: &str, name: &str) -> Result<String, Engine
     Ok(shown.to_owned())
 }
 
-/// A person's e-mail address as kept, if they gave one; taken by nobody else.
-async fn checked_email(core: &Core, email: Option<&str>) -> Result<Option<String>, EngineError> {
+/// `email` as kept: `None` when empty, refused when not one address.
+fn plain_or_none(email: Option<&str>) -> Result<Option<String>, EngineError> {
     let Some(email) = email.map(str::trim).filter(|e| !e.is_empty()) else {
         return Ok(None);
     };
-    let Some(email) = plain_email(email) else {
-        return Err(EngineError::invalid(
+    match plain_email(email) {
+        Some(email) => Ok(Some(email)),
+        None => Err(EngineError::invalid(
             "email",
             "an e-mail address is one name@domain, without spaces or brackets",
-        ));
-    };
-    if core.store.person_by_email(&email).await?.is_some() {
-        return Err(EngineError::invalid(
-            "email",
-            format!("someone here already has {email}"),
-        ));
+        )),
     }
-    Ok(Some(email))
+}
+
+fn taken(email: &str) -> EngineError {
+    EngineError::invalid("email", format!("someone here already has {email}"))
+}
+
+/// A person's e-mail address as kept, if they gave one; taken by nobody else.
+async fn checked_email(core: &Core, email: Option<&str>) -> Result<Option<String>, EngineError> {
+    let email = plain_or_none(email)?;
+    match &email {
+        Some(e) if core.store.person_by_email(e).await?.is_some() => Err(taken(e)),
+        _ => Ok(email),
+    }
+}
+
+/// Gives a person an e-mail address, or none when `email` is empty.
+pub(crate) async fn set_email(
+    core: &Core,
+    id: &PersonId,
+    email: &str,
+) -> Result<Person, EngineError> {
+    let mut person = core
+        .store
+        .person(id)
+        .await?
+        .ok_or(EngineError::NotFound("person"))?;
+    let email = plain_or_none(Some(email))?;
+    match core.store.set_email(id, email.as_deref()).await {
+        Ok(()) => {}
+        Err(StoreError::Duplicate(_)) => return Err(taken(email.as_deref().unwrap_or_default())),
+        Err(e) => return Err(e.into()),
+    }
+    person.email = email;
+    Ok(person)
 }
 
 pub(crate) async fn add_person(core: &Core, new: NewPerson) -> Result<Person, EngineError> {

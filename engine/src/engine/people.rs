@@ -103,6 +103,12 @@ impl Engine {
         people::sign_out_everywhere(&self.core, person).await
     }
 
+    /// Gives a person an e-mail address, or takes theirs away when `email`
+    /// is empty; one person per address.
+    pub async fn set_email(&self, id: &PersonId, email: &str) -> Result<Person, EngineError> {
+        people::set_email(&self.core, id, email).await
+    }
+
     /// Disables a person: their sessions end at once and they cannot sign in.
     pub async fn disable_person(&self, id: &PersonId) -> Result<Person, EngineError> {
         people::disable_person(&self.core, id).await

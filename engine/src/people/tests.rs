@@ -281,7 +281,20 @@ async fn an_email_address_is_kept_lowercase_and_belongs_to_one_person() {
     assert_eq!(refused_field(taken), "email");
     let wrong = f.engine.add_person(with("bo", "Bo <bo@example.com>")).await;
     assert_eq!(refused_field(wrong), "email");
-    let none = f.engine.add_person(with("bo", "  ")).await.unwrap();
-    assert_eq!(none.email, None);
+    let bo = f.engine.add_person(with("bo", "  ")).await.unwrap();
+    assert_eq!(bo.email, None);
     assert_eq!(f.engine.people().await.unwrap().len(), 2);
+
+    // Set afterwards: the same rules; their own address again is no clash.
+    let set = |email: &'static str| f.engine.set_email(&bo.id, email);
+    assert_eq!(refused_field(set("ANA.LIMA@example.com").await), "email");
+    assert_eq!(refused_field(set("bo at example.com").await), "email");
+    let bo = set(" Bo@Example.com").await.unwrap();
+    assert_eq!(bo.email.as_deref(), Some("bo@example.com"));
+    assert_eq!(set("bo@example.com").await.unwrap().email, bo.email);
+    assert_eq!(set("").await.unwrap().email, None);
+    let stored = f.engine.people().await.unwrap();
+    assert_eq!(stored.iter().find(|p| p.name == "bo").unwrap().email, None);
+    let nobody = f.engine.set_email(&PersonId::new(), "cy@example.com").await;
+    assert!(matches!(nobody, Err(EngineError::NotFound("person"))));
 }

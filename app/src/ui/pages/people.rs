@@ -1,16 +1,19 @@
 //! The people page, for administrators: who signs in, with what access, a
-//! form to add someone, and a way to disable a person (their sessions end
-//! at once). Every form is plain: it works without JavaScript.
+//! form to add someone, a way to set a person's e-mail address, and a way
+//! to disable a person (their sessions end at once). Every form is plain: it works without JavaScript.
 
 use leptos::either::Either;
 use leptos::prelude::*;
 use leptos::server_fn::ServerFn;
 use leptos_meta::Title;
 
-use crate::server_fns::people::{list_people, AddPerson, DisablePerson};
+mod email_form;
+
+use crate::server_fns::people::{list_people, AddPerson, DisablePerson, SetEmail};
 use crate::ui::common::load_error::LoadError;
 use crate::ui::common::post_form::failed_post;
 use crate::wire::PersonItem;
+use email_form::EmailForm;
 
 /// Lists people and offers adding and disabling.
 #[component]
@@ -18,6 +21,7 @@ pub fn PeoplePage() -> impl IntoView {
     let people = Resource::new(|| (), |_| list_people());
     let failed = failed_post::<AddPerson>()
         .or_else(failed_post::<DisablePerson>)
+        .or_else(failed_post::<SetEmail>)
         .map(|e| e.to_string());
     view! {
         <Title text="People"/>
@@ -41,7 +45,11 @@ pub fn PeoplePage() -> impl IntoView {
 fn PeopleList(items: Vec<PersonItem>) -> impl IntoView {
     view! {
         <ul class="people-list">
-            {items.into_iter().map(|p| view! {
+            {items.into_iter().map(|p| {
+                let email_form = view! {
+                    <EmailForm id=p.id.clone() shown=p.display_name.clone() email=p.email.clone()/>
+                };
+                view! {
                 <li class="person">
                     <span class="person-shown">{p.display_name}</span>
                     <span class="person-login">{p.name}</span>
@@ -61,7 +69,9 @@ fn PeopleList(items: Vec<PersonItem>) -> impl IntoView {
                             </form>
                         })
                     }}
+                    {email_form}
                 </li>
+                }
             }).collect_view()}
         </ul>
     }
