@@ -1,5 +1,5 @@
 //! Review cases: every call that waits for a person is a case of the HITL
-//! Protocol (v0.5) with a deep-linked review page, a status that agents poll,
+//! Protocol (v0.8) with a deep-linked review page, a status that agents poll,
 //! an event stream and, for gateway calls, a signed callback.
 //!
 //! A case follows its tool call: the decision that settles the call settles
@@ -25,7 +25,7 @@ pub use gateway::{GatewayOutcome, GatewayRequest};
 pub use respond::{Response, ReviewContext, ReviewView, Submission};
 
 /// The protocol version Airlock speaks.
-pub const SPEC_VERSION: &str = "0.5";
+pub const SPEC_VERSION: &str = "0.8";
 
 /// A duration in the protocol's shorthand (`24h`, `7d`, `30m`, `90s`); a
 /// day reads as `24h`, as the protocol's default does.

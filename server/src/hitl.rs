@@ -1,4 +1,4 @@
-//! The HITL Protocol v0.5 service: the gateway external agents ask before
+//! The HITL Protocol v0.8 service: the gateway external agents ask before
 //! running a tool call, the status they poll, the response endpoint review
 //! pages submit to, the per-case event stream, and the discovery document.
 //!

@@ -15,13 +15,13 @@ use utoipa::OpenApi;
 #[openapi(
     info(
         title = "Airlock",
-        description = "A self-hosted human approval layer for AI agents' tool calls. External agents ask before running a tool call and follow the review case over the HITL Protocol v0.5; browsers follow conversations and the approvals inbox as server-sent events.",
+        description = "A self-hosted human approval layer for AI agents' tool calls. External agents ask before running a tool call and follow the review case over the HITL Protocol v0.8; browsers follow conversations and the approvals inbox as server-sent events.",
         license(name = "Apache-2.0"),
     ),
     paths(serve),
     modifiers(&BearerKeys),
     tags(
-        (name = "HITL Protocol", description = "The gateway and review cases (HITL Protocol v0.5)."),
+        (name = "HITL Protocol", description = "The gateway and review cases (HITL Protocol v0.8)."),
         (name = "Streams", description = "Live changes as server-sent events."),
         (name = "Operations", description = "Health and this document."),
     )

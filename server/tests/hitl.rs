@@ -7,6 +7,7 @@ mod support;
 use std::time::Duration;
 
 use serde_json::{json, Value};
+use support::schemas::{assert_valid, schemas};
 
 /// The key the tests authenticate with, and another configured client's.
 const KEY: &str = "test-key-builder";
@@ -122,46 +123,6 @@ impl Server {
             .await
             .unwrap()
     }
-}
-
-struct Schemas {
-    hitl: jsonschema::Validator,
-    poll: jsonschema::Validator,
-}
-
-fn schemas() -> Schemas {
-    let load = |name: &str| -> Value {
-        let path = format!("{}/tests/hitl-schemas/{name}", env!("CARGO_MANIFEST_DIR"));
-        serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
-    };
-    let registry = jsonschema::Registry::new()
-        .add(
-            "https://hitl-protocol.org/schemas/v0.5/form-field.json",
-            load("form-field.json"),
-        )
-        .unwrap()
-        .prepare()
-        .unwrap();
-    let build = |schema: Value| {
-        jsonschema::options()
-            .with_draft(jsonschema::Draft::Draft202012)
-            .should_validate_formats(true)
-            .with_registry(&registry)
-            .build(&schema)
-            .unwrap()
-    };
-    Schemas {
-        hitl: build(load("hitl-object.schema.json")),
-        poll: build(load("poll-response.schema.json")),
-    }
-}
-
-fn assert_valid(validator: &jsonschema::Validator, instance: &Value) {
-    let errors: Vec<String> = validator
-        .iter_errors(instance)
-        .map(|e| format!("{} at {}", e, e.instance_path()))
-        .collect();
-    assert!(errors.is_empty(), "{instance:#}\n{errors:#?}");
 }
 
 #[tokio::test]
@@ -621,7 +582,8 @@ async fn discovery_describes_the_service() {
     assert_eq!(res.status(), 200);
     let doc: Value = res.json().await.unwrap();
     let hitl = &doc["hitl_protocol"];
-    assert_eq!(hitl["spec_version"], "0.5");
+    support::schemas::assert_valid(&schemas().discovery, &doc);
+    assert_eq!(hitl["spec_version"], "0.8");
     assert_eq!(
         hitl["capabilities"]["review_types"],
         json!(["approval", "input"])

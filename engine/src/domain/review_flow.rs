@@ -104,10 +104,14 @@ pub fn event_data(case: &ReviewCase) -> (&'static str, Value) {
             "review.opened",
             json!({"case_id": case.id, "opened_at": at(case.opened_at)}),
         ),
-        CaseStatus::InProgress => (
-            "review.in_progress",
-            json!({"case_id": case.id, "opened_at": at(case.opened_at)}),
-        ),
+        CaseStatus::InProgress => {
+            let mut data = json!({"case_id": case.id, "opened_at": at(case.opened_at)});
+            // A call that needs several approvals says who gave them so far.
+            if let Some(approvals) = &case.result {
+                data["approvals"] = approvals.clone();
+            }
+            ("review.in_progress", data)
+        }
         CaseStatus::Completed => {
             let mut data = json!({
                 "case_id": case.id,

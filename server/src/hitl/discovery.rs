@@ -50,7 +50,6 @@ pub async fn document(State(hitl): State<Hitl>, headers: HeaderMap) -> impl Into
                     "reviews_base": format!("{base}/api/v1/reviews"),
                     "review_page_base": format!("{base}/review"),
                     "events_base": format!("{base}/api/v1/reviews"),
-                    "tool_calls": format!("{base}/api/v1/tool-calls"),
                     "well_known": format!("{base}/.well-known/hitl.json"),
                 },
                 "authentication": { "type": "bearer" },

@@ -98,7 +98,7 @@ pub struct Accepted {
 /// The protocol's `hitl` object.
 #[derive(Debug, Serialize, ToSchema)]
 pub struct HitlObject {
-    /// Always `0.5`.
+    /// Always `0.8`.
     pub spec_version: &'static str,
     /// `review_`, 12 hex digits and 22 URL-safe characters.
     pub case_id: String,
@@ -173,10 +173,29 @@ pub struct PollResponse {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
     /// While a call that needs several approvals has some of them
-    /// (`in_progress`): `required`, and `given`, each with `name` and `at`.
+    /// (`in_progress`): how many it has (`completed_fields`) of how many it
+    /// needs (`total_fields`). Who gave them is on the `review.in_progress`
+    /// event.
     #[serde(skip_serializing_if = "Option::is_none")]
-    #[schema(value_type = Option<Object>)]
-    pub approvals: Option<Value>,
+    pub progress: Option<Progress>,
+}
+
+/// How far a case has come: approvals given of approvals needed.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct Progress {
+    pub completed_fields: u64,
+    pub total_fields: u64,
+}
+
+impl Progress {
+    /// A call's approvals as its in-progress case stores them
+    /// (`{required, given: [...]}`), counted.
+    fn of_approvals(approvals: &Value) -> Option<Self> {
+        Some(Self {
+            completed_fields: approvals["given"].as_array()?.len() as u64,
+            total_fields: approvals["required"].as_u64()?,
+        })
+    }
 }
 
 /// A response: `approve`, `edit` (`data.edits`), `reject` (`data.feedback`)
@@ -256,10 +275,11 @@ impl PollResponse {
                     .clone()
                     .unwrap_or_else(|| "cancelled".into())
             }),
-            approvals: case
+            progress: case
                 .result
-                .clone()
-                .filter(|_| status == CaseStatus::InProgress),
+                .as_ref()
+                .filter(|_| status == CaseStatus::InProgress)
+                .and_then(Progress::of_approvals),
         }
     }
 }

@@ -7,6 +7,7 @@
 pub mod mcp;
 pub mod people;
 pub mod receiver;
+pub mod schemas;
 
 use tokio::sync::{oneshot, watch};
 
