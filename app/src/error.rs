@@ -305,6 +305,11 @@ impl From<engine::EngineError> for AppError {
                 AppError::AlreadyApprovedByYou { missing }
             }
             EngineError::Forbidden => AppError::Forbidden,
+            // Only the agents' inline submit meets it; pages never do.
+            e @ EngineError::ActionNotInline { .. } => AppError::Invalid {
+                field: "action".into(),
+                message: e.to_string(),
+            },
             EngineError::NotAllowed => AppError::NotAllowed,
             EngineError::NotAnApprover { groups } => AppError::NotAnApprover { groups },
             EngineError::OwnRequest => AppError::OwnRequest,

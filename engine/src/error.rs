@@ -71,6 +71,15 @@ pub enum EngineError {
     /// A review link's token is missing or does not belong to the case.
     #[error("this review link is not valid: ask for a new one")]
     Forbidden,
+    /// An agent relayed an action the case does not take inline (its
+    /// policy's `inline_submit:` does not list it).
+    #[error("`{action}` is not taken inline here (it takes {}): send the person to the review link", if allowed.is_empty() { "none".to_owned() } else { allowed.join(" and ") })]
+    ActionNotInline {
+        /// The action relayed.
+        action: String,
+        /// The actions the case takes inline.
+        allowed: Vec<String>,
+    },
     /// The review case expired before anyone responded.
     #[error("this review expired at {at}")]
     Expired {

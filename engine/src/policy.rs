@@ -129,6 +129,7 @@ pub struct Policy {
     separation_of_duties: bool,
     approvals_required: u32,
     review_sign_in: bool,
+    inline_actions: Vec<String>,
     notify: Vec<String>,
     follow_up: FollowUp,
     /// The block it was written in (`sources.fs`, `default_policy`), so a
@@ -141,6 +142,12 @@ impl Policy {
     /// may decide them (`review_link: sign_in`).
     pub fn review_sign_in(&self) -> bool {
         self.review_sign_in
+    }
+
+    /// The actions an agent may relay for its waiting calls with their
+    /// case's submit token (`inline_submit:`); empty: none.
+    pub fn inline_actions(&self) -> &[String] {
+        &self.inline_actions
     }
 
     /// Whether the tool is offered to the model at all.

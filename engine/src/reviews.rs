@@ -9,6 +9,7 @@
 pub mod callbacks;
 pub(crate) mod gateway;
 mod holder;
+pub mod inline;
 pub mod notices;
 pub(crate) mod respond;
 pub mod slack_app;

@@ -28,7 +28,8 @@ use utoipa::OpenApi;
 )]
 struct Airlock;
 
-/// Declares the bearer API keys of `gateway.api_keys`.
+/// Declares the bearer API keys of `gateway.api_keys`, and the submit
+/// tokens of inline submit.
 struct BearerKeys;
 
 impl utoipa::Modify for BearerKeys {
@@ -36,6 +37,10 @@ impl utoipa::Modify for BearerKeys {
         let components = openapi.components.get_or_insert_with(Default::default);
         components.add_security_scheme(
             "bearer",
+            SecurityScheme::Http(Http::new(HttpAuthScheme::Bearer)),
+        );
+        components.add_security_scheme(
+            "submit_token",
             SecurityScheme::Http(Http::new(HttpAuthScheme::Bearer)),
         );
     }

@@ -609,6 +609,7 @@ async fn the_openapi_document_lists_every_rest_endpoint() {
         ("/api/v1/tool-calls", "post"),
         ("/api/v1/reviews/{case_id}/status", "get"),
         ("/api/v1/reviews/{case_id}/respond", "post"),
+        ("/api/v1/reviews/{case_id}/submit", "post"),
         ("/api/v1/reviews/{case_id}/events", "get"),
         ("/.well-known/hitl.json", "get"),
         ("/api/conversations/events", "get"),

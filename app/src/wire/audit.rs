@@ -96,6 +96,7 @@ impl AuditItem {
             "review_page" => "review page".to_owned(),
             "api" => "API".to_owned(),
             "slack" => "Slack".to_owned(),
+            "relayed" => "relayed by the agent".to_owned(),
             "system" => "Airlock".to_owned(),
             "allowed_page" => "Allowed page".to_owned(),
             other => other.to_owned(),

@@ -44,6 +44,12 @@ use crate::policy::{PolicyConfig, Position};
     6,
     "unknown variant `block`, expected one of"
 )]
+#[case::inline_submit_edit(
+    "sources:\n  x:\n    policy_only: true\n    inline_submit: [approve, edit]\n",
+    "sources.x.inline_submit[1]",
+    4,
+    "inline_submit lists approve and reject, each once"
+)]
 #[case::misspelt_action(
     "sources:\n  memory:\n    command: npx\n    default: alow\n",
     "sources.memory.default",
@@ -267,6 +273,7 @@ fn every_policy_key_is_a_source_key() {
         separation_of_duties: true,
         approvals_required: Some(2),
         review_link: crate::policy::ReviewLink::SignIn,
+        inline_submit: vec!["approve".into(), "reject".into()],
         notify: vec!["ops-hook".into()],
         remind_after: Some("15m".into()),
         escalate_after: Some("1h".into()),

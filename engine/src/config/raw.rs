@@ -102,6 +102,8 @@ pub(super) struct RawSource {
     #[serde(default)]
     pub review_link: ReviewLink,
     #[serde(default)]
+    pub inline_submit: Vec<String>,
+    #[serde(default)]
     pub notify: Vec<String>,
     #[serde(default)]
     pub remind_after: Option<String>,

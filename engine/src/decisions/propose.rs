@@ -56,6 +56,7 @@ pub(crate) async fn propose_in_run(
             cases.push(NewCase {
                 case,
                 token_hash: None,
+                submit_token_hash: None,
                 announce,
             });
         }

@@ -171,6 +171,8 @@ pub enum Channel {
     Api,
     /// A button on a Slack message.
     Slack,
+    /// A press in a chat app an agent relayed (HITL inline submit).
+    Relayed,
     /// Airlock itself (expiry).
     System,
 }
@@ -183,6 +185,7 @@ impl Channel {
             Channel::ReviewPage => "review_page",
             Channel::Api => "api",
             Channel::Slack => "slack",
+            Channel::Relayed => "relayed",
             Channel::System => "system",
         }
     }
@@ -194,6 +197,7 @@ impl Channel {
             Self::ReviewPage,
             Self::Api,
             Self::Slack,
+            Self::Relayed,
             Self::System,
         ]
         .into_iter()

@@ -207,6 +207,10 @@ pub struct ReviewCase {
     pub reminder_at: Option<DateTime<Utc>>,
     /// When its reminder was sent.
     pub reminder_sent_at: Option<DateTime<Utc>>,
+    /// The actions an agent may relay with the case's submit token
+    /// (`inline_submit:`); none: no submit token was handed out.
+    #[serde(default)]
+    pub inline_actions: Vec<String>,
     /// Its event count: bumped by every change, so it versions the status.
     pub version: i64,
 }
@@ -217,6 +221,9 @@ pub struct NewCase {
     pub case: ReviewCase,
     /// The SHA-256 (hex) of the token handed out with it, if one was.
     pub token_hash: Option<String>,
+    /// The SHA-256 (hex) of its submit token (inline submit), if one was
+    /// handed out; kept apart from its links' tokens.
+    pub submit_token_hash: Option<String>,
     /// Its notices: on its channels (`notify:`) at once, and the reminders
     /// and escalation its policy plans.
     pub announce: Vec<super::PlannedNotice>,

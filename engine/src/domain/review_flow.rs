@@ -205,6 +205,7 @@ pub fn case_for(call: &ToolCall, requester: Requester) -> ReviewCase {
         cancel_reason: None,
         reminder_at: None,
         reminder_sent_at: None,
+        inline_actions: Vec::new(),
         version: 0,
     }
 }

@@ -137,7 +137,9 @@ impl Engine {
                 "Refused by Airlock's policy: {}",
                 call.policy_reason
             )),
-            GatewayOutcome::Waiting { call, case, token } => Proxied::Waiting {
+            GatewayOutcome::Waiting {
+                call, case, token, ..
+            } => Proxied::Waiting {
                 call: Box::new(call),
                 case,
                 token,

@@ -104,6 +104,17 @@ impl Engine {
         respond::review_link(&self.core, call_id, by).await
     }
 
+    /// Takes a press in a chat app an agent relays with a case's submit
+    /// token (HITL inline submit), once.
+    pub async fn submit_inline(
+        &self,
+        id: &CaseId,
+        submit_token: &str,
+        submission: crate::reviews::inline::InlineSubmission,
+    ) -> Result<ReviewCase, EngineError> {
+        crate::reviews::inline::submit_inline(&self.core, id, submit_token, submission).await
+    }
+
     /// Takes a press of Approve or Reject on a Slack message: checks that
     /// Slack sent it, decides as the person who pressed, and answers in
     /// Slack (see `reviews/slack_app.rs`).

@@ -64,6 +64,10 @@ pub enum DefaultAction {
     Allow,
 }
 
+/// The actions an agent may relay (`inline_submit:`): the ones a button
+/// takes without anything typed.
+const INLINE_ACTIONS: [&str; 2] = ["approve", "reject"];
+
 /// Who may open a review link of a call that waits.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
@@ -154,6 +158,11 @@ pub struct PolicyConfig {
     /// Who may open the review links of its calls.
     #[serde(default)]
     pub review_link: ReviewLink,
+    /// The actions an agent may relay for its calls that wait, from a
+    /// button in a chat app (HITL inline submit): `approve`, `reject`.
+    /// None: every decision is taken in Airlock or through a review link.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub inline_submit: Vec<String>,
     /// The channels (`notify:`) that announce its calls that wait.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub notify: Vec<String>,
@@ -222,6 +231,15 @@ impl PolicyConfig {
             _ => Ok(n),
         };
         let approvals_required = approvals(at("approvals_required"), self.approvals_required)?;
+        for (i, action) in self.inline_submit.iter().enumerate() {
+            let repeated = self.inline_submit[..i].contains(action);
+            if !INLINE_ACTIONS.contains(&action.as_str()) || repeated {
+                return Err(err(
+                    format!("{}[{i}]", at("inline_submit")),
+                    format!("`{action}`: inline_submit lists approve and reject, each once"),
+                ));
+            }
+        }
         let mut rules = Vec::with_capacity(self.rules.len());
         for (i, rule) in self.rules.iter().enumerate() {
             let key = format!("{}[{i}]", at("rules"));
@@ -272,6 +290,7 @@ impl PolicyConfig {
             separation_of_duties: self.separation_of_duties,
             approvals_required: approvals_required.unwrap_or(1),
             review_sign_in: self.review_link == ReviewLink::SignIn,
+            inline_actions: self.inline_submit.clone(),
             notify: self.notify.clone(),
             follow_up: follow_up(
                 FollowUpKeys {

@@ -55,6 +55,10 @@ pub enum GatewayOutcome {
         case: Box<ReviewCase>,
         /// The token of the review link; it is stored only as a hash.
         token: ReviewToken,
+        /// The submit token an agent relays a press with (inline submit),
+        /// when the call's policy lists `inline_submit:` actions; stored
+        /// only as a hash, apart from the link's.
+        submit_token: Option<ReviewToken>,
     },
 }
 
@@ -189,17 +193,21 @@ pub(crate) async fn gateway_call(
         let latest = now + MAX_TIMEOUT;
         call.expires_at = Some(call.expires_at.map_or(latest, |at| at.min(latest)));
     }
+    let inline = core.config.policy_for(&call.source).inline_actions();
     let pending = waiting.then(|| {
         let token = ReviewToken::mint();
+        let submit = (!inline.is_empty()).then(ReviewToken::mint);
         let mut case = case_for(&call, request.requester.clone());
         case.reminder_at = crate::domain::FollowUp::first_reminder(&announce);
-        (case, token)
+        case.inline_actions = submit.as_ref().map(|_| inline.to_vec()).unwrap_or_default();
+        (case, token, submit)
     });
     let cases: Vec<NewCase> = pending
         .iter()
-        .map(|(case, token)| NewCase {
+        .map(|(case, token, submit)| NewCase {
             case: case.clone(),
             token_hash: Some(token.hash()),
+            submit_token_hash: submit.as_ref().map(ReviewToken::hash),
             announce: announce.clone(),
         })
         .collect();
@@ -209,10 +217,11 @@ pub(crate) async fn gateway_call(
         .await?;
     core.events.publish(events);
     Ok(match pending {
-        Some((case, token)) => GatewayOutcome::Waiting {
+        Some((case, token, submit_token)) => GatewayOutcome::Waiting {
             call,
             case: Box::new(case),
             token,
+            submit_token,
         },
         None if call.status == CallStatus::Approved => GatewayOutcome::Allowed(call),
         None => GatewayOutcome::Refused { call, hidden },

@@ -134,7 +134,7 @@ async fn verified_case(
 
 /// The case as it stands, applying its expiry first if it lapsed and the
 /// expiry pass has not reached it yet.
-async fn current(core: &Core, case: ReviewCase) -> Result<ReviewCase, EngineError> {
+pub(super) async fn current(core: &Core, case: ReviewCase) -> Result<ReviewCase, EngineError> {
     let lapsed = case.expires_at.is_some_and(|at| at <= core.clock.now());
     if case.status.is_terminal() || !lapsed {
         return Ok(case);
@@ -286,7 +286,7 @@ async fn still_open(core: &Core, id: &CaseId, presented: &str) -> Result<ReviewC
 
 /// The case a response closed, as the response's transaction stored it;
 /// read again only if that did not close it.
-async fn closed_case(
+pub(super) async fn closed_case(
     core: &Core,
     closed: Option<ReviewCase>,
     id: &CaseId,

@@ -180,6 +180,11 @@ const MIGRATIONS: &[Migration] = &[
         description: "person emails",
         sql: include_str!("../../migrations/postgres/0029_person_emails.sql"),
     },
+    Migration {
+        version: 30,
+        description: "inline submit",
+        sql: include_str!("../../migrations/postgres/0030_inline_submit.sql"),
+    },
 ];
 
 /// Arbitrary key of the advisory lock that serialises migrations across replicas.

@@ -26,6 +26,13 @@ pub trait ReviewStore: Send + Sync {
         id: &CaseId,
     ) -> Result<Option<(ReviewCase, Vec<String>)>, StoreError>;
 
+    /// One review case with the hash of its submit token (inline submit),
+    /// if one was handed out; never a review link's.
+    async fn review_case_for_submit(
+        &self,
+        id: &CaseId,
+    ) -> Result<Option<(ReviewCase, Option<String>)>, StoreError>;
+
     /// Records the hash of another review link's token.
     async fn add_case_token(
         &self,

@@ -162,6 +162,11 @@ const MIGRATIONS: &[Migration] = &[
         description: "person emails",
         sql: include_str!("../../migrations/sqlite/0029_person_emails.sql"),
     },
+    Migration {
+        version: 30,
+        description: "inline submit",
+        sql: include_str!("../../migrations/sqlite/0030_inline_submit.sql"),
+    },
 ];
 
 /// How many read-only connections serve reads: one per core. Statements run

@@ -45,6 +45,7 @@ pub async fn document(State(hitl): State<Hitl>, headers: HeaderMap) -> impl Into
                     "supports_reminders": true,
                     "supports_multi_round": false,
                     "supports_signatures": false,
+                    "supports_inline_submit": true,
                 },
                 "endpoints": {
                     "reviews_base": format!("{base}/api/v1/reviews"),

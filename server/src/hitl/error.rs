@@ -59,6 +59,13 @@ pub enum ApiError {
     /// The case expired.
     #[error("this review case expired at {0}")]
     Expired(String),
+    /// An agent relayed an action the case does not take inline.
+    #[error("{message}")]
+    NotInline {
+        /// The case, so the agent can send the person to its review link.
+        case_id: String,
+        message: String,
+    },
     /// Polled too often.
     #[error("too many requests for this case: wait {0} seconds")]
     RateLimited(u64),
@@ -77,6 +84,7 @@ impl ApiError {
             ApiError::NotFound(_) => "not_found",
             ApiError::InvalidToken => "invalid_token",
             ApiError::Refused { code, .. } | ApiError::Conflict { code, .. } => code,
+            ApiError::NotInline { .. } => "action_not_inline",
             ApiError::Duplicate { .. } => "duplicate_submission",
             ApiError::Expired(_) => "case_expired",
             ApiError::RateLimited(_) => "rate_limited",
@@ -90,7 +98,7 @@ impl ApiError {
             ApiError::Unauthorized | ApiError::InvalidToken => StatusCode::UNAUTHORIZED,
             ApiError::InvalidJson(_) | ApiError::Invalid { .. } => StatusCode::BAD_REQUEST,
             ApiError::NotFound(_) => StatusCode::NOT_FOUND,
-            ApiError::Refused { .. } => StatusCode::FORBIDDEN,
+            ApiError::Refused { .. } | ApiError::NotInline { .. } => StatusCode::FORBIDDEN,
             ApiError::Duplicate { .. } | ApiError::Conflict { .. } => StatusCode::CONFLICT,
             ApiError::Expired(_) => StatusCode::GONE,
             ApiError::RateLimited(_) => StatusCode::TOO_MANY_REQUESTS,
@@ -100,6 +108,18 @@ impl ApiError {
 }
 
 impl ApiError {
+    /// `e` for a request about case `case_id`: an action not taken inline
+    /// names the case, as the protocol asks.
+    pub fn for_case(e: EngineError, case_id: &str) -> Self {
+        match e {
+            e @ EngineError::ActionNotInline { .. } => ApiError::NotInline {
+                case_id: case_id.to_owned(),
+                message: e.to_string(),
+            },
+            e => e.into(),
+        }
+    }
+
     fn refused(code: &'static str, e: EngineError) -> Self {
         ApiError::Refused {
             code,
@@ -129,6 +149,7 @@ impl From<EngineError> for ApiError {
             e @ EngineError::NotAnApprover { .. } => ApiError::refused("not_an_approver", e),
             e @ EngineError::OwnRequest => ApiError::refused("separation_of_duties", e),
             e @ EngineError::SignInRequired => ApiError::refused("sign_in_required", e),
+            e @ EngineError::ActionNotInline { .. } => ApiError::refused("action_not_inline", e),
             EngineError::SignInFailed => ApiError::Unauthorized,
             EngineError::TooManyAttempts { retry_after_secs } => {
                 ApiError::RateLimited(retry_after_secs)
@@ -149,6 +170,10 @@ impl IntoResponse for ApiError {
             message: self.to_string(),
             field: match &self {
                 ApiError::Invalid { field, .. } => Some(field.clone()),
+                _ => None,
+            },
+            case_id: match &self {
+                ApiError::NotInline { case_id, .. } => Some(case_id.clone()),
                 _ => None,
             },
         };

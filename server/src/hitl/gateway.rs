@@ -72,20 +72,36 @@ pub async fn create(
             }),
         )
             .into_response(),
-        GatewayOutcome::Waiting { call, case, token } => {
+        GatewayOutcome::Waiting {
+            call,
+            case,
+            token,
+            submit_token,
+        } => {
             let base = hitl.base_url(&headers);
+            let tokens = Tokens {
+                review: &token,
+                submit: submit_token.as_ref(),
+            };
             (
                 StatusCode::ACCEPTED,
                 [(header::RETRY_AFTER, POLL_INTERVAL_SECONDS.to_string())],
-                Json(accepted(&base, &call, &case, &token)),
+                Json(accepted(&base, &call, &case, tokens)),
             )
                 .into_response()
         }
     })
 }
 
+/// The tokens a 202 hands out: its review link's, and the submit token
+/// when the call takes presses relayed inline.
+struct Tokens<'a> {
+    review: &'a ReviewToken,
+    submit: Option<&'a ReviewToken>,
+}
+
 /// The protocol's 202 body (§6).
-fn accepted(base: &str, call: &ToolCall, case: &ReviewCase, token: &ReviewToken) -> Accepted {
+fn accepted(base: &str, call: &ToolCall, case: &ReviewCase, tokens: Tokens<'_>) -> Accepted {
     let id = case.id.as_str();
     let expires_at = case.expires_at.unwrap_or(case.created_at);
     let timeout = (expires_at - case.created_at)
@@ -114,7 +130,7 @@ fn accepted(base: &str, call: &ToolCall, case: &ReviewCase, token: &ReviewToken)
         hitl: HitlObject {
             spec_version: reviews::SPEC_VERSION,
             case_id: id.to_owned(),
-            review_url: format!("{base}/review/{id}?token={}", token.as_str()),
+            review_url: format!("{base}/review/{id}?token={}", tokens.review.as_str()),
             poll_url: format!("{base}/api/v1/reviews/{id}/status"),
             events_url: format!("{base}/api/v1/reviews/{id}/events"),
             callback_url: case.requester.callback_url.clone(),
@@ -125,6 +141,11 @@ fn accepted(base: &str, call: &ToolCall, case: &ReviewCase, token: &ReviewToken)
             created_at: reviews::rfc3339(&case.created_at),
             expires_at: reviews::rfc3339(&expires_at),
             reminder_at: case.reminder_at.as_ref().map(reviews::rfc3339),
+            submit_url: tokens
+                .submit
+                .map(|_| format!("{base}/api/v1/reviews/{id}/submit")),
+            submit_token: tokens.submit.map(|t| t.as_str().to_owned()),
+            inline_actions: tokens.submit.map(|_| case.inline_actions.clone()),
             context,
         },
     }

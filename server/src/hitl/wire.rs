@@ -73,7 +73,8 @@ pub struct Refused {
 #[derive(Debug, Serialize, ToSchema)]
 pub struct ErrorBody {
     /// `unauthorized`, `invalid_json`, `invalid`, `not_found`, `invalid_token`,
-    /// `duplicate_submission`, `case_expired`, `rate_limited` or `internal`.
+    /// `action_not_inline`, `duplicate_submission`, `case_expired`,
+    /// `rate_limited` or `internal`.
     #[schema(example = "duplicate_submission")]
     pub error: String,
     /// What went wrong, for people.
@@ -81,6 +82,9 @@ pub struct ErrorBody {
     /// The field at fault, for `invalid`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub field: Option<String>,
+    /// The case, for `action_not_inline`: its review link takes the rest.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub case_id: Option<String>,
 }
 
 /// 202: a person must decide (HITL Protocol §6).
@@ -127,6 +131,17 @@ pub struct HitlObject {
     /// (the policy's `remind_after`), RFC 3339.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub reminder_at: Option<String>,
+    /// Where an agent relays a person's press in a chat app (inline
+    /// submit), when the call's policy lists `inline_submit:` actions.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub submit_url: Option<String>,
+    /// The token `submit_url` takes as `Authorization: Bearer`; never a
+    /// review link's.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub submit_token: Option<String>,
+    /// The actions `submit_url` takes: `approve`, `reject`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub inline_actions: Option<Vec<String>>,
     /// The call: `call_id`, `source`, `tool`, `arguments`, `policy_reason`,
     /// `agent_id`, `session_id`.
     #[schema(value_type = Object)]
@@ -216,6 +231,40 @@ pub struct Respondent {
     /// The name they gave (or `reviewer with the link`), or the person's
     /// who decided in the chat.
     pub name: String,
+}
+
+/// A press in a chat app, relayed by the agent (inline submit, §7.5).
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct InlineSubmitRequest {
+    /// An action the case's `inline_actions` lists.
+    pub action: String,
+    /// `feedback` with a rejection's reason.
+    #[serde(default)]
+    #[schema(value_type = Option<Object>)]
+    pub data: Option<Value>,
+    /// The button's kind: `slack_block_action`, `telegram_inline_button`, …
+    pub submitted_via: String,
+    /// Who pressed it, as their platform knows them.
+    pub submitted_by: PlatformUserBody,
+    /// Proof of a person (§7.6). Airlock asks for none (verification mode
+    /// `none`), so it is taken and not used.
+    #[serde(default)]
+    #[schema(value_type = Option<Vec<Object>>)]
+    pub verification_evidence: Option<Value>,
+}
+
+/// Who pressed a button, as their platform knows them.
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct PlatformUserBody {
+    /// `telegram`, `slack`, `discord`, `whatsapp`, `teams` or `x-…`.
+    pub platform: String,
+    /// Their id there.
+    pub platform_user_id: String,
+    /// Their name there.
+    #[serde(default)]
+    pub display_name: Option<String>,
 }
 
 /// A response submitted through a review link.

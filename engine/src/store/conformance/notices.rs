@@ -13,6 +13,7 @@ pub(crate) async fn a_waiting_calls_notices_are_written_with_it_and_sent_once(f:
     let new = NewCase {
         case: case.clone(),
         token_hash: None,
+        submit_token_hash: None,
         announce: ["ops-hook", "oncall-mail"]
             .map(|channel| PlannedNotice {
                 channel: channel.into(),

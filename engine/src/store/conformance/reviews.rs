@@ -34,8 +34,8 @@ pub(crate) async fn review_cases_follow_their_calls(f: &Fixture) {
     assert_eq!(found, [cut]);
 
     let pending = call(&c, 0, CallStatus::PendingApproval);
-    let token = ReviewToken::mint();
-    let case = case_for(
+    let (token, submit) = (ReviewToken::mint(), ReviewToken::mint());
+    let mut case = case_for(
         &pending,
         Requester {
             client: Some("k".into()),
@@ -43,12 +43,14 @@ pub(crate) async fn review_cases_follow_their_calls(f: &Fixture) {
             ..Requester::default()
         },
     );
+    case.inline_actions = vec!["approve".into(), "reject".into()];
     store
         .insert_calls(
             std::slice::from_ref(&pending),
             &[NewCase {
                 case: case.clone(),
                 token_hash: Some(token.hash()),
+                submit_token_hash: Some(submit.hash()),
                 announce: Vec::new(),
             }],
         )
@@ -60,6 +62,16 @@ pub(crate) async fn review_cases_follow_their_calls(f: &Fixture) {
         .unwrap()
         .unwrap();
     assert_eq!((read.id, hashes), (case.id.clone(), vec![token.hash()]));
+    // The submit token is kept apart from the links' tokens.
+    let (read, hash) = store
+        .review_case_for_submit(&case.id)
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(
+        (read.inline_actions, hash),
+        (case.inline_actions.clone(), Some(submit.hash()))
+    );
     assert!(store
         .review_case_with_tokens(&CaseId::new())
         .await
@@ -109,10 +121,11 @@ pub(crate) async fn review_cases_follow_their_calls(f: &Fixture) {
         result: None,
         refuse_questions: false,
     };
-    assert!(matches!(
-        store.decide(&change).await.unwrap(),
-        Decided::Applied(..)
-    ));
+    let Decided::Applied(applied) = store.decide(&change).await.unwrap() else {
+        panic!("the rejection applies");
+    };
+    let closed = applied.closed_case.map(|c| c.inline_actions);
+    assert_eq!(closed, Some(case.inline_actions.clone()));
     let done = store.review_case(&case.id).await.unwrap().unwrap();
     assert_eq!(done.status, CaseStatus::Completed);
     assert_eq!(done.responded_by.as_deref(), Some("Ada"));
@@ -280,6 +293,7 @@ async fn closes_its_case(
     let new = NewCase {
         case: case.clone(),
         token_hash: None,
+        submit_token_hash: None,
         announce: Vec::new(),
     };
     store

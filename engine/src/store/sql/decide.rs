@@ -98,7 +98,7 @@ pub(super) const DECIDE_CALL_LOCKING_ITS_RUN: &str = "with changed as (
             closed.completed_at as closed_completed_at, closed.expired_at as closed_expired_at,
             closed.cancelled_at as closed_cancelled_at, closed.cancel_reason as closed_cancel_reason,
             closed.reminder_at as closed_reminder_at, closed.reminder_sent_at as closed_reminder_sent_at,
-            closed.version as closed_version
+            closed.inline_actions as closed_inline_actions, closed.version as closed_version
      from changed left join its_run on true left join closed on true";
 
 /// The rest of a decision in one round trip: its audit entry (`$1`–`$7`,

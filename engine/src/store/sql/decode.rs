@@ -276,6 +276,12 @@ pub(super) fn row_case_named(row: &Row, prefix: &str) -> Result<ReviewCase, Stor
         cancel_reason: opt_text("cancel_reason")?,
         reminder_at: opt_time("reminder_at")?,
         reminder_sent_at: opt_time("reminder_sent_at")?,
+        inline_actions: opt_text("inline_actions")?
+            .map(|a| json(T, &a))
+            .transpose()?
+            .map(|a| serde_json::from_value(a).map_err(|e| corrupt(T, e)))
+            .transpose()?
+            .unwrap_or_default(),
         version: row.try_get(column("version").as_str())?,
     })
 }

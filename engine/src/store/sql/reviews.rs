@@ -11,8 +11,8 @@ use crate::store::{from_millis, to_millis, StoreError};
 const INSERT_CASE: &str =
     "insert into review_cases (case_id, tool_call_id, conversation_id, case_type, status, prompt,
         default_action, client, agent_id, session_id, callback_url, created_at, expires_at,
-        reminder_at)
-     values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)";
+        reminder_at, submit_token_hash, inline_actions)
+     values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)";
 
 const INSERT_TOKEN: &str =
     "insert into review_tokens (token_hash, case_id, created_at) values ($1, $2, $3)";
@@ -105,6 +105,11 @@ impl<B: Backend> SqlStore<B> {
             .bind(to_millis(c.created_at))
             .bind(c.expires_at.map(to_millis))
             .bind(c.reminder_at.map(to_millis))
+            .bind(&new.submit_token_hash)
+            .bind(
+                (!c.inline_actions.is_empty())
+                    .then(|| serde_json::Value::from(c.inline_actions.clone()).to_string()),
+            )
             .execute(&mut *tx)
             .await?;
         if let Some(hash) = &new.token_hash {
@@ -231,6 +236,18 @@ impl<B: Backend> SqlStore<B> {
             .filter_map(Result::transpose)
             .collect::<Result<Vec<_>, _>>()?;
         Ok(Some((row_case(first)?, hashes)))
+    }
+
+    pub(super) async fn review_case_for_submit(
+        &self,
+        id: &CaseId,
+    ) -> Result<Option<(ReviewCase, Option<String>)>, StoreError> {
+        let row = query(REVIEW_CASE)
+            .bind(id.as_str())
+            .fetch_optional(self.reader())
+            .await?;
+        row.map(|row| Ok((row_case(&row)?, row.try_get("submit_token_hash")?)))
+            .transpose()
     }
 
     pub(super) async fn add_case_token(

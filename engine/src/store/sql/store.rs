@@ -325,6 +325,13 @@ impl<B: Backend> ReviewStore for SqlStore<B> {
         SqlStore::review_case_with_tokens(self, id).await
     }
 
+    async fn review_case_for_submit(
+        &self,
+        id: &CaseId,
+    ) -> Result<Option<(ReviewCase, Option<String>)>, StoreError> {
+        SqlStore::review_case_for_submit(self, id).await
+    }
+
     async fn add_case_token(
         &self,
         id: &CaseId,

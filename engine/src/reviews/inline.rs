@@ -1,0 +1,188 @@
+//! Inline submit (HITL Protocol v0.8, §7.5): an agent relays a person's
+//! press of a button in a chat app, with the case's submit token. The token
+//! is the case's own, kept apart from its review links' tokens: neither is
+//! taken where the other belongs. Only the actions the call's policy lists
+//! (`inline_submit:`) are taken; the decision names who the agent says
+//! pressed, and that the agent relayed it.
+
+use serde_json::Value;
+
+use super::respond::{closed_case, current, Response, Submission};
+use super::{token, CaseId, CaseStatus, CaseType, ReviewCase};
+use crate::core::Core;
+use crate::decisions;
+use crate::domain::{Channel, Reviewer};
+use crate::error::EngineError;
+
+/// Longest `submitted_via`, platform, user id or display name, in characters.
+const MAX_FIELD_CHARS: usize = 100;
+
+/// Who pressed the button, as the agent says their platform knows them.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PlatformUser {
+    /// `telegram`, `slack`, … or an `x-` name.
+    pub platform: String,
+    /// Their id there.
+    pub user_id: String,
+    /// Their name there, if the agent gave it.
+    pub display_name: Option<String>,
+}
+
+/// A relayed press.
+#[derive(Debug, Clone, PartialEq)]
+pub struct InlineSubmission {
+    /// `approve` or `reject`.
+    pub action: String,
+    /// `feedback` for a rejection's reason.
+    pub data: Value,
+    /// The button's kind: `slack_block_action`, `telegram_inline_button`, …
+    pub via: String,
+    pub by: PlatformUser,
+}
+
+fn checked(field: &'static str, text: &str) -> Result<String, EngineError> {
+    let text = text.trim();
+    if text.is_empty() || text.chars().count() > MAX_FIELD_CHARS || text.contains(char::is_control)
+    {
+        return Err(EngineError::invalid(
+            field,
+            format!("{field} is 1 to {MAX_FIELD_CHARS} characters, without control characters"),
+        ));
+    }
+    Ok(text.to_owned())
+}
+
+impl InlineSubmission {
+    /// The name the decision is recorded under: who pressed, where, and
+    /// that `agent` relayed it ("Alex (telegram 42) via
+    /// telegram_inline_button, relayed by builder").
+    fn byline(&self, agent: &str) -> Result<String, EngineError> {
+        let platform = checked("submitted_by.platform", &self.by.platform)?;
+        let user = checked("submitted_by.platform_user_id", &self.by.user_id)?;
+        let via = checked("submitted_via", &self.via)?;
+        let shown = match self.by.display_name.as_deref().map(str::trim) {
+            Some(name) if !name.is_empty() => checked("submitted_by.display_name", name)?,
+            _ => user.clone(),
+        };
+        let agent: String = agent.chars().take(MAX_FIELD_CHARS).collect();
+        let line = format!("{shown} ({platform} {user}) via {via}, relayed by {agent}");
+        // A decision's name is at most 200 characters.
+        Ok(line.chars().take(200).collect())
+    }
+}
+
+pub(crate) async fn submit_inline(
+    core: &Core,
+    id: &CaseId,
+    presented: &str,
+    submission: InlineSubmission,
+) -> Result<ReviewCase, EngineError> {
+    let (case, hash) = core
+        .store
+        .review_case_for_submit(id)
+        .await?
+        .ok_or(EngineError::Forbidden)?;
+    // A case without a submit token refuses every token alike.
+    if !token::matches(presented, hash.as_slice()) {
+        return Err(EngineError::Forbidden);
+    }
+    let case = current(core, case).await?;
+    match case.status {
+        CaseStatus::Expired => {
+            let at = case.expired_at.unwrap_or(case.created_at);
+            return Err(EngineError::Expired { at });
+        }
+        CaseStatus::Completed | CaseStatus::Cancelled => {
+            let call = core.store.tool_call(&case.tool_call_id).await?;
+            let call = call.ok_or(EngineError::NotFound("tool call"))?;
+            return Err(EngineError::already_decided(call));
+        }
+        _ => {}
+    }
+    if !case.inline_actions.contains(&submission.action) {
+        return Err(EngineError::ActionNotInline {
+            action: submission.action,
+            allowed: case.inline_actions,
+        });
+    }
+    // The agent is the API key that asked for the call.
+    let agent = case.requester.client.as_deref().unwrap_or("the agent");
+    let reviewer = Reviewer::named(submission.byline(agent)?, Channel::Relayed);
+    let asked = Submission {
+        action: submission.action,
+        data: submission.data,
+        responded_by: None,
+    };
+    let Response::Decide(verdict) = asked.response(CaseType::Approval)? else {
+        return Err(EngineError::invalid(
+            "action",
+            "inline submit decides approvals",
+        ));
+    };
+    let (_call, closed) =
+        decisions::decide_known(core, &case.tool_call_id, verdict, &reviewer, Some(false)).await?;
+    closed_case(core, closed, &case.id).await
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn relayed(name: Option<&str>) -> InlineSubmission {
+        InlineSubmission {
+            action: "approve".into(),
+            data: Value::Null,
+            via: "telegram_inline_button".into(),
+            by: PlatformUser {
+                platform: "telegram".into(),
+                user_id: "123456789".into(),
+                display_name: name.map(str::to_owned),
+            },
+        }
+    }
+
+    #[test]
+    fn a_relayed_decision_names_who_pressed_where_and_who_relayed_it() {
+        assert_eq!(
+            relayed(Some("Alex Mueller")).byline("builder").unwrap(),
+            "Alex Mueller (telegram 123456789) via telegram_inline_button, relayed by builder"
+        );
+        assert_eq!(
+            relayed(None).byline("builder").unwrap(),
+            "123456789 (telegram 123456789) via telegram_inline_button, relayed by builder"
+        );
+        let long = "x".repeat(100);
+        let line = relayed(Some(&long)).byline(&long).unwrap();
+        assert_eq!(line.chars().count(), 200);
+    }
+
+    #[test]
+    fn a_relayed_identity_must_be_short_plain_text() {
+        let mut s = relayed(Some("Alex\nAdmin"));
+        assert!(matches!(
+            s.byline("b"),
+            Err(EngineError::Invalid {
+                field: "submitted_by.display_name",
+                ..
+            })
+        ));
+        s.by.display_name = None;
+        s.by.user_id = " ".into();
+        assert!(matches!(
+            s.byline("b"),
+            Err(EngineError::Invalid {
+                field: "submitted_by.platform_user_id",
+                ..
+            })
+        ));
+        s.by.user_id = "1".into();
+        s.via = "x".repeat(101);
+        assert!(matches!(
+            s.byline("b"),
+            Err(EngineError::Invalid {
+                field: "submitted_via",
+                ..
+            })
+        ));
+    }
+}

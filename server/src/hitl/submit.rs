@@ -1,0 +1,84 @@
+//! `POST /api/v1/reviews/{case_id}/submit`: inline submit (v0.8, §7.5). An
+//! agent relays a person's press of a button in a chat app, with the case's
+//! submit token as `Authorization: Bearer`; offered only for calls whose
+//! policy lists `inline_submit:` actions.
+
+use std::time::Instant;
+
+use axum::body::Bytes;
+use axum::extract::{Path, State};
+use axum::http::{header, HeaderMap};
+use axum::Json;
+
+use engine::reviews::inline::{InlineSubmission, PlatformUser};
+use engine::reviews::{self, CaseId};
+
+use super::error::parse_json;
+use super::wire::{ErrorBody, InlineSubmitRequest, SubmissionResult};
+use super::{ApiError, Hitl};
+
+/// Takes a relayed press, once.
+#[utoipa::path(
+    post,
+    path = "/api/v1/reviews/{case_id}/submit",
+    tag = "HITL Protocol",
+    params(("case_id" = String, Path, description = "The case")),
+    request_body = InlineSubmitRequest,
+    security(("submit_token" = [])),
+    responses(
+        (status = 200, description = "The response was recorded.", body = SubmissionResult),
+        (status = 400, description = "Not a submission this case takes.", body = ErrorBody),
+        (status = 401, description = "The submit token is missing or wrong (`invalid_token`).", body = ErrorBody),
+        (status = 403, description = "The action is not one the case takes inline (`action_not_inline`).", body = ErrorBody),
+        (status = 409, description = "Already responded to (`duplicate_submission`).", body = ErrorBody),
+        (status = 410, description = "The case expired (`case_expired`).", body = ErrorBody),
+        (status = 429, description = "More than 60 submissions a minute for this case (`rate_limited`).", body = ErrorBody),
+    )
+)]
+pub async fn submit(
+    State(hitl): State<Hitl>,
+    Path(case_id): Path<String>,
+    headers: HeaderMap,
+    body: Bytes,
+) -> Result<Json<SubmissionResult>, ApiError> {
+    let token = headers
+        .get(header::AUTHORIZATION)
+        .and_then(|h| h.to_str().ok())
+        .and_then(|h| {
+            h.strip_prefix("Bearer ")
+                .or_else(|| h.strip_prefix("bearer "))
+        })
+        .map(str::trim)
+        .ok_or(ApiError::InvalidToken)?;
+    let id = CaseId::parse(&case_id).map_err(|_| ApiError::InvalidToken)?;
+    // Counted before the token is checked, so guessing is held back too.
+    hitl.limiter
+        .check(&format!("submit {case_id}"), Instant::now())
+        .map_err(ApiError::RateLimited)?;
+    let body: InlineSubmitRequest = parse_json(&body)?;
+    // No case asks for proof of a person (verification mode `none`), so
+    // evidence an agent relays anyway decides nothing.
+    if body.verification_evidence.is_some() {
+        tracing::debug!(case = %case_id, "verification evidence relayed and not used");
+    }
+    let submission = InlineSubmission {
+        action: body.action,
+        data: body.data.unwrap_or(serde_json::Value::Null),
+        via: body.submitted_via,
+        by: PlatformUser {
+            platform: body.submitted_by.platform,
+            user_id: body.submitted_by.platform_user_id,
+            display_name: body.submitted_by.display_name,
+        },
+    };
+    let case = hitl
+        .engine
+        .submit_inline(&id, token, submission)
+        .await
+        .map_err(|e| ApiError::for_case(e, &case_id))?;
+    Ok(Json(SubmissionResult {
+        status: "completed",
+        case_id: case.id.to_string(),
+        completed_at: case.completed_at.map(|t| reviews::rfc3339(&t)),
+    }))
+}
