@@ -5,9 +5,9 @@ use axum::http::{header, HeaderMap};
 
 use super::ApiError;
 
-/// The configured client name the request's bearer key belongs to.
-pub fn client(engine: &engine::Engine, headers: &HeaderMap) -> Result<String, ApiError> {
-    let presented = headers
+/// The request's `Authorization: Bearer` credential, if it has one.
+pub fn bearer(headers: &HeaderMap) -> Option<&str> {
+    headers
         .get(header::AUTHORIZATION)
         .and_then(|h| h.to_str().ok())
         .and_then(|h| {
@@ -16,7 +16,11 @@ pub fn client(engine: &engine::Engine, headers: &HeaderMap) -> Result<String, Ap
         })
         .map(str::trim)
         .filter(|k| !k.is_empty())
-        .ok_or(ApiError::Unauthorized)?;
+}
+
+/// The configured client name the request's bearer key belongs to.
+pub fn client(engine: &engine::Engine, headers: &HeaderMap) -> Result<String, ApiError> {
+    let presented = bearer(headers).ok_or(ApiError::Unauthorized)?;
     engine
         .config()
         .gateway

@@ -7,7 +7,7 @@ use std::time::Instant;
 
 use axum::body::Bytes;
 use axum::extract::{Path, State};
-use axum::http::{header, HeaderMap};
+use axum::http::HeaderMap;
 use axum::Json;
 
 use engine::reviews::inline::{InlineSubmission, PlatformUser};
@@ -15,7 +15,7 @@ use engine::reviews::{self, CaseId};
 
 use super::error::parse_json;
 use super::wire::{ErrorBody, InlineSubmitRequest, SubmissionResult};
-use super::{ApiError, Hitl};
+use super::{auth, ApiError, Hitl};
 
 /// Takes a relayed press, once.
 #[utoipa::path(
@@ -41,15 +41,7 @@ pub async fn submit(
     headers: HeaderMap,
     body: Bytes,
 ) -> Result<Json<SubmissionResult>, ApiError> {
-    let token = headers
-        .get(header::AUTHORIZATION)
-        .and_then(|h| h.to_str().ok())
-        .and_then(|h| {
-            h.strip_prefix("Bearer ")
-                .or_else(|| h.strip_prefix("bearer "))
-        })
-        .map(str::trim)
-        .ok_or(ApiError::InvalidToken)?;
+    let token = auth::bearer(&headers).ok_or(ApiError::InvalidToken)?;
     let id = CaseId::parse(&case_id).map_err(|_| ApiError::InvalidToken)?;
     // Counted before the token is checked, so guessing is held back too.
     hitl.limiter
