@@ -1,5 +1,6 @@
 //! `POST /slack/interactions`: where Slack sends a press of Approve or
-//! Reject on a notice's message, when the Slack app is set up. The body
+//! Reject on a notice's message, and Reject's reason, when the Slack app is
+//! set up. The body
 //! goes to the engine byte for byte, as Slack's signature covers it: an
 //! unsigned or stale request is refused (401) and changes nothing.
 
@@ -9,7 +10,7 @@ use axum::body::Bytes;
 use axum::extract::State;
 use axum::response::{IntoResponse, Response};
 use axum::routing::post;
-use axum::Router;
+use axum::{Json, Router};
 use engine::reviews::slack_app::{SlackApp, SlackRefusal, SlackRequest};
 use engine::Engine;
 use http::{HeaderMap, StatusCode};
@@ -46,9 +47,13 @@ async fn interaction(State(slack): State<Slack>, headers: HeaderMap, body: Bytes
         body: &body,
     };
     match slack.engine.slack_interaction(&slack.app, request).await {
-        // Slack shows an error to the presser unless it hears 200, and
-        // its answer is the message Airlock replaced or the word it sent.
-        Ok(_) => StatusCode::OK.into_response(),
+        // Slack shows an error to the presser unless it hears 200. What
+        // happened goes back through the press's `response_url`, but a
+        // reason that decided nothing is shown in its dialog.
+        Ok(pressed) => match pressed.reply() {
+            Some(body) => Json(body).into_response(),
+            None => StatusCode::OK.into_response(),
+        },
         Err(SlackRefusal::Unsigned(e)) => {
             refused(StatusCode::UNAUTHORIZED, "slack_signature", e.to_string())
         }

@@ -4,121 +4,18 @@
 //! Presses are signed as Slack signs them; one unsigned, stale or by
 //! someone who may not decide changes nothing.
 
+mod slack_side;
 mod support;
 
-use std::sync::{Arc, Mutex};
-use std::time::Duration;
-
-use axum::extract::{Path, Query};
-use axum::routing::{get, post};
-use axum::Json;
 use engine::domain::{Access, CallStatus, Channel, ToolCallId};
 use engine::people::NewPerson;
 use hmac::{Hmac, Mac};
 use serde_json::{json, Value};
 use sha2::Sha256;
+use slack_side::{Slack, TOKEN};
 
 const KEY: &str = "slack-app-key";
 const SECRET: &str = "slack-signing-secret";
-const TOKEN: &str = "xoxb-airlock-test";
-
-/// Slack, as far as Airlock sees it: what it was sent, by path.
-#[derive(Clone, Default)]
-struct Slack {
-    got: Arc<Mutex<Vec<(String, Value)>>>,
-}
-
-impl Slack {
-    async fn start() -> (String, Self) {
-        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-        let base = format!("http://{}", listener.local_addr().unwrap());
-        let slack = Self::default();
-        let (hook, answers) = (slack.clone(), slack.clone());
-        let app = axum::Router::new()
-            .route(
-                "/services/T1/B2/c3",
-                post(move |Json(m): Json<Value>| async move { hook.keep("hook", m) }),
-            )
-            .route(
-                "/actions/{n}",
-                post(
-                    move |Path(n): Path<String>, Json(m): Json<Value>| async move {
-                        answers.keep(&format!("answer {n}"), m)
-                    },
-                ),
-            )
-            .route(
-                "/api/auth.test",
-                get(|h: http::HeaderMap| async move { Json(auth_test(&h)) }),
-            )
-            .route("/api/users.info", get(users_info));
-        tokio::spawn(async move { axum::serve(listener, app).await });
-        (base, slack)
-    }
-
-    fn keep(&self, path: &str, message: Value) -> &'static str {
-        self.got.lock().unwrap().push((path.to_owned(), message));
-        "ok"
-    }
-
-    /// The first message sent to `path`, waited for.
-    async fn first(&self, path: &str) -> Value {
-        for _ in 0..200 {
-            let found = {
-                let got = self.got.lock().unwrap();
-                got.iter().find(|(p, _)| p == path).map(|(_, m)| m.clone())
-            };
-            if let Some(message) = found {
-                return message;
-            }
-            tokio::time::sleep(Duration::from_millis(50)).await;
-        }
-        panic!("nothing was sent to {path}");
-    }
-
-    fn sent_to(&self, path: &str) -> usize {
-        self.got
-            .lock()
-            .unwrap()
-            .iter()
-            .filter(|(p, _)| p == path)
-            .count()
-    }
-}
-
-fn authorized(headers: &http::HeaderMap) -> bool {
-    headers.get("authorization").and_then(|v| v.to_str().ok()) == Some(&format!("Bearer {TOKEN}"))
-}
-
-fn auth_test(headers: &http::HeaderMap) -> Value {
-    match authorized(headers) {
-        true => json!({ "ok": true, "team_id": "T1", "user_id": "UBOT" }),
-        false => json!({ "ok": false, "error": "invalid_auth" }),
-    }
-}
-
-/// Ana and Viv of workspace T1, and Mallory of T9, who claims Ana's address.
-async fn users_info(
-    headers: http::HeaderMap,
-    Query(q): Query<Vec<(String, String)>>,
-) -> Json<Value> {
-    if !authorized(&headers) {
-        return Json(json!({ "ok": false, "error": "invalid_auth" }));
-    }
-    let user = |team: &str, email: &str| {
-        json!({ "ok": true, "user": {
-            "team_id": team, "deleted": false, "is_bot": false, "is_email_confirmed": true,
-            "profile": { "email": email },
-        } })
-    };
-    Json(match q.first().map(|(_, v)| v.as_str()) {
-        Some("UANA") => user("T1", "Ana.Lima@example.com"),
-        Some("UVIV") => user("T1", "viv@example.com"),
-        Some("UNEW") => user("T1", "new@example.com"),
-        Some("UMAL") => user("T9", "ana.lima@example.com"),
-        _ => json!({ "ok": false, "error": "user_not_found" }),
-    })
-}
 
 fn config(hook: &str) -> String {
     format!(
@@ -143,13 +40,16 @@ sources:
 
 /// A press of `action` on `call` by Slack user `user`, answered at `/actions/{n}`.
 fn press(base: &str, user: &str, action: &str, call: &str, n: u32) -> String {
-    let payload = json!({
+    form(&json!({
         "type": "block_actions",
         "user": { "id": user, "team_id": "T1" },
         "team": { "id": "T1" },
         "response_url": format!("{base}/actions/{n}"),
         "actions": [{ "action_id": action, "value": call, "type": "button" }],
-    });
+    }))
+}
+
+fn form(payload: &Value) -> String {
     form_urlencoded::Serializer::new(String::new())
         .append_pair("payload", &payload.to_string())
         .finish()
@@ -157,10 +57,20 @@ fn press(base: &str, user: &str, action: &str, call: &str, n: u32) -> String {
 
 /// Sends `body` to Airlock as Slack would at `at` (seconds), signed with `secret`.
 async fn send(server: &support::TestServer, body: &str, secret: &str, at: i64) -> u16 {
+    signed(server, body, secret, at).await.0
+}
+
+/// Sends `body` as Slack would, now; the status and the body answered.
+async fn send_now(server: &support::TestServer, body: &str) -> (u16, String) {
+    signed(server, body, SECRET, chrono::Utc::now().timestamp()).await
+}
+
+/// Sends `body` signed with `secret` at `at`; the status and the body.
+async fn signed(server: &support::TestServer, body: &str, secret: &str, at: i64) -> (u16, String) {
     let mut mac = Hmac::<Sha256>::new_from_slice(secret.as_bytes()).unwrap();
     mac.update(format!("v0:{at}:{body}").as_bytes());
     let signature = format!("v0={}", hex::encode(mac.finalize().into_bytes()));
-    reqwest::Client::new()
+    let res = reqwest::Client::new()
         .post(server.url("/slack/interactions"))
         .header("content-type", "application/x-www-form-urlencoded")
         .header("x-slack-request-timestamp", at.to_string())
@@ -168,9 +78,8 @@ async fn send(server: &support::TestServer, body: &str, secret: &str, at: i64) -
         .body(body.to_owned())
         .send()
         .await
-        .unwrap()
-        .status()
-        .as_u16()
+        .unwrap();
+    (res.status().as_u16(), res.text().await.unwrap())
 }
 
 async fn add(server: &support::TestServer, name: &str, access: Access, email: &str) {
@@ -186,30 +95,8 @@ async fn add(server: &support::TestServer, name: &str, access: Access, email: &s
 
 #[tokio::test]
 async fn a_press_in_slack_decides_as_the_person_with_that_address_and_nobody_else() {
-    let (base, slack) = Slack::start().await;
     let dir = tempfile::tempdir().unwrap();
-    let env = [
-        ("AIRLOCK_SLACK_SIGNING_SECRET", SECRET),
-        ("AIRLOCK_SLACK_BOT_TOKEN", TOKEN),
-        ("AIRLOCK_SLACK_API_URL", &format!("{base}/api")),
-    ];
-    let workers = support::Workers {
-        notices: true,
-        ..Default::default()
-    };
-    let hook = format!("{base}/services/T1/B2/c3");
-    let server = support::start(dir.path(), &config(&hook), &env, workers).await;
-    add(&server, "ana", Access::Approver, "ana.lima@example.com").await;
-    add(&server, "viv", Access::Viewer, "viv@example.com").await;
-    let call = json!({ "tool": "write_file", "arguments": { "path": "/srv/plan.txt" }, "source": "files" });
-    support::ask_gateway(&reqwest::Client::new(), &server.base, KEY, call).await;
-
-    // The notice offers Approve, Reject and Review.
-    let message = slack.first("hook").await;
-    let buttons = message["blocks"].as_array().unwrap().last().unwrap()["elements"].clone();
-    assert_eq!(buttons[0]["action_id"], "airlock_approve");
-    assert_eq!(buttons[1]["action_id"], "airlock_reject");
-    let id = buttons[0]["value"].as_str().unwrap().to_owned();
+    let (base, slack, server, id) = one_waiting(dir.path()).await;
     let call_id = ToolCallId::parse(&id).unwrap();
     let status = || async {
         server
@@ -315,4 +202,120 @@ async fn the_slack_app_without_people_or_with_half_its_settings_stops_startup() 
     let settings = server::Settings::from_lookup(lookup(true)).unwrap();
     let refused = server::build(&settings).await.unwrap_err().to_string();
     assert!(refused.contains("add an `auth:` block"), "{refused}");
+}
+
+/// A server with the Slack app, Ana an approver and Viv a viewer, and one
+/// call waiting: Slack's side, the server, and the call's id.
+async fn one_waiting(dir: &std::path::Path) -> (String, Slack, support::TestServer, String) {
+    let (base, slack) = Slack::start().await;
+    let env = [
+        ("AIRLOCK_SLACK_SIGNING_SECRET", SECRET),
+        ("AIRLOCK_SLACK_BOT_TOKEN", TOKEN),
+        ("AIRLOCK_SLACK_API_URL", &format!("{base}/api")),
+    ];
+    let workers = support::Workers {
+        notices: true,
+        ..Default::default()
+    };
+    let hook = format!("{base}/services/T1/B2/c3");
+    let server = support::start(dir, &config(&hook), &env, workers).await;
+    add(&server, "ana", Access::Approver, "ana.lima@example.com").await;
+    add(&server, "viv", Access::Viewer, "viv@example.com").await;
+    let call = json!({ "tool": "write_file", "arguments": { "path": "/srv/plan.txt" }, "source": "files" });
+    support::ask_gateway(&reqwest::Client::new(), &server.base, KEY, call).await;
+    let message = slack.first("hook").await;
+    let buttons = message["blocks"].as_array().unwrap().last().unwrap()["elements"].clone();
+    // The notice offers Approve, Reject and Review.
+    assert_eq!(buttons[0]["action_id"], "airlock_approve");
+    assert_eq!(buttons[1]["action_id"], "airlock_reject");
+    let id = buttons[0]["value"].as_str().unwrap().to_owned();
+    (base, slack, server, id)
+}
+
+#[tokio::test]
+async fn reject_asks_why_in_a_dialog_and_the_reason_reaches_the_call() {
+    let dir = tempfile::tempdir().unwrap();
+    let (base, slack, server, id) = one_waiting(dir.path()).await;
+    let call_id = ToolCallId::parse(&id).unwrap();
+    let with_trigger = |user: &str, n: u32| {
+        let mut payload: Value = serde_json::from_str(
+            &form_urlencoded::parse(press(&base, user, "airlock_reject", &id, n).as_bytes())
+                .next()
+                .unwrap()
+                .1,
+        )
+        .unwrap();
+        payload["trigger_id"] = json!(format!("trigger-{n}"));
+        form(&payload)
+    };
+
+    // A viewer is told why at once, and no dialog opens.
+    assert_eq!(send_now(&server, &with_trigger("UVIV", 1)).await.0, 200);
+    let answer = slack.first("answer 1").await;
+    assert_eq!(answer["response_type"], "ephemeral");
+    assert_eq!(slack.sent_to("views.open"), 0);
+
+    // Ana's press opens the dialog, which carries the call back.
+    assert_eq!(
+        send_now(&server, &with_trigger("UANA", 2)).await,
+        (200, String::new())
+    );
+    let opened = slack.first("views.open").await;
+    assert_eq!(opened["trigger_id"], "trigger-2");
+    let view = &opened["view"];
+    assert_eq!(view["callback_id"], "airlock_reject");
+    let status = || async {
+        server
+            .engine
+            .store()
+            .tool_call(&call_id)
+            .await
+            .unwrap()
+            .unwrap()
+    };
+    assert_eq!(status().await.status, CallStatus::PendingApproval);
+    assert_eq!(slack.sent_to("answer 2"), 0);
+
+    // The dialog submitted by someone who may not decide: told in the dialog.
+    let submitted = |user: &str| {
+        form(&json!({
+            "type": "view_submission",
+            "user": { "id": user },
+            "view": {
+                "callback_id": "airlock_reject",
+                "private_metadata": view["private_metadata"],
+                "state": { "values": { "reason": { "reason": { "type": "plain_text_input", "value": "not on a Friday" } } } },
+            },
+        }))
+    };
+    let (code, body) = send_now(&server, &submitted("UVIV")).await;
+    let body: Value = serde_json::from_str(&body).unwrap();
+    assert_eq!(
+        (code, body["response_action"].as_str()),
+        (200, Some("errors"))
+    );
+    assert!(body["errors"]["reason"]
+        .as_str()
+        .unwrap()
+        .contains("does not allow deciding"));
+    assert_eq!(status().await.status, CallStatus::PendingApproval);
+
+    // Ana's reason rejects the call, and the message says so.
+    assert_eq!(
+        send_now(&server, &submitted("UANA")).await,
+        (200, String::new())
+    );
+    let rejected = status().await;
+    assert_eq!(rejected.status, CallStatus::Rejected);
+    let decision = rejected.decision.unwrap();
+    assert_eq!(decision.reason.as_deref(), Some("not on a Friday"));
+    assert_eq!(
+        (decision.by.as_str(), decision.channel),
+        ("Ana Lima", Channel::Slack)
+    );
+    let answer = slack.first("answer 2").await;
+    assert_eq!(
+        answer["text"],
+        "write_file from files: Rejected by Ana Lima"
+    );
 }

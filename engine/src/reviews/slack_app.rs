@@ -2,11 +2,13 @@
 //! message, pressed in Slack, come back as a signed request. Airlock takes
 //! it only when Slack's signature and timestamp check out, finds the
 //! person by the address Slack has for the presser (in the app's own
-//! workspace), and decides as that person, with every check a card makes.
-//! The message is then replaced with the outcome, or the presser alone is
-//! told why nothing happened. Nobody else is ever taken for a person.
+//! workspace), and decides as that person, with every check a card makes;
+//! Reject first asks for a reason in a dialog (`slack_app/reason.rs`). The
+//! message is then replaced with the outcome, or the presser alone is told
+//! why nothing happened. Nobody else is ever taken for a person.
 
 mod payload;
+mod reason;
 mod signature;
 #[cfg(test)]
 mod tests;
@@ -21,10 +23,11 @@ use tokio::sync::OnceCell;
 use crate::core::Core;
 use crate::decisions;
 use crate::domain::person::plain_email;
+use crate::domain::ToolCallId;
 use crate::domain::{CallStatus, Channel, DecisionKind, Person, Reviewer, ToolCall, Verdict};
 use crate::error::EngineError;
 use crate::reviews::notices::slack::settled;
-use payload::Press;
+use payload::{Interaction, Press, Reasoned};
 use web_api::Home;
 
 /// The Slack app whose buttons decide: its signing secret, its bot token,
@@ -92,6 +95,22 @@ pub enum Pressed {
     Decided(Box<ToolCall>),
     /// Nothing was decided; the presser was told why.
     Refused(String),
+    /// Reject's dialog was opened, to ask why.
+    Asked,
+    /// The reason given in Reject's dialog decided nothing: why, for the
+    /// dialog to show.
+    NotTaken(String),
+}
+
+impl Pressed {
+    /// The body Slack is answered with, when it is not empty: the reason a
+    /// dialog's submission decided nothing, shown in the dialog.
+    pub fn reply(&self) -> Option<Value> {
+        match self {
+            Pressed::NotTaken(why) => Some(reason::not_taken(why)),
+            _ => None,
+        }
+    }
 }
 
 pub(crate) async fn interaction(
@@ -105,29 +124,108 @@ pub(crate) async fn interaction(
         body,
     } = request;
     signature::verify(&app.secret, timestamp, signature, body, core.clock.now())?;
-    let Some(press) = payload::press(body)? else {
-        return Ok(Pressed::Ignored);
-    };
-    let pressed = match decide(core, app, &press).await {
-        Ok(call) => Pressed::Decided(Box::new(call)),
-        Err(why) => Pressed::Refused(why),
-    };
-    web_api::answer(&app.client, &press.response_url, &answer(&pressed)).await;
-    Ok(pressed)
+    Ok(match payload::interaction(body)? {
+        None => Pressed::Ignored,
+        Some(Interaction::Press(press)) => pressed(core, app, press).await,
+        Some(Interaction::Reasoned(reasoned)) => reasoned_reject(core, app, reasoned).await,
+    })
 }
 
-/// Decides `press`'s call as the person who pressed; the call as it is
-/// now, or why nothing was decided, in words for them.
-async fn decide(core: &Core, app: &SlackApp, press: &Press) -> Result<ToolCall, String> {
-    let person = person_of(core, app, &press.user).await?;
-    let reviewer = Reviewer::person(core.config.actor_of(person), Channel::Slack);
-    let verdict = match press.approve {
-        true => Verdict::Approve,
-        false => Verdict::Reject { reason: None },
+/// Approve decides at once. Reject asks why first, in a dialog, once it is
+/// clear the presser may reject the call; without a dialog it rejects.
+async fn pressed(core: &Core, app: &SlackApp, press: Press) -> Pressed {
+    let rejecting = !press.approve;
+    let pressed = match press.trigger_id.as_deref().filter(|_| rejecting) {
+        Some(trigger) => match may_reject(core, app, &press).await {
+            Ok(call) => {
+                let dialog = reason::dialog(&call, &press.response_url);
+                let (api, token) = (app.api_url.as_str(), app.bot_token.as_str());
+                match web_api::open_view(&app.client, api, token, trigger, &dialog).await {
+                    Ok(()) => return Pressed::Asked,
+                    Err(e) => {
+                        tracing::warn!(error = %e, "Reject's dialog did not open; rejecting");
+                        let verdict = Verdict::Reject { reason: None };
+                        settle(decide(core, app, &press.user, &press.call, verdict).await)
+                    }
+                }
+            }
+            Err(stop) => stop,
+        },
+        None => {
+            let verdict = match press.approve {
+                true => Verdict::Approve,
+                false => Verdict::Reject { reason: None },
+            };
+            settle(decide(core, app, &press.user, &press.call, verdict).await)
+        }
     };
-    match decisions::decide(core, &press.call, verdict, &reviewer).await {
+    web_api::answer(&app.client, &press.response_url, &answer(&pressed)).await;
+    pressed
+}
+
+/// The call `press` would reject, while it waits and the presser may
+/// reject it; otherwise what to answer instead (its outcome, or why not).
+async fn may_reject(core: &Core, app: &SlackApp, press: &Press) -> Result<ToolCall, Pressed> {
+    let person = person_of(core, app, &press.user)
+        .await
+        .map_err(Pressed::Refused)?;
+    let reviewer = Reviewer::person(core.config.actor_of(person), Channel::Slack);
+    let call = match core.store.tool_call(&press.call).await {
+        Ok(Some(call)) => call,
+        Ok(None) => return Err(Pressed::Refused("the call is not in Airlock".into())),
+        Err(e) => {
+            tracing::warn!(error = %e, "a call could not be read for a Slack press");
+            return Err(Pressed::Refused(
+                "Airlock could not read the call: try again".into(),
+            ));
+        }
+    };
+    if call.status != CallStatus::PendingApproval {
+        return Err(Pressed::Decided(Box::new(call)));
+    }
+    match decisions::check(&reviewer, &call, false) {
+        Ok(()) => Ok(call),
+        Err(e) => Err(Pressed::Refused(e.to_string())),
+    }
+}
+
+/// Reject's dialog, submitted: the call rejected with the reason given and
+/// the message answered; or, when nothing was decided, why, in the dialog.
+async fn reasoned_reject(core: &Core, app: &SlackApp, reasoned: Reasoned) -> Pressed {
+    let verdict = Verdict::Reject {
+        reason: reasoned.reason,
+    };
+    match decide(core, app, &reasoned.user, &reasoned.call, verdict).await {
+        Ok(call) => {
+            let pressed = Pressed::Decided(Box::new(call));
+            web_api::answer(&app.client, &reasoned.response_url, &answer(&pressed)).await;
+            pressed
+        }
+        Err(why) => Pressed::NotTaken(why),
+    }
+}
+
+fn settle(decided: Result<ToolCall, String>) -> Pressed {
+    match decided {
+        Ok(call) => Pressed::Decided(Box::new(call)),
+        Err(why) => Pressed::Refused(why),
+    }
+}
+
+/// Decides `call` as Slack user `user`; the call as it is now, or why
+/// nothing was decided, in words for them.
+async fn decide(
+    core: &Core,
+    app: &SlackApp,
+    user: &str,
+    call: &ToolCallId,
+    verdict: Verdict,
+) -> Result<ToolCall, String> {
+    let person = person_of(core, app, user).await?;
+    let reviewer = Reviewer::person(core.config.actor_of(person), Channel::Slack);
+    match decisions::decide(core, call, verdict, &reviewer).await {
         Ok(call) => Ok(call),
-        Err(EngineError::AlreadyDecided { .. }) => match core.store.tool_call(&press.call).await {
+        Err(EngineError::AlreadyDecided { .. }) => match core.store.tool_call(call).await {
             Ok(Some(call)) => Ok(call),
             _ => Err("someone else decided it first".into()),
         },
@@ -202,7 +300,7 @@ fn answer(pressed: &Pressed) -> Value {
             "replace_original": false,
             "text": format!("Nothing was decided: {why}"),
         }),
-        Pressed::Ignored => Value::Null,
+        Pressed::Ignored | Pressed::Asked | Pressed::NotTaken(_) => Value::Null,
     }
 }
 

@@ -1,6 +1,7 @@
-//! What a press of a button on a Slack message says, from the form Slack
-//! posts (`payload=` and JSON, of type `block_actions`): who pressed which
-//! of Airlock's buttons, for which call, and where the answer goes.
+//! What Slack posts, from its form (`payload=` and JSON): a press of one of
+//! Airlock's buttons (`block_actions`): who pressed which, for which call,
+//! and where the answer goes; or the reason given in Reject's dialog
+//! (`view_submission`).
 
 use serde::Deserialize;
 
@@ -22,6 +23,35 @@ pub struct Press {
     /// Where the message is replaced, or the presser answered (30 minutes,
     /// five times).
     pub response_url: String,
+    /// What opens a dialog for the presser, for three seconds.
+    pub trigger_id: Option<String>,
+}
+
+/// Reject's dialog, submitted: the press it came from, and the reason.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Reasoned {
+    pub user: String,
+    pub call: ToolCallId,
+    pub response_url: String,
+    /// What was typed, if anything.
+    pub reason: Option<String>,
+}
+
+/// What Slack sent that Airlock acts on.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Interaction {
+    Press(Press),
+    Reasoned(Reasoned),
+}
+
+/// The `callback_id` of Reject's dialog.
+pub const REASON_VIEW: &str = "airlock_reject";
+
+/// What Reject's dialog carries back unchanged (`private_metadata`).
+#[derive(Debug, serde::Serialize, Deserialize)]
+pub struct Carried {
+    pub call: String,
+    pub response_url: String,
 }
 
 #[derive(Deserialize)]
@@ -32,6 +62,17 @@ struct Payload {
     #[serde(default)]
     actions: Vec<Action>,
     response_url: Option<String>,
+    trigger_id: Option<String>,
+    view: Option<View>,
+}
+
+#[derive(Deserialize)]
+struct View {
+    callback_id: String,
+    #[serde(default)]
+    private_metadata: String,
+    #[serde(default)]
+    state: serde_json::Value,
 }
 
 #[derive(Deserialize)]
@@ -45,19 +86,49 @@ struct Action {
     value: Option<String>,
 }
 
-/// The press `body` reports: `None` for anything else Slack sends (the
-/// Review button, which only opens its link, or another kind of
-/// interaction), which needs no answer but 200.
-pub fn press(body: &[u8]) -> Result<Option<Press>, Malformed> {
+/// What `body` reports: `None` for anything else Slack sends (the Review
+/// button, which only opens its link, or another kind of interaction),
+/// which needs no answer but 200.
+pub fn interaction(body: &[u8]) -> Result<Option<Interaction>, Malformed> {
     let payload = form_urlencoded::parse(body)
         .find(|(name, _)| name == "payload")
         .map(|(_, value)| value.into_owned())
         .ok_or_else(|| Malformed("it has no `payload` field".into()))?;
     let payload: Payload =
         serde_json::from_str(&payload).map_err(|e| Malformed(format!("its payload: {e}")))?;
-    if payload.kind != "block_actions" {
-        return Ok(None);
+    match payload.kind.as_str() {
+        "block_actions" => Ok(press(payload)?.map(Interaction::Press)),
+        "view_submission" => Ok(reasoned(payload)?.map(Interaction::Reasoned)),
+        _ => Ok(None),
     }
+}
+
+/// Reject's dialog, submitted; `None` for another dialog.
+fn reasoned(payload: Payload) -> Result<Option<Reasoned>, Malformed> {
+    let Some(view) = payload.view.filter(|v| v.callback_id == REASON_VIEW) else {
+        return Ok(None);
+    };
+    let carried: Carried = serde_json::from_str(&view.private_metadata)
+        .map_err(|e| Malformed(format!("the dialog's metadata: {e}")))?;
+    let call = ToolCallId::parse(&carried.call)
+        .map_err(|_| Malformed("the dialog names no call".into()))?;
+    let user = payload
+        .user
+        .ok_or_else(|| Malformed("the dialog has no user".into()))?;
+    let reason = view.state["values"]["reason"]["reason"]["value"]
+        .as_str()
+        .map(str::trim)
+        .filter(|r| !r.is_empty())
+        .map(str::to_owned);
+    Ok(Some(Reasoned {
+        user: user.id,
+        call,
+        response_url: carried.response_url,
+        reason,
+    }))
+}
+
+fn press(payload: Payload) -> Result<Option<Press>, Malformed> {
     let pressed = payload.actions.into_iter().find_map(|action| {
         let approve = match action.action_id.as_str() {
             APPROVE => true,
@@ -80,6 +151,7 @@ pub fn press(body: &[u8]) -> Result<Option<Press>, Malformed> {
         response_url: payload
             .response_url
             .ok_or_else(|| missing("response_url"))?,
+        trigger_id: payload.trigger_id,
     }))
 }
 
@@ -102,6 +174,7 @@ mod tests {
             "user": { "id": "U1", "username": "ana", "team_id": "T1" },
             "team": { "id": "T1" },
             "response_url": "https://hooks.slack.com/actions/T1/1/abc",
+            "trigger_id": "t.1",
             "actions": [{ "action_id": action_id, "value": value, "type": "button" }],
         })
     }
@@ -109,40 +182,65 @@ mod tests {
     #[test]
     fn approve_and_reject_name_the_call_and_who_pressed() {
         let id = ToolCallId::new();
-        let press = press(&form(&pressed(APPROVE, id.as_str())))
-            .unwrap()
-            .unwrap();
-        assert_eq!(
-            press,
-            Press {
-                user: "U1".into(),
-                call: id.clone(),
-                approve: true,
-                response_url: "https://hooks.slack.com/actions/T1/1/abc".into(),
-            }
-        );
-        let reject = super::press(&form(&pressed(REJECT, id.as_str()))).unwrap();
-        assert!(!reject.unwrap().approve);
+        let press = interaction(&form(&pressed(APPROVE, id.as_str()))).unwrap();
+        let expected = Press {
+            user: "U1".into(),
+            call: id.clone(),
+            approve: true,
+            response_url: "https://hooks.slack.com/actions/T1/1/abc".into(),
+            trigger_id: Some("t.1".into()),
+        };
+        assert_eq!(press, Some(Interaction::Press(expected)));
+        let reject = interaction(&form(&pressed(REJECT, id.as_str()))).unwrap();
+        assert!(matches!(reject, Some(Interaction::Press(p)) if !p.approve));
+    }
+
+    #[test]
+    fn rejects_dialog_brings_back_its_call_and_the_reason() {
+        let id = ToolCallId::new();
+        let carried = json!({ "call": id.as_str(), "response_url": "https://hooks.slack.com/actions/T1/2/x" });
+        let submitted = |reason: &str| {
+            json!({
+                "type": "view_submission",
+                "user": { "id": "U1" },
+                "view": {
+                    "callback_id": REASON_VIEW,
+                    "private_metadata": carried.to_string(),
+                    "state": { "values": { "reason": { "reason": { "type": "plain_text_input", "value": reason } } } },
+                },
+            })
+        };
+        let got = interaction(&form(&submitted(" not on a Friday "))).unwrap();
+        let expected = Reasoned {
+            user: "U1".into(),
+            call: id.clone(),
+            response_url: "https://hooks.slack.com/actions/T1/2/x".into(),
+            reason: Some("not on a Friday".into()),
+        };
+        assert_eq!(got, Some(Interaction::Reasoned(expected)));
+        let blank = interaction(&form(&submitted("  "))).unwrap();
+        assert!(matches!(blank, Some(Interaction::Reasoned(r)) if r.reason.is_none()));
+        let mut other = submitted("x");
+        other["view"]["callback_id"] = json!("someone_elses");
+        assert_eq!(interaction(&form(&other)), Ok(None));
     }
 
     #[test]
     fn other_buttons_and_interactions_are_not_presses() {
         let id = ToolCallId::new();
-        assert_eq!(
-            press(&form(&pressed("airlock_review", id.as_str()))),
-            Ok(None)
-        );
+        let review = pressed("airlock_review", id.as_str());
+        assert_eq!(interaction(&form(&review)), Ok(None));
         let shortcut = json!({ "type": "shortcut", "user": { "id": "U1" } });
-        assert_eq!(press(&form(&shortcut)), Ok(None));
+        assert_eq!(interaction(&form(&shortcut)), Ok(None));
     }
 
     #[test]
     fn a_press_without_its_parts_is_malformed() {
-        assert!(press(b"text=hello").is_err());
-        assert!(press(b"payload=%7Bnot%20json").is_err());
-        assert!(press(&form(&pressed(APPROVE, "not-a-call"))).is_err());
+        assert!(interaction(b"text=hello").is_err());
+        assert!(interaction(b"payload=%7Bnot%20json").is_err());
+        assert!(interaction(&form(&pressed(APPROVE, "not-a-call"))).is_err());
         let mut nobody = pressed(APPROVE, ToolCallId::new().as_str());
         nobody["user"] = serde_json::Value::Null;
-        assert!(press(&form(&nobody)).is_err());
+        assert!(interaction(&form(&nobody)).is_err());
     }
 }

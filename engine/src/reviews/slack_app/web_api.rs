@@ -1,7 +1,8 @@
-//! The two questions Airlock asks Slack's Web API with the app's bot token:
-//! which workspace the app is in (`auth.test`, asked once) and who a user
-//! is (`users.info`, which needs the `users:read.email` scope); and the
-//! answer to a press, posted to its `response_url`.
+//! What Airlock asks of Slack's Web API with the app's bot token: which
+//! workspace the app is in (`auth.test`, asked once), who a user is
+//! (`users.info`, which needs the `users:read.email` scope), and a dialog
+//! for Reject's reason (`views.open`); and the answer to a press, posted to
+//! its `response_url`.
 
 use std::time::Duration;
 
@@ -82,6 +83,11 @@ async fn ask(
         .send()
         .await
         .map_err(|e| format!("Slack's {method} did not answer: {e}"))?;
+    checked(method, answer).await
+}
+
+/// Slack's answer to `method`, when it says `ok`; else why not.
+async fn checked(method: &str, answer: reqwest::Response) -> Result<Value, String> {
     let status = answer.status();
     let body: Value = answer
         .json()
@@ -92,6 +98,25 @@ async fn ask(
         return Err(format!("Slack's {method} refused: {why}"));
     }
     Ok(body)
+}
+
+/// Opens `view`, a dialog, for the person whose press gave `trigger_id`.
+pub async fn open_view(
+    client: &reqwest::Client,
+    api_url: &str,
+    token: &str,
+    trigger_id: &str,
+    view: &Value,
+) -> Result<(), String> {
+    let answer = client
+        .post(format!("{api_url}/views.open"))
+        .bearer_auth(token)
+        .json(&serde_json::json!({ "trigger_id": trigger_id, "view": view }))
+        .timeout(ASK_TIMEOUT)
+        .send()
+        .await
+        .map_err(|e| format!("Slack's views.open did not answer: {e}"))?;
+    checked("views.open", answer).await.map(drop)
 }
 
 /// Where the bot token's app is installed.
