@@ -14,6 +14,9 @@ pub struct DecisionItem {
     pub at: String,
     /// The reason given.
     pub reason: Option<String>,
+    /// Where it was taken: `chat`, `review_page`, `api`, `slack`, …
+    #[serde(default)]
+    pub channel: String,
 }
 
 /// One person's approval of a call that needs several.
@@ -195,9 +198,15 @@ impl ToolCallItem {
             "cancel" => "Withdrawn",
             _ => "Decided",
         };
+        // A press in Slack says so: the person may not have seen Airlock.
+        let place = if d.channel == "slack" {
+            " in Slack"
+        } else {
+            ""
+        };
         Some(match &d.reason {
-            Some(reason) => format!("{verb} by {}: {reason}", d.by),
-            None => format!("{verb} by {}", d.by),
+            Some(reason) => format!("{verb} by {}{place}: {reason}", d.by),
+            None => format!("{verb} by {}{place}", d.by),
         })
     }
 

@@ -330,3 +330,26 @@ fn a_call_that_needs_two_says_who_approved_and_who_may_still() {
     };
     assert_eq!(local.may_do(&by_name), MayDo::ApprovedAlready);
 }
+
+/// A decision's line names who took it, and Slack when it was taken there.
+#[cfg(feature = "ssr")]
+#[test]
+fn a_decision_taken_in_slack_says_so_on_the_card() {
+    let mut engine_call = sample_engine_call();
+    engine_call["status"] = serde_json::json!("rejected");
+    engine_call["decision"] = serde_json::json!({
+        "kind": "reject", "by": "Ana Lima", "at": "2026-11-23T10:43:00Z",
+        "reason": "not on a Friday", "channel": "slack",
+    });
+    let item: ToolCallItem = serde_json::from_value(engine_call.clone()).unwrap();
+    assert_eq!(
+        item.decision_text().as_deref(),
+        Some("Rejected by Ana Lima in Slack: not on a Friday")
+    );
+    engine_call["decision"]["channel"] = serde_json::json!("chat");
+    let item: ToolCallItem = serde_json::from_value(engine_call).unwrap();
+    assert_eq!(
+        item.decision_text().as_deref(),
+        Some("Rejected by Ana Lima: not on a Friday")
+    );
+}
