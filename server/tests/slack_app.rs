@@ -157,6 +157,28 @@ async fn a_press_in_slack_decides_as_the_person_with_that_address_and_nobody_els
         (decision.by.as_str(), decision.channel),
         ("Ana Lima", Channel::Slack)
     );
+    // The agent that asked sees who answered, with her address.
+    let case = server
+        .engine
+        .store()
+        .case_for_call(&call_id)
+        .await
+        .unwrap()
+        .unwrap();
+    let polled: Value = reqwest::Client::new()
+        .get(server.url(&format!("/api/v1/reviews/{}/status", case.id)))
+        .bearer_auth(KEY)
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert_eq!(
+        polled["responded_by"],
+        json!({ "name": "Ana Lima", "email": "ana.lima@example.com" })
+    );
+    support::schemas::assert_valid(&support::schemas::schemas().poll, &polled);
     let answer = slack.first("answer 1").await;
     assert_eq!(answer["replace_original"], true);
     assert_eq!(

@@ -189,6 +189,9 @@ pub struct ReviewCase {
     pub result: Option<Value>,
     /// Who responded.
     pub responded_by: Option<String>,
+    /// Their e-mail address, when a signed-in person who has one responded.
+    #[serde(default)]
+    pub responded_by_email: Option<String>,
     /// When it was created.
     pub created_at: DateTime<Utc>,
     /// When it lapses, if it does.

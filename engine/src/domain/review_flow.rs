@@ -120,6 +120,9 @@ pub fn event_data(case: &ReviewCase) -> (&'static str, Value) {
             });
             if let Some(name) = &case.responded_by {
                 data["responded_by"] = json!({ "name": name });
+                if let Some(email) = &case.responded_by_email {
+                    data["responded_by"]["email"] = json!(email);
+                }
             }
             ("review.completed", data)
         }
@@ -206,6 +209,7 @@ pub fn case_for(call: &ToolCall, requester: Requester) -> ReviewCase {
         reminder_at: None,
         reminder_sent_at: None,
         inline_actions: Vec::new(),
+        responded_by_email: None,
         version: 0,
     }
 }

@@ -185,6 +185,11 @@ const MIGRATIONS: &[Migration] = &[
         description: "inline submit",
         sql: include_str!("../../migrations/postgres/0030_inline_submit.sql"),
     },
+    Migration {
+        version: 31,
+        description: "responder emails",
+        sql: include_str!("../../migrations/postgres/0031_responder_emails.sql"),
+    },
 ];
 
 /// Arbitrary key of the advisory lock that serialises migrations across replicas.

@@ -167,6 +167,11 @@ const MIGRATIONS: &[Migration] = &[
         description: "inline submit",
         sql: include_str!("../../migrations/sqlite/0030_inline_submit.sql"),
     },
+    Migration {
+        version: 31,
+        description: "responder emails",
+        sql: include_str!("../../migrations/sqlite/0031_responder_emails.sql"),
+    },
 ];
 
 /// How many read-only connections serve reads: one per core. Statements run

@@ -231,6 +231,10 @@ pub struct Respondent {
     /// The name they gave (or `reviewer with the link`), or the person's
     /// who decided in the chat.
     pub name: String,
+    /// The address of the signed-in person who responded, when they have
+    /// one (a review link's holder who did not sign in has none).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub email: Option<String>,
 }
 
 /// A press in a chat app, relayed by the agent (inline submit, §7.5).
@@ -317,7 +321,10 @@ impl PollResponse {
                 .responded_by
                 .clone()
                 .filter(|_| status == CaseStatus::Completed)
-                .map(|name| Respondent { name }),
+                .map(|name| Respondent {
+                    name,
+                    email: case.responded_by_email.clone(),
+                }),
             default_action: (status == CaseStatus::Expired).then(|| case.default_action.as_str()),
             reason: (status == CaseStatus::Cancelled).then(|| {
                 case.cancel_reason

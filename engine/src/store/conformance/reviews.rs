@@ -111,8 +111,20 @@ pub(crate) async fn review_cases_follow_their_calls(f: &Fixture) {
         .unwrap();
     assert_eq!(moved.status, CaseStatus::InProgress);
 
+    // Ada signs in, and has an address: the case keeps it as her reply's.
+    let ada = crate::domain::Person {
+        id: crate::domain::PersonId::new(),
+        name: "ada".into(),
+        display_name: "Ada".into(),
+        access: crate::domain::Access::Approver,
+        email: Some("ada@example.com".into()),
+        disabled_at: None,
+        created_at: from_millis("people", to_millis(now)).unwrap(),
+    };
+    store.insert_person(&ada, None, None).await.unwrap();
     let mut reject = decision(DecisionKind::Reject, "Ada");
     reject.reason = Some("not now".into());
+    reject.by_id = Some(ada.id.clone());
     let change = DecisionChange {
         call_id: pending.id.clone(),
         decision: reject,
@@ -124,11 +136,15 @@ pub(crate) async fn review_cases_follow_their_calls(f: &Fixture) {
     let Decided::Applied(applied) = store.decide(&change).await.unwrap() else {
         panic!("the rejection applies");
     };
-    let closed = applied.closed_case.map(|c| c.inline_actions);
-    assert_eq!(closed, Some(case.inline_actions.clone()));
+    let closed = applied
+        .closed_case
+        .map(|c| (c.inline_actions, c.responded_by_email));
+    let email = Some("ada@example.com".to_owned());
+    assert_eq!(closed, Some((case.inline_actions.clone(), email.clone())));
     let done = store.review_case(&case.id).await.unwrap().unwrap();
     assert_eq!(done.status, CaseStatus::Completed);
     assert_eq!(done.responded_by.as_deref(), Some("Ada"));
+    assert_eq!(done.responded_by_email, email);
     assert_eq!(
         done.result,
         Some(json!({"action": "reject", "data": {"feedback": "not now"}}))

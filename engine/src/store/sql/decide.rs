@@ -54,8 +54,8 @@ pub(super) const DECIDE_CALL: &str = "update tool_calls set
 /// [`DECIDE_CALL`], then in the same round trip: the run's row locked and
 /// read (with `$14`), and the call's open review case closed as
 /// `reviews::CLOSE_CASE` closes it (with `$20`: status `$15`, result `$21`
-/// for the agent's question or else `$16`, responder `$17`, time `$18`,
-/// reason `$19`). The run's and the case's columns come back renamed.
+/// for the agent's question or else `$16`, responder `$17` and the address
+/// of person `$13`, time `$18`, reason `$19`). The run's and the case's columns come back renamed.
 pub(super) const DECIDE_CALL_LOCKING_ITS_RUN: &str = "with changed as (
          update tool_calls set
              status = $1, decision = $2, decided_by = $3, decided_by_id = $13, decided_at = $4,
@@ -74,6 +74,7 @@ pub(super) const DECIDE_CALL_LOCKING_ITS_RUN: &str = "with changed as (
          update review_cases set status = $15,
              result = (case when (select source = $11 and tool = $12 from changed) then $21 else $16 end),
              responded_by = $17,
+             responded_by_email = (select email from people where person_id = $13),
              completed_at = case when $15 = 'completed' then $18 else completed_at end,
              expired_at = case when $15 = 'expired' then $18 else expired_at end,
              cancelled_at = case when $15 = 'cancelled' then $18 else cancelled_at end,
@@ -93,7 +94,8 @@ pub(super) const DECIDE_CALL_LOCKING_ITS_RUN: &str = "with changed as (
             closed.default_action as closed_default_action, closed.client as closed_client,
             closed.agent_id as closed_agent_id, closed.session_id as closed_session_id,
             closed.callback_url as closed_callback_url, closed.result as closed_result,
-            closed.responded_by as closed_responded_by, closed.created_at as closed_created_at,
+            closed.responded_by as closed_responded_by,
+            closed.responded_by_email as closed_responded_by_email, closed.created_at as closed_created_at,
             closed.expires_at as closed_expires_at, closed.opened_at as closed_opened_at,
             closed.completed_at as closed_completed_at, closed.expired_at as closed_expired_at,
             closed.cancelled_at as closed_cancelled_at, closed.cancel_reason as closed_cancel_reason,

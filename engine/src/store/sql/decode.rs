@@ -267,6 +267,7 @@ pub(super) fn row_case_named(row: &Row, prefix: &str) -> Result<ReviewCase, Stor
         },
         result: opt_text("result")?.map(|r| json(T, &r)).transpose()?,
         responded_by: opt_text("responded_by")?,
+        responded_by_email: opt_text("responded_by_email")?,
         created_at: from_millis(T, row.try_get(column("created_at").as_str())?)?,
         expires_at: opt_time("expires_at")?,
         opened_at: opt_time("opened_at")?,

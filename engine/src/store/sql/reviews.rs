@@ -47,6 +47,7 @@ const CASE_EVENTS_AFTER: &str =
 /// and reason `$6`; the case as closed.
 pub(super) const CLOSE_CASE: &str =
     "update review_cases set status = $1, result = $2, responded_by = $3,
+        responded_by_email = (select email from people where person_id = $7),
         completed_at = case when $1 = 'completed' then $4 else completed_at end,
         expired_at = case when $1 = 'expired' then $4 else expired_at end,
         cancelled_at = case when $1 = 'cancelled' then $4 else cancelled_at end,
@@ -175,6 +176,12 @@ impl<B: Backend> SqlStore<B> {
             .bind(to_millis(closing.at))
             .bind(call.id.as_str())
             .bind(&closing.reason)
+            .bind(
+                call.decision
+                    .as_ref()
+                    .and_then(|d| d.by_id.as_ref())
+                    .map(|id| id.as_str()),
+            )
             .fetch_optional(&mut *tx)
             .await?;
         row.map(|row| closed_case(&row, "", closing.at)).transpose()
