@@ -62,15 +62,7 @@ async fn submit(url: &str, token: &str, body: &Value) -> (u16, Value) {
 }
 
 async fn poll(server: &support::TestServer, hitl: &Value) -> Value {
-    reqwest::Client::new()
-        .get(hitl["poll_url"].as_str().unwrap())
-        .bearer_auth(KEY)
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap_or_else(|_| panic!("a poll of {}", server.base))
+    support::poll_case(&server.base, hitl["case_id"].as_str().unwrap(), KEY).await
 }
 
 #[tokio::test]

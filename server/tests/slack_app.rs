@@ -82,6 +82,11 @@ async fn signed(server: &support::TestServer, body: &str, secret: &str, at: i64)
     (res.status().as_u16(), res.text().await.unwrap())
 }
 
+/// The call as stored now.
+async fn call_of(server: &support::TestServer, id: &ToolCallId) -> engine::domain::ToolCall {
+    server.engine.store().tool_call(id).await.unwrap().unwrap()
+}
+
 async fn add(server: &support::TestServer, name: &str, access: Access, email: &str) {
     let new = NewPerson {
         name: name.into(),
@@ -98,16 +103,7 @@ async fn a_press_in_slack_decides_as_the_person_with_that_address_and_nobody_els
     let dir = tempfile::tempdir().unwrap();
     let (base, slack, server, id) = one_waiting(dir.path()).await;
     let call_id = ToolCallId::parse(&id).unwrap();
-    let status = || async {
-        server
-            .engine
-            .store()
-            .tool_call(&call_id)
-            .await
-            .unwrap()
-            .unwrap()
-            .status
-    };
+    let status = || async { call_of(&server, &call_id).await.status };
     let now = chrono::Utc::now().timestamp();
 
     // Not Slack's: a wrong secret, a stale or a future timestamp.
@@ -144,13 +140,7 @@ async fn a_press_in_slack_decides_as_the_person_with_that_address_and_nobody_els
 
     // Ana's press decides, as Ana, in Slack; the message says so.
     assert_eq!(send(&server, &approve, SECRET, now).await, 200);
-    let decided = server
-        .engine
-        .store()
-        .tool_call(&call_id)
-        .await
-        .unwrap()
-        .unwrap();
+    let decided = call_of(&server, &call_id).await;
     assert_eq!(decided.status, CallStatus::Approved);
     let decision = decided.decision.unwrap();
     assert_eq!(
@@ -165,15 +155,7 @@ async fn a_press_in_slack_decides_as_the_person_with_that_address_and_nobody_els
         .await
         .unwrap()
         .unwrap();
-    let polled: Value = reqwest::Client::new()
-        .get(server.url(&format!("/api/v1/reviews/{}/status", case.id)))
-        .bearer_auth(KEY)
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let polled = support::poll_case(&server.base, case.id.as_str(), KEY).await;
     assert_eq!(
         polled["responded_by"],
         json!({ "name": "Ana Lima", "email": "ana.lima@example.com" })
@@ -286,15 +268,7 @@ async fn reject_asks_why_in_a_dialog_and_the_reason_reaches_the_call() {
     assert_eq!(opened["trigger_id"], "trigger-2");
     let view = &opened["view"];
     assert_eq!(view["callback_id"], "airlock_reject");
-    let status = || async {
-        server
-            .engine
-            .store()
-            .tool_call(&call_id)
-            .await
-            .unwrap()
-            .unwrap()
-    };
+    let status = || call_of(&server, &call_id);
     assert_eq!(status().await.status, CallStatus::PendingApproval);
     assert_eq!(slack.sent_to("answer 2"), 0);
 

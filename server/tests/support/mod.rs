@@ -222,6 +222,19 @@ pub async fn ask_gateway(
         .unwrap()
 }
 
+/// The poll answer for case `case_id` at `base`, asked with API key `key`.
+pub async fn poll_case(base: &str, case_id: &str, key: &str) -> serde_json::Value {
+    reqwest::Client::new()
+        .get(format!("{base}/api/v1/reviews/{case_id}/status"))
+        .bearer_auth(key)
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap()
+}
+
 /// The case id and the link token of a gateway answer's `hitl` object.
 pub fn review_link(hitl: &serde_json::Value) -> (String, String) {
     let case = hitl["case_id"].as_str().expect("a case id");
