@@ -75,6 +75,8 @@ pub enum EngineError {
     /// policy's `inline_submit:` does not list it).
     #[error("`{action}` is not taken inline here (it takes {}): send the person to the review link", if allowed.is_empty() { "none".to_owned() } else { allowed.join(" and ") })]
     ActionNotInline {
+        /// The case, whose review link takes the rest.
+        case: crate::domain::CaseId,
         /// The action relayed.
         action: String,
         /// The actions the case takes inline.

@@ -7,8 +7,8 @@
 
 use serde_json::Value;
 
-use super::respond::{closed_case, current, Response, Submission};
-use super::{token, CaseId, CaseStatus, CaseType, ReviewCase};
+use super::respond::{closed_case, open_case, Response, Submission};
+use super::{token, CaseId, CaseType, ReviewCase};
 use crate::core::Core;
 use crate::decisions;
 use crate::domain::{Channel, Reviewer};
@@ -86,21 +86,10 @@ pub(crate) async fn submit_inline(
     if !token::matches(presented, hash.as_slice()) {
         return Err(EngineError::Forbidden);
     }
-    let case = current(core, case).await?;
-    match case.status {
-        CaseStatus::Expired => {
-            let at = case.expired_at.unwrap_or(case.created_at);
-            return Err(EngineError::Expired { at });
-        }
-        CaseStatus::Completed | CaseStatus::Cancelled => {
-            let call = core.store.tool_call(&case.tool_call_id).await?;
-            let call = call.ok_or(EngineError::NotFound("tool call"))?;
-            return Err(EngineError::already_decided(call));
-        }
-        _ => {}
-    }
+    let case = open_case(core, case).await?;
     if !case.inline_actions.contains(&submission.action) {
         return Err(EngineError::ActionNotInline {
+            case: case.id,
             action: submission.action,
             allowed: case.inline_actions,
         });

@@ -134,7 +134,7 @@ async fn verified_case(
 
 /// The case as it stands, applying its expiry first if it lapsed and the
 /// expiry pass has not reached it yet.
-pub(super) async fn current(core: &Core, case: ReviewCase) -> Result<ReviewCase, EngineError> {
+async fn current(core: &Core, case: ReviewCase) -> Result<ReviewCase, EngineError> {
     let lapsed = case.expires_at.is_some_and(|at| at <= core.clock.now());
     if case.status.is_terminal() || !lapsed {
         return Ok(case);
@@ -266,7 +266,12 @@ pub(crate) async fn cancel_review(
 
 /// The case behind a link, if it still takes a response.
 async fn still_open(core: &Core, id: &CaseId, presented: &str) -> Result<ReviewCase, EngineError> {
-    let case = verified_case(core, id, presented).await?;
+    open_case(core, verified_case(core, id, presented).await?).await
+}
+
+/// `case` as it stands, if it still takes a response: 410 when it
+/// expired (its expiry applied first if due), 409 when it was decided.
+pub(super) async fn open_case(core: &Core, case: ReviewCase) -> Result<ReviewCase, EngineError> {
     let case = current(core, case).await?;
     match case.status {
         CaseStatus::Expired => Err(EngineError::Expired {

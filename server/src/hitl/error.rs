@@ -108,18 +108,6 @@ impl ApiError {
 }
 
 impl ApiError {
-    /// `e` for a request about case `case_id`: an action not taken inline
-    /// names the case, as the protocol asks.
-    pub fn for_case(e: EngineError, case_id: &str) -> Self {
-        match e {
-            e @ EngineError::ActionNotInline { .. } => ApiError::NotInline {
-                case_id: case_id.to_owned(),
-                message: e.to_string(),
-            },
-            e => e.into(),
-        }
-    }
-
     fn refused(code: &'static str, e: EngineError) -> Self {
         ApiError::Refused {
             code,
@@ -149,7 +137,19 @@ impl From<EngineError> for ApiError {
             e @ EngineError::NotAnApprover { .. } => ApiError::refused("not_an_approver", e),
             e @ EngineError::OwnRequest => ApiError::refused("separation_of_duties", e),
             e @ EngineError::SignInRequired => ApiError::refused("sign_in_required", e),
-            e @ EngineError::ActionNotInline { .. } => ApiError::refused("action_not_inline", e),
+            EngineError::ActionNotInline {
+                case,
+                action,
+                allowed,
+            } => ApiError::NotInline {
+                case_id: case.to_string(),
+                message: EngineError::ActionNotInline {
+                    case,
+                    action,
+                    allowed,
+                }
+                .to_string(),
+            },
             EngineError::SignInFailed => ApiError::Unauthorized,
             EngineError::TooManyAttempts { retry_after_secs } => {
                 ApiError::RateLimited(retry_after_secs)
