@@ -7,7 +7,7 @@ use axum::Json;
 use serde::Deserialize;
 
 use engine::domain::Channel;
-use engine::reviews::{self, CaseId, Submission};
+use engine::reviews::{CaseId, Submission};
 
 use super::error::parse_json;
 use super::wire::{ErrorBody, ReviewSubmission, SubmissionResult};
@@ -56,9 +56,5 @@ pub async fn respond(
         .engine
         .respond_review(&id, &token, submission, Channel::Api, None)
         .await?;
-    Ok(Json(SubmissionResult {
-        status: "completed",
-        case_id: case.id.to_string(),
-        completed_at: case.completed_at.map(|t| reviews::rfc3339(&t)),
-    }))
+    Ok(Json(SubmissionResult::of(&case)))
 }

@@ -11,7 +11,7 @@ use axum::http::HeaderMap;
 use axum::Json;
 
 use engine::reviews::inline::{InlineSubmission, PlatformUser};
-use engine::reviews::{self, CaseId};
+use engine::reviews::CaseId;
 
 use super::error::parse_json;
 use super::wire::{ErrorBody, InlineSubmitRequest, SubmissionResult};
@@ -63,14 +63,6 @@ pub async fn submit(
             display_name: body.submitted_by.display_name,
         },
     };
-    let case = hitl
-        .engine
-        .submit_inline(&id, token, submission)
-        .await
-        .map_err(|e| ApiError::for_case(e, &case_id))?;
-    Ok(Json(SubmissionResult {
-        status: "completed",
-        case_id: case.id.to_string(),
-        completed_at: case.completed_at.map(|t| reviews::rfc3339(&t)),
-    }))
+    let case = hitl.engine.submit_inline(&id, token, submission).await?;
+    Ok(Json(SubmissionResult::of(&case)))
 }

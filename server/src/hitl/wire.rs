@@ -297,6 +297,17 @@ pub struct SubmissionResult {
     pub completed_at: Option<String>,
 }
 
+impl SubmissionResult {
+    /// The answer to a response that completed `case`.
+    pub fn of(case: &ReviewCase) -> Self {
+        Self {
+            status: "completed",
+            case_id: case.id.to_string(),
+            completed_at: case.completed_at.map(|t| reviews::rfc3339(&t)),
+        }
+    }
+}
+
 impl PollResponse {
     /// The poll answer for a case.
     pub fn of(case: &ReviewCase) -> Self {
