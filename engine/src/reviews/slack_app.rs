@@ -134,22 +134,10 @@ pub(crate) async fn interaction(
 /// Approve decides at once. Reject asks why first, in a dialog, once it is
 /// clear the presser may reject the call; without a dialog it rejects.
 async fn pressed(core: &Core, app: &SlackApp, press: Press) -> Pressed {
-    let rejecting = !press.approve;
-    let pressed = match press.trigger_id.as_deref().filter(|_| rejecting) {
-        Some(trigger) => match may_reject(core, app, &press).await {
-            Ok(call) => {
-                let dialog = reason::dialog(&call, &press.response_url);
-                let (api, token) = (app.api_url.as_str(), app.bot_token.as_str());
-                match web_api::open_view(&app.client, api, token, trigger, &dialog).await {
-                    Ok(()) => return Pressed::Asked,
-                    Err(e) => {
-                        tracing::warn!(error = %e, "Reject's dialog did not open; rejecting");
-                        let verdict = Verdict::Reject { reason: None };
-                        settle(decide(core, app, &press.user, &press.call, verdict).await)
-                    }
-                }
-            }
-            Err(stop) => stop,
+    let pressed = match press.trigger_id.as_deref().filter(|_| !press.approve) {
+        Some(trigger) => match ask_reason(core, app, &press, trigger).await {
+            Pressed::Asked => return Pressed::Asked,
+            other => other,
         },
         None => {
             let verdict = match press.approve {
@@ -161,6 +149,26 @@ async fn pressed(core: &Core, app: &SlackApp, press: Press) -> Pressed {
     };
     web_api::answer(&app.client, &press.response_url, &answer(&pressed)).await;
     pressed
+}
+
+/// Opens Reject's dialog with `trigger` once the presser may reject the
+/// call: `Asked`; else what to answer (its outcome, or why not). A dialog
+/// Slack does not open leaves a plain rejection.
+async fn ask_reason(core: &Core, app: &SlackApp, press: &Press, trigger: &str) -> Pressed {
+    let call = match may_reject(core, app, press).await {
+        Ok(call) => call,
+        Err(stop) => return stop,
+    };
+    let dialog = reason::dialog(&call, &press.response_url);
+    let (api, token) = (app.api_url.as_str(), app.bot_token.as_str());
+    match web_api::open_view(&app.client, api, token, trigger, &dialog).await {
+        Ok(()) => Pressed::Asked,
+        Err(e) => {
+            tracing::warn!(error = %e, "Reject's dialog did not open; rejecting");
+            let verdict = Verdict::Reject { reason: None };
+            settle(decide(core, app, &press.user, &press.call, verdict).await)
+        }
+    }
 }
 
 /// The call `press` would reject, while it waits and the presser may
