@@ -201,14 +201,13 @@ async fn polls_follow_the_case_with_etags_and_one_response_only() {
     assert_eq!(call.status, engine::domain::CallStatus::Rejected);
 }
 
-/// The case and the token of a 202's review link.
 #[tokio::test]
 async fn a_review_withdrawn_on_its_page_polls_as_cancelled() {
     let dir = tempfile::tempdir().unwrap();
     let s = Server::start(dir.path(), "24h").await;
     let body = s.waiting(None).await;
     let hitl = &body["hitl"];
-    let (case_id, token) = review_link(hitl);
+    let (case_id, token) = support::review_link(hitl);
     let case_id = case_id.as_str();
     // The review page's form, posted as the page posts it.
     let withdraw = |token: String| {

@@ -263,7 +263,7 @@ async fn an_open_review_page_follows_its_case_through_its_link_token() {
     let s = Server::start(dir.path(), "24h").await;
     let body = s.waiting(None).await;
     let hitl = &body["hitl"];
-    let (case_id, token) = review_link(hitl);
+    let (case_id, token) = support::review_link(hitl);
     let case_id = case_id.as_str();
     let open = |path: String| reqwest::Client::new().get(s.url(&path)).send();
 

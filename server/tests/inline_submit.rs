@@ -77,12 +77,8 @@ async fn a_relayed_press_decides_once_and_answers_as_the_protocol_says() {
         .expect("a submit URL")
         .to_owned();
     let token = hitl["submit_token"].as_str().unwrap().to_owned();
-    let review_token = hitl["review_url"]
-        .as_str()
-        .unwrap()
-        .split("token=")
-        .nth(1)
-        .unwrap();
+    let (_, review_token) = support::review_link(&hitl);
+    let review_token = review_token.as_str();
     assert_eq!(
         url,
         format!(

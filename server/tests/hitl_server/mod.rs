@@ -122,14 +122,3 @@ impl Server {
             .unwrap()
     }
 }
-
-pub fn review_link(hitl: &Value) -> (String, String) {
-    let url = reqwest::Url::parse(hitl["review_url"].as_str().unwrap()).unwrap();
-    let token = url
-        .query_pairs()
-        .find(|(k, _)| k == "token")
-        .unwrap()
-        .1
-        .into_owned();
-    (hitl["case_id"].as_str().unwrap().to_owned(), token)
-}
