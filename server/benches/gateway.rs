@@ -15,7 +15,10 @@
 //! far less than the rate does. Prints a table and writes
 //! `target/bench/gateway.json`. `make bench` runs it in release
 //! mode; the load generator shares the machine (and the process) with the
-//! server, as the targets assume.
+//! server, as the targets assume, but runs on a thread of its own, so the
+//! server's CPU per cycle is the process's less that thread's.
+//! `AIRLOCK_BENCH_CYCLE=plain` (or `page`) runs only that cycle's rounds,
+//! for a profiler.
 
 mod client;
 #[path = "../../engine/benches/common/mod.rs"]
@@ -33,7 +36,7 @@ static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 use serde_json::json;
 
 use client::Client;
-use common::{ms, quantile, write_json, CpuTimes};
+use common::{ms, quantile, thread_cpu_seconds, write_json, CpuTimes};
 
 /// Cycles measured per client count.
 const CYCLES: usize = 12_000;
@@ -156,58 +159,114 @@ async fn run(base: &str, clients: usize, page: bool) -> (f64, Duration, Duration
     )
 }
 
+/// What one round measured, and the CPU time its load generator used.
+struct Round {
+    per_second: f64,
+    p50: Duration,
+    p99: Duration,
+    cycles: usize,
+    load_seconds: Option<f64>,
+}
+
+/// Runs a round from a thread of its own, with a runtime of its own, so
+/// its CPU time can be told apart from the server's.
+fn round_on_own_thread(base: String, clients: usize, page: bool) -> Round {
+    std::thread::Builder::new()
+        .name("load".into())
+        .spawn(move || {
+            let runtime = tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()
+                .unwrap();
+            let before = thread_cpu_seconds();
+            let (per_second, p50, p99, cycles) = runtime.block_on(run(&base, clients, page));
+            let load_seconds = before.zip(thread_cpu_seconds()).map(|(b, a)| a - b);
+            Round {
+                per_second,
+                p50,
+                p99,
+                cycles,
+                load_seconds,
+            }
+        })
+        .unwrap()
+        .join()
+        .unwrap()
+}
+
 fn main() {
+    // The server's runtime: its tasks run on its workers whatever the main
+    // thread does.
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
         .unwrap();
-    runtime.block_on(async {
-        let mut rows = Vec::new();
-        for (clients, rounds, page) in ROUNDS {
-            let dir = tempfile::tempdir().unwrap();
-            let server = start(dir.path()).await;
-            for round in 1..=rounds {
-                let before = CpuTimes::now();
-                let (per_second, p50, p99, cycles) = run(&server.base, clients, page).await;
-                let used = CpuTimes::use_since(before);
-                let round1 = |x: f64| (x * 10.0).round() / 10.0;
-                rows.push(json!({
-                    "cycle": if page { "with review page" } else { "plain" },
-                    "clients": clients,
-                    "round": round,
-                    "cycles_per_second": per_second.round(),
-                    "p50_ms": (ms(p50) * 100.0).round() / 100.0,
-                    "p99_ms": (ms(p99) * 100.0).round() / 100.0,
-                    "steal_percent": used.map(|u| round1(u.steal_percent)),
-                    "idle_percent": used.map(|u| round1(u.idle_percent)),
-                    "cpu_us_per_cycle": used.map(|u| (u.process_seconds * 1e6 / cycles as f64).round()),
-                }));
-            }
+    let only = std::env::var("AIRLOCK_BENCH_CYCLE").ok();
+    let mut rows = Vec::new();
+    for (clients, rounds, page) in ROUNDS {
+        let name = if page { "page" } else { "plain" };
+        if only.as_deref().is_some_and(|only| only != name) {
+            continue;
         }
-        println!("gateway cycles (202 → [review page →] respond → poll completed), SQLite on disk");
+        let dir = tempfile::tempdir().unwrap();
+        let server = runtime.block_on(start(dir.path()));
+        for round in 1..=rounds {
+            let before = CpuTimes::now();
+            let measured = round_on_own_thread(server.base.clone(), clients, page);
+            let used = CpuTimes::use_since(before);
+            let server_seconds = used
+                .zip(measured.load_seconds)
+                .map(|(u, load)| u.process_seconds - load);
+            let per_cycle = |seconds: f64| (seconds * 1e6 / measured.cycles as f64).round();
+            let round1 = |x: f64| (x * 10.0).round() / 10.0;
+            rows.push(json!({
+                "cycle": if page { "with review page" } else { "plain" },
+                "clients": clients,
+                "round": round,
+                "cycles_per_second": measured.per_second.round(),
+                "p50_ms": (ms(measured.p50) * 100.0).round() / 100.0,
+                "p99_ms": (ms(measured.p99) * 100.0).round() / 100.0,
+                "steal_percent": used.map(|u| round1(u.steal_percent)),
+                "idle_percent": used.map(|u| round1(u.idle_percent)),
+                "cpu_us_per_cycle": used.map(|u| per_cycle(u.process_seconds)),
+                "server_cpu_us_per_cycle": server_seconds.map(per_cycle),
+            }));
+        }
+        runtime.block_on(async move { drop(server) });
+    }
+    println!("gateway cycles (202 → [review page →] respond → poll completed), SQLite on disk");
+    println!(
+        "{:>17} {:>8} {:>6} {:>10} {:>7} {:>7} {:>8} {:>7} {:>11} {:>12}",
+        "cycle",
+        "clients",
+        "round",
+        "cycles/s",
+        "p50 ms",
+        "p99 ms",
+        "steal %",
+        "idle %",
+        "CPU µs/cyc",
+        "server µs/cyc"
+    );
+    for r in &rows {
+        // A JSON value prints without padding; its text does not.
+        let cell = |key: &str| r[key].to_string();
         println!(
-            "{:>17} {:>8} {:>6} {:>12} {:>9} {:>9} {:>8} {:>7} {:>11}",
-            "cycle", "clients", "round", "cycles/s", "p50 ms", "p99 ms", "steal %", "idle %", "CPU µs/cyc"
+            "{:>17} {:>8} {:>6} {:>10} {:>7} {:>7} {:>8} {:>7} {:>11} {:>12}",
+            r["cycle"].as_str().unwrap_or_default(),
+            cell("clients"),
+            cell("round"),
+            cell("cycles_per_second"),
+            cell("p50_ms"),
+            cell("p99_ms"),
+            cell("steal_percent"),
+            cell("idle_percent"),
+            cell("cpu_us_per_cycle"),
+            cell("server_cpu_us_per_cycle")
         );
-        for r in &rows {
-            // A JSON value prints without padding; its text does not.
-            let cell = |key: &str| r[key].to_string();
-            println!(
-                "{:>17} {:>8} {:>6} {:>12} {:>9} {:>9} {:>8} {:>7} {:>11}",
-                r["cycle"].as_str().unwrap_or_default(),
-                cell("clients"),
-                cell("round"),
-                cell("cycles_per_second"),
-                cell("p50_ms"),
-                cell("p99_ms"),
-                cell("steal_percent"),
-                cell("idle_percent"),
-                cell("cpu_us_per_cycle")
-            );
-        }
-        write_json(
-            "gateway",
-            &json!({ "store": "sqlite (file)", "runs": rows }),
-        );
-    });
+    }
+    write_json(
+        "gateway",
+        &json!({ "store": "sqlite (file)", "runs": rows }),
+    );
 }

@@ -133,6 +133,17 @@ pub struct CpuUse {
 /// Clock ticks per second in `/proc`'s counters (`USER_HZ`, 100 on Linux).
 const TICKS_PER_SECOND: f64 = 100.0;
 
+/// The CPU time the calling thread has used, in seconds, from
+/// `/proc/thread-self/stat`; `None` where it cannot be read. A load
+/// generator on a thread of its own subtracts this from the process's time
+/// to tell what the server alone spent.
+pub fn thread_cpu_seconds() -> Option<f64> {
+    let own = std::fs::read_to_string("/proc/thread-self/stat").ok()?;
+    let fields: Vec<&str> = own[own.rfind(')')? + 1..].split_whitespace().collect();
+    let ticks = fields.get(11)?.parse::<u64>().ok()? + fields.get(12)?.parse::<u64>().ok()?;
+    Some(ticks as f64 / TICKS_PER_SECOND)
+}
+
 impl CpuTimes {
     /// Now; `None` where `/proc` cannot be read (not Linux).
     pub fn now() -> Option<Self> {
