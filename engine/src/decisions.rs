@@ -164,6 +164,7 @@ pub(crate) async fn decide_known(
         arguments,
         result: None,
         refuse_questions: refuse_questions && question.is_none(),
+        submission: reviewer.relayed.clone(),
     };
     // A call that needs several approvals counts this one (see `quorum.rs`).
     let counted = |call: &ToolCall| call.quorum.is_needed() && quorum::counts(kind);

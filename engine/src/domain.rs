@@ -21,6 +21,7 @@ pub mod quorum;
 pub mod review;
 pub mod review_flow;
 pub mod run;
+pub mod submission;
 pub mod token;
 pub mod verdict;
 pub mod view;
@@ -53,6 +54,7 @@ pub use review::{
 pub use review_flow::{case_for, closing, closing_of, event_data, prompt_for, reminder_event};
 pub use review_flow::{rfc3339, Closing};
 pub use run::{lease_until, Run, RunStatus, LEASE_SECONDS};
+pub use submission::{SubmissionContext, SubmittedBy, VerificationResult};
 pub use token::{hash_text, ReviewToken};
 pub use verdict::{Reviewer, Verdict};
 pub use view::{ConversationSnapshot, ConversationView, InboxSnapshot, Posted, TitledInbox};

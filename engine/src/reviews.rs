@@ -20,7 +20,8 @@ mod tests;
 pub use crate::domain::token;
 pub use crate::domain::{
     case_for, closing, closing_of, event_data, prompt_for, rfc3339, CaseEvent, CaseId, CaseStatus,
-    CaseType, Closing, NewCase, Requester, ReviewCase, ReviewToken, MAX_PROMPT_CHARS,
+    CaseType, Closing, NewCase, Requester, ReviewCase, ReviewToken, SubmissionContext,
+    MAX_PROMPT_CHARS,
 };
 pub use gateway::{GatewayOutcome, GatewayRequest};
 pub use respond::{Response, ReviewContext, ReviewView, Submission};

@@ -135,8 +135,16 @@ async fn a_relayed_press_decides_once_and_answers_as_the_protocol_says() {
     assert_eq!(body["case_id"], hitl["case_id"]);
     assert_eq!(poll(&server, &hitl).await["status"], "pending");
 
-    // 200, then 409: once only, as who the agent says pressed, relayed.
-    let (status, body) = submit(&url, &token, &press("approve")).await;
+    // 200, then 409: once only, as who the agent says pressed, relayed,
+    // with evidence the case did not ask for (nothing is verified).
+    let mut proven = press("approve");
+    proven["verification_evidence"] = json!([{
+        "proof_type": "proof_of_human", "provider": "world_id", "format": "provider_opaque",
+        "presentation": {"proof": "opaque"},
+        "binding": {"case_id": hitl["case_id"], "action": "approve"}
+    }]);
+    assert_valid(&schemas.submit, &proven);
+    let (status, body) = submit(&url, &token, &proven).await;
     assert_eq!((status, body["status"].as_str()), (200, Some("completed")));
     let (status, body) = submit(&url, &token, &press("approve")).await;
     assert_eq!(
@@ -150,6 +158,18 @@ async fn a_relayed_press_decides_once_and_answers_as_the_protocol_says() {
         done["responded_by"]["name"],
         "Alex Mueller (telegram 123456789) via telegram_inline_button, relayed by builder"
     );
+    assert_eq!(
+        done["submission_context"],
+        json!({
+            "mode": "inline_submit",
+            "submitted_via": "telegram_inline_button",
+            "submitted_by": {
+                "platform": "telegram", "platform_user_id": "123456789", "display_name": "Alex Mueller"
+            },
+            "verification_result": {"satisfied": true, "verified_evidence": [], "missing_requirements": []}
+        })
+    );
+    assert!(!done.to_string().contains("opaque"), "no proof is kept");
     let call = server.engine.pending_approvals(10).await.unwrap();
     assert!(call.is_empty());
 
@@ -225,4 +245,58 @@ async fn more_than_sixty_presses_a_minute_are_held_back() {
     )
     .await;
     assert_eq!(status, 429, "the budget holds the right token back too");
+}
+
+#[tokio::test]
+async fn a_response_on_a_page_is_a_browser_submit_and_asking_for_proof_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = support::start(dir.path(), &config("24h"), &[], Default::default()).await;
+    let schemas = schemas();
+    let hitl = ask(&server, "plain").await;
+    let (_, review_token) = support::review_link(&hitl);
+    let respond = format!(
+        "{}/api/v1/reviews/{}/respond?token={review_token}",
+        server.base,
+        hitl["case_id"].as_str().unwrap()
+    );
+    let res = reqwest::Client::new()
+        .post(&respond)
+        .json(&json!({ "action": "approve" }))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status(), 200);
+    let done = poll(&server, &hitl).await;
+    assert_valid(&schemas.poll, &done);
+    assert_eq!(
+        done["submission_context"],
+        json!({"mode": "browser_submit"})
+    );
+
+    // Airlock verifies no proof of a person: a call that asks for one is
+    // refused before anything is recorded, never accepted and not honoured.
+    let call = json!({
+        "tool": "deploy", "arguments": {}, "source": "plain",
+        "verification_policy": {"mode": "required", "required_for": ["inline_submit"]}
+    });
+    let res = reqwest::Client::new()
+        .post(format!("{}/api/v1/tool-calls", server.base))
+        .bearer_auth(KEY)
+        .json(&call)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(res.status(), 422);
+    let body: Value = res.json().await.unwrap();
+    assert_eq!(body["error"], "verification_unsupported");
+    assert!(body["message"]
+        .as_str()
+        .unwrap()
+        .contains("verification mode `none`"));
+    assert!(server
+        .engine
+        .pending_approvals(10)
+        .await
+        .unwrap()
+        .is_empty());
 }

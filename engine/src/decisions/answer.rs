@@ -63,6 +63,7 @@ pub(crate) async fn answer_closing(
         arguments: None,
         result: Some(serde_json::json!({ "answer": answer })),
         refuse_questions: false,
+        submission: None,
     };
     match decide_and_publish(core, &change).await? {
         Decided::Applied(applied) => Ok((applied.call, applied.closed_case)),

@@ -115,6 +115,7 @@ pub(super) async fn approve_batch(
             arguments: None,
             result: None,
             refuse_questions: true,
+            submission: None,
         };
         match approve(core, call, change).await {
             Ok((call, _)) => counted.push(call),

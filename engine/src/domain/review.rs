@@ -6,7 +6,7 @@ use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::{ConversationId, ExpiryAction, IdError, ToolCallId};
+use super::{ConversationId, ExpiryAction, IdError, SubmissionContext, ToolCallId};
 
 /// Longest prompt the protocol allows, in characters.
 pub const MAX_PROMPT_CHARS: usize = 500;
@@ -192,6 +192,10 @@ pub struct ReviewCase {
     /// Their e-mail address, when a signed-in person who has one responded.
     #[serde(default)]
     pub responded_by_email: Option<String>,
+    /// How the response was submitted, once completed on Airlock's own
+    /// surfaces or relayed by an agent.
+    #[serde(default)]
+    pub submission_context: Option<SubmissionContext>,
     /// When it was created.
     pub created_at: DateTime<Utc>,
     /// When it lapses, if it does.

@@ -7,7 +7,7 @@ use serde_json::{json, Value};
 
 use super::{
     CallStatus, CaseEvent, CaseId, CaseStatus, CaseType, Channel, Decision, DecisionKind,
-    Requester, ReviewCase, ToolCall, MAX_PROMPT_CHARS,
+    Requester, ReviewCase, SubmissionContext, ToolCall, MAX_PROMPT_CHARS,
 };
 
 /// How a settled call closes its case.
@@ -21,8 +21,25 @@ pub struct Closing {
     pub responded_by: Option<String>,
     /// Why, for cancelled cases.
     pub reason: Option<String>,
+    /// How the response was submitted, for completed cases.
+    pub submission: Option<SubmissionContext>,
     /// When.
     pub at: DateTime<Utc>,
+}
+
+impl Closing {
+    /// Adds a relayed press's details (inline submit) to a completed case.
+    pub fn add_relay(&mut self, relayed: Option<&SubmissionContext>) {
+        if self.status == CaseStatus::Completed && relayed.is_some() {
+            self.submission = relayed.cloned();
+        }
+    }
+
+    /// The submission context as stored: JSON text.
+    pub fn submission_json(&self) -> Option<String> {
+        let context = self.submission.as_ref()?;
+        serde_json::to_string(context).ok()
+    }
 }
 
 /// How a decided call closes its case, or `None` when the call is still waiting.
@@ -54,6 +71,7 @@ pub fn closing(
             result: None,
             responded_by: None,
             reason: None,
+            submission: None,
             at: decision.at,
         };
     }
@@ -63,6 +81,7 @@ pub fn closing(
             result: None,
             responded_by: Some(decision.by.clone()),
             reason: decision.reason.clone(),
+            submission: None,
             at: decision.at,
         };
     }
@@ -92,6 +111,8 @@ pub fn closing(
         result: Some(result),
         responded_by: (decision.channel != Channel::System).then(|| decision.by.clone()),
         reason: None,
+        // A relay's details are not in the decision: its store call adds them.
+        submission: SubmissionContext::of_channel(decision.channel),
         at: decision.at,
     }
 }
@@ -123,6 +144,9 @@ pub fn event_data(case: &ReviewCase) -> (&'static str, Value) {
                 if let Some(email) = &case.responded_by_email {
                     data["responded_by"]["email"] = json!(email);
                 }
+            }
+            if let Some(context) = &case.submission_context {
+                data["submission_context"] = json!(context);
             }
             ("review.completed", data)
         }
@@ -210,6 +234,7 @@ pub fn case_for(call: &ToolCall, requester: Requester) -> ReviewCase {
         reminder_sent_at: None,
         inline_actions: Vec::new(),
         responded_by_email: None,
+        submission_context: None,
         version: 0,
     }
 }

@@ -2,7 +2,7 @@
 
 use serde_json::Value;
 
-use super::{Actor, Channel, GrantArgumentChoice};
+use super::{Actor, Channel, GrantArgumentChoice, SubmissionContext};
 
 /// What a person decides about one pending call.
 #[derive(Debug, Clone, PartialEq)]
@@ -49,6 +49,9 @@ pub struct Reviewer {
     /// approvers; `None` for a review link's holder, the one local person
     /// when nobody signs in, or Airlock itself.
     pub actor: Option<Actor>,
+    /// For a press an agent relayed (inline submit): who pressed where,
+    /// as the case it closes reports it.
+    pub relayed: Option<SubmissionContext>,
 }
 
 impl Reviewer {
@@ -59,6 +62,7 @@ impl Reviewer {
             name: name.into(),
             channel,
             actor: None,
+            relayed: None,
         }
     }
 
@@ -73,6 +77,7 @@ impl Reviewer {
             name: actor.display_name.clone(),
             channel,
             actor: Some(actor),
+            relayed: None,
         }
     }
 }

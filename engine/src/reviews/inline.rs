@@ -11,7 +11,7 @@ use super::respond::{closed_case, open_case, Response, Submission};
 use super::{token, CaseId, CaseType, ReviewCase};
 use crate::core::Core;
 use crate::decisions;
-use crate::domain::{Channel, Reviewer};
+use crate::domain::{Channel, Reviewer, SubmissionContext, SubmittedBy};
 use crate::error::EngineError;
 
 /// Longest `submitted_via`, platform, user id or display name, in characters.
@@ -38,6 +38,8 @@ pub struct InlineSubmission {
     /// The button's kind: `slack_block_action`, `telegram_inline_button`, …
     pub via: String,
     pub by: PlatformUser,
+    /// Whether the agent relayed verification evidence with the press.
+    pub evidence: bool,
 }
 
 fn checked(field: &'static str, text: &str) -> Result<String, EngineError> {
@@ -69,6 +71,21 @@ impl InlineSubmission {
         // A decision's name is at most 200 characters.
         Ok(line.chars().take(200).collect())
     }
+
+    /// The press as the case it closes reports it (`submission_context`),
+    /// from the fields [`Self::byline`] checked.
+    fn context(&self) -> SubmissionContext {
+        let display_name = self.by.display_name.as_deref().map(str::trim);
+        SubmissionContext::relayed(
+            self.via.trim().to_owned(),
+            SubmittedBy {
+                platform: self.by.platform.trim().to_owned(),
+                platform_user_id: self.by.user_id.trim().to_owned(),
+                display_name: display_name.filter(|n| !n.is_empty()).map(str::to_owned),
+            },
+            self.evidence,
+        )
+    }
 }
 
 pub(crate) async fn submit_inline(
@@ -96,7 +113,8 @@ pub(crate) async fn submit_inline(
     }
     // The agent is the API key that asked for the call.
     let agent = case.requester.client.as_deref().unwrap_or("the agent");
-    let reviewer = Reviewer::named(submission.byline(agent)?, Channel::Relayed);
+    let mut reviewer = Reviewer::named(submission.byline(agent)?, Channel::Relayed);
+    reviewer.relayed = Some(submission.context());
     let asked = Submission {
         action: submission.action,
         data: submission.data,
@@ -127,6 +145,7 @@ mod tests {
                 user_id: "123456789".into(),
                 display_name: name.map(str::to_owned),
             },
+            evidence: false,
         }
     }
 
@@ -143,6 +162,34 @@ mod tests {
         let long = "x".repeat(100);
         let line = relayed(Some(&long)).byline(&long).unwrap();
         assert_eq!(line.chars().count(), 200);
+    }
+
+    #[test]
+    fn the_case_reports_the_press_as_relayed_with_its_fields_trimmed() {
+        let mut s = relayed(Some(" Alex Mueller "));
+        s.via = " telegram_inline_button ".into();
+        s.evidence = true;
+        let context = serde_json::to_value(s.context()).unwrap();
+        assert_eq!(
+            context,
+            serde_json::json!({
+                "mode": "inline_submit",
+                "submitted_via": "telegram_inline_button",
+                "submitted_by": {
+                    "platform": "telegram",
+                    "platform_user_id": "123456789",
+                    "display_name": "Alex Mueller"
+                },
+                "verification_result": {
+                    "satisfied": true, "verified_evidence": [], "missing_requirements": []
+                }
+            })
+        );
+        s.by.display_name = Some("  ".into());
+        s.evidence = false;
+        let context = s.context();
+        assert_eq!(context.submitted_by.unwrap().display_name, None);
+        assert_eq!(context.verification_result, None);
     }
 
     #[test]

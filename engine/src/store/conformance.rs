@@ -191,6 +191,7 @@ fn approve(call: &ToolCall) -> DecisionChange {
         arguments: None,
         result: None,
         refuse_questions: false,
+        submission: None,
     }
 }
 

@@ -190,6 +190,11 @@ const MIGRATIONS: &[Migration] = &[
         description: "responder emails",
         sql: include_str!("../../migrations/postgres/0031_responder_emails.sql"),
     },
+    Migration {
+        version: 32,
+        description: "submission context",
+        sql: include_str!("../../migrations/postgres/0032_submission_context.sql"),
+    },
 ];
 
 /// Arbitrary key of the advisory lock that serialises migrations across replicas.

@@ -172,6 +172,11 @@ const MIGRATIONS: &[Migration] = &[
         description: "responder emails",
         sql: include_str!("../../migrations/sqlite/0031_responder_emails.sql"),
     },
+    Migration {
+        version: 32,
+        description: "submission context",
+        sql: include_str!("../../migrations/sqlite/0032_submission_context.sql"),
+    },
 ];
 
 /// How many read-only connections serve reads: one per core. Statements run

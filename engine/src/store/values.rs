@@ -39,6 +39,8 @@ pub struct DecisionChange {
     /// take an answer, not an approval: the decision then reports it as
     /// [`Decided::AlreadyDecided`].
     pub refuse_questions: bool,
+    /// A relayed press's details (inline submit), for the case it closes.
+    pub submission: Option<crate::domain::SubmissionContext>,
 }
 
 /// A run ended with its last message (see [`Store::conclude_run`](super::Store::conclude_run)).

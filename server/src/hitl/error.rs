@@ -66,6 +66,13 @@ pub enum ApiError {
         case_id: String,
         message: String,
     },
+    /// The request asks for a verification of the person (v0.8's
+    /// `verification_policy`); Airlock supports mode `none` only.
+    #[error(
+        "Airlock verifies no proof of a person (verification mode `none` only): \
+         leave out verification_policy, or ask a service that verifies it"
+    )]
+    VerificationUnsupported,
     /// Polled too often.
     #[error("too many requests for this case: wait {0} seconds")]
     RateLimited(u64),
@@ -85,6 +92,7 @@ impl ApiError {
             ApiError::InvalidToken => "invalid_token",
             ApiError::Refused { code, .. } | ApiError::Conflict { code, .. } => code,
             ApiError::NotInline { .. } => "action_not_inline",
+            ApiError::VerificationUnsupported => "verification_unsupported",
             ApiError::Duplicate { .. } => "duplicate_submission",
             ApiError::Expired(_) => "case_expired",
             ApiError::RateLimited(_) => "rate_limited",
@@ -101,6 +109,7 @@ impl ApiError {
             ApiError::Refused { .. } | ApiError::NotInline { .. } => StatusCode::FORBIDDEN,
             ApiError::Duplicate { .. } | ApiError::Conflict { .. } => StatusCode::CONFLICT,
             ApiError::Expired(_) => StatusCode::GONE,
+            ApiError::VerificationUnsupported => StatusCode::UNPROCESSABLE_ENTITY,
             ApiError::RateLimited(_) => StatusCode::TOO_MANY_REQUESTS,
             ApiError::Internal => StatusCode::INTERNAL_SERVER_ERROR,
         }

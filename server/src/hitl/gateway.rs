@@ -33,6 +33,7 @@ pub const POLL_INTERVAL_SECONDS: u32 = 30;
         (status = 400, description = "The body is not a valid request.", body = ErrorBody),
         (status = 401, description = "No or an unknown API key.", body = ErrorBody),
         (status = 403, description = "The policy refuses the call (`denied`, or `hidden`).", body = Refused),
+        (status = 422, description = "The request asks for proof of a person (`verification_policy`), which Airlock does not verify (`verification_unsupported`).", body = ErrorBody),
     )
 )]
 pub async fn create(
@@ -42,6 +43,9 @@ pub async fn create(
 ) -> Result<Response, ApiError> {
     let client = auth::client(&hitl.engine, &headers)?;
     let body: ToolCallRequest = parse_json(&body)?;
+    if body.verification_policy.is_some() {
+        return Err(ApiError::VerificationUnsupported);
+    }
     let request = GatewayRequest {
         tool: body.tool,
         arguments: body.arguments.unwrap_or_else(|| json!({})),

@@ -49,10 +49,9 @@ pub async fn submit(
         .map_err(ApiError::RateLimited)?;
     let body: InlineSubmitRequest = parse_json(&body)?;
     // No case asks for proof of a person (verification mode `none`), so
-    // evidence an agent relays anyway decides nothing.
-    if body.verification_evidence.is_some() {
-        tracing::debug!(case = %case_id, "verification evidence relayed and not used");
-    }
+    // evidence an agent relays anyway decides nothing; the completed case
+    // says it came, and that none of it was verified. It is not kept.
+    let evidence = body.verification_evidence.is_some();
     let submission = InlineSubmission {
         action: body.action,
         data: body.data.unwrap_or(serde_json::Value::Null),
@@ -62,6 +61,7 @@ pub async fn submit(
             user_id: body.submitted_by.platform_user_id,
             display_name: body.submitted_by.display_name,
         },
+        evidence,
     };
     let case = hitl.engine.submit_inline(&id, token, submission).await?;
     Ok(Json(SubmissionResult::of(&case)))

@@ -6,7 +6,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use utoipa::ToSchema;
 
-use engine::reviews::{self, CaseStatus, ReviewCase};
+use engine::reviews::{self, CaseStatus, ReviewCase, SubmissionContext};
 
 /// An external agent's request to run one tool call.
 #[derive(Debug, Deserialize, ToSchema)]
@@ -43,6 +43,13 @@ pub struct ToolCallRequest {
     #[serde(default)]
     #[schema(max_length = 2000, pattern = r"^https?://\S+$")]
     pub hitl_callback_url: Option<String>,
+    /// Proof of a person the case should ask for (v0.8, §7.6). Airlock
+    /// verifies no provider's proofs, so a request that sets this is
+    /// refused (422 `verification_unsupported`) rather than accepted and
+    /// not honoured.
+    #[serde(default)]
+    #[schema(value_type = Option<Object>)]
+    pub verification_policy: Option<Value>,
 }
 
 /// 200: the policy allows the call; run it.
@@ -181,6 +188,12 @@ pub struct PollResponse {
     /// Who responded.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub responded_by: Option<Respondent>,
+    /// How the response was submitted: `browser_submit` on Airlock's own
+    /// surfaces, `inline_submit` (with who pressed where) when an agent
+    /// relayed it. Not given for Slack's buttons.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    #[schema(value_type = Option<Object>)]
+    pub submission_context: Option<SubmissionContext>,
     /// For expired cases: the action expiry applied.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub default_action: Option<&'static str>,
@@ -336,6 +349,10 @@ impl PollResponse {
                     name,
                     email: case.responded_by_email.clone(),
                 }),
+            submission_context: case
+                .submission_context
+                .clone()
+                .filter(|_| status == CaseStatus::Completed),
             default_action: (status == CaseStatus::Expired).then(|| case.default_action.as_str()),
             reason: (status == CaseStatus::Cancelled).then(|| {
                 case.cancel_reason

@@ -396,6 +396,7 @@ async fn a_decision_whose_wake_up_was_lost_is_found_by_the_sweep() {
             arguments: None,
             result: None,
             refuse_questions: false,
+            submission: None,
         })
         .await
         .unwrap();

@@ -55,6 +55,7 @@ pub(crate) async fn a_decision_is_a_compare_and_set(f: &Fixture) {
         arguments: Some(json!({"path": "only-this.txt"})),
         result: None,
         refuse_questions: false,
+        submission: None,
     };
     let Decided::Applied(applied) = store.decide(&edit).await.unwrap() else {
         panic!("first decision must win")
@@ -115,6 +116,7 @@ pub(crate) async fn a_decision_can_leave_questions_alone(f: &Fixture) {
         arguments: None,
         result: None,
         refuse_questions: true,
+        submission: None,
     };
     match store.decide(&approve(&question.id)).await.unwrap() {
         Decided::AlreadyDecided(left) => assert_eq!(left.status, CallStatus::PendingApproval),
@@ -143,6 +145,7 @@ pub(crate) async fn concurrent_decisions_have_one_winner(f: &Fixture) {
             arguments: None,
             result: None,
             refuse_questions: false,
+            submission: None,
         };
         tokio::spawn(async move { store.decide(&change).await.unwrap() })
     });
@@ -193,6 +196,7 @@ pub(crate) async fn a_batch_is_decided_at_once(f: &Fixture) {
         arguments: None,
         result: None,
         refuse_questions: false,
+        submission: None,
     };
     assert!(matches!(
         store.decide(&single).await.unwrap(),

@@ -21,6 +21,7 @@ pub(crate) async fn events_replay_in_order(f: &Fixture) {
         arguments: None,
         result: None,
         refuse_questions: false,
+        submission: None,
     };
     store.decide(&change).await.unwrap();
     // On a shared database the inbox numbers events once they are placed.

@@ -125,6 +125,16 @@ pub(crate) async fn review_cases_follow_their_calls(f: &Fixture) {
     let mut reject = decision(DecisionKind::Reject, "Ada");
     reject.reason = Some("not now".into());
     reject.by_id = Some(ada.id.clone());
+    // Relayed from a chat app: the case keeps who pressed where.
+    let relayed = crate::domain::SubmissionContext::relayed(
+        "telegram_inline_button".into(),
+        crate::domain::SubmittedBy {
+            platform: "telegram".into(),
+            platform_user_id: "42".into(),
+            display_name: Some("Ada".into()),
+        },
+        true,
+    );
     let change = DecisionChange {
         call_id: pending.id.clone(),
         decision: reject,
@@ -132,19 +142,25 @@ pub(crate) async fn review_cases_follow_their_calls(f: &Fixture) {
         arguments: None,
         result: None,
         refuse_questions: false,
+        submission: Some(relayed.clone()),
     };
     let Decided::Applied(applied) = store.decide(&change).await.unwrap() else {
         panic!("the rejection applies");
     };
     let closed = applied
         .closed_case
-        .map(|c| (c.inline_actions, c.responded_by_email));
+        .map(|c| (c.inline_actions, c.responded_by_email, c.submission_context));
     let email = Some("ada@example.com".to_owned());
-    assert_eq!(closed, Some((case.inline_actions.clone(), email.clone())));
+    let context = Some(relayed);
+    assert_eq!(
+        closed,
+        Some((case.inline_actions.clone(), email.clone(), context.clone()))
+    );
     let done = store.review_case(&case.id).await.unwrap().unwrap();
     assert_eq!(done.status, CaseStatus::Completed);
     assert_eq!(done.responded_by.as_deref(), Some("Ada"));
     assert_eq!(done.responded_by_email, email);
+    assert_eq!(done.submission_context, context);
     assert_eq!(
         done.result,
         Some(json!({"action": "reject", "data": {"feedback": "not now"}}))
@@ -245,6 +261,7 @@ pub(crate) async fn a_decision_closes_its_case_as_stored(f: &Fixture) {
                 arguments: arguments.clone(),
                 result: None,
                 refuse_questions,
+                submission: None,
             };
             closes_its_case(store, call(&c, 0, CallStatus::PendingApproval), change).await;
         }
@@ -277,6 +294,7 @@ pub(crate) async fn a_decision_closes_its_case_as_stored(f: &Fixture) {
             arguments: None,
             result: result.clone(),
             refuse_questions: false,
+            submission: None,
         };
         let closed = closes_its_case(store, asked, change).await;
         assert_eq!(

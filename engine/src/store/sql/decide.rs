@@ -55,7 +55,7 @@ pub(super) const DECIDE_CALL: &str = "update tool_calls set
 /// read (with `$14`), and the call's open review case closed as
 /// `reviews::CLOSE_CASE` closes it (with `$20`: status `$15`, result `$21`
 /// for the agent's question or else `$16`, responder `$17` and the address
-/// of person `$13`, time `$18`, reason `$19`). The run's and the case's columns come back renamed.
+/// of person `$13`, time `$18`, reason `$19`, submission context `$22`). The run's and the case's columns come back renamed.
 pub(super) const DECIDE_CALL_LOCKING_ITS_RUN: &str = "with changed as (
          update tool_calls set
              status = $1, decision = $2, decided_by = $3, decided_by_id = $13, decided_at = $4,
@@ -78,7 +78,7 @@ pub(super) const DECIDE_CALL_LOCKING_ITS_RUN: &str = "with changed as (
              completed_at = case when $15 = 'completed' then $18 else completed_at end,
              expired_at = case when $15 = 'expired' then $18 else expired_at end,
              cancelled_at = case when $15 = 'cancelled' then $18 else cancelled_at end,
-             cancel_reason = $19,
+             cancel_reason = $19, submission_context = $22,
              version = version + 1
          where tool_call_id = (select tool_call_id from changed where $20)
            and status in ('pending', 'opened', 'in_progress')
@@ -100,7 +100,8 @@ pub(super) const DECIDE_CALL_LOCKING_ITS_RUN: &str = "with changed as (
             closed.completed_at as closed_completed_at, closed.expired_at as closed_expired_at,
             closed.cancelled_at as closed_cancelled_at, closed.cancel_reason as closed_cancel_reason,
             closed.reminder_at as closed_reminder_at, closed.reminder_sent_at as closed_reminder_sent_at,
-            closed.inline_actions as closed_inline_actions, closed.version as closed_version
+            closed.inline_actions as closed_inline_actions,
+            closed.submission_context as closed_submission_context, closed.version as closed_version
      from changed left join its_run on true left join closed on true";
 
 /// The rest of a decision in one round trip: its audit entry (`$1`–`$7`,
@@ -188,7 +189,7 @@ impl<B: Backend> SqlStore<B> {
             .await?;
         let Some(row) = row else { return Ok(None) };
         let call = row_call(&row)?;
-        let closed = Self::close_case(tx, &call).await?;
+        let closed = Self::close_case(tx, &call, change.submission.as_ref()).await?;
         let channel = decision.channel.as_str();
         Self::audit(
             tx,
@@ -236,10 +237,9 @@ impl<B: Backend> SqlStore<B> {
             let arguments = change.arguments.as_ref().unwrap_or(&Value::Null);
             let result = change.result.as_ref();
             let question = crate::domain::closing(decision, true, result, arguments);
-            (
-                crate::domain::closing(decision, false, result, arguments),
-                question.result,
-            )
+            let mut closing = crate::domain::closing(decision, false, result, arguments);
+            closing.add_relay(change.submission.as_ref());
+            (closing, question.result)
         });
         let row = Self::bind_decision(query(DECIDE_CALL_LOCKING_ITS_RUN), change)
             .bind(its_run != ItsRun::Leave)
@@ -260,6 +260,7 @@ impl<B: Backend> SqlStore<B> {
                     .and_then(|(_, question)| question.as_ref())
                     .map(Value::to_string),
             )
+            .bind(folded.as_ref().and_then(|(c, _)| c.submission_json()))
             .fetch_optional(&mut *tx)
             .await?;
         let Some(row) = row else { return Ok(None) };
@@ -269,7 +270,7 @@ impl<B: Backend> SqlStore<B> {
                 Some(_) => Some(closed_case(&row, "closed_", closing.at)?),
                 None => None,
             },
-            None => Self::close_case(tx, &call).await?,
+            None => Self::close_case(tx, &call, change.submission.as_ref()).await?,
         };
         let action = decision.kind.as_str();
         // The rest in one more round trip: the audit entry, the case's

@@ -66,6 +66,7 @@ impl<B: Backend> SqlStore<B> {
                 arguments: None,
                 result: None,
                 refuse_questions: false,
+                submission: None,
             };
             // A concurrent single decision may have won meanwhile; the
             // compare-and-set simply skips that call. The first call decided
@@ -146,6 +147,7 @@ impl<B: Backend> SqlStore<B> {
                 arguments: None,
                 result: None,
                 refuse_questions: false,
+                submission: None,
             };
             // The engine wakes the runs after this commits: the
             // conversations are locked already, so their runs' locks would

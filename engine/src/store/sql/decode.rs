@@ -268,6 +268,11 @@ pub(super) fn row_case_named(row: &Row, prefix: &str) -> Result<ReviewCase, Stor
         result: opt_text("result")?.map(|r| json(T, &r)).transpose()?,
         responded_by: opt_text("responded_by")?,
         responded_by_email: opt_text("responded_by_email")?,
+        submission_context: opt_text("submission_context")?
+            .map(|c| json(T, &c))
+            .transpose()?
+            .map(|c| serde_json::from_value(c).map_err(|e| corrupt(T, e)))
+            .transpose()?,
         created_at: from_millis(T, row.try_get(column("created_at").as_str())?)?,
         expires_at: opt_time("expires_at")?,
         opened_at: opt_time("opened_at")?,

@@ -90,6 +90,7 @@ fn a_decision_closes_its_case_as_the_case_is_closed_alone() {
             ("$5", "(select tool_call_id from changed where $20)"),
             ("$6", "$19"),
             ("$7", "$13"),
+            ("$8", "$22"),
         ],
     );
     assert_contains(DECIDE_CALL_LOCKING_ITS_RUN, &closing);

@@ -5,7 +5,8 @@ use chrono::{DateTime, Utc};
 
 use super::decode::{row_case, row_case_event, row_case_named};
 use super::{query, Backend, Row, SqlStore, Transaction};
-use crate::domain::{CaseEvent, CaseId, CaseStatus, NewCase, ReviewCase, ToolCall, ToolCallId};
+use crate::domain::{CaseEvent, CaseId, CaseStatus, NewCase, ReviewCase, SubmissionContext};
+use crate::domain::{ToolCall, ToolCallId};
 use crate::store::{from_millis, to_millis, StoreError};
 
 const INSERT_CASE: &str =
@@ -51,7 +52,7 @@ pub(super) const CLOSE_CASE: &str =
         completed_at = case when $1 = 'completed' then $4 else completed_at end,
         expired_at = case when $1 = 'expired' then $4 else expired_at end,
         cancelled_at = case when $1 = 'cancelled' then $4 else cancelled_at end,
-        cancel_reason = $6,
+        cancel_reason = $6, submission_context = $8,
         version = version + 1
      where tool_call_id = $5 and status in ('pending', 'opened', 'in_progress')
      returning *";
@@ -165,10 +166,12 @@ impl<B: Backend> SqlStore<B> {
     pub(super) async fn close_case(
         tx: &mut B::Tx<'_>,
         call: &ToolCall,
+        relayed: Option<&SubmissionContext>,
     ) -> Result<Option<(ReviewCase, CaseEvent)>, StoreError> {
-        let Some(closing) = crate::domain::closing_of(call) else {
+        let Some(mut closing) = crate::domain::closing_of(call) else {
             return Ok(None);
         };
+        closing.add_relay(relayed);
         let row = query(CLOSE_CASE)
             .bind(closing.status.as_str())
             .bind(closing.result.as_ref().map(|r| r.to_string()))
@@ -182,6 +185,7 @@ impl<B: Backend> SqlStore<B> {
                     .and_then(|d| d.by_id.as_ref())
                     .map(|id| id.as_str()),
             )
+            .bind(closing.submission_json())
             .fetch_optional(&mut *tx)
             .await?;
         row.map(|row| closed_case(&row, "", closing.at)).transpose()
