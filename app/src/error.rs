@@ -310,6 +310,12 @@ impl From<engine::EngineError> for AppError {
                 field: "action".into(),
                 message: e.to_string(),
             },
+            // Only the agents' gateway meets them; pages never do.
+            e @ (EngineError::PreviousCaseOpen { .. }
+            | EngineError::PreviousCaseFollowed { .. }) => AppError::Invalid {
+                field: "previous_case_id".into(),
+                message: e.to_string(),
+            },
             EngineError::NotAllowed => AppError::NotAllowed,
             EngineError::NotAnApprover { groups } => AppError::NotAnApprover { groups },
             EngineError::OwnRequest => AppError::OwnRequest,

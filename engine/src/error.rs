@@ -82,6 +82,21 @@ pub enum EngineError {
         /// The actions the case takes inline.
         allowed: Vec<String>,
     },
+    /// A case asked as the next round of a case still waiting for its
+    /// answer: answer it, or withdraw it, first.
+    #[error("{case} is still open: a next round follows an answered case")]
+    PreviousCaseOpen {
+        /// The earlier case.
+        case: crate::domain::CaseId,
+    },
+    /// A case asked as the next round of a case that has one already.
+    #[error("{case} already has a next round ({next}): ask one after that")]
+    PreviousCaseFollowed {
+        /// The earlier case.
+        case: crate::domain::CaseId,
+        /// Its next round.
+        next: String,
+    },
     /// The review case expired before anyone responded.
     #[error("this review expired at {at}")]
     Expired {

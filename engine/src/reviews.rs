@@ -12,6 +12,7 @@ mod holder;
 pub mod inline;
 pub mod notices;
 pub(crate) mod respond;
+pub mod rounds;
 pub mod slack_app;
 
 #[cfg(test)]

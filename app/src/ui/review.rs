@@ -1,6 +1,7 @@
 //! The deep-linked review page: one case, what led to it, and the response
 //! forms, for a reviewer who holds only the link.
 
+pub mod earlier_rounds;
 pub mod review_forms;
 pub mod review_view;
 pub mod withdraw;

@@ -37,6 +37,10 @@ pub struct ReviewItem {
     /// What the agent wrote with the call.
     pub assistant_text: Option<String>,
     pub call: ToolCallItem,
+    /// The rounds before this one, oldest first, when the agent asked it
+    /// as the next round of an earlier case.
+    #[serde(default)]
+    pub earlier: Vec<ReviewItem>,
 }
 
 impl ReviewItem {
@@ -92,8 +96,24 @@ impl ReviewItem {
 impl ReviewItem {
     /// The page's view of an engine review.
     pub fn from_view(view: engine::reviews::ReviewView) -> Self {
+        let earlier = view
+            .earlier
+            .into_iter()
+            .map(|round| Self::of_case(round.case, round.call, Default::default()))
+            .collect();
+        Self {
+            earlier,
+            ..Self::of_case(view.case, view.call, view.context)
+        }
+    }
+
+    /// A case with its call and what led to it, without earlier rounds.
+    fn of_case(
+        case: engine::reviews::ReviewCase,
+        call: engine::domain::ToolCall,
+        context: engine::reviews::ReviewContext,
+    ) -> Self {
         use engine::reviews::rfc3339;
-        let case = view.case;
         let at = |t: Option<chrono::DateTime<chrono::Utc>>| t.map(|t| rfc3339(&t));
         let result_action = case
             .result
@@ -114,9 +134,10 @@ impl ReviewItem {
             default_action: case.default_action.as_str().to_owned(),
             result_action,
             responded_by: case.responded_by,
-            user_message: view.context.user_message,
-            assistant_text: view.context.assistant_text,
-            call: view.call.into(),
+            user_message: context.user_message,
+            assistant_text: context.assistant_text,
+            call: call.into(),
+            earlier: Vec::new(),
         }
     }
 }
@@ -149,6 +170,7 @@ mod tests {
                 "result": null, "error": null, "created_at": "2026-11-23T09:00:00Z"
             }))
             .unwrap(),
+            earlier: Vec::new(),
         }
     }
 

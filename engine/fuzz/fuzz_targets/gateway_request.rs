@@ -16,6 +16,7 @@ fuzz_target!(|bytes: &[u8]| {
         return;
     };
     let request = GatewayRequest {
+        previous_case_id: None,
         tool: text(&body, "tool").unwrap_or_default(),
         arguments: body.get("arguments").cloned().unwrap_or(Value::Null),
         source: text(&body, "source").unwrap_or_default(),

@@ -218,6 +218,12 @@ pub struct ReviewCase {
     /// (`inline_submit:`); none: no submit token was handed out.
     #[serde(default)]
     pub inline_actions: Vec<String>,
+    /// The case this one is the next round of (multi-round reviews).
+    #[serde(default)]
+    pub previous_case_id: Option<CaseId>,
+    /// The case asked as this one's next round, once there is one.
+    #[serde(default)]
+    pub next_case_id: Option<CaseId>,
     /// Its event count: bumped by every change, so it versions the status.
     pub version: i64,
 }

@@ -235,6 +235,8 @@ pub fn case_for(call: &ToolCall, requester: Requester) -> ReviewCase {
         inline_actions: Vec::new(),
         responded_by_email: None,
         submission_context: None,
+        previous_case_id: None,
+        next_case_id: None,
         version: 0,
     }
 }

@@ -126,6 +126,7 @@ impl Engine {
             return Ok(Proxied::NotRun(self.no_such_tool(&request.tool)));
         };
         let asked = GatewayRequest {
+            previous_case_id: None,
             tool: offer.tool,
             arguments: request.arguments,
             source: offer.source,

@@ -5,7 +5,7 @@
 use chrono::Duration;
 use serde_json::Value;
 
-use super::{case_for, NewCase, Requester, ReviewCase, ReviewToken};
+use super::{case_for, rounds, CaseId, NewCase, Requester, ReviewCase, ReviewToken};
 use crate::core::Core;
 use crate::decisions;
 use crate::domain::ProposedCall;
@@ -13,6 +13,7 @@ use crate::domain::{BatchId, PersonId};
 use crate::domain::{CallStatus, ToolCall};
 use crate::error::EngineError;
 use crate::policy::Outcome;
+use crate::store::StoreError;
 
 /// The longest a gateway case stays open (HITL Protocol §13.1).
 pub const MAX_TIMEOUT: Duration = Duration::days(7);
@@ -33,6 +34,8 @@ pub struct GatewayRequest {
     pub source: String,
     /// Who asks: API key name, agent and session ids, callback URL.
     pub requester: Requester,
+    /// The case this call's case is the next round of, when it waits.
+    pub previous_case_id: Option<CaseId>,
 }
 
 /// What the gateway answers.
@@ -152,8 +155,11 @@ pub(crate) async fn gateway_call(
     request: GatewayRequest,
 ) -> Result<GatewayOutcome, EngineError> {
     request.validate()?;
-    let now = core.clock.now();
     let r = &request.requester;
+    if let Some(previous) = &request.previous_case_id {
+        rounds::check_previous(core, previous, r.client.as_deref()).await?;
+    }
+    let now = core.clock.now();
     let key = [
         r.client.as_deref().unwrap_or(""),
         r.agent_id.as_deref().unwrap_or(""),
@@ -200,6 +206,7 @@ pub(crate) async fn gateway_call(
         let mut case = case_for(&call, request.requester.clone());
         case.reminder_at = crate::domain::FollowUp::first_reminder(&announce);
         case.inline_actions = submit.as_ref().map(|_| inline.to_vec()).unwrap_or_default();
+        case.previous_case_id = request.previous_case_id.clone();
         (case, token, submit)
     });
     let cases: Vec<NewCase> = pending
@@ -214,7 +221,17 @@ pub(crate) async fn gateway_call(
     let events = core
         .store
         .insert_calls(std::slice::from_ref(&call), &cases)
-        .await?;
+        .await
+        .map_err(|e| match (e, &request.previous_case_id) {
+            // Another call was asked as its next round meanwhile.
+            (StoreError::Duplicate("previous_case_id"), Some(previous)) => {
+                EngineError::PreviousCaseFollowed {
+                    case: previous.clone(),
+                    next: "another case".to_owned(),
+                }
+            }
+            (e, _) => e.into(),
+        })?;
     core.events.publish(events);
     Ok(match pending {
         Some((case, token, submit_token)) => GatewayOutcome::Waiting {

@@ -110,6 +110,8 @@ pub struct ReviewView {
     pub call: ToolCall,
     /// What led to it.
     pub context: ReviewContext,
+    /// The rounds before it, oldest first, when it is a next round.
+    pub earlier: Vec<super::rounds::EarlierRound>,
 }
 
 fn text_field(data: &Value, key: &str) -> Option<String> {
@@ -192,10 +194,12 @@ async fn view_of(core: &Core, case: ReviewCase) -> Result<ReviewView, EngineErro
         .await?
         .ok_or(EngineError::NotFound("tool call"))?;
     let context = context_of(core, &call).await?;
+    let earlier = super::rounds::earlier_rounds(core, &case).await?;
     Ok(ReviewView {
         case,
         call,
         context,
+        earlier,
     })
 }
 

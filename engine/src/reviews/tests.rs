@@ -57,6 +57,7 @@ impl Fixture {
     async fn ask(&self, tool: &str, callback: Option<&str>) -> GatewayOutcome {
         self.engine
             .gateway_call(GatewayRequest {
+                previous_case_id: None,
                 tool: tool.into(),
                 arguments: json!({"path": "notes.txt"}),
                 source: "filesystem".into(),
@@ -159,6 +160,7 @@ async fn the_gateway_answers_by_the_sources_policy() {
 async fn bad_requests_are_refused_with_the_field_at_fault() {
     let f = Fixture::new().await;
     let mut request = GatewayRequest {
+        previous_case_id: None,
         tool: String::new(),
         arguments: json!({}),
         source: "filesystem".into(),

@@ -28,6 +28,7 @@ mod people;
 mod queue;
 mod quorum;
 mod reviews;
+mod rounds;
 mod stops;
 mod wakeups;
 
@@ -42,6 +43,7 @@ use people::*;
 use queue::*;
 use quorum::*;
 use reviews::*;
+use rounds::*;
 use stops::*;
 use wakeups::*;
 
@@ -227,6 +229,7 @@ conformance!(
     events_replay_in_order,
     events_of_two_processes_are_placed_once,
     review_cases_follow_their_calls,
+    a_case_has_at_most_one_next_round,
     a_decision_closes_its_case_as_stored,
     a_stop_is_asked_of_a_run_under_way,
     held_messages_join_the_conversation_once_in_order,

@@ -195,6 +195,11 @@ const MIGRATIONS: &[Migration] = &[
         description: "submission context",
         sql: include_str!("../../migrations/postgres/0032_submission_context.sql"),
     },
+    Migration {
+        version: 33,
+        description: "review chains",
+        sql: include_str!("../../migrations/postgres/0033_review_chains.sql"),
+    },
 ];
 
 /// Arbitrary key of the advisory lock that serialises migrations across replicas.

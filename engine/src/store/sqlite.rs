@@ -177,6 +177,11 @@ const MIGRATIONS: &[Migration] = &[
         description: "submission context",
         sql: include_str!("../../migrations/sqlite/0032_submission_context.sql"),
     },
+    Migration {
+        version: 33,
+        description: "review chains",
+        sql: include_str!("../../migrations/sqlite/0033_review_chains.sql"),
+    },
 ];
 
 /// How many read-only connections serve reads: one per core. Statements run

@@ -43,7 +43,7 @@ pub async fn document(State(hitl): State<Hitl>, headers: HeaderMap) -> impl Into
                     "max_timeout": "P7D",
                     "default_timeout": timeout,
                     "supports_reminders": true,
-                    "supports_multi_round": false,
+                    "supports_multi_round": true,
                     "supports_signatures": false,
                     "supports_inline_submit": true,
                 },

@@ -159,6 +159,14 @@ impl From<EngineError> for ApiError {
                 }
                 .to_string(),
             },
+            e @ EngineError::PreviousCaseOpen { .. } => ApiError::Conflict {
+                code: "previous_case_open",
+                message: e.to_string(),
+            },
+            e @ EngineError::PreviousCaseFollowed { .. } => ApiError::Conflict {
+                code: "previous_case_followed",
+                message: e.to_string(),
+            },
             EngineError::SignInFailed => ApiError::Unauthorized,
             EngineError::TooManyAttempts { retry_after_secs } => {
                 ApiError::RateLimited(retry_after_secs)

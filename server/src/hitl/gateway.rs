@@ -10,7 +10,8 @@ use axum::Json;
 use serde_json::json;
 
 use engine::domain::ToolCall;
-use engine::reviews::{self, GatewayOutcome, GatewayRequest, Requester, ReviewCase, ReviewToken};
+use engine::reviews::ReviewToken;
+use engine::reviews::{self, CaseId, GatewayOutcome, GatewayRequest, Requester, ReviewCase};
 
 use super::error::parse_json;
 use super::wire::{Accepted, Allowed, ErrorBody, HitlObject, Refused, ToolCallRequest};
@@ -33,6 +34,8 @@ pub const POLL_INTERVAL_SECONDS: u32 = 30;
         (status = 400, description = "The body is not a valid request.", body = ErrorBody),
         (status = 401, description = "No or an unknown API key.", body = ErrorBody),
         (status = 403, description = "The policy refuses the call (`denied`, or `hidden`).", body = Refused),
+        (status = 404, description = "`previous_case_id` names no case this API key asked.", body = ErrorBody),
+        (status = 409, description = "`previous_case_id` is still open (`previous_case_open`) or has a next round already (`previous_case_followed`).", body = ErrorBody),
         (status = 422, description = "The request asks for proof of a person (`verification_policy`), which Airlock does not verify (`verification_unsupported`).", body = ErrorBody),
     )
 )]
@@ -46,7 +49,17 @@ pub async fn create(
     if body.verification_policy.is_some() {
         return Err(ApiError::VerificationUnsupported);
     }
+    let previous_case_id = body
+        .previous_case_id
+        .as_deref()
+        .map(CaseId::parse)
+        .transpose()
+        .map_err(|e| ApiError::Invalid {
+            field: "previous_case_id".into(),
+            message: e.to_string(),
+        })?;
     let request = GatewayRequest {
+        previous_case_id,
         tool: body.tool,
         arguments: body.arguments.unwrap_or_else(|| json!({})),
         source: body.source,
@@ -150,6 +163,7 @@ fn accepted(base: &str, call: &ToolCall, case: &ReviewCase, tokens: Tokens<'_>) 
                 .map(|_| format!("{base}/api/v1/reviews/{id}/submit")),
             submit_token: tokens.submit.map(|t| t.as_str().to_owned()),
             inline_actions: tokens.submit.map(|_| case.inline_actions.clone()),
+            previous_case_id: case.previous_case_id.as_ref().map(|id| id.to_string()),
             context,
         },
     }

@@ -50,6 +50,11 @@ pub struct ToolCallRequest {
     #[serde(default)]
     #[schema(value_type = Option<Object>)]
     pub verification_policy: Option<Value>,
+    /// The earlier case this call's case is the next round of (multi-round
+    /// reviews): one this API key asked, over, and without a next round yet.
+    #[serde(default)]
+    #[schema(max_length = 80, pattern = r"^review_[A-Za-z0-9_-]{8,64}$")]
+    pub previous_case_id: Option<String>,
 }
 
 /// 200: the policy allows the call; run it.
@@ -149,6 +154,9 @@ pub struct HitlObject {
     /// The actions `submit_url` takes: `approve`, `reject`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub inline_actions: Option<Vec<String>>,
+    /// The case this one is the next round of, when the request named one.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub previous_case_id: Option<String>,
     /// The call: `call_id`, `source`, `tool`, `arguments`, `policy_reason`,
     /// `agent_id`, `session_id`.
     #[schema(value_type = Object)]
@@ -200,6 +208,9 @@ pub struct PollResponse {
     /// For cancelled cases: why.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
+    /// Once over: the case asked as its next round, if one was.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub next_case_id: Option<String>,
     /// While a call that needs several approvals has some of them
     /// (`in_progress`): how many it has (`completed_fields`) of how many it
     /// needs (`total_fields`). Who gave them is on the `review.in_progress`
@@ -359,6 +370,11 @@ impl PollResponse {
                     .clone()
                     .unwrap_or_else(|| "cancelled".into())
             }),
+            next_case_id: case
+                .next_case_id
+                .as_ref()
+                .filter(|_| status.is_terminal())
+                .map(|id| id.to_string()),
             progress: case
                 .result
                 .as_ref()

@@ -6,6 +6,7 @@
 
 use leptos::prelude::*;
 
+use super::earlier_rounds::EarlierRounds;
 use super::review_forms::ReviewForms;
 use super::ReviewAccess;
 use crate::error::AppError;
@@ -52,6 +53,12 @@ pub fn ReviewView(item: ReviewItem, access: ReviewAccess) -> impl IntoView {
             response.set_status(http::StatusCode::GONE);
         }
     }
+    // Earlier rounds are over: drawn once, not followed.
+    let earlier = item.earlier.clone();
+    let kicker = match earlier.len() {
+        0 => "Review requested".to_owned(),
+        n => format!("Review requested · round {}", n + 1),
+    };
     let current = RwSignal::new(item);
     let notices = LiveNotices::provide();
     let on_reviewed = Callback::new(move |item: ReviewItem| current.set(item));
@@ -90,7 +97,7 @@ pub fn ReviewView(item: ReviewItem, access: ReviewAccess) -> impl IntoView {
     view! {
         <section class="review" aria-labelledby="review-title">
             <p class="review-kicker">
-                "Review requested"
+                {kicker}
                 <Show when=move || reconnecting.get()>
                     <span class="live-badge" role="status">"Reconnecting…"</span>
                 </Show>
@@ -132,6 +139,7 @@ pub fn ReviewView(item: ReviewItem, access: ReviewAccess) -> impl IntoView {
                     {card}
                 }
             }}
+            <EarlierRounds rounds=earlier/>
         </section>
     }
 }

@@ -47,6 +47,7 @@ async fn ask(engine: &Engine) -> ToolCall {
 /// A waiting call, and its case as the agent is told of it.
 async fn asked(engine: &Engine) -> (ToolCall, crate::domain::ReviewCase) {
     let request = GatewayRequest {
+        previous_case_id: None,
         tool: "delete_file".into(),
         arguments: json!({ "path": "notes.txt" }),
         source: "filesystem".into(),

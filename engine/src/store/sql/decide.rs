@@ -101,7 +101,9 @@ pub(super) const DECIDE_CALL_LOCKING_ITS_RUN: &str = "with changed as (
             closed.cancelled_at as closed_cancelled_at, closed.cancel_reason as closed_cancel_reason,
             closed.reminder_at as closed_reminder_at, closed.reminder_sent_at as closed_reminder_sent_at,
             closed.inline_actions as closed_inline_actions,
-            closed.submission_context as closed_submission_context, closed.version as closed_version
+            closed.submission_context as closed_submission_context,
+            closed.previous_case_id as closed_previous_case_id,
+            closed.next_case_id as closed_next_case_id, closed.version as closed_version
      from changed left join its_run on true left join closed on true";
 
 /// The rest of a decision in one round trip: its audit entry (`$1`–`$7`,

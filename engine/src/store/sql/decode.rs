@@ -245,6 +245,11 @@ pub(super) fn row_case_named(row: &Row, prefix: &str) -> Result<ReviewCase, Stor
             .map(|ms| from_millis(T, ms))
             .transpose()
     };
+    let opt_case = |name: &str| -> Result<Option<CaseId>, StoreError> {
+        opt_text(name)?
+            .map(|id| CaseId::parse(&id).map_err(|e| corrupt(T, e)))
+            .transpose()
+    };
     let case_type = text("case_type")?;
     let status = text("status")?;
     let default_action = text("default_action")?;
@@ -288,6 +293,8 @@ pub(super) fn row_case_named(row: &Row, prefix: &str) -> Result<ReviewCase, Stor
             .map(|a| serde_json::from_value(a).map_err(|e| corrupt(T, e)))
             .transpose()?
             .unwrap_or_default(),
+        previous_case_id: opt_case("previous_case_id")?,
+        next_case_id: opt_case("next_case_id")?,
         version: row.try_get(column("version").as_str())?,
     })
 }

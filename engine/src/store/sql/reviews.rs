@@ -12,8 +12,13 @@ use crate::store::{from_millis, to_millis, StoreError};
 const INSERT_CASE: &str =
     "insert into review_cases (case_id, tool_call_id, conversation_id, case_type, status, prompt,
         default_action, client, agent_id, session_id, callback_url, created_at, expires_at,
-        reminder_at, submit_token_hash, inline_actions)
-     values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)";
+        reminder_at, submit_token_hash, inline_actions, previous_case_id)
+     values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)";
+
+/// Names case `$1` the next round of case `$2`; a new version of `$2`, so
+/// its poll's `ETag` changes.
+const LINK_NEXT_ROUND: &str =
+    "update review_cases set next_case_id = $1, version = version + 1 where case_id = $2";
 
 const INSERT_TOKEN: &str =
     "insert into review_tokens (token_hash, case_id, created_at) values ($1, $2, $3)";
@@ -112,8 +117,21 @@ impl<B: Backend> SqlStore<B> {
                 (!c.inline_actions.is_empty())
                     .then(|| serde_json::Value::from(c.inline_actions.clone()).to_string()),
             )
+            .bind(c.previous_case_id.as_ref().map(CaseId::as_str))
             .execute(&mut *tx)
-            .await?;
+            .await
+            // The index on `previous_case_id`: that case has a next round.
+            .map_err(|e| match e {
+                e if e.is_unique_violation() => StoreError::Duplicate("previous_case_id"),
+                e => e,
+            })?;
+        if let Some(previous) = &c.previous_case_id {
+            query(LINK_NEXT_ROUND)
+                .bind(c.id.as_str())
+                .bind(previous.as_str())
+                .execute(&mut *tx)
+                .await?;
+        }
         if let Some(hash) = &new.token_hash {
             query(INSERT_TOKEN)
                 .bind(hash)
