@@ -33,6 +33,7 @@ mod locate;
 mod mistakes_tests;
 mod model_context;
 mod notify;
+pub mod policy_cases;
 mod raw;
 mod read;
 mod source;

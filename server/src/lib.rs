@@ -22,6 +22,7 @@ pub mod model_check;
 pub mod oidc;
 pub mod openapi;
 pub mod people_cli;
+pub mod policy_cli;
 pub mod review_page;
 pub mod review_stream;
 mod secret_file;

@@ -1,6 +1,8 @@
 //! The `airlock` command: `airlock serve` (the default) starts the server:
 //! tracing, settings, then `launch` with graceful shutdown.
 
+use std::process::ExitCode;
+
 use anyhow::Context;
 use clap::{Parser, Subcommand};
 use engine::domain::Access;
@@ -35,6 +37,10 @@ enum Command {
     /// Decide an agent's tool calls from the agent's own hooks.
     #[command(subcommand)]
     Hook(HookCommand),
+    /// Check what the policy does with a call, or with a file of calls,
+    /// without a server.
+    #[command(subcommand)]
+    Policy(server::policy_cli::PolicyCommand),
     /// An MCP server over stdio for a client that starts its servers as
     /// programs: it offers a running Airlock's MCP tools (AIRLOCK_URL, with
     /// a gateway key in AIRLOCK_API_KEY), each call decided there.
@@ -103,10 +109,37 @@ enum UserCommand {
 }
 
 #[tokio::main]
-async fn main() -> anyhow::Result<()> {
-    let cli = Cli::parse();
-    match cli.command.unwrap_or(Command::Serve) {
-        Command::Serve => serve().await,
+async fn main() -> ExitCode {
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        // A mistyped command exits 64 (`EX_USAGE`), not clap's 2, which
+        // `airlock policy check` gives a denied call.
+        Err(e) => {
+            let _ = e.print();
+            return match e.use_stderr() {
+                true => ExitCode::from(server::policy_cli::CANNOT_CHECK),
+                false => ExitCode::SUCCESS,
+            };
+        }
+    };
+    match run(cli.command.unwrap_or(Command::Serve)).await {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("Error: {e:?}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+/// A command that ran to its end.
+fn done(_: ()) -> ExitCode {
+    ExitCode::SUCCESS
+}
+
+async fn run(command: Command) -> anyhow::Result<ExitCode> {
+    match command {
+        Command::Policy(command) => Ok(server::policy_cli::run(command)),
+        Command::Serve => serve().await.map(done),
         Command::User(UserCommand::Add {
             name,
             display_name,
@@ -125,24 +158,30 @@ async fn main() -> anyhow::Result<()> {
                 access,
                 email,
             };
-            server::people_cli::add_user(&server::Settings::from_env()?, request).await
+            server::people_cli::add_user(&server::Settings::from_env()?, request)
+                .await
+                .map(done)
         }
         Command::Audit(AuditCommand::Verify { file: Some(file) }) => {
-            server::audit_cli::verify_file(&file)
+            server::audit_cli::verify_file(&file).map(done)
         }
         Command::Audit(AuditCommand::Verify { file: None }) => {
-            server::audit_cli::verify_database(&server::Settings::from_env()?).await
+            server::audit_cli::verify_database(&server::Settings::from_env()?)
+                .await
+                .map(done)
         }
         Command::Mcp { config: None } => {
             log_to(std::io::stderr);
             let (url, key) = airlock_address();
-            server::mcp_stdio::serve(url, key).await
+            server::mcp_stdio::serve(url, key).await.map(done)
         }
         Command::Mcp { config: Some(file) } => {
             log_to(std::io::stderr);
             let mut settings = server::Settings::from_env()?;
             settings.config_file = Some(file);
-            server::mcp_stdio::serve_here(settings, shutdown_signal()).await
+            server::mcp_stdio::serve_here(settings, shutdown_signal())
+                .await
+                .map(done)
         }
         Command::Hook(HookCommand::ClaudeCode {
             source,
@@ -164,7 +203,7 @@ async fn main() -> anyhow::Result<()> {
                     _ => server::hook::Unreachable::Deny,
                 },
             };
-            server::hook::answer_from_stdin(&settings).await
+            server::hook::answer_from_stdin(&settings).await.map(done)
         }
     }
 }

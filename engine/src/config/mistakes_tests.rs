@@ -305,6 +305,13 @@ fn the_documented_configurations_parse(#[case] markdown: &str) {
     let blocks = yaml_blocks(markdown);
     assert!(!blocks.is_empty());
     for block in blocks {
+        // A list is a file of policy cases (`airlock policy test`).
+        if block.starts_with("- ") {
+            if let Err(e) = super::policy_cases::read_cases("doc.yaml", &block) {
+                panic!("{e}\n{block}");
+            }
+            continue;
+        }
         let has_auth = block.lines().any(|l| l.starts_with("auth:"));
         let yaml = if has_auth {
             block

@@ -1,0 +1,171 @@
+//! `airlock policy check` and `airlock policy test`, run as the real binary
+//! against a configuration file: the verdicts, their exit codes, and what a
+//! person and a script read.
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+const CONFIG: &str = r#"
+auth:
+  passwords: true
+  groups:
+    ops: [ana]
+sources:
+  files:
+    policy_only: true
+    tool_blacklist: ["admin_*"]
+    auto_approved_tools: ["read_*"]
+    require_approval: [delete_file]
+    approvers: [ops]
+    rules:
+      - tool: write_file
+        when: [{ arg: /path, glob: "/etc/**" }]
+        action: deny
+"#;
+
+fn airlock(dir: &Path, args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_airlock"))
+        .args(args)
+        .current_dir(dir)
+        .env_remove("AIRLOCK_CONFIG")
+        .output()
+        .unwrap()
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+fn setup() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("airlock.yaml"), CONFIG).unwrap();
+    dir
+}
+
+fn check(dir: &Path, tool: &str, args: &str) -> Output {
+    let base = [
+        "policy",
+        "check",
+        "--config",
+        "airlock.yaml",
+        "--source",
+        "files",
+    ];
+    let mut all: Vec<&str> = base.to_vec();
+    all.extend(["--tool", tool, "--args", args]);
+    airlock(dir, &all)
+}
+
+#[test]
+fn a_check_says_what_happens_to_a_call_and_why_in_its_exit_code() {
+    let dir = setup();
+    let table = [
+        ("read_file", "{}", 0, "allow: read_file from files"),
+        ("delete_file", "{}", 1, "ask: delete_file from files"),
+        (
+            "write_file",
+            r#"{"path": "/etc/hosts"}"#,
+            2,
+            "deny: write_file from files",
+        ),
+        ("admin_reset", "{}", 3, "hidden: admin_reset from files"),
+    ];
+    for (tool, args, code, first_line) in table {
+        let out = check(dir.path(), tool, args);
+        let stdout = text(&out.stdout);
+        assert_eq!(
+            out.status.code(),
+            Some(code),
+            "{tool}: {stdout}{}",
+            text(&out.stderr)
+        );
+        assert_eq!(stdout.lines().next(), Some(first_line));
+    }
+    let asked = text(&check(dir.path(), "delete_file", "{}").stdout);
+    assert!(
+        asked.contains("why: delete_file is listed in require_approval"),
+        "{asked}"
+    );
+    assert!(asked.contains("who decides: the groups ops"), "{asked}");
+    let denied = text(&check(dir.path(), "write_file", r#"{"path": "/etc/hosts"}"#).stdout);
+    assert!(denied.contains("why: matched rule 1"), "{denied}");
+
+    // For scripts: the verdict as JSON.
+    let mut args = vec!["policy", "check", "--config", "airlock.yaml", "--json"];
+    args.extend(["--source", "files", "--tool", "delete_file"]);
+    let out = airlock(dir.path(), &args);
+    let body: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(body["verdict"], "ask");
+    assert_eq!(body["approvers"], serde_json::json!(["ops"]));
+}
+
+#[test]
+fn a_check_that_cannot_be_made_exits_64_and_says_why() {
+    let dir = setup();
+    let out = check(dir.path(), "read_file", "[1, 2]");
+    assert_eq!(out.status.code(), Some(64));
+    assert!(text(&out.stderr).contains("--args must be a JSON object"));
+    let out = check(dir.path(), "read_file", "{path");
+    assert_eq!(out.status.code(), Some(64));
+    let args = [
+        "policy",
+        "check",
+        "--config",
+        "missing.yaml",
+        "--source",
+        "a",
+        "--tool",
+        "b",
+    ];
+    let out = airlock(dir.path(), &args);
+    assert_eq!(out.status.code(), Some(64));
+    assert!(text(&out.stderr).contains("missing.yaml"));
+    // A mistyped command is not a denied call.
+    let out = airlock(dir.path(), &["policy", "chek"]);
+    assert_eq!(out.status.code(), Some(64));
+}
+
+#[test]
+fn a_cases_file_fails_on_the_cases_that_do_not_hold() {
+    let dir = setup();
+    let cases = r#"
+- source: files
+  tool: read_file
+  expect: allow
+- name: nothing under /etc is written
+  source: files
+  tool: write_file
+  args: { path: /etc/hosts }
+  expect: allow
+- source: files
+  tool: delete_file
+  expect: ask
+"#;
+    std::fs::write(dir.path().join("cases.yaml"), cases).unwrap();
+    let args = ["policy", "test", "cases.yaml", "--config", "airlock.yaml"];
+    let out = airlock(dir.path(), &args);
+    let stdout = text(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{stdout}");
+    assert!(stdout.contains(
+        "FAIL case 2 (nothing under /etc is written): write_file from files: expected allow, got deny"
+    ));
+    assert!(stdout.contains("3 cases against airlock.yaml: 2 held, 1 did not"));
+
+    let fixed = cases.replacen(
+        "  args: { path: /etc/hosts }\n  expect: allow",
+        "  args: { path: /etc/hosts }\n  expect: deny",
+        1,
+    );
+    std::fs::write(dir.path().join("cases.yaml"), fixed).unwrap();
+    let out = airlock(dir.path(), &args);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stdout));
+
+    std::fs::write(
+        dir.path().join("cases.yaml"),
+        "- source: a\n  expect: sometimes\n",
+    )
+    .unwrap();
+    let out = airlock(dir.path(), &args);
+    assert_eq!(out.status.code(), Some(64));
+    assert!(text(&out.stderr).contains("cases.yaml"));
+}
