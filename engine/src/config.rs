@@ -36,6 +36,7 @@ mod notify;
 pub mod policy_cases;
 mod raw;
 mod read;
+pub mod replay;
 mod source;
 
 /// Durations as the configuration writes them (`90s`, `9m`, `24h`), for

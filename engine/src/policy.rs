@@ -115,6 +115,22 @@ pub struct CallFacts<'a> {
     pub granted: bool,
 }
 
+/// How a reason starts when a grant allowed the call (level 3).
+const GRANTED: &str = "always allowed: ";
+
+/// How a reason ends when the tool's read-only hint allowed it (level 6).
+const READ_ONLY: &str = " is read-only";
+
+/// What a stored call's reason tells of the facts it was decided on that
+/// the call itself does not keep: whether a grant was in force, and whether
+/// its tool declared itself read-only. Replaying a call under another
+/// policy decides it on the same facts.
+pub fn facts_in_reason(tool: &str, reason: &str) -> (bool, bool) {
+    let granted = reason.strip_prefix(GRANTED) == Some(tool);
+    let read_only = reason.strip_suffix(READ_ONLY) == Some(tool);
+    (granted, read_only)
+}
+
 /// The compiled policy of one tool source.
 #[derive(Debug, Clone)]
 pub struct Policy {
@@ -188,7 +204,7 @@ impl Policy {
     /// The verdict of levels 3 to 7, for a call no rule matched.
     fn unruled(&self, call: CallFacts<'_>) -> Verdict {
         if call.granted {
-            return Verdict::new(Outcome::Allow, format!("always allowed: {}", call.tool));
+            return Verdict::new(Outcome::Allow, format!("{GRANTED}{}", call.tool));
         }
         if self.require_approval.iter().any(|t| t == call.tool) {
             return Verdict::new(
@@ -203,7 +219,7 @@ impl Policy {
             );
         }
         if self.trust_read_only_hints && call.read_only_hint {
-            return Verdict::new(Outcome::Allow, format!("{} is read-only", call.tool));
+            return Verdict::new(Outcome::Allow, format!("{}{READ_ONLY}", call.tool));
         }
         let whose = if self.block == "default_policy" {
             "the default policy".to_owned()

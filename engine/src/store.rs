@@ -9,7 +9,9 @@ use crate::domain::Event;
 use crate::domain::NewCase;
 use crate::domain::{BatchId, ConversationId, RunId, ToolCallId};
 use crate::domain::{CallStatus, Decision, ToolCall};
-use crate::domain::{Conversation, ConversationSummary, InboxQuery, ListPage, Message};
+use crate::domain::{
+    Conversation, ConversationSummary, InboxCursor, InboxQuery, ListPage, Message,
+};
 use crate::domain::{Run, RunStatus};
 
 pub mod audit;
@@ -143,6 +145,15 @@ pub trait Store:
     async fn pending_calls(
         &self,
         query: &InboxQuery,
+        limit: i64,
+    ) -> Result<Vec<ToolCall>, StoreError>;
+
+    /// Up to `limit` calls proposed at or after `since`, oldest first, after
+    /// the call `after` when given: a window of history, page by page.
+    async fn calls_since(
+        &self,
+        since: DateTime<Utc>,
+        after: Option<&InboxCursor>,
         limit: i64,
     ) -> Result<Vec<ToolCall>, StoreError>;
 

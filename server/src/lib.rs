@@ -23,6 +23,7 @@ pub mod oidc;
 pub mod openapi;
 pub mod people_cli;
 pub mod policy_cli;
+mod policy_replay;
 pub mod review_page;
 pub mod review_stream;
 mod secret_file;

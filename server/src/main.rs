@@ -138,7 +138,7 @@ fn done(_: ()) -> ExitCode {
 
 async fn run(command: Command) -> anyhow::Result<ExitCode> {
     match command {
-        Command::Policy(command) => Ok(server::policy_cli::run(command)),
+        Command::Policy(command) => Ok(server::policy_cli::run(command).await),
         Command::Serve => serve().await.map(done),
         Command::User(UserCommand::Add {
             name,

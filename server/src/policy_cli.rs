@@ -6,8 +6,9 @@
 //!
 //! Exit codes a script can use: `check` gives 0 allow, 1 ask, 2 deny,
 //! 3 hidden; `test` gives 0 when every case holds and 1 when one does not;
-//! both give 64 when they cannot check at all (a configuration or cases
-//! file that does not read, arguments that are not a JSON object).
+//! all give 64 when they cannot check at all (a configuration or cases
+//! file that does not read, arguments that are not a JSON object). The
+//! `replay` of stored calls is in `policy_replay.rs`.
 
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -55,11 +56,23 @@ pub enum PolicyCommand {
         #[arg(long, value_name = "FILE")]
         config: Option<PathBuf>,
     },
+    /// Decides every stored call of a window again under a candidate
+    /// configuration, and says which would have gone otherwise. Reads the
+    /// store the environment names (AIRLOCK_DATA_DIR or
+    /// AIRLOCK_DATABASE_URL); changes nothing.
+    Replay {
+        /// The candidate configuration.
+        #[arg(long, value_name = "FILE")]
+        config: PathBuf,
+        /// How far back: `24h`, `7d`.
+        #[arg(long, default_value = "7d")]
+        since: String,
+    },
 }
 
 /// Runs a `policy` command; a failure to check at all is printed, with
 /// [`CANNOT_CHECK`].
-pub fn run(command: PolicyCommand) -> ExitCode {
+pub async fn run(command: PolicyCommand) -> ExitCode {
     let ran = match command {
         PolicyCommand::Check {
             source,
@@ -70,6 +83,9 @@ pub fn run(command: PolicyCommand) -> ExitCode {
             json,
         } => check(&source, &tool, &args, read_only, config, json),
         PolicyCommand::Test { cases, config } => test(&cases, config),
+        PolicyCommand::Replay { config, since } => {
+            crate::policy_replay::replay(config, &since).await
+        }
     };
     match ran {
         Ok(code) => ExitCode::from(code),
@@ -81,7 +97,7 @@ pub fn run(command: PolicyCommand) -> ExitCode {
 }
 
 /// The configuration to check against, and what to call it.
-fn configuration(file: Option<PathBuf>) -> anyhow::Result<(Config, String)> {
+pub(crate) fn configuration(file: Option<PathBuf>) -> anyhow::Result<(Config, String)> {
     let Some(path) = file.or_else(|| std::env::var_os("AIRLOCK_CONFIG").map(PathBuf::from)) else {
         return Ok((Config::default(), "the embedded defaults".to_owned()));
     };

@@ -1,6 +1,9 @@
-//! `airlock policy check` and `airlock policy test`, run as the real binary
-//! against a configuration file: the verdicts, their exit codes, and what a
-//! person and a script read.
+//! `airlock policy check`, `test` and `replay`, run as the real binary
+//! against a configuration file (and, for `replay`, a store a server
+//! filled): the verdicts, their exit codes, and what a person and a script
+//! read.
+
+mod support;
 
 use std::path::Path;
 use std::process::{Command, Output};
@@ -168,4 +171,72 @@ fn a_cases_file_fails_on_the_cases_that_do_not_hold() {
     let out = airlock(dir.path(), &args);
     assert_eq!(out.status.code(), Some(64));
     assert!(text(&out.stderr).contains("cases.yaml"));
+}
+
+#[tokio::test]
+async fn a_replay_says_which_stored_calls_a_candidate_would_decide_otherwise() {
+    let key = "replay-key";
+    let now = format!(
+        "gateway:
+  api_keys:
+    - name: bot
+      sha256: {hash}
+sources:
+  files:
+    policy_only: true
+    require_approval: [delete_file]
+    auto_approved_tools: [\"read_*\"]
+",
+        hash = engine::reviews::token::hash_text(key)
+    );
+    let data = tempfile::tempdir().unwrap();
+    let server = support::start(data.path(), &now, &[], Default::default()).await;
+    let client = reqwest::Client::new();
+    for (tool, path) in [
+        ("delete_file", "/tmp/a"),
+        ("delete_file", "/tmp/b"),
+        ("delete_file", "/srv/c"),
+        ("read_file", "/srv/d"),
+    ] {
+        let call =
+            serde_json::json!({ "tool": tool, "source": "files", "arguments": { "path": path } });
+        support::ask_gateway(&client, &server.base, key, call).await;
+    }
+    // Deleting under /tmp is allowed now, and reading is refused.
+    let candidate = format!(
+        "{now}    rules:
+      - tool: delete_file
+        when: [{{ arg: /path, glob: \"/tmp/**\" }}]
+        action: allow
+      - tool: read_file
+        action: deny
+"
+    );
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("new.yaml"), candidate).unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_airlock"))
+        .args(["policy", "replay", "--config", "new.yaml", "--since", "1h"])
+        .current_dir(dir.path())
+        .env("AIRLOCK_DATA_DIR", data.path())
+        .env_remove("AIRLOCK_DATABASE_URL")
+        .output()
+        .unwrap();
+    let stdout = text(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{stdout}{}", text(&out.stderr));
+    assert!(
+        stdout.starts_with("Replayed the 4 calls of the last 1h under new.yaml: 3 would have"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("  ask → allow: 2\n"), "{stdout}");
+    assert!(stdout.contains("  allow → deny: 1\n"), "{stdout}");
+    assert!(
+        stdout.contains(r#"delete_file from files {"path":"/tmp/a"}"#),
+        "{stdout}"
+    );
+    assert!(
+        !stdout.contains("/srv/c"),
+        "an unchanged call is not listed: {stdout}"
+    );
+    // Nothing changed: the calls wait as they did.
+    assert_eq!(server.engine.pending_approvals(10).await.unwrap().len(), 3);
 }

@@ -22,6 +22,7 @@ mod conversations;
 mod decisions;
 mod events;
 mod grants;
+mod history;
 mod leases;
 mod notices;
 mod people;
@@ -37,6 +38,7 @@ use conversations::*;
 use decisions::*;
 use events::*;
 use grants::*;
+use history::*;
 use leases::*;
 use notices::*;
 use people::*;
@@ -230,6 +232,7 @@ conformance!(
     events_of_two_processes_are_placed_once,
     review_cases_follow_their_calls,
     a_case_has_at_most_one_next_round,
+    calls_since_read_a_window_page_by_page,
     a_decision_closes_its_case_as_stored,
     a_stop_is_asked_of_a_run_under_way,
     held_messages_join_the_conversation_once_in_order,

@@ -7,8 +7,8 @@ use super::decode::{row_call, stored_groups};
 use super::events::{appended, call_event};
 use super::{query, Backend, Row, SqlStore, Transaction};
 use crate::domain::{
-    BatchId, CallStatus, ConversationId, Event, EventKind, InboxQuery, NewCase, RunId, ToolCall,
-    ToolCallId,
+    BatchId, CallStatus, ConversationId, Event, EventKind, InboxCursor, InboxQuery, NewCase, RunId,
+    ToolCall, ToolCallId,
 };
 use crate::store::{from_millis, to_millis, StoreError};
 
@@ -56,6 +56,12 @@ const PENDING_CALLS: &str = "select * from tool_calls where status = 'pending_ap
 const INTERRUPTED_CALLS: &str = "select * from tool_calls t where status = 'executing'
      and t.run_id is not null and not exists (select 1 from runs r where r.run_id = t.run_id
                        and r.lease_until is not null and r.lease_until >= $1)";
+
+/// Up to `$4` calls proposed at or after `$1`, oldest first, after the
+/// call proposed at `$2` with id `$3` when given.
+const CALLS_SINCE: &str = "select * from tool_calls where created_at >= $1
+       and ($2 is null or created_at > $2 or (created_at = $2 and tool_call_id > $3))
+     order by created_at, tool_call_id limit $4";
 
 /// Running calls of no run: those the MCP proxy runs for a client.
 const UNOWNED_CALLS: &str =
@@ -302,6 +308,22 @@ impl<B: Backend> SqlStore<B> {
             .bind(q.source.as_deref())
             .bind(q.tool.as_deref())
             .bind(q.waiting_since.map(to_millis))
+            .bind(limit)
+            .fetch_all(self.reader())
+            .await?;
+        found.iter().map(row_call).collect()
+    }
+
+    pub(super) async fn calls_since(
+        &self,
+        since: DateTime<Utc>,
+        after: Option<&InboxCursor>,
+        limit: i64,
+    ) -> Result<Vec<ToolCall>, StoreError> {
+        let found = query(CALLS_SINCE)
+            .bind(to_millis(since))
+            .bind(after.map(|c| to_millis(c.created_at)))
+            .bind(after.map(|c| c.id.as_str()))
             .bind(limit)
             .fetch_all(self.reader())
             .await?;

@@ -11,7 +11,9 @@ use crate::domain::{BatchId, ConversationId, RunId, ToolCallId};
 use crate::domain::{CallStatus, Decision, Event, ToolCall};
 use crate::domain::{Callback, CallbackAttempt};
 use crate::domain::{CaseEvent, CaseId, CaseStatus, NewCase, ReviewCase};
-use crate::domain::{Conversation, ConversationSummary, InboxQuery, ListPage, Message};
+use crate::domain::{
+    Conversation, ConversationSummary, InboxCursor, InboxQuery, ListPage, Message,
+};
 use crate::domain::{Run, RunStatus};
 use crate::store::{Announcement, Concluded, Decided, DecisionChange, FeedBatch, NewMessage};
 use crate::store::{ReviewStore, Store, StoreError};
@@ -99,6 +101,15 @@ impl<B: Backend> Store for SqlStore<B> {
         before: Option<i64>,
     ) -> Result<Vec<ToolCall>, StoreError> {
         SqlStore::window_calls(self, id, from, before).await
+    }
+
+    async fn calls_since(
+        &self,
+        since: DateTime<Utc>,
+        after: Option<&InboxCursor>,
+        limit: i64,
+    ) -> Result<Vec<ToolCall>, StoreError> {
+        SqlStore::calls_since(self, since, after, limit).await
     }
 
     async fn pending_calls(
