@@ -9,9 +9,7 @@ use crate::domain::Event;
 use crate::domain::NewCase;
 use crate::domain::{BatchId, ConversationId, RunId, ToolCallId};
 use crate::domain::{CallStatus, Decision, ToolCall};
-use crate::domain::{
-    Conversation, ConversationSummary, InboxCursor, InboxQuery, ListPage, Message,
-};
+use crate::domain::{Conversation, ConversationSummary, InboxQuery, ListPage, Message};
 use crate::domain::{Run, RunStatus};
 
 pub mod audit;
@@ -148,12 +146,13 @@ pub trait Store:
         limit: i64,
     ) -> Result<Vec<ToolCall>, StoreError>;
 
-    /// Up to `limit` calls proposed at or after `since`, oldest first, after
-    /// the call `after` when given: a window of history, page by page.
+    /// Up to `limit` calls proposed at or after `since`, in the order they
+    /// were made (their ids'), after the call `after` when given: a window
+    /// of history, page by page, each page a range of the table's key.
     async fn calls_since(
         &self,
         since: DateTime<Utc>,
-        after: Option<&InboxCursor>,
+        after: Option<&ToolCallId>,
         limit: i64,
     ) -> Result<Vec<ToolCall>, StoreError>;
 

@@ -8,7 +8,7 @@ use std::path::PathBuf;
 
 use anyhow::Context;
 use engine::config::replay::ReplayReport;
-use engine::domain::InboxCursor;
+use engine::domain::ToolCallId;
 
 use crate::Settings;
 
@@ -25,15 +25,12 @@ pub async fn replay(config: PathBuf, since: &str) -> anyhow::Result<u8> {
     let (candidate, name) = super::policy_cli::configuration(Some(config))?;
     let store = crate::open_store(&Settings::from_env()?).await?;
     let mut report = ReplayReport::default();
-    let mut after: Option<InboxCursor> = None;
+    let from = chrono::Utc::now() - window;
+    let mut after: Option<ToolCallId> = None;
     loop {
-        let from = chrono::Utc::now() - window;
         let page = store.calls_since(from, after.as_ref(), PAGE).await?;
         let Some(last) = page.last() else { break };
-        after = Some(InboxCursor {
-            created_at: last.created_at,
-            id: last.id.clone(),
-        });
+        after = Some(last.id.clone());
         for call in &page {
             report.add(&candidate, call);
         }

@@ -76,6 +76,20 @@ prefixed_id!(
     /// Names one proposed tool call.
     ToolCallId, "call_", "tool call"
 );
+impl ToolCallId {
+    /// An id below that of every call made at `at` or later: ids are UUIDv7,
+    /// whose first 48 bits are the milliseconds they were made at, so a
+    /// window of calls is a range of the table's key.
+    pub fn lowest_at(at: chrono::DateTime<chrono::Utc>) -> Self {
+        let millis = u64::try_from(at.timestamp_millis()).unwrap_or(0);
+        Self(format!(
+            "call_{:012x}{}",
+            millis & 0xffff_ffff_ffff,
+            "0".repeat(20)
+        ))
+    }
+}
+
 prefixed_id!(
     /// Names the batch of calls one model turn proposed.
     BatchId, "batch_", "batch"
@@ -106,6 +120,15 @@ prefixed_id!(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_lowest_id_of_a_time_is_below_every_call_made_then_or_later() {
+        let now = chrono::Utc::now();
+        let made = ToolCallId::new();
+        assert!(ToolCallId::lowest_at(now - chrono::Duration::milliseconds(1)) < made);
+        assert!(ToolCallId::lowest_at(now + chrono::Duration::seconds(1)) > made);
+        assert!(ToolCallId::parse(ToolCallId::lowest_at(now).as_str()).is_ok());
+    }
 
     #[test]
     fn fresh_ids_parse_and_sort_by_creation() {

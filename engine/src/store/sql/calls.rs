@@ -7,8 +7,8 @@ use super::decode::{row_call, stored_groups};
 use super::events::{appended, call_event};
 use super::{query, Backend, Row, SqlStore, Transaction};
 use crate::domain::{
-    BatchId, CallStatus, ConversationId, Event, EventKind, InboxCursor, InboxQuery, NewCase, RunId,
-    ToolCall, ToolCallId,
+    BatchId, CallStatus, ConversationId, Event, EventKind, InboxQuery, NewCase, RunId, ToolCall,
+    ToolCallId,
 };
 use crate::store::{from_millis, to_millis, StoreError};
 
@@ -57,11 +57,10 @@ const INTERRUPTED_CALLS: &str = "select * from tool_calls t where status = 'exec
      and t.run_id is not null and not exists (select 1 from runs r where r.run_id = t.run_id
                        and r.lease_until is not null and r.lease_until >= $1)";
 
-/// Up to `$4` calls proposed at or after `$1`, oldest first, after the
-/// call proposed at `$2` with id `$3` when given.
-const CALLS_SINCE: &str = "select * from tool_calls where created_at >= $1
-       and ($2 is null or created_at > $2 or (created_at = $2 and tool_call_id > $3))
-     order by created_at, tool_call_id limit $4";
+/// Up to `$3` calls proposed at or after `$2` with ids above `$1`, in id
+/// order: ids are time-ordered, so this reads a range of the key.
+const CALLS_SINCE: &str = "select * from tool_calls where tool_call_id > $1 and created_at >= $2
+     order by tool_call_id limit $3";
 
 /// Running calls of no run: those the MCP proxy runs for a client.
 const UNOWNED_CALLS: &str =
@@ -317,13 +316,15 @@ impl<B: Backend> SqlStore<B> {
     pub(super) async fn calls_since(
         &self,
         since: DateTime<Utc>,
-        after: Option<&InboxCursor>,
+        after: Option<&ToolCallId>,
         limit: i64,
     ) -> Result<Vec<ToolCall>, StoreError> {
+        let from = after
+            .cloned()
+            .unwrap_or_else(|| ToolCallId::lowest_at(since));
         let found = query(CALLS_SINCE)
+            .bind(from.as_str())
             .bind(to_millis(since))
-            .bind(after.map(|c| to_millis(c.created_at)))
-            .bind(after.map(|c| c.id.as_str()))
             .bind(limit)
             .fetch_all(self.reader())
             .await?;

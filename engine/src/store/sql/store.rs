@@ -11,9 +11,7 @@ use crate::domain::{BatchId, ConversationId, RunId, ToolCallId};
 use crate::domain::{CallStatus, Decision, Event, ToolCall};
 use crate::domain::{Callback, CallbackAttempt};
 use crate::domain::{CaseEvent, CaseId, CaseStatus, NewCase, ReviewCase};
-use crate::domain::{
-    Conversation, ConversationSummary, InboxCursor, InboxQuery, ListPage, Message,
-};
+use crate::domain::{Conversation, ConversationSummary, InboxQuery, ListPage, Message};
 use crate::domain::{Run, RunStatus};
 use crate::store::{Announcement, Concluded, Decided, DecisionChange, FeedBatch, NewMessage};
 use crate::store::{ReviewStore, Store, StoreError};
@@ -106,7 +104,7 @@ impl<B: Backend> Store for SqlStore<B> {
     async fn calls_since(
         &self,
         since: DateTime<Utc>,
-        after: Option<&InboxCursor>,
+        after: Option<&ToolCallId>,
         limit: i64,
     ) -> Result<Vec<ToolCall>, StoreError> {
         SqlStore::calls_since(self, since, after, limit).await
