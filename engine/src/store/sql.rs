@@ -12,6 +12,7 @@ use super::{Announcement, FeedBatch, StoreError};
 
 mod api_tokens;
 mod audit;
+mod call_reads;
 mod calls;
 mod conversations;
 mod decide;

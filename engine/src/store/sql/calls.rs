@@ -1,4 +1,5 @@
-//! Tool calls: proposed, read, and moved on by the process running them.
+//! Tool calls: proposed, and moved on by the process running them (reading
+//! them is `call_reads.rs`).
 
 use chrono::{DateTime, Utc};
 use serde_json::Value;
@@ -6,10 +7,7 @@ use serde_json::Value;
 use super::decode::{row_call, stored_groups};
 use super::events::{appended, call_event};
 use super::{query, Backend, Row, SqlStore, Transaction};
-use crate::domain::{
-    BatchId, CallStatus, ConversationId, Event, EventKind, InboxQuery, NewCase, RunId, ToolCall,
-    ToolCallId,
-};
+use crate::domain::{CallStatus, Event, EventKind, NewCase, RunId, ToolCall};
 use crate::store::{from_millis, to_millis, StoreError};
 
 pub(super) const INSERT_AUDIT_ENTRY: &str =
@@ -22,45 +20,12 @@ const INSERT_CALL: &str =
         run_id, message_seq, approvers, not_by, approvals_required)
      values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $12, $13, $14, $15, $16, $17)";
 
-const TOOL_CALL: &str = "select * from tool_calls where tool_call_id = $1";
-
-const TOOL_CALLS: &str =
-    "select * from tool_calls where conversation_id = $1 order by created_at, batch_id, position";
-
-const TOOL_CALLS_FROM: &str =
-    "select * from tool_calls where conversation_id = $1 and message_seq >= $2
-     order by created_at, batch_id, position";
-
-/// The calls of conversation `$1` a window of its messages shows (see
-/// `Store::window_calls`): from message `$2` up to `$3`, each when given;
-/// without `$3`, also the waiting calls and those with no message.
-const WINDOW_CALLS: &str = "select * from tool_calls where conversation_id = $1
-       and ((($2 is null or message_seq >= $2) and ($3 is null or message_seq < $3))
-            or ($3 is null and (message_seq is null or status = 'pending_approval')))
-     order by created_at, batch_id, position";
-
-const BATCH_CALLS: &str = "select * from tool_calls where batch_id = $1 order by position";
-
-/// Up to `$7` waiting calls, the one waiting longest first: after the call
-/// proposed at `$1` with id `$2`, of source `$3`, of tool `$4`, proposed at
-/// or before `$5`, each when given.
-const PENDING_CALLS: &str = "select * from tool_calls where status = 'pending_approval'
-       and ($1 is null or created_at > $1 or (created_at = $1 and tool_call_id > $2))
-       and ($3 is null or source = $3) and ($4 is null or tool = $4)
-       and ($5 is null or created_at <= $5)
-     order by created_at, tool_call_id limit $6";
-
 /// Running calls of runs no live process holds. A call the MCP proxy runs
 /// belongs to no run: the client's request holds it, and it is not taken
 /// for interrupted while the request waits for its result.
 const INTERRUPTED_CALLS: &str = "select * from tool_calls t where status = 'executing'
      and t.run_id is not null and not exists (select 1 from runs r where r.run_id = t.run_id
                        and r.lease_until is not null and r.lease_until >= $1)";
-
-/// Up to `$3` calls proposed at or after `$2` with ids above `$1`, in id
-/// order: ids are time-ordered, so this reads a range of the key.
-const CALLS_SINCE: &str = "select * from tool_calls where tool_call_id > $1 and created_at >= $2
-     order by tool_call_id limit $3";
 
 /// Running calls of no run: those the MCP proxy runs for a client.
 const UNOWNED_CALLS: &str =
@@ -239,96 +204,6 @@ impl<B: Backend> SqlStore<B> {
         }
         tx.commit().await?;
         Ok(events)
-    }
-
-    pub(super) async fn tool_call(&self, id: &ToolCallId) -> Result<Option<ToolCall>, StoreError> {
-        let row = query(TOOL_CALL)
-            .bind(id.as_str())
-            .fetch_optional(self.reader())
-            .await?;
-        row.as_ref().map(row_call).transpose()
-    }
-
-    pub(super) async fn batch_calls(&self, batch: &BatchId) -> Result<Vec<ToolCall>, StoreError> {
-        let rows = query(BATCH_CALLS)
-            .bind(batch.as_str())
-            .fetch_all(self.reader())
-            .await?;
-        rows.iter().map(row_call).collect()
-    }
-
-    pub(super) async fn window_calls(
-        &self,
-        id: &ConversationId,
-        from: Option<i64>,
-        before: Option<i64>,
-    ) -> Result<Vec<ToolCall>, StoreError> {
-        let found = query(WINDOW_CALLS)
-            .bind(id.as_str())
-            .bind(from)
-            .bind(before)
-            .fetch_all(self.reader())
-            .await?;
-        found.iter().map(row_call).collect()
-    }
-
-    pub(super) async fn tool_calls(
-        &self,
-        id: &ConversationId,
-    ) -> Result<Vec<ToolCall>, StoreError> {
-        let found = query(TOOL_CALLS)
-            .bind(id.as_str())
-            .fetch_all(self.reader())
-            .await?;
-        found.iter().map(row_call).collect()
-    }
-
-    pub(super) async fn tool_calls_from(
-        &self,
-        id: &ConversationId,
-        seq: i64,
-    ) -> Result<Vec<ToolCall>, StoreError> {
-        let found = query(TOOL_CALLS_FROM)
-            .bind(id.as_str())
-            .bind(seq)
-            .fetch_all(self.reader())
-            .await?;
-        found.iter().map(row_call).collect()
-    }
-
-    pub(super) async fn pending_calls(
-        &self,
-        q: &InboxQuery,
-        limit: i64,
-    ) -> Result<Vec<ToolCall>, StoreError> {
-        let found = query(PENDING_CALLS)
-            .bind(q.after.as_ref().map(|c| to_millis(c.created_at)))
-            .bind(q.after.as_ref().map(|c| c.id.as_str()))
-            .bind(q.source.as_deref())
-            .bind(q.tool.as_deref())
-            .bind(q.waiting_since.map(to_millis))
-            .bind(limit)
-            .fetch_all(self.reader())
-            .await?;
-        found.iter().map(row_call).collect()
-    }
-
-    pub(super) async fn calls_since(
-        &self,
-        since: DateTime<Utc>,
-        after: Option<&ToolCallId>,
-        limit: i64,
-    ) -> Result<Vec<ToolCall>, StoreError> {
-        let from = after
-            .cloned()
-            .unwrap_or_else(|| ToolCallId::lowest_at(since));
-        let found = query(CALLS_SINCE)
-            .bind(from.as_str())
-            .bind(to_millis(since))
-            .bind(limit)
-            .fetch_all(self.reader())
-            .await?;
-        found.iter().map(row_call).collect()
     }
 
     pub(super) async fn open_calls(&self, run: &RunId) -> Result<Vec<ToolCall>, StoreError> {
