@@ -253,19 +253,11 @@ async fn a_response_on_a_page_is_a_browser_submit_and_asking_for_proof_is_refuse
     let server = support::start(dir.path(), &config("24h"), &[], Default::default()).await;
     let schemas = schemas();
     let hitl = ask(&server, "plain").await;
-    let (_, review_token) = support::review_link(&hitl);
-    let respond = format!(
-        "{}/api/v1/reviews/{}/respond?token={review_token}",
-        server.base,
-        hitl["case_id"].as_str().unwrap()
+    let approve = json!({ "action": "approve" });
+    assert_eq!(
+        support::respond_by_link(&server.base, &hitl, approve).await,
+        200
     );
-    let res = reqwest::Client::new()
-        .post(&respond)
-        .json(&json!({ "action": "approve" }))
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(res.status(), 200);
     let done = poll(&server, &hitl).await;
     assert_valid(&schemas.poll, &done);
     assert_eq!(
@@ -279,15 +271,9 @@ async fn a_response_on_a_page_is_a_browser_submit_and_asking_for_proof_is_refuse
         "tool": "deploy", "arguments": {}, "source": "plain",
         "verification_policy": {"mode": "required", "required_for": ["inline_submit"]}
     });
-    let res = reqwest::Client::new()
-        .post(format!("{}/api/v1/tool-calls", server.base))
-        .bearer_auth(KEY)
-        .json(&call)
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(res.status(), 422);
-    let body: Value = res.json().await.unwrap();
+    let client = reqwest::Client::new();
+    let (status, body) = support::gateway_answer(&client, &server.base, KEY, call).await;
+    assert_eq!(status, 422);
     assert_eq!(body["error"], "verification_unsupported");
     assert!(body["message"]
         .as_str()

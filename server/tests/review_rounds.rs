@@ -41,14 +41,7 @@ async fn ask(
     if let Some(previous) = previous {
         call["previous_case_id"] = json!(previous);
     }
-    let res = reqwest::Client::new()
-        .post(format!("{}/api/v1/tool-calls", server.base))
-        .bearer_auth(key)
-        .json(&call)
-        .send()
-        .await
-        .unwrap();
-    (res.status().as_u16(), res.json().await.unwrap())
+    support::gateway_answer(&reqwest::Client::new(), &server.base, key, call).await
 }
 
 /// The page from its rounds' section on, as drawn: the island's data,
@@ -62,17 +55,10 @@ fn rounds_drawn(html: &str) -> &str {
 
 /// Answers a case through its link.
 async fn respond(server: &support::TestServer, hitl: &Value, answer: Value) {
-    let (case, token) = support::review_link(hitl);
-    let res = reqwest::Client::new()
-        .post(format!(
-            "{}/api/v1/reviews/{case}/respond?token={token}",
-            server.base
-        ))
-        .json(&answer)
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(res.status(), 200);
+    assert_eq!(
+        support::respond_by_link(&server.base, hitl, answer).await,
+        200
+    );
 }
 
 #[tokio::test]

@@ -210,16 +210,24 @@ pub async fn ask_gateway(
     key: &str,
     body: serde_json::Value,
 ) -> serde_json::Value {
-    client
+    gateway_answer(client, base, key, body).await.1
+}
+
+/// Like [`ask_gateway`], with the answer's status too.
+pub async fn gateway_answer(
+    client: &reqwest::Client,
+    base: &str,
+    key: &str,
+    body: serde_json::Value,
+) -> (u16, serde_json::Value) {
+    let res = client
         .post(format!("{base}/api/v1/tool-calls"))
         .bearer_auth(key)
         .json(&body)
         .send()
         .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap()
+        .unwrap();
+    (res.status().as_u16(), res.json().await.unwrap())
 }
 
 /// The poll answer for case `case_id` at `base`, asked with API key `key`.
@@ -233,6 +241,26 @@ pub async fn poll_case(base: &str, case_id: &str, key: &str) -> serde_json::Valu
         .json()
         .await
         .unwrap()
+}
+
+/// Responds with `answer` through the review link of a gateway answer's
+/// `hitl` object, at `base`; the answer's status.
+pub async fn respond_by_link(
+    base: &str,
+    hitl: &serde_json::Value,
+    answer: serde_json::Value,
+) -> u16 {
+    let (case, token) = review_link(hitl);
+    reqwest::Client::new()
+        .post(format!(
+            "{base}/api/v1/reviews/{case}/respond?token={token}"
+        ))
+        .json(&answer)
+        .send()
+        .await
+        .unwrap()
+        .status()
+        .as_u16()
 }
 
 /// The case id and the link token of a gateway answer's `hitl` object.
