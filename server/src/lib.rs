@@ -282,7 +282,12 @@ fn uuid_suffix() -> String {
 /// Reads the configuration file, if one is set. An invalid file stops startup
 /// with a message naming the file, the key and the problem.
 fn load_config(settings: &Settings) -> anyhow::Result<Config> {
-    let Some(path) = &settings.config_file else {
+    read_config(settings.config_file.as_deref())
+}
+
+/// Reads the configuration file at `path`; without one, the embedded defaults.
+pub(crate) fn read_config(path: Option<&std::path::Path>) -> anyhow::Result<Config> {
+    let Some(path) = path else {
         return Ok(Config::default());
     };
     let text = std::fs::read_to_string(path)

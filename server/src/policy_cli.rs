@@ -98,13 +98,15 @@ pub async fn run(command: PolicyCommand) -> ExitCode {
 
 /// The configuration to check against, and what to call it.
 pub(crate) fn configuration(file: Option<PathBuf>) -> anyhow::Result<(Config, String)> {
-    let Some(path) = file.or_else(|| std::env::var_os("AIRLOCK_CONFIG").map(PathBuf::from)) else {
-        return Ok((Config::default(), "the embedded defaults".to_owned()));
+    let path = match file {
+        Some(file) => Some(file),
+        None => crate::Settings::from_env()?.config_file,
     };
-    let text = std::fs::read_to_string(&path)
-        .with_context(|| format!("cannot read the configuration file {}", path.display()))?;
-    let name = path.display().to_string();
-    Ok((Config::parse(&name, &text)?, name))
+    let name = path.as_ref().map_or_else(
+        || "the embedded defaults".to_owned(),
+        |p| p.display().to_string(),
+    );
+    Ok((crate::read_config(path.as_deref())?, name))
 }
 
 fn check(
