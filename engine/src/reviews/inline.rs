@@ -55,37 +55,34 @@ fn checked(field: &'static str, text: &str) -> Result<String, EngineError> {
 }
 
 impl InlineSubmission {
-    /// The name the decision is recorded under: who pressed, where, and
-    /// that `agent` relayed it ("Alex (telegram 42) via
-    /// telegram_inline_button, relayed by builder").
-    fn byline(&self, agent: &str) -> Result<String, EngineError> {
+    /// Who pressed, and the button's kind, checked and trimmed.
+    fn checked(&self) -> Result<(SubmittedBy, String), EngineError> {
         let platform = checked("submitted_by.platform", &self.by.platform)?;
-        let user = checked("submitted_by.platform_user_id", &self.by.user_id)?;
+        let platform_user_id = checked("submitted_by.platform_user_id", &self.by.user_id)?;
         let via = checked("submitted_via", &self.via)?;
-        let shown = match self.by.display_name.as_deref().map(str::trim) {
-            Some(name) if !name.is_empty() => checked("submitted_by.display_name", name)?,
-            _ => user.clone(),
+        let display_name = match self.by.display_name.as_deref().map(str::trim) {
+            Some(name) if !name.is_empty() => Some(checked("submitted_by.display_name", name)?),
+            _ => None,
         };
-        let agent: String = agent.chars().take(MAX_FIELD_CHARS).collect();
-        let line = format!("{shown} ({platform} {user}) via {via}, relayed by {agent}");
-        // A decision's name is at most 200 characters.
-        Ok(line.chars().take(200).collect())
+        let by = SubmittedBy {
+            platform,
+            platform_user_id,
+            display_name,
+        };
+        Ok((by, via))
     }
+}
 
-    /// The press as the case it closes reports it (`submission_context`),
-    /// from the fields [`Self::byline`] checked.
-    fn context(&self) -> SubmissionContext {
-        let display_name = self.by.display_name.as_deref().map(str::trim);
-        SubmissionContext::relayed(
-            self.via.trim().to_owned(),
-            SubmittedBy {
-                platform: self.by.platform.trim().to_owned(),
-                platform_user_id: self.by.user_id.trim().to_owned(),
-                display_name: display_name.filter(|n| !n.is_empty()).map(str::to_owned),
-            },
-            self.evidence,
-        )
-    }
+/// The name a relayed decision is recorded under: who pressed, where, and
+/// that `agent` relayed it ("Alex (telegram 42) via telegram_inline_button,
+/// relayed by builder").
+fn byline(by: &SubmittedBy, via: &str, agent: &str) -> String {
+    let (platform, user) = (&by.platform, &by.platform_user_id);
+    let shown = by.display_name.as_deref().unwrap_or(user);
+    let agent: String = agent.chars().take(MAX_FIELD_CHARS).collect();
+    let line = format!("{shown} ({platform} {user}) via {via}, relayed by {agent}");
+    // A decision's name is at most 200 characters.
+    line.chars().take(200).collect()
 }
 
 pub(crate) async fn submit_inline(
@@ -113,8 +110,9 @@ pub(crate) async fn submit_inline(
     }
     // The agent is the API key that asked for the call.
     let agent = case.requester.client.as_deref().unwrap_or("the agent");
-    let mut reviewer = Reviewer::named(submission.byline(agent)?, Channel::Relayed);
-    reviewer.relayed = Some(submission.context());
+    let (by, via) = submission.checked()?;
+    let mut reviewer = Reviewer::named(byline(&by, &via, agent), Channel::Relayed);
+    reviewer.relayed = Some(SubmissionContext::relayed(via, by, submission.evidence));
     let asked = Submission {
         action: submission.action,
         data: submission.data,
@@ -149,18 +147,30 @@ mod tests {
         }
     }
 
+    /// The press as its case reports it.
+    fn reported(s: &InlineSubmission) -> SubmissionContext {
+        let (by, via) = s.checked().unwrap();
+        SubmissionContext::relayed(via, by, s.evidence)
+    }
+
+    /// The byline of `s`'s press, relayed by `agent`.
+    fn line(s: InlineSubmission, agent: &str) -> String {
+        let (by, via) = s.checked().unwrap();
+        byline(&by, &via, agent)
+    }
+
     #[test]
     fn a_relayed_decision_names_who_pressed_where_and_who_relayed_it() {
         assert_eq!(
-            relayed(Some("Alex Mueller")).byline("builder").unwrap(),
+            line(relayed(Some("Alex Mueller")), "builder"),
             "Alex Mueller (telegram 123456789) via telegram_inline_button, relayed by builder"
         );
         assert_eq!(
-            relayed(None).byline("builder").unwrap(),
+            line(relayed(None), "builder"),
             "123456789 (telegram 123456789) via telegram_inline_button, relayed by builder"
         );
         let long = "x".repeat(100);
-        let line = relayed(Some(&long)).byline(&long).unwrap();
+        let line = line(relayed(Some(&long)), &long);
         assert_eq!(line.chars().count(), 200);
     }
 
@@ -169,7 +179,7 @@ mod tests {
         let mut s = relayed(Some(" Alex Mueller "));
         s.via = " telegram_inline_button ".into();
         s.evidence = true;
-        let context = serde_json::to_value(s.context()).unwrap();
+        let context = serde_json::to_value(reported(&s)).unwrap();
         assert_eq!(
             context,
             serde_json::json!({
@@ -187,7 +197,7 @@ mod tests {
         );
         s.by.display_name = Some("  ".into());
         s.evidence = false;
-        let context = s.context();
+        let context = reported(&s);
         assert_eq!(context.submitted_by.unwrap().display_name, None);
         assert_eq!(context.verification_result, None);
     }
@@ -196,7 +206,7 @@ mod tests {
     fn a_relayed_identity_must_be_short_plain_text() {
         let mut s = relayed(Some("Alex\nAdmin"));
         assert!(matches!(
-            s.byline("b"),
+            s.checked(),
             Err(EngineError::Invalid {
                 field: "submitted_by.display_name",
                 ..
@@ -205,7 +215,7 @@ mod tests {
         s.by.display_name = None;
         s.by.user_id = " ".into();
         assert!(matches!(
-            s.byline("b"),
+            s.checked(),
             Err(EngineError::Invalid {
                 field: "submitted_by.platform_user_id",
                 ..
@@ -214,7 +224,7 @@ mod tests {
         s.by.user_id = "1".into();
         s.via = "x".repeat(101);
         assert!(matches!(
-            s.byline("b"),
+            s.checked(),
             Err(EngineError::Invalid {
                 field: "submitted_via",
                 ..
