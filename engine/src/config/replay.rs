@@ -64,7 +64,11 @@ impl Config {
     /// `call` decided again under this configuration; `None` when it gets
     /// what it got (or is a question).
     pub fn replay(&self, call: &ToolCall) -> Option<Replayed> {
-        let was = what_happened(call)?;
+        self.replayed(call, what_happened(call)?)
+    }
+
+    /// `call`, which got `was`, decided again.
+    fn replayed(&self, call: &ToolCall, was: Expect) -> Option<Replayed> {
         let (granted, read_only_hint) = facts_in_reason(&call.tool, &call.policy_reason);
         let arguments = call.original_arguments.as_ref().unwrap_or(&call.arguments);
         let verdict = self.policy_for(&call.source).decide(CallFacts {
@@ -85,11 +89,11 @@ impl Config {
 impl ReplayReport {
     /// Counts `call` in.
     pub fn add(&mut self, config: &Config, call: &ToolCall) {
-        if what_happened(call).is_none() {
+        let Some(was) = what_happened(call) else {
             return;
-        }
+        };
         self.replayed += 1;
-        if let Some(r) = config.replay(call) {
+        if let Some(r) = config.replayed(call, was) {
             let change = self
                 .changes
                 .entry((r.was.as_str(), r.now.as_str()))

@@ -121,9 +121,9 @@ impl<B: Backend> SqlStore<B> {
             .execute(&mut *tx)
             .await
             // The index on `previous_case_id`: that case has a next round.
-            .map_err(|e| match e {
-                e if e.is_unique_violation() => StoreError::Duplicate("previous_case_id"),
-                e => e,
+            .map_err(|e| match e.is_unique_violation() {
+                true => StoreError::Duplicate("previous_case_id"),
+                false => e,
             })?;
         if let Some(previous) = &c.previous_case_id {
             query(LINK_NEXT_ROUND)
