@@ -316,6 +316,19 @@ impl From<engine::EngineError> for AppError {
                 field: "previous_case_id".into(),
                 message: e.to_string(),
             },
+            // The review page's form is read by its own route, which names
+            // every field; elsewhere the first one and all the words do.
+            EngineError::InvalidFields(problems) => AppError::Invalid {
+                field: problems
+                    .first()
+                    .map(|p| p.field.clone())
+                    .unwrap_or_default(),
+                message: problems
+                    .iter()
+                    .map(|p| p.message.as_str())
+                    .collect::<Vec<_>>()
+                    .join("; "),
+            },
             EngineError::NotAllowed => AppError::NotAllowed,
             EngineError::NotAnApprover { groups } => AppError::NotAnApprover { groups },
             EngineError::OwnRequest => AppError::OwnRequest,

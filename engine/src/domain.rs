@@ -9,6 +9,8 @@ pub mod call;
 pub mod callback;
 pub mod conversation;
 pub mod event;
+pub mod form;
+pub mod form_check;
 pub mod grant;
 pub mod grant_arguments;
 pub mod id;
@@ -20,6 +22,7 @@ pub mod person;
 pub mod quorum;
 pub mod review;
 pub mod review_flow;
+pub mod review_shape;
 pub mod run;
 pub mod submission;
 pub mod token;
@@ -37,6 +40,7 @@ pub use conversation::{
     title_from_message, Conversation, ConversationSummary, Message, Role, UNTITLED,
 };
 pub use event::{CallDraft, Draft, DraftPiece, Event, EventKind, NewEvent};
+pub use form::{FieldProblem, Form, FormField, FormStep};
 pub use grant::{Grant, GrantEntry, GrantScope};
 pub use grant_arguments::{GrantArgumentChoice, GrantArguments};
 pub use id::ToolCallId;
@@ -51,8 +55,10 @@ pub use quorum::{Approval, Quorum, MAX_APPROVALS};
 pub use review::{
     CaseEvent, CaseId, CaseStatus, CaseType, NewCase, Requester, ReviewCase, MAX_PROMPT_CHARS,
 };
-pub use review_flow::{case_for, closing, closing_of, event_data, prompt_for, reminder_event};
+pub use review_flow::reminder_event;
+pub use review_flow::{case_for, closing, closing_of, event_data, prompt_for, question_type};
 pub use review_flow::{rfc3339, Closing};
+pub use review_shape::{Choice, ReviewShape};
 pub use run::{lease_until, Run, RunStatus, LEASE_SECONDS};
 pub use submission::{SubmissionContext, SubmittedBy, VerificationResult};
 pub use token::{hash_text, ReviewToken};

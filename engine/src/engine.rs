@@ -328,6 +328,16 @@ impl Engine {
         gateway::gateway_call(&self.core, request).await
     }
 
+    /// Asks a person a question of any review type for an external agent:
+    /// checked first (every problem named), then recorded in the agent's
+    /// session with a case and a fresh link token.
+    pub async fn ask(
+        &self,
+        request: crate::reviews::AskRequest,
+    ) -> Result<crate::reviews::Asked, EngineError> {
+        crate::reviews::ask::ask(&self.core, request).await
+    }
+
     // Callbacks to requesters.
 
     /// Delivers every callback that is due, signing each with `secret`, and

@@ -97,6 +97,10 @@ pub enum EngineError {
         /// Its next round.
         next: String,
     },
+    /// A question's definition, or an answer to one, is not acceptable:
+    /// each problem names its field, and nothing was stored.
+    #[error("{}", .0.iter().map(|p| format!("{}: {}", p.field, p.message)).collect::<Vec<_>>().join("; "))]
+    InvalidFields(Vec<crate::domain::FieldProblem>),
     /// The review case expired before anyone responded.
     #[error("this review expired at {at}")]
     Expired {

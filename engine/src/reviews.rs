@@ -6,6 +6,7 @@
 //! the case in the same transaction (see `store/sql/decide.rs`), whichever
 //! channel it came from (chat, review page, HTTP or expiry).
 
+pub mod ask;
 pub mod callbacks;
 pub(crate) mod gateway;
 mod holder;
@@ -24,6 +25,7 @@ pub use crate::domain::{
     CaseType, Closing, NewCase, Requester, ReviewCase, ReviewToken, SubmissionContext,
     MAX_PROMPT_CHARS,
 };
+pub use ask::{AskRequest, Asked};
 pub use gateway::{GatewayOutcome, GatewayRequest};
 pub use respond::{Response, ReviewContext, ReviewView, Submission};
 

@@ -6,9 +6,11 @@
 //! Every error answers with the protocol's `{ "error", "message" }` body and
 //! a 4xx status for the caller's mistakes (see `hitl/error.rs`).
 
+mod ask;
 pub(crate) mod auth;
 mod discovery;
 mod error;
+mod error_body;
 mod events;
 mod gateway;
 mod limit;
@@ -57,6 +59,7 @@ pub fn routes<S: Clone + Send + Sync + 'static>(
 ) -> (Router<S>, utoipa::openapi::OpenApi) {
     let (router, api) = OpenApiRouter::new()
         .routes(routes!(gateway::create))
+        .routes(routes!(ask::ask))
         .routes(routes!(status::poll))
         .routes(routes!(respond::respond))
         .routes(routes!(submit::submit))

@@ -164,7 +164,13 @@ async fn discovery_describes_the_service() {
     assert_eq!(hitl["spec_version"], "0.8");
     assert_eq!(
         hitl["capabilities"]["review_types"],
-        json!(["approval", "input"])
+        json!([
+            "approval",
+            "selection",
+            "input",
+            "confirmation",
+            "escalation"
+        ])
     );
     assert_eq!(
         hitl["endpoints"]["reviews_base"],

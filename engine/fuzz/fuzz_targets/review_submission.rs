@@ -10,6 +10,6 @@ fuzz_target!(|bytes: &[u8]| {
         return;
     };
     for case_type in [CaseType::Approval, CaseType::Input] {
-        let _ = submission.response(case_type);
+        let _ = submission.response(&case_type);
     }
 });

@@ -26,7 +26,7 @@ pub(crate) async fn answer_closing(
     answer: &str,
     reviewer: &Reviewer,
 ) -> Result<(ToolCall, Option<ReviewCase>), EngineError> {
-    let by = reviewer.checked_name()?;
+    reviewer.checked_name()?;
     let answer = answer.trim();
     if answer.is_empty() {
         return Err(EngineError::invalid("answer", "the answer is empty"));
@@ -42,6 +42,41 @@ pub(crate) async fn answer_closing(
         .tool_call(call_id)
         .await?
         .ok_or(EngineError::NotFound("tool call"))?;
+    if let Some(asked) = call.arguments.get("type").and_then(|t| t.as_str()) {
+        return Err(EngineError::invalid(
+            "answer",
+            format!("this question asks for a {asked} answer: answer it on its review page"),
+        ));
+    }
+    complete(
+        core,
+        call,
+        serde_json::json!({ "answer": answer }),
+        reviewer,
+    )
+    .await
+}
+
+/// Answers a typed question with `result`, the `{action, data}` its shape
+/// checked; returns the call and the case the answer closed.
+pub(crate) async fn answer_typed(
+    core: &Core,
+    call: ToolCall,
+    result: serde_json::Value,
+    reviewer: &Reviewer,
+) -> Result<(ToolCall, Option<ReviewCase>), EngineError> {
+    complete(core, call, result, reviewer).await
+}
+
+/// Completes question `call` with `result`, once.
+async fn complete(
+    core: &Core,
+    call: ToolCall,
+    result: serde_json::Value,
+    reviewer: &Reviewer,
+) -> Result<(ToolCall, Option<ReviewCase>), EngineError> {
+    let by = reviewer.checked_name()?;
+    let call_id = &call.id;
     super::access::check(reviewer, &call, false)?;
     if call.tool != QUESTION_TOOL {
         return Err(EngineError::invalid(
@@ -61,7 +96,7 @@ pub(crate) async fn answer_closing(
         },
         status: CallStatus::Completed,
         arguments: None,
-        result: Some(serde_json::json!({ "answer": answer })),
+        result: Some(result),
         refuse_questions: false,
         submission: None,
     };

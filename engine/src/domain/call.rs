@@ -22,6 +22,13 @@ pub enum ExpiryAction {
     Reject,
     /// Approve it.
     Approve,
+    /// Leave it (a question's agent goes on without an answer). Only a
+    /// question's case says so; a tool call's policy cannot.
+    #[serde(skip_deserializing)]
+    Skip,
+    /// Stop the agent's task. Only a question's case says so.
+    #[serde(skip_deserializing)]
+    Abort,
 }
 
 impl ExpiryAction {
@@ -30,6 +37,8 @@ impl ExpiryAction {
         match self {
             ExpiryAction::Reject => "reject",
             ExpiryAction::Approve => "approve",
+            ExpiryAction::Skip => "skip",
+            ExpiryAction::Abort => "abort",
         }
     }
 
@@ -38,6 +47,8 @@ impl ExpiryAction {
         match value {
             "reject" => Some(ExpiryAction::Reject),
             "approve" => Some(ExpiryAction::Approve),
+            "skip" => Some(ExpiryAction::Skip),
+            "abort" => Some(ExpiryAction::Abort),
             _ => None,
         }
     }

@@ -71,30 +71,73 @@ impl std::fmt::Display for CaseId {
     }
 }
 
-/// What kind of decision a case asks for.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
+/// What kind of decision a case asks for: the protocol's review types.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(into = "String", try_from = "String")]
 pub enum CaseType {
-    /// Run a tool call or not: approve, edit or reject.
+    /// Approve, edit or reject: a tool call, or an artifact an agent shows.
     Approval,
-    /// Answer the agent's question: submit.
+    /// Fill in a form, or answer the agent's question.
     Input,
+    /// Pick among options.
+    Selection,
+    /// Confirm or cancel.
+    Confirmation,
+    /// Retry, skip or abort.
+    Escalation,
+    /// A type of the asking service's own (`x-…`), answered as a form.
+    Custom(String),
 }
 
 impl CaseType {
+    /// The standard types.
+    pub const STANDARD: [CaseType; 5] = [
+        CaseType::Approval,
+        CaseType::Selection,
+        CaseType::Input,
+        CaseType::Confirmation,
+        CaseType::Escalation,
+    ];
+
     /// The protocol's name.
-    pub fn as_str(self) -> &'static str {
+    pub fn as_str(&self) -> &str {
         match self {
             CaseType::Approval => "approval",
             CaseType::Input => "input",
+            CaseType::Selection => "selection",
+            CaseType::Confirmation => "confirmation",
+            CaseType::Escalation => "escalation",
+            CaseType::Custom(name) => name,
         }
     }
 
-    /// Reads a stored name.
+    /// Reads a name: a standard type, or `x-` and up to 64 letters,
+    /// digits, `-` or `_`.
     pub fn parse(value: &str) -> Option<Self> {
-        [CaseType::Approval, CaseType::Input]
-            .into_iter()
-            .find(|t| t.as_str() == value)
+        if let Some(known) = Self::STANDARD.into_iter().find(|t| t.as_str() == value) {
+            return Some(known);
+        }
+        let custom = value.strip_prefix("x-").is_some_and(|rest| {
+            (1..=64).contains(&rest.len())
+                && rest
+                    .bytes()
+                    .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
+        });
+        custom.then(|| CaseType::Custom(value.to_owned()))
+    }
+}
+
+impl From<CaseType> for String {
+    fn from(value: CaseType) -> Self {
+        value.as_str().to_owned()
+    }
+}
+
+impl TryFrom<String> for CaseType {
+    type Error = String;
+
+    fn try_from(value: String) -> Result<Self, Self::Error> {
+        Self::parse(&value).ok_or_else(|| format!("`{value}` is not a review type"))
     }
 }
 
@@ -175,8 +218,13 @@ pub struct ReviewCase {
     pub tool_call_id: ToolCallId,
     /// The conversation the call belongs to.
     pub conversation_id: ConversationId,
-    /// Approval or input.
+    /// Its review type.
     pub case_type: CaseType,
+    /// Whether it asks a question (its call is one): its answer is checked
+    /// against what it asks and never runs anything. Otherwise it decides
+    /// a tool call.
+    #[serde(default)]
+    pub asks: bool,
     /// Where it is.
     pub status: CaseStatus,
     /// What the person must decide, at most 500 characters.

@@ -85,7 +85,10 @@ pub fn closing(
             at: decision.at,
         };
     }
-    let result = if question {
+    let result = if question && result.is_some_and(|r| r.get("action").is_some()) {
+        // A typed question's result is stored as it is reported.
+        result.cloned().unwrap_or(Value::Null)
+    } else if question {
         let answer = result
             .and_then(|r| r.get("answer").cloned())
             .unwrap_or(Value::Null);
@@ -169,9 +172,26 @@ pub fn event_data(case: &ReviewCase) -> (&'static str, Value) {
     }
 }
 
-/// The prompt a call's case shows: what would run, in a sentence.
+/// The review type of a question: the one it was asked as (`type` in its
+/// arguments), or input; `None` for a tool call.
+pub fn question_type(call: &ToolCall) -> Option<CaseType> {
+    if !call.is_question() {
+        return None;
+    }
+    let asked = call.arguments.get("type").and_then(Value::as_str);
+    Some(asked.and_then(CaseType::parse).unwrap_or(CaseType::Input))
+}
+
+/// The prompt a call's case shows: what would run, in a sentence; a typed
+/// question's own prompt as it was asked.
 pub fn prompt_for(call: &ToolCall) -> String {
-    let text = if call.is_question() {
+    let typed = call.is_question() && call.arguments.get("type").is_some();
+    let text = if typed {
+        call.arguments["question"]
+            .as_str()
+            .unwrap_or_default()
+            .to_owned()
+    } else if call.is_question() {
         let question = call
             .arguments
             .get("question")
@@ -212,11 +232,8 @@ pub fn case_for(call: &ToolCall, requester: Requester) -> ReviewCase {
         id: CaseId::new(),
         tool_call_id: call.id.clone(),
         conversation_id: call.conversation_id.clone(),
-        case_type: if call.is_question() {
-            CaseType::Input
-        } else {
-            CaseType::Approval
-        },
+        case_type: question_type(call).unwrap_or(CaseType::Approval),
+        asks: call.is_question(),
         status: CaseStatus::Pending,
         prompt: prompt_for(call),
         default_action: call.default_action,

@@ -9,7 +9,7 @@ use super::{case_for, rounds, CaseId, NewCase, Requester, ReviewCase, ReviewToke
 use crate::core::Core;
 use crate::decisions;
 use crate::domain::ProposedCall;
-use crate::domain::{BatchId, PersonId};
+use crate::domain::{BatchId, ConversationId, PersonId};
 use crate::domain::{CallStatus, ToolCall};
 use crate::error::EngineError;
 use crate::policy::Outcome;
@@ -96,15 +96,20 @@ impl GatewayRequest {
 fn check(request: &GatewayRequest) -> Result<(), EngineError> {
     check_name("tool", &request.tool, true)?;
     check_name("source", &request.source, true)?;
-    let r = &request.requester;
-    check_name("agent_id", r.agent_id.as_deref().unwrap_or(""), false)?;
-    check_name("session_id", r.session_id.as_deref().unwrap_or(""), false)?;
     if !request.arguments.is_object() {
         return Err(EngineError::invalid(
             "arguments",
             "arguments must be a JSON object",
         ));
     }
+    check_requester(&request.requester)
+}
+
+/// Checks who asks: agent and session names short and plain, the callback
+/// an http(s) URL.
+pub(super) fn check_requester(r: &Requester) -> Result<(), EngineError> {
+    check_name("agent_id", r.agent_id.as_deref().unwrap_or(""), false)?;
+    check_name("session_id", r.session_id.as_deref().unwrap_or(""), false)?;
     if let Some(url) = &r.callback_url {
         let scheme_ok = url.starts_with("https://") || url.starts_with("http://");
         let unsafe_char = |c: char| c.is_whitespace() || c.is_control();
@@ -115,6 +120,50 @@ fn check(request: &GatewayRequest) -> Result<(), EngineError> {
             ));
         }
     }
+    Ok(())
+}
+
+/// The conversation of the agent's session, made on its first request.
+pub(super) async fn session_conversation(
+    core: &Core,
+    r: &Requester,
+) -> Result<ConversationId, EngineError> {
+    let key = [
+        r.client.as_deref().unwrap_or(""),
+        r.agent_id.as_deref().unwrap_or(""),
+        r.session_id.as_deref().unwrap_or(""),
+    ]
+    .join("\u{1f}");
+    let now = core.clock.now();
+    Ok(core
+        .store
+        .gateway_conversation(&key, &session_title(r), now)
+        .await?)
+}
+
+/// Stores a waiting call with its case; a next round of a case that got
+/// one meanwhile is refused as such.
+pub(super) async fn insert_waiting(
+    core: &Core,
+    call: &ToolCall,
+    case: NewCase,
+) -> Result<(), EngineError> {
+    let previous = case.case.previous_case_id.clone();
+    let cases = std::slice::from_ref(&case);
+    let events = core
+        .store
+        .insert_calls(std::slice::from_ref(call), cases)
+        .await
+        .map_err(|e| match (e, previous) {
+            (StoreError::Duplicate("previous_case_id"), Some(previous)) => {
+                EngineError::PreviousCaseFollowed {
+                    case: previous,
+                    next: "another case".to_owned(),
+                }
+            }
+            (e, _) => e.into(),
+        })?;
+    core.events.publish(events);
     Ok(())
 }
 
@@ -160,16 +209,7 @@ pub(crate) async fn gateway_call(
         rounds::check_previous(core, previous, r.client.as_deref()).await?;
     }
     let now = core.clock.now();
-    let key = [
-        r.client.as_deref().unwrap_or(""),
-        r.agent_id.as_deref().unwrap_or(""),
-        r.session_id.as_deref().unwrap_or(""),
-    ]
-    .join("\u{1f}");
-    let conversation = core
-        .store
-        .gateway_conversation(&key, &session_title(r), now)
-        .await?;
+    let conversation = session_conversation(core, r).await?;
     let proposal = ProposedCall {
         source: request.source.clone(),
         tool: request.tool.clone(),
@@ -209,30 +249,24 @@ pub(crate) async fn gateway_call(
         case.previous_case_id = request.previous_case_id.clone();
         (case, token, submit)
     });
-    let cases: Vec<NewCase> = pending
-        .iter()
-        .map(|(case, token, submit)| NewCase {
-            case: case.clone(),
-            token_hash: Some(token.hash()),
-            submit_token_hash: submit.as_ref().map(ReviewToken::hash),
-            announce: announce.clone(),
-        })
-        .collect();
-    let events = core
-        .store
-        .insert_calls(std::slice::from_ref(&call), &cases)
-        .await
-        .map_err(|e| match (e, &request.previous_case_id) {
-            // Another call was asked as its next round meanwhile.
-            (StoreError::Duplicate("previous_case_id"), Some(previous)) => {
-                EngineError::PreviousCaseFollowed {
-                    case: previous.clone(),
-                    next: "another case".to_owned(),
-                }
-            }
-            (e, _) => e.into(),
-        })?;
-    core.events.publish(events);
+    match &pending {
+        Some((case, token, submit)) => {
+            let new = NewCase {
+                case: case.clone(),
+                token_hash: Some(token.hash()),
+                submit_token_hash: submit.as_ref().map(ReviewToken::hash),
+                announce,
+            };
+            insert_waiting(core, &call, new).await?;
+        }
+        None => {
+            let events = core
+                .store
+                .insert_calls(std::slice::from_ref(&call), &[])
+                .await?;
+            core.events.publish(events);
+        }
+    }
     Ok(match pending {
         Some((case, token, submit_token)) => GatewayOutcome::Waiting {
             call,

@@ -118,7 +118,7 @@ pub(crate) async fn submit_inline(
         data: submission.data,
         responded_by: None,
     };
-    let Response::Decide(verdict) = asked.response(CaseType::Approval)? else {
+    let Response::Decide(verdict) = asked.response(&CaseType::Approval)? else {
         return Err(EngineError::invalid(
             "action",
             "inline submit decides approvals",

@@ -45,7 +45,7 @@ pub enum Response {
 impl Submission {
     /// Reads the submission for a case of `case_type`, or says what is wrong
     /// with it. Pure: nothing is looked up or recorded.
-    pub fn response(&self, case_type: CaseType) -> Result<Response, EngineError> {
+    pub fn response(&self, case_type: &CaseType) -> Result<Response, EngineError> {
         let data = &self.data;
         if !(data.is_object() || data.is_null()) {
             return Err(EngineError::invalid("data", "data must be a JSON object"));
@@ -83,7 +83,7 @@ impl Submission {
                     ),
                 ))
             }
-            (CaseType::Input, other) => {
+            (_, other) => {
                 return Err(EngineError::invalid(
                     "action",
                     format!("`{other}` is not an action of an input case: use submit"),
@@ -232,7 +232,12 @@ pub(crate) async fn respond_review(
     let case = still_open(core, id, presented).await?;
     let holder = holder(core, &case, by).await?;
     let reviewer = link_reviewer(holder, submission.responded_by.as_deref(), channel);
-    let (_call, closed) = match submission.response(case.case_type)? {
+    if case.asks {
+        if let Some(closed) = super::ask::answer(core, &case, &submission, &reviewer).await? {
+            return closed_case(core, closed, &case.id).await;
+        }
+    }
+    let (_call, closed) = match submission.response(&case.case_type)? {
         Response::Decide(verdict) => {
             let question = case.case_type == CaseType::Input;
             decisions::decide_known(core, &case.tool_call_id, verdict, &reviewer, Some(question))

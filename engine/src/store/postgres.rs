@@ -200,6 +200,11 @@ const MIGRATIONS: &[Migration] = &[
         description: "review chains",
         sql: include_str!("../../migrations/postgres/0033_review_chains.sql"),
     },
+    Migration {
+        version: 34,
+        description: "asking cases",
+        sql: include_str!("../../migrations/postgres/0034_asking_cases.sql"),
+    },
 ];
 
 /// Arbitrary key of the advisory lock that serialises migrations across replicas.

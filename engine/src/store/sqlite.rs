@@ -182,6 +182,11 @@ const MIGRATIONS: &[Migration] = &[
         description: "review chains",
         sql: include_str!("../../migrations/sqlite/0033_review_chains.sql"),
     },
+    Migration {
+        version: 34,
+        description: "asking cases",
+        sql: include_str!("../../migrations/sqlite/0034_asking_cases.sql"),
+    },
 ];
 
 /// How many read-only connections serve reads: one per core. Statements run

@@ -34,11 +34,11 @@ pub async fn document(State(hitl): State<Hitl>, headers: HeaderMap) -> impl Into
                 "spec_version": reviews::SPEC_VERSION,
                 "service": {
                     "name": "Airlock",
-                    "description": "A human approval layer for AI agents' tool calls.",
+                    "description": "A human approval layer for AI agents' tool calls, and the review pages for any question an agent asks a person (custom x- types are answered as forms).",
                     "url": base,
                 },
                 "capabilities": {
-                    "review_types": ["approval", "input"],
+                    "review_types": ["approval", "selection", "input", "confirmation", "escalation"],
                     "transports": ["polling", "sse", "callback"],
                     "max_timeout": "P7D",
                     "default_timeout": timeout,

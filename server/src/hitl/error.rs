@@ -24,6 +24,10 @@ pub enum ApiError {
         /// What is wrong.
         message: String,
     },
+    /// A question's definition or an answer is not acceptable; each
+    /// problem names its field.
+    #[error("{}", .0.iter().map(|p| format!("{}: {}", p.field, p.message)).collect::<Vec<_>>().join("; "))]
+    InvalidFields(Vec<engine::domain::FieldProblem>),
     /// No such case (or not one of this client's).
     #[error("{0} not found")]
     NotFound(String),
@@ -88,6 +92,7 @@ impl ApiError {
             ApiError::Unauthorized => "unauthorized",
             ApiError::InvalidJson(_) => "invalid_json",
             ApiError::Invalid { .. } => "invalid",
+            ApiError::InvalidFields(_) => "invalid_fields",
             ApiError::NotFound(_) => "not_found",
             ApiError::InvalidToken => "invalid_token",
             ApiError::Refused { code, .. } | ApiError::Conflict { code, .. } => code,
@@ -109,7 +114,9 @@ impl ApiError {
             ApiError::Refused { .. } | ApiError::NotInline { .. } => StatusCode::FORBIDDEN,
             ApiError::Duplicate { .. } | ApiError::Conflict { .. } => StatusCode::CONFLICT,
             ApiError::Expired(_) => StatusCode::GONE,
-            ApiError::VerificationUnsupported => StatusCode::UNPROCESSABLE_ENTITY,
+            ApiError::VerificationUnsupported | ApiError::InvalidFields(_) => {
+                StatusCode::UNPROCESSABLE_ENTITY
+            }
             ApiError::RateLimited(_) => StatusCode::TOO_MANY_REQUESTS,
             ApiError::Internal => StatusCode::INTERNAL_SERVER_ERROR,
         }
@@ -167,6 +174,7 @@ impl From<EngineError> for ApiError {
                 code: "previous_case_followed",
                 message: e.to_string(),
             },
+            EngineError::InvalidFields(problems) => ApiError::InvalidFields(problems),
             EngineError::SignInFailed => ApiError::Unauthorized,
             EngineError::TooManyAttempts { retry_after_secs } => {
                 ApiError::RateLimited(retry_after_secs)
@@ -187,6 +195,11 @@ impl IntoResponse for ApiError {
             message: self.to_string(),
             field: match &self {
                 ApiError::Invalid { field, .. } => Some(field.clone()),
+                ApiError::InvalidFields(problems) => problems.first().map(|p| p.field.clone()),
+                _ => None,
+            },
+            fields: match &self {
+                ApiError::InvalidFields(problems) => Some(problems.clone()),
                 _ => None,
             },
             case_id: match &self {

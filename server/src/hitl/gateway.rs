@@ -112,19 +112,13 @@ pub async fn create(
 
 /// The tokens a 202 hands out: its review link's, and the submit token
 /// when the call takes presses relayed inline.
-struct Tokens<'a> {
-    review: &'a ReviewToken,
-    submit: Option<&'a ReviewToken>,
+pub(super) struct Tokens<'a> {
+    pub review: &'a ReviewToken,
+    pub submit: Option<&'a ReviewToken>,
 }
 
 /// The protocol's 202 body (§6).
 fn accepted(base: &str, call: &ToolCall, case: &ReviewCase, tokens: Tokens<'_>) -> Accepted {
-    let id = case.id.as_str();
-    let expires_at = case.expires_at.unwrap_or(case.created_at);
-    let timeout = (expires_at - case.created_at)
-        .to_std()
-        .map(reviews::shorthand)
-        .unwrap_or_else(|_| "0s".into());
     let mut context = json!({
         "call_id": call.id,
         "source": call.source,
@@ -144,27 +138,43 @@ fn accepted(base: &str, call: &ToolCall, case: &ReviewCase, tokens: Tokens<'_>) 
             "A person must approve {} from {} ({}). Send them the review link; poll for the decision.",
             call.tool, call.source, call.policy_reason
         ),
-        hitl: HitlObject {
-            spec_version: reviews::SPEC_VERSION,
-            case_id: id.to_owned(),
-            review_url: format!("{base}/review/{id}?token={}", tokens.review.as_str()),
-            poll_url: format!("{base}/api/v1/reviews/{id}/status"),
-            events_url: format!("{base}/api/v1/reviews/{id}/events"),
-            callback_url: case.requester.callback_url.clone(),
-            case_type: case.case_type.as_str(),
-            prompt: case.prompt.clone(),
-            timeout,
-            default_action: case.default_action.as_str(),
-            created_at: reviews::rfc3339(&case.created_at),
-            expires_at: reviews::rfc3339(&expires_at),
-            reminder_at: case.reminder_at.as_ref().map(reviews::rfc3339),
-            submit_url: tokens
-                .submit
-                .map(|_| format!("{base}/api/v1/reviews/{id}/submit")),
-            submit_token: tokens.submit.map(|t| t.as_str().to_owned()),
-            inline_actions: tokens.submit.map(|_| case.inline_actions.clone()),
-            previous_case_id: case.previous_case_id.as_ref().map(|id| id.to_string()),
-            context,
-        },
+        hitl: hitl_object(base, case, tokens, context),
+    }
+}
+
+/// The protocol's `hitl` object of a waiting case, with `context`.
+pub(super) fn hitl_object(
+    base: &str,
+    case: &ReviewCase,
+    tokens: Tokens<'_>,
+    context: serde_json::Value,
+) -> HitlObject {
+    let id = case.id.as_str();
+    let expires_at = case.expires_at.unwrap_or(case.created_at);
+    let timeout = (expires_at - case.created_at)
+        .to_std()
+        .map(reviews::shorthand)
+        .unwrap_or_else(|_| "0s".into());
+    HitlObject {
+        spec_version: reviews::SPEC_VERSION,
+        case_id: id.to_owned(),
+        review_url: format!("{base}/review/{id}?token={}", tokens.review.as_str()),
+        poll_url: format!("{base}/api/v1/reviews/{id}/status"),
+        events_url: format!("{base}/api/v1/reviews/{id}/events"),
+        callback_url: case.requester.callback_url.clone(),
+        case_type: case.case_type.as_str().to_owned(),
+        prompt: case.prompt.clone(),
+        timeout,
+        default_action: case.default_action.as_str(),
+        created_at: reviews::rfc3339(&case.created_at),
+        expires_at: reviews::rfc3339(&expires_at),
+        reminder_at: case.reminder_at.as_ref().map(reviews::rfc3339),
+        submit_url: tokens
+            .submit
+            .map(|_| format!("{base}/api/v1/reviews/{id}/submit")),
+        submit_token: tokens.submit.map(|t| t.as_str().to_owned()),
+        inline_actions: tokens.submit.map(|_| case.inline_actions.clone()),
+        previous_case_id: case.previous_case_id.as_ref().map(|id| id.to_string()),
+        context,
     }
 }

@@ -8,6 +8,8 @@ use utoipa::ToSchema;
 
 use engine::reviews::{self, CaseStatus, ReviewCase, SubmissionContext};
 
+pub use super::error_body::ErrorBody;
+
 /// An external agent's request to run one tool call.
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
@@ -81,24 +83,6 @@ pub struct Refused {
     pub call_id: String,
 }
 
-/// An error: a stable code and a message for people.
-#[derive(Debug, Serialize, ToSchema)]
-pub struct ErrorBody {
-    /// `unauthorized`, `invalid_json`, `invalid`, `not_found`, `invalid_token`,
-    /// `action_not_inline`, `duplicate_submission`, `case_expired`,
-    /// `rate_limited` or `internal`.
-    #[schema(example = "duplicate_submission")]
-    pub error: String,
-    /// What went wrong, for people.
-    pub message: String,
-    /// The field at fault, for `invalid`.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub field: Option<String>,
-    /// The case, for `action_not_inline`: its review link takes the rest.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub case_id: Option<String>,
-}
-
 /// 202: a person must decide (HITL Protocol §6).
 #[derive(Debug, Serialize, ToSchema)]
 pub struct Accepted {
@@ -126,9 +110,9 @@ pub struct HitlObject {
     pub events_url: String,
     /// The callback URL the agent gave, if any.
     pub callback_url: Option<String>,
-    /// `approval` (tool calls) or `input` (questions).
+    /// `approval` (tool calls), or the type a question was asked as.
     #[serde(rename = "type")]
-    pub case_type: &'static str,
+    pub case_type: String,
     /// What the person must decide.
     pub prompt: String,
     /// How long the case stays open (`24h`, `30m`, `7d`).

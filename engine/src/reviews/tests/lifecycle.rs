@@ -247,26 +247,25 @@ async fn the_agents_own_calls_and_questions_are_cases_with_links_on_demand() {
 #[test]
 fn submissions_are_read_without_touching_anything() {
     use crate::reviews::{Response, Submission};
-    let read = |action: &str, data: serde_json::Value, case_type| {
+    let read = |action: &str, data: serde_json::Value, case_type: CaseType| {
         Submission {
             action: action.into(),
             data,
             responded_by: None,
         }
-        .response(case_type)
+        .response(&case_type)
     };
-    let approval = CaseType::Approval;
     assert_eq!(
-        read("approve", serde_json::Value::Null, approval).unwrap(),
+        read("approve", serde_json::Value::Null, CaseType::Approval).unwrap(),
         Response::Decide(Verdict::Approve)
     );
     assert_eq!(
-        read("reject", json!({"feedback": " "}), approval).unwrap(),
+        read("reject", json!({"feedback": " "}), CaseType::Approval).unwrap(),
         Response::Decide(Verdict::Reject { reason: None }),
         "a blank reason is no reason"
     );
     assert_eq!(
-        read("edit", json!({"edits": {"path": "b"}}), approval).unwrap(),
+        read("edit", json!({"edits": {"path": "b"}}), CaseType::Approval).unwrap(),
         Response::Decide(Verdict::Edit {
             arguments: json!({"path": "b"})
         })
@@ -276,10 +275,15 @@ fn submissions_are_read_without_touching_anything() {
         Response::Answer("todo.md".into())
     );
     for (action, data, case_type, field) in [
-        ("approve", json!([1]), approval, "data"),
-        ("edit", json!({"edits": "x"}), approval, "data.edits"),
+        ("approve", json!([1]), CaseType::Approval, "data"),
+        (
+            "edit",
+            json!({"edits": "x"}),
+            CaseType::Approval,
+            "data.edits",
+        ),
         ("submit", json!({}), CaseType::Input, "data.answer"),
-        ("submit", json!({}), approval, "action"),
+        ("submit", json!({}), CaseType::Approval, "action"),
         ("approve", json!({}), CaseType::Input, "action"),
     ] {
         match read(action, data, case_type) {

@@ -102,7 +102,7 @@ pub(super) const DECIDE_CALL_LOCKING_ITS_RUN: &str = "with changed as (
             closed.reminder_at as closed_reminder_at, closed.reminder_sent_at as closed_reminder_sent_at,
             closed.inline_actions as closed_inline_actions,
             closed.submission_context as closed_submission_context,
-            closed.previous_case_id as closed_previous_case_id,
+            closed.previous_case_id as closed_previous_case_id, closed.asks as closed_asks,
             closed.next_case_id as closed_next_case_id, closed.version as closed_version
      from changed left join its_run on true left join closed on true";
 

@@ -260,6 +260,7 @@ pub(super) fn row_case_named(row: &Row, prefix: &str) -> Result<ReviewCase, Stor
             .map_err(|e| corrupt(T, e))?,
         case_type: CaseType::parse(&case_type)
             .ok_or_else(|| corrupt(T, format!("type {case_type}")))?,
+        asks: row.try_get(column("asks").as_str())?,
         status: CaseStatus::parse(&status).ok_or_else(|| corrupt(T, format!("status {status}")))?,
         prompt: text("prompt")?,
         default_action: ExpiryAction::parse(&default_action)

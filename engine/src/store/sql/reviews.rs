@@ -12,8 +12,8 @@ use crate::store::{from_millis, to_millis, StoreError};
 const INSERT_CASE: &str =
     "insert into review_cases (case_id, tool_call_id, conversation_id, case_type, status, prompt,
         default_action, client, agent_id, session_id, callback_url, created_at, expires_at,
-        reminder_at, submit_token_hash, inline_actions, previous_case_id)
-     values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17)";
+        reminder_at, submit_token_hash, inline_actions, previous_case_id, asks)
+     values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18)";
 
 /// Names case `$1` the next round of case `$2`; a new version of `$2`, so
 /// its poll's `ETag` changes.
@@ -118,6 +118,7 @@ impl<B: Backend> SqlStore<B> {
                     .then(|| serde_json::Value::from(c.inline_actions.clone()).to_string()),
             )
             .bind(c.previous_case_id.as_ref().map(CaseId::as_str))
+            .bind(c.asks)
             .execute(&mut *tx)
             .await
             // The index on `previous_case_id`: that case has a next round.
