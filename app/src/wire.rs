@@ -4,6 +4,7 @@
 use serde::{Deserialize, Serialize};
 
 mod announced;
+mod asked;
 mod audit;
 mod call;
 mod deciding;
@@ -11,6 +12,7 @@ mod grant;
 mod review;
 mod source;
 pub use announced::{AnnouncementItem, NoticeLine};
+pub use asked::{AnswerDraft, AskedItem, ChoiceItem, DetailItem, FieldItem, StepItem};
 pub use audit::{AuditItem, AuditListPage, AUDIT_ACTIONS};
 pub use call::{parse_arguments, time_label, ArgumentChange, DecisionItem, ToolCallItem};
 pub use call::{ApprovalItem, QuorumItem};

@@ -24,6 +24,7 @@ pub mod openapi;
 pub mod people_cli;
 pub mod policy_cli;
 mod policy_replay;
+pub mod review_answer;
 pub mod review_page;
 pub mod review_stream;
 mod secret_file;
@@ -108,7 +109,10 @@ pub fn router_with_pages(
         .merge(sso.map(oidc::routes).unwrap_or_default())
         .merge(slack::routes(slack, state.engine.clone()))
         .merge(mcp::routes(state.engine.clone(), state.public_url.clone()))
-        .route("/review/{case_id}", get(review_page::review_page))
+        .route(
+            "/review/{case_id}",
+            get(review_page::review_page).post(review_answer::answer),
+        )
         .route(
             "/api/openapi.json",
             get(move || openapi::serve(document.clone())),

@@ -35,19 +35,27 @@ pub async fn review_page(
 }
 
 /// What `open_review` answers, for the page instead of the browser.
-async fn open(
+pub(crate) async fn open(
     state: &AppState,
     parts: &http::request::Parts,
     access: &ReviewAccess,
 ) -> Result<ReviewItem, AppError> {
     let id = app::server_fns::reviews::case_id(&access.case_id)?;
-    let by = parts
-        .extensions
-        .get::<SignedInPerson>()
-        .map(|signed_in| state.engine.config().actor_of(signed_in.person.clone()));
+    let by = actor(state, parts);
     let view = state
         .engine
         .open_review(&id, &access.token, by.as_ref())
         .await?;
     Ok(ReviewItem::from_view(view))
+}
+
+/// The person signed in, as the engine knows them; `None` for a link's holder.
+pub(crate) fn actor(
+    state: &AppState,
+    parts: &http::request::Parts,
+) -> Option<engine::domain::Actor> {
+    parts
+        .extensions
+        .get::<SignedInPerson>()
+        .map(|signed_in| state.engine.config().actor_of(signed_in.person.clone()))
 }

@@ -1,7 +1,9 @@
 //! The deep-linked review page: one case, what led to it, and the response
 //! forms, for a reviewer who holds only the link.
 
+pub mod answer_form;
 pub mod earlier_rounds;
+pub mod form_field;
 pub mod review_forms;
 pub mod review_view;
 pub mod withdraw;

@@ -215,6 +215,12 @@ impl ToolCallItem {
         self.tool == QUESTION_TOOL && self.source == AGENT_SOURCE
     }
 
+    /// The review type a typed question was asked as (`selection`, …):
+    /// answered with its own form, on its review page.
+    pub fn asked_type(&self) -> Option<String> {
+        Some(self.arguments.get("type")?.as_str()?.to_owned())
+    }
+
     /// The question the agent asks, for a question card.
     pub fn question(&self) -> String {
         self.arguments["question"]

@@ -8,7 +8,7 @@ use super::{time_label, ToolCallItem};
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ReviewItem {
     pub case_id: String,
-    /// `approval` or `input`.
+    /// `approval`, `input`, `selection`, `confirmation`, `escalation`, `x-…`.
     pub case_type: String,
     /// `pending`, `opened`, `in_progress`, `completed`, `expired` or `cancelled`.
     pub status: String,
@@ -37,6 +37,9 @@ pub struct ReviewItem {
     /// What the agent wrote with the call.
     pub assistant_text: Option<String>,
     pub call: ToolCallItem,
+    /// What a typed question asks, for its answer form.
+    #[serde(default)]
+    pub asked: Option<super::AskedItem>,
     /// The rounds before this one, oldest first, when the agent asked it
     /// as the next round of an earlier case.
     #[serde(default)]
@@ -62,9 +65,17 @@ impl ReviewItem {
             "completed" => {
                 let what = match self.result_action.as_deref() {
                     Some("approve") => "Approved",
+                    // An agent's own approval asks for changes; a tool call runs with them.
+                    Some("edit") if self.asked.is_some() => "Changes requested",
                     Some("edit") => "Approved with changes",
                     Some("reject") => "Rejected",
                     Some("submit") => "Answered",
+                    Some("select") => "Chosen",
+                    Some("confirm") => "Confirmed",
+                    Some("cancel") => "Cancelled",
+                    Some("retry") => "Retry chosen",
+                    Some("skip") => "Skip chosen",
+                    Some("abort") => "Abort chosen",
                     _ => "Answered",
                 };
                 Some(format!(
@@ -136,6 +147,7 @@ impl ReviewItem {
             responded_by: case.responded_by,
             user_message: context.user_message,
             assistant_text: context.assistant_text,
+            asked: super::AskedItem::of_call(&call),
             call: call.into(),
             earlier: Vec::new(),
         }
@@ -170,6 +182,7 @@ mod tests {
                 "result": null, "error": null, "created_at": "2026-11-23T09:00:00Z"
             }))
             .unwrap(),
+            asked: None,
             earlier: Vec::new(),
         }
     }

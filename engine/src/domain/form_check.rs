@@ -74,7 +74,9 @@ impl Form {
                 .collect();
             let first = values.first().map(|v| v.trim()).filter(|v| !v.is_empty());
             let value = match field.kind() {
-                "boolean" => Some(Value::Bool(first.is_some_and(|v| v != "false"))),
+                "boolean" => Some(Value::Bool(
+                    values.iter().any(|v| !matches!(v.trim(), "" | "false")),
+                )),
                 "multiselect" => Some(Value::Array(
                     values.iter().map(|v| Value::String((*v).into())).collect(),
                 )),

@@ -289,3 +289,58 @@ fn types_read_as_the_protocol_names_them() {
         assert!(CaseType::parse(bad).is_none(), "{bad}");
     }
 }
+
+#[test]
+fn a_pages_post_reads_as_each_types_data() {
+    let posted = |pairs: &[(&str, &str)]| -> Vec<(String, String)> {
+        pairs
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect()
+    };
+    let options = json!({"options": [{"id": "a", "label": "A"}, {"id": "b", "label": "B"}], "max_selected": 2});
+    let selection = shape(CaseType::Selection, options);
+    assert_eq!(
+        selection.read_posted(&posted(&[
+            ("selected", "a"),
+            ("selected", "b"),
+            ("note", " "),
+            ("name", "Ada")
+        ])),
+        json!({"selected": ["a", "b"]}),
+        "a blank note is no note; the name is not data"
+    );
+    let confirmation = shape(
+        CaseType::Confirmation,
+        json!({"items_to_confirm": [{"id": "m1", "label": "M"}]}),
+    );
+    assert_eq!(
+        confirmation.read_posted(&posted(&[])),
+        json!({"confirmed_items": []}),
+        "nothing ticked"
+    );
+    let bare = shape(CaseType::Confirmation, json!({}));
+    assert_eq!(
+        bare.read_posted(&posted(&[("note", "ok")])),
+        json!({"note": "ok"})
+    );
+    let escalation = shape(CaseType::Escalation, json!({}));
+    assert_eq!(
+        escalation.read_posted(&posted(&[
+            ("modified_params", "{\"n\": 1}"),
+            ("reason", "slow")
+        ])),
+        json!({"modified_params": {"n": 1}, "reason": "slow"})
+    );
+    let not_json = escalation.read_posted(&posted(&[("modified_params", "n=1")]));
+    assert_eq!(
+        fields_of(escalation.check("retry", &not_json).unwrap_err()),
+        ["data.modified_params"],
+        "text that is not JSON is kept, for the check to name"
+    );
+    let approval = shape(CaseType::Approval, json!({}));
+    assert_eq!(
+        approval.read_posted(&posted(&[("feedback", "Warmer")])),
+        json!({"feedback": "Warmer"})
+    );
+}

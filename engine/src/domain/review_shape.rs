@@ -326,3 +326,56 @@ fn check_ids(picked: &[String], offered: &[Choice], at: &str) -> Result<(), Vec<
     }
     Ok(())
 }
+
+impl ReviewShape {
+    /// Reads what a review page posted (name, value pairs; a name once per
+    /// ticked box) into the `data` an API caller would send: a form's
+    /// fields by their inputs, the ids ticked, the notes, and an object
+    /// typed as JSON (kept as text when it is not, for `check` to name).
+    pub fn read_posted(&self, posted: &[(String, String)]) -> Value {
+        let all = |name: &str| -> Vec<Value> {
+            posted
+                .iter()
+                .filter(|(n, _)| n == name)
+                .map(|(_, v)| Value::String(v.clone()))
+                .collect()
+        };
+        let text = |name: &str| -> Option<String> {
+            posted
+                .iter()
+                .find(|(n, _)| n == name)
+                .map(|(_, v)| v.trim().to_owned())
+                .filter(|v| !v.is_empty())
+        };
+        let object = |name: &str| -> Option<Value> {
+            text(name).map(|t| serde_json::from_str(&t).unwrap_or(Value::String(t)))
+        };
+        let mut data = Map::new();
+        let mut put = |key: &str, value: Option<Value>| {
+            if let Some(value) = value {
+                data.insert(key.to_owned(), value);
+            }
+        };
+        match self {
+            ReviewShape::Input { form } => return Value::Object(form.read_posted(posted)),
+            ReviewShape::Approval => {
+                put("feedback", text("feedback").map(Value::String));
+                put("edits", object("edits"));
+            }
+            ReviewShape::Escalation => {
+                put("reason", text("reason").map(Value::String));
+                put("modified_params", object("modified_params"));
+            }
+            ReviewShape::Selection { .. } => {
+                put("selected", Some(Value::Array(all("selected"))));
+                put("note", text("note").map(Value::String));
+            }
+            ReviewShape::Confirmation { items } => {
+                let ticked = (!items.is_empty()).then(|| Value::Array(all("confirmed_items")));
+                put("confirmed_items", ticked);
+                put("note", text("note").map(Value::String));
+            }
+        }
+        Value::Object(data)
+    }
+}

@@ -14,15 +14,22 @@ use crate::ui::common::load_error::LoadError;
 use crate::ui::common::query::query_value;
 use crate::ui::review::review_view::ReviewView;
 use crate::ui::review::ReviewAccess;
-use crate::wire::ReviewItem;
+use crate::wire::{AnswerDraft, ReviewItem};
 
 /// The case the link opened, or why it did not open.
 #[component]
-pub fn ReviewPage(opened: Result<ReviewItem, AppError>, access: ReviewAccess) -> impl IntoView {
+pub fn ReviewPage(
+    opened: Result<ReviewItem, AppError>,
+    access: ReviewAccess,
+    /// A typed question's answer as posted, when it did not fit, or the
+    /// step of its form reached.
+    #[prop(optional)]
+    draft: Option<AnswerDraft>,
+) -> impl IntoView {
     match opened {
-        Ok(item) => {
-            EitherOf3::A(view! { <Title text=item.prompt.clone()/> <ReviewView item access/> })
-        }
+        Ok(item) => EitherOf3::A(
+            view! { <Title text=item.prompt.clone()/> <ReviewView item access draft/> },
+        ),
         Err(AppError::Unauthenticated) => EitherOf3::B(view! { <SignInToReview access/> }),
         Err(error) => EitherOf3::C(view! { <LoadError error/> }),
     }

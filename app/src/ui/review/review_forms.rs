@@ -6,13 +6,14 @@
 
 use leptos::prelude::*;
 
+use super::answer_form::AnswerForm;
 use super::withdraw::Withdraw;
 use super::ReviewAccess;
 use crate::error::AppError;
 use crate::ui::common::arguments_editor::ArgumentsEditor;
 use crate::ui::common::post_form::{Post, PostForm, PostTarget};
 use crate::ui::common::reveal::Reveal;
-use crate::wire::ReviewItem;
+use crate::wire::{AnswerDraft, ReviewItem};
 
 /// The response forms of an open case.
 #[component]
@@ -27,7 +28,18 @@ pub fn ReviewForms(
     on_reviewed: Callback<ReviewItem>,
     /// Told when someone else answered first, before the page shows their answer.
     on_conflict: Callback<String>,
+    /// A typed question's answer as posted, when it did not fit.
+    draft: Option<AnswerDraft>,
 ) -> impl IntoView {
+    // A typed question has a form of its own, posted as a plain form.
+    if let Some(asked) = item.asked.clone() {
+        return view! {
+            <div class="review-forms">
+                <AnswerForm asked access draft/>
+            </div>
+        }
+        .into_any();
+    }
     let touched = StoredValue::new(false);
     let touch_access = StoredValue::new(access.clone());
     let on_touch = move || {
@@ -97,6 +109,7 @@ pub fn ReviewForms(
             {move || problem().map(|text| view! { <p class="form-error" role="alert">{text}</p> })}
         </div>
     }
+    .into_any()
 }
 
 fn approval_actions(item: &ReviewItem, busy: Signal<bool>) -> impl IntoView {

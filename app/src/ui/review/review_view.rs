@@ -15,7 +15,7 @@ use crate::ui::chat::tool_card::notices::LiveNotices;
 use crate::ui::chat::tool_card::ToolCard;
 use crate::ui::common::event_stream::follow;
 use crate::ui::common::post_form::Post;
-use crate::wire::ReviewItem;
+use crate::wire::{AnswerDraft, ReviewItem};
 
 /// The event kind of a review page's stream.
 const REVIEW_EVENTS: &[&str] = &["review"];
@@ -46,7 +46,12 @@ fn query_value(text: &str) -> String {
 
 /// The review of one case; an expired case also answers with status 410.
 #[island]
-pub fn ReviewView(item: ReviewItem, access: ReviewAccess) -> impl IntoView {
+pub fn ReviewView(
+    item: ReviewItem,
+    access: ReviewAccess,
+    /// A typed question's answer as posted, drawn again when it did not fit.
+    draft: Option<AnswerDraft>,
+) -> impl IntoView {
     #[cfg(feature = "ssr")]
     if item.status == "expired" {
         if let Some(response) = use_context::<leptos_axum::ResponseOptions>() {
@@ -123,10 +128,11 @@ pub fn ReviewView(item: ReviewItem, access: ReviewAccess) -> impl IntoView {
                 let outcome = item.outcome_text();
                 let open = item.is_open();
                 let access = access.clone();
+                let draft = draft.clone();
                 let forms = open.then(|| {
                     let item = item.clone();
                     ViewFn::from(move || view! {
-                        <ReviewForms item=item.clone() access=access.clone() respond to on_reviewed on_conflict/>
+                        <ReviewForms item=item.clone() access=access.clone() respond to on_reviewed on_conflict draft=draft.clone()/>
                     })
                 });
                 let card = match forms {

@@ -57,9 +57,18 @@ pub fn QuestionCard(
         .collect_view();
     let answer_id = call.id.clone();
     let link_id = call.id.clone();
-    let form = pending.then(move || match actions {
-        Some(actions) => actions.run(),
-        None => view! {
+    let asked = call.asked_type();
+    let form = pending.then(move || match (actions, asked) {
+        (Some(actions), _) => actions.run(),
+        // A typed question's form is on its review page.
+        (None, Some(asked)) => view! {
+            <div class="decide">
+                <p class="tool-decision">{format!("Answered on its review page, with {}: copy its link and open it.", asked_form(&asked))}</p>
+                <CopyLink call_id=link_id/>
+            </div>
+        }
+        .into_any(),
+        (None, None) => view! {
             <div class="decide">
                 {choices}
                 <PostForm to={answer.to::<AnswerQuestion>()}>
@@ -87,5 +96,16 @@ pub fn QuestionCard(
             {outcome.map(|o| view! { <p class="tool-decision">{o}</p> })}
             {form}
         </article>
+    }
+}
+
+/// What a typed question's page asks for, in words.
+fn asked_form(asked: &str) -> &'static str {
+    match asked {
+        "selection" => "a choice among options",
+        "confirmation" => "Confirm or Cancel",
+        "escalation" => "Retry, Skip or Abort",
+        "approval" => "Approve, Request changes or Reject",
+        _ => "a form",
     }
 }
