@@ -191,6 +191,7 @@ async fn the_openapi_document_lists_every_rest_endpoint() {
     let paths = doc["paths"].as_object().unwrap();
     for (path, method) in [
         ("/api/v1/tool-calls", "post"),
+        ("/api/v1/reviews", "post"),
         ("/api/v1/reviews/{case_id}/status", "get"),
         ("/api/v1/reviews/{case_id}/respond", "post"),
         ("/api/v1/reviews/{case_id}/submit", "post"),

@@ -98,7 +98,8 @@ async fn complete(
         arguments: None,
         result: Some(result),
         refuse_questions: false,
-        submission: None,
+        // A press an agent relayed (inline submit) says who pressed, where.
+        submission: reviewer.relayed.clone(),
     };
     match decide_and_publish(core, &change).await? {
         Decided::Applied(applied) => Ok((applied.call, applied.closed_case)),

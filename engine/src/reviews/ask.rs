@@ -38,6 +38,9 @@ pub struct AskRequest {
     pub requester: Requester,
     /// The case this one is the next round of.
     pub previous_case_id: Option<CaseId>,
+    /// The actions an agent may relay from a chat app's buttons (inline
+    /// submit); a submit token is handed out when there are any.
+    pub inline_actions: Vec<String>,
 }
 
 /// A question as asked: its call, its case and the link's token.
@@ -47,6 +50,9 @@ pub struct Asked {
     pub case: ReviewCase,
     /// The review link's token; stored only as a hash.
     pub token: ReviewToken,
+    /// The submit token, when the question takes actions inline; stored
+    /// only as a hash, apart from the link's.
+    pub submit_token: Option<ReviewToken>,
 }
 
 impl AskRequest {
@@ -75,8 +81,11 @@ impl AskRequest {
                     MAX_CONTEXT_BYTES / 1024
                 ),
             ));
-        } else if let Err(found) = ReviewShape::parse(&self.case_type, &self.context) {
-            problems.extend(found);
+        } else {
+            match ReviewShape::parse(&self.case_type, &self.context) {
+                Err(found) => problems.extend(found),
+                Ok(shape) => problems.extend(self.inline_problems(&shape)),
+            }
         }
         if let Some(timeout) = self.timeout {
             if timeout <= Duration::zero() || timeout > MAX_TIMEOUT {
@@ -87,6 +96,26 @@ impl AskRequest {
             }
         }
         problems
+    }
+}
+
+impl AskRequest {
+    /// Inline actions must be the type's own, each once.
+    fn inline_problems(&self, shape: &ReviewShape) -> Option<FieldProblem> {
+        let mut seen: Vec<&str> = Vec::new();
+        for action in &self.inline_actions {
+            if !shape.actions().contains(&action.as_str()) || seen.contains(&action.as_str()) {
+                return Some(FieldProblem::new(
+                    "inline_actions",
+                    format!(
+                        "`{action}` is not an action of this review, or is named twice: use {}",
+                        shape.actions().join(", ")
+                    ),
+                ));
+            }
+            seen.push(action);
+        }
+        None
     }
 }
 
@@ -129,18 +158,25 @@ pub(crate) async fn ask(core: &Core, request: AskRequest) -> Result<Asked, Engin
     // case's `default_action`, never the policy's approve.
     call.default_action = ExpiryAction::Reject;
     let token = ReviewToken::mint();
+    let submit_token = (!request.inline_actions.is_empty()).then(ReviewToken::mint);
     let mut case = case_for(&call, request.requester.clone());
+    case.inline_actions = request.inline_actions.clone();
     case.default_action = request.default_action;
     case.reminder_at = crate::domain::FollowUp::first_reminder(&announce);
     case.previous_case_id = request.previous_case_id.clone();
     let new = NewCase {
         case: case.clone(),
         token_hash: Some(token.hash()),
-        submit_token_hash: None,
+        submit_token_hash: submit_token.as_ref().map(ReviewToken::hash),
         announce,
     };
     insert_waiting(core, &call, new).await?;
-    Ok(Asked { call, case, token })
+    Ok(Asked {
+        call,
+        case,
+        token,
+        submit_token,
+    })
 }
 
 /// Answers a typed question's case with `submission`, checked against what

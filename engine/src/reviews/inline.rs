@@ -2,8 +2,8 @@
 //! press of a button in a chat app, with the case's submit token. The token
 //! is the case's own, kept apart from its review links' tokens: neither is
 //! taken where the other belongs. Only the actions the call's policy lists
-//! (`inline_submit:`) are taken; the decision names who the agent says
-//! pressed, and that the agent relayed it.
+//! (`inline_submit:`), or the agent's question named when asked, are taken;
+//! the decision names who the agent says pressed, and that it was relayed.
 
 use serde_json::Value;
 
@@ -118,6 +118,16 @@ pub(crate) async fn submit_inline(
         data: submission.data,
         responded_by: None,
     };
+    // A typed question's answer is checked against what it asks.
+    if case.asks {
+        return match super::ask::answer(core, &case, &asked, &reviewer).await? {
+            Some(closed) => closed_case(core, closed, &case.id).await,
+            None => Err(EngineError::invalid(
+                "action",
+                "this question is answered in words, on its review page",
+            )),
+        };
+    }
     let Response::Decide(verdict) = asked.response(&CaseType::Approval)? else {
         return Err(EngineError::invalid(
             "action",

@@ -60,6 +60,11 @@ pub struct ReviewRequest {
     /// The earlier case this one is the next round of.
     #[serde(default)]
     pub previous_case_id: Option<String>,
+    /// Actions of the type an agent may relay from a chat app's buttons
+    /// (inline submit, §7.5): the 202 then carries `submit_url`,
+    /// `submit_token` and `inline_actions`.
+    #[serde(default)]
+    pub inline_actions: Option<Vec<String>>,
     /// Refused (422 `verification_unsupported`): see `POST /api/v1/tool-calls`.
     #[serde(default)]
     #[schema(value_type = Option<Object>)]
@@ -99,7 +104,7 @@ pub async fn ask(
     let base = hitl.base_url(&headers);
     let tokens = Tokens {
         review: &asked.token,
-        submit: None,
+        submit: asked.submit_token.as_ref(),
     };
     let body = Accepted {
         status: "human_input_required",
@@ -162,6 +167,7 @@ fn read(body: ReviewRequest, client: String) -> Result<AskRequest, ApiError> {
                 callback_url: body.hitl_callback_url,
             },
             previous_case_id: previous.and_then(Result::ok),
+            inline_actions: body.inline_actions.unwrap_or_default(),
         }),
         _ => Err(ApiError::InvalidFields(problems)),
     }
