@@ -25,12 +25,19 @@ pub use crate::domain::{AGENT_SOURCE, QUESTION_TOOL};
 pub fn question_tool() -> ToolSpec {
     ToolSpec {
         name: QUESTION_TOOL.into(),
-        description: "Ask the user a question and wait for the answer.".into(),
+        description: "Ask the user a question and wait for the answer. For a choice, a \
+            confirmation or a small form, give `type` and `context` (HITL Protocol review types): \
+            selection with context.options [{id, label}] and context.max_selected; confirmation \
+            with context.items_to_confirm [{id, label}]; input with context.form.fields [{key, \
+            label, type: text|number|date|boolean|select, required, options}]."
+            .into(),
         parameters: json!({
             "type": "object",
             "properties": {
                 "question": { "type": "string" },
-                "choices": { "type": "array", "items": { "type": "string" } }
+                "choices": { "type": "array", "items": { "type": "string" } },
+                "type": { "type": "string", "enum": ["input", "selection", "confirmation"] },
+                "context": { "type": "object" }
             },
             "required": ["question"]
         }),

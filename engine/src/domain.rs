@@ -23,6 +23,7 @@ pub mod quorum;
 pub mod review;
 pub mod review_flow;
 pub mod review_shape;
+pub mod review_words;
 pub mod run;
 pub mod submission;
 pub mod token;

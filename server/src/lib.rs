@@ -4,6 +4,7 @@
 mod at_start;
 pub mod audit_cli;
 pub mod audit_export;
+pub mod call_review;
 pub mod client_address;
 pub mod cross_site;
 mod draft_delta;
@@ -40,7 +41,7 @@ pub mod workers;
 use std::sync::Arc;
 
 use anyhow::Context;
-use axum::routing::get;
+use axum::routing::{get, post};
 use axum::Router;
 use leptos::prelude::*;
 use leptos_axum::{generate_route_list, LeptosRoutes};
@@ -113,6 +114,7 @@ pub fn router_with_pages(
             "/review/{case_id}",
             get(review_page::review_page).post(review_answer::answer),
         )
+        .route("/calls/{call_id}/review", post(call_review::open))
         .route(
             "/api/openapi.json",
             get(move || openapi::serve(document.clone())),

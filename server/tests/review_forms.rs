@@ -257,3 +257,40 @@ async fn a_confirmation_can_be_withdrawn_from_its_page() {
         (Some("cancelled"), Some("wrong list"))
     );
 }
+
+#[tokio::test]
+async fn a_questions_card_opens_its_page_with_a_fresh_link() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = start(dir.path()).await;
+    let hitl = ask(
+        &server,
+        json!({"type": "escalation", "prompt": "Deploy failed"}),
+    )
+    .await;
+    let call = support::waiting_call(&server).await;
+    let client = reqwest::Client::builder()
+        .redirect(reqwest::redirect::Policy::none())
+        .build()
+        .unwrap();
+    let open = |path: String| client.post(format!("{}{path}", server.base)).send();
+    let res = open(format!("/calls/{}/review", call.id)).await.unwrap();
+    assert_eq!(res.status(), 303);
+    let location = res.headers()["location"].to_str().unwrap().to_owned();
+    let case = hitl["case_id"].as_str().unwrap();
+    assert!(
+        location.starts_with(&format!("/review/{case}?token=")),
+        "{location}"
+    );
+    let html = reqwest::get(format!("{}{location}", server.base))
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    assert!(
+        html.contains("Retry") && html.contains("Abort"),
+        "the fresh link opens the page"
+    );
+    let res = open("/calls/call_nope/review".into()).await.unwrap();
+    assert_eq!(res.status(), 404);
+}

@@ -242,9 +242,29 @@ impl ToolCallItem {
             .unwrap_or_default()
     }
 
-    /// The answer given to a question.
+    /// The answer given to a question: its words, or a typed answer's
+    /// choices by their labels, or its action.
     pub fn answer(&self) -> Option<String> {
-        Some(self.result.as_ref()?["answer"].as_str()?.to_owned())
+        let result = self.result.as_ref()?;
+        if let Some(words) = result["answer"].as_str() {
+            return Some(words.to_owned());
+        }
+        let action = result["action"].as_str()?;
+        let Some(ids) = result["data"]["selected"].as_array() else {
+            return Some(action.to_owned());
+        };
+        let options = self.arguments["context"]["options"].as_array();
+        let label = |id: &str| {
+            options
+                .into_iter()
+                .flatten()
+                .find(|o| o["id"] == id)
+                .and_then(|o| o["label"].as_str())
+                .unwrap_or(id)
+                .to_owned()
+        };
+        let labels: Vec<String> = ids.iter().filter_map(|v| v.as_str()).map(label).collect();
+        Some(labels.join(", "))
     }
 
     /// What a reviewer changed, argument by argument, in name order.

@@ -11,6 +11,7 @@
 //! | `email ana@example.com: hi`       | `send_email` (one per recipient, in one batch) |
 //! | `clean up`                        | `list_directory`, then one batch deleting every file it found |
 //! | `ask me …` / `ask me …: a or b`   | `request_human_input` with the question (and choices) |
+//! | `let me choose …: a or b`         | `request_human_input` as a selection of those options |
 //!
 //! After results it says in prose what happened; after a rejection it
 //! acknowledges the reason and does not try the same call again.
@@ -67,10 +68,21 @@ fn after<'a>(text: &'a str, prefixes: &[&str]) -> Option<&'a str> {
     })
 }
 
+/// A question as a sentence: capitalised, with one question mark.
+fn sentence(question: &str) -> String {
+    let question = question.trim().trim_end_matches('?');
+    let mut letters = question.chars();
+    match letters.next() {
+        Some(first) => format!("{}{}?", first.to_uppercase(), letters.as_str()),
+        None => "What should I do?".to_owned(),
+    }
+}
+
 const HELP: &str = "I'm Airlock's demo agent. I work on the files of a small workspace and can: \
 list files, read a file (\"read notes.txt\"), write one (\"write ideas.md: some text\"), delete files \
 (\"delete drafts/plan.md and notes.txt\"), send an e-mail (\"email ana@example.com: hello\"), \
-clean up the workspace (\"clean up\"), or ask you a question (\"ask me which file to keep\"). \
+clean up the workspace (\"clean up\"), ask you a question (\"ask me which file to keep\") or \
+let you choose (\"let me choose which to keep: a.txt or b.txt\"). \
 Reading runs at once; writing, deleting and e-mail wait for your approval.";
 
 /// Works out what to do from the person's words.
@@ -90,12 +102,7 @@ fn plan(text: &str) -> ModelReply {
             Some((question, list)) => (question, paths(&list.replace(" or ", ","))),
             None => (asked, Vec::new()),
         };
-        let question = question.trim().trim_end_matches('?');
-        let mut letters = question.chars();
-        let question = match letters.next() {
-            Some(first) => format!("{}{}?", first.to_uppercase(), letters.as_str()),
-            None => "What should I do?".to_owned(),
-        };
+        let question = sentence(question);
         let arguments = if choices.is_empty() {
             json!({ "question": question })
         } else {
@@ -106,6 +113,25 @@ fn plan(text: &str) -> ModelReply {
             calls: vec![call("request_human_input", arguments)],
             ..ModelReply::default()
         };
+    }
+    if let Some(asked) = after(text, &["let me choose "]) {
+        let (question, list) = asked.split_once(':').unwrap_or((asked, ""));
+        let options: Vec<Value> = paths(&list.replace(" or ", ","))
+            .into_iter()
+            .map(|option| json!({ "id": option, "label": option }))
+            .collect();
+        if !options.is_empty() {
+            let arguments = json!({
+                "question": sentence(question),
+                "type": "selection",
+                "context": { "options": options },
+            });
+            return ModelReply {
+                text: String::new(),
+                calls: vec![call("request_human_input", arguments)],
+                ..ModelReply::default()
+            };
+        }
     }
     if let Some(rest) = after(text, &["delete ", "remove "]) {
         let targets = paths(rest);

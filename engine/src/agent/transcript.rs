@@ -7,17 +7,24 @@ use crate::domain::{Message, Role};
 use super::model::{CallOutcome, TranscriptCall, Turn};
 use crate::config::estimate_tokens;
 
+/// A question's answer as the model reads it: the words, or for a typed
+/// question the answer in words and as JSON.
+fn answer_of(call: &ToolCall) -> String {
+    let Some(result) = call.result.as_ref() else {
+        return String::new();
+    };
+    match crate::domain::ReviewShape::asked_by(call) {
+        Some(Ok(shape)) => shape.words(result),
+        _ => result["answer"].as_str().unwrap_or_default().to_owned(),
+    }
+}
+
 /// How a final call ended, as the model is told.
 pub fn outcome(call: &ToolCall) -> CallOutcome {
     let decided = call.decision.as_ref();
     match call.status {
         CallStatus::Completed if call.tool == super::QUESTION_TOOL => CallOutcome::Answered {
-            answer: call
-                .result
-                .as_ref()
-                .and_then(|r| r["answer"].as_str())
-                .unwrap_or_default()
-                .to_owned(),
+            answer: answer_of(call),
         },
         CallStatus::Completed => CallOutcome::Completed {
             result: call.result.clone().unwrap_or_default(),
@@ -148,5 +155,30 @@ mod tests {
         assert_eq!(fit(turns.clone(), 20), [user("thanks")]);
         // The newest is kept even when it alone is too large.
         assert_eq!(fit(vec![user(&"b".repeat(900))], 10).len(), 1);
+    }
+
+    #[test]
+    fn a_typed_answer_reads_in_words_with_its_ids() {
+        let options =
+            json!({"options": [{"id": "j2", "label": "N26"}, {"id": "j3", "label": "Zalando"}]});
+        let arguments = json!({"question": "Which?", "type": "selection", "context": options});
+        let mut call = ToolCall::waiting(
+            super::super::AGENT_SOURCE,
+            super::super::QUESTION_TOOL,
+            arguments,
+        );
+        call.status = CallStatus::Completed;
+        call.result = Some(json!({"action": "select", "data": {"selected": ["j3"]}}));
+        assert_eq!(
+            answer_of(&call),
+            r#"chose Zalando ({"action":"select","data":{"selected":["j3"]}})"#
+        );
+        call.arguments = json!({"question": "Which?"});
+        call.result = Some(json!({"answer": "the second"}));
+        assert_eq!(
+            answer_of(&call),
+            "the second",
+            "a plain question's answer is its words"
+        );
     }
 }

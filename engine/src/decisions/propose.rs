@@ -148,6 +148,12 @@ pub(crate) async fn classify(
         });
     }
     if p.source == AGENT_SOURCE && p.tool == QUESTION_TOOL {
+        // A typed question Airlock cannot draw is refused, saying why, so
+        // the agent can ask again.
+        if let Some(problems) = unaskable(&p.arguments) {
+            let reason = format!("this question cannot be asked: {problems}");
+            return Ok(PolicyVerdict::new(Outcome::Deny, reason));
+        }
         let reason = "the agent asks you a question";
         return Ok(PolicyVerdict::new(Outcome::RequireApproval, reason));
     }
@@ -163,4 +169,45 @@ pub(crate) async fn classify(
         read_only_hint: p.read_only_hint,
         granted,
     }))
+}
+
+/// What is wrong with a typed question's definition, in words; `None` for
+/// a plain question or one that can be asked.
+fn unaskable(arguments: &serde_json::Value) -> Option<String> {
+    let asked = arguments.get("type")?;
+    let Some(case_type) = asked.as_str().and_then(crate::domain::CaseType::parse) else {
+        return Some(format!("`{asked}` is not a review type"));
+    };
+    let context = arguments.get("context").unwrap_or(&serde_json::Value::Null);
+    let problems = crate::domain::ReviewShape::parse(&case_type, context).err()?;
+    let words: Vec<String> = problems
+        .iter()
+        .map(|p| format!("{}: {}", p.field, p.message))
+        .collect();
+    Some(words.join("; "))
+}
+
+#[cfg(test)]
+mod asked_tests {
+    use super::unaskable;
+    use serde_json::json;
+
+    #[test]
+    fn a_typed_question_airlock_cannot_draw_is_refused_saying_why() {
+        assert_eq!(unaskable(&json!({"question": "Which?"})), None);
+        let options = json!({"options": [{"id": "a", "label": "A"}]});
+        assert_eq!(
+            unaskable(&json!({"question": "Which?", "type": "selection", "context": options})),
+            None
+        );
+        let refused = unaskable(&json!({"question": "Which?", "type": "selection"})).unwrap();
+        assert!(
+            refused.starts_with("context.options: a selection needs its options"),
+            "{refused}"
+        );
+        assert_eq!(
+            unaskable(&json!({"question": "Which?", "type": "poll"})).unwrap(),
+            "`\"poll\"` is not a review type"
+        );
+    }
 }

@@ -25,6 +25,7 @@ fn tools(reply: &ModelReply) -> Vec<(String, Value)> {
 #[case("clean up", "list_directory", json!({"path": "."}))]
 #[case("ask me which file to keep", "request_human_input", json!({"question": "Which file to keep?"}))]
 #[case("ask me which file to keep: notes.txt or todo.md", "request_human_input", json!({"question": "Which file to keep?", "choices": ["notes.txt", "todo.md"]}))]
+#[case("let me choose which to keep: a.txt or b.txt", "request_human_input", json!({"question": "Which to keep?", "type": "selection", "context": {"options": [{"id": "a.txt", "label": "a.txt"}, {"id": "b.txt", "label": "b.txt"}]}}))]
 fn phrases_become_calls(#[case] text: &str, #[case] tool: &str, #[case] args: Value) {
     assert_eq!(tools(&respond(&[user(text)])), [(tool.to_owned(), args)]);
 }

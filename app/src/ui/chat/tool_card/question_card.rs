@@ -63,7 +63,10 @@ pub fn QuestionCard(
         // A typed question's form is on its review page.
         (None, Some(asked)) => view! {
             <div class="decide">
-                <p class="tool-decision">{format!("Answered on its review page, with {}: copy its link and open it.", asked_form(&asked))}</p>
+                <p class="tool-decision">{format!("Answered on its review page, with {}.", asked_form(&asked))}</p>
+                <form method="post" action=format!("/calls/{}/review", link_id)>
+                    <button type="submit" class="button primary">"Answer on its page"</button>
+                </form>
                 <CopyLink call_id=link_id/>
             </div>
         }

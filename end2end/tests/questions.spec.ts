@@ -1,0 +1,27 @@
+// The agent's typed question in the chat: its card opens the question's
+// review page, the person chooses there, and the agent goes on with the
+// choice, read back in words.
+import { test, expect } from './fixtures';
+import { newConversation, send } from './chat';
+
+test('a choice the agent asks for is made on its page and read back in the chat', async ({ page }) => {
+  await newConversation(page);
+  const chat = page.url();
+  await send(page, 'let me choose which to keep: a.txt or b.txt');
+  const card = page.getByRole('article', { name: 'Question from the agent' });
+  await expect(card).toContainText('Which to keep?');
+  await expect(card).toContainText('Answered on its review page, with a choice among options');
+  // Only the page takes a typed answer: the card has no free-text box.
+  await expect(card.getByRole('textbox', { name: 'Answer' })).toHaveCount(0);
+  await card.getByRole('button', { name: 'Answer on its page' }).click();
+  await expect(page).toHaveURL(/\/review\/review_/);
+  await page.getByRole('radio', { name: 'b.txt' }).check();
+  await page.getByRole('textbox', { name: 'Your name' }).fill('Sam');
+  await page.getByRole('button', { name: 'Submit choice' }).click();
+  await expect(page.getByRole('status').filter({ hasText: 'Chosen by Sam' })).toBeVisible();
+
+  await page.goto(chat);
+  await expect(card).toHaveAttribute('data-status', 'completed');
+  await expect(card).toContainText('Answered by Sam: b.txt');
+  await expect(page.getByRole('list', { name: 'Messages' })).toContainText('you answered: "chose b.txt');
+});
