@@ -9,6 +9,7 @@ mod audit;
 mod call;
 mod deciding;
 mod grant;
+mod question;
 mod review;
 mod source;
 pub use announced::{AnnouncementItem, NoticeLine};

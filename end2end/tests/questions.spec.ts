@@ -1,6 +1,6 @@
-// The agent's typed question in the chat: its card opens the question's
-// review page, the person chooses there, and the agent goes on with the
-// choice, read back in words.
+// The agent's typed question in the chat: chosen with one press on its
+// card, or on the review page the card opens; either way the agent goes on
+// with the choice, read back in words.
 import { test, expect } from './fixtures';
 import { newConversation, send } from './chat';
 
@@ -10,7 +10,6 @@ test('a choice the agent asks for is made on its page and read back in the chat'
   await send(page, 'let me choose which to keep: a.txt or b.txt');
   const card = page.getByRole('article', { name: 'Question from the agent' });
   await expect(card).toContainText('Which to keep?');
-  await expect(card).toContainText('Answered on its review page, with a choice among options');
   // Only the page takes a typed answer: the card has no free-text box.
   await expect(card.getByRole('textbox', { name: 'Answer' })).toHaveCount(0);
   await card.getByRole('button', { name: 'Answer on its page' }).click();
@@ -24,4 +23,14 @@ test('a choice the agent asks for is made on its page and read back in the chat'
   await expect(card).toHaveAttribute('data-status', 'completed');
   await expect(card).toContainText('Answered by Sam: b.txt');
   await expect(page.getByRole('list', { name: 'Messages' })).toContainText('you answered: "chose b.txt');
+});
+
+test('a choice of one is made with one press on the card', async ({ page }) => {
+  await newConversation(page);
+  await send(page, 'let me choose which to keep: a.txt or b.txt');
+  const card = page.getByRole('article', { name: 'Question from the agent' });
+  await card.getByRole('button', { name: 'a.txt' }).click();
+  await expect(card).toHaveAttribute('data-status', 'completed');
+  await expect(card).toContainText('Answered by sam: a.txt');
+  await expect(page.getByRole('list', { name: 'Messages' })).toContainText('you answered: "chose a.txt');
 });

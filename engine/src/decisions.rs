@@ -382,7 +382,7 @@ mod quorum;
 mod stop;
 
 pub(crate) use access::{check, check_message, pending_call};
-pub(crate) use answer::{answer, answer_closing, answer_typed};
+pub(crate) use answer::{answer, answer_closing, answer_pressed, answer_typed};
 pub(crate) use chat::hand_to_agent;
 pub(crate) use propose::{classify, new_call, propose_calls, propose_in_run, Turn};
 pub(crate) use queue::answer_queued;

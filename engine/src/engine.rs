@@ -273,6 +273,18 @@ impl Engine {
         decisions::answer(&self.core, call_id, answer, reviewer).await
     }
 
+    /// Answers a typed question with one press in the chat: `choice`, an
+    /// option of a selection; a confirmation confirms every item.
+    pub async fn answer_pressed(
+        &self,
+        call_id: &ToolCallId,
+        action: &str,
+        choice: Option<&str>,
+        reviewer: &Reviewer,
+    ) -> Result<ToolCall, EngineError> {
+        decisions::answer_pressed(&self.core, call_id, action, choice, reviewer).await
+    }
+
     /// Starts a run of the agent in a conversation.
     pub async fn start_run(&self, conversation: &ConversationId) -> Result<Run, EngineError> {
         decisions::start_run(&self.core, conversation, None).await

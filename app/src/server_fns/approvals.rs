@@ -1,6 +1,7 @@
 //! Deciding on tool calls that wait for a person.
 
 mod always_allow_call;
+mod answer_asked;
 mod answer_question;
 mod approve_all;
 mod approve_call;
@@ -10,6 +11,7 @@ mod reject_all;
 mod reject_call;
 
 pub use always_allow_call::*;
+pub use answer_asked::*;
 pub use answer_question::*;
 pub use approve_all::*;
 pub use approve_call::*;

@@ -215,58 +215,6 @@ impl ToolCallItem {
         self.tool == QUESTION_TOOL && self.source == AGENT_SOURCE
     }
 
-    /// The review type a typed question was asked as (`selection`, …):
-    /// answered with its own form, on its review page.
-    pub fn asked_type(&self) -> Option<String> {
-        Some(self.arguments.get("type")?.as_str()?.to_owned())
-    }
-
-    /// The question the agent asks, for a question card.
-    pub fn question(&self) -> String {
-        self.arguments["question"]
-            .as_str()
-            .unwrap_or("The agent asks for your input.")
-            .to_owned()
-    }
-
-    /// The answers the agent offers to choose from, if any.
-    pub fn choices(&self) -> Vec<String> {
-        self.arguments["choices"]
-            .as_array()
-            .map(|list| {
-                list.iter()
-                    .filter_map(|c| c.as_str())
-                    .map(str::to_owned)
-                    .collect()
-            })
-            .unwrap_or_default()
-    }
-
-    /// The answer given to a question: its words, or a typed answer's
-    /// choices by their labels, or its action.
-    pub fn answer(&self) -> Option<String> {
-        let result = self.result.as_ref()?;
-        if let Some(words) = result["answer"].as_str() {
-            return Some(words.to_owned());
-        }
-        let action = result["action"].as_str()?;
-        let Some(ids) = result["data"]["selected"].as_array() else {
-            return Some(action.to_owned());
-        };
-        let options = self.arguments["context"]["options"].as_array();
-        let label = |id: &str| {
-            options
-                .into_iter()
-                .flatten()
-                .find(|o| o["id"] == id)
-                .and_then(|o| o["label"].as_str())
-                .unwrap_or(id)
-                .to_owned()
-        };
-        let labels: Vec<String> = ids.iter().filter_map(|v| v.as_str()).map(label).collect();
-        Some(labels.join(", "))
-    }
-
     /// What a reviewer changed, argument by argument, in name order.
     pub fn argument_changes(&self) -> Vec<ArgumentChange> {
         let (Some(before), Some(after)) = (

@@ -57,6 +57,33 @@ pub(crate) async fn answer_closing(
     .await
 }
 
+pub(crate) async fn answer_pressed(
+    core: &Core,
+    call_id: &ToolCallId,
+    action: &str,
+    choice: Option<&str>,
+    reviewer: &Reviewer,
+) -> Result<ToolCall, EngineError> {
+    let call = core
+        .store
+        .tool_call(call_id)
+        .await?
+        .ok_or(EngineError::NotFound("tool call"))?;
+    let Some(shape) = crate::domain::ReviewShape::asked_by(&call) else {
+        return Err(EngineError::invalid(
+            "call",
+            "this question takes an answer in words",
+        ));
+    };
+    let shape = shape.map_err(EngineError::InvalidFields)?;
+    let data = shape.pressed(action, choice);
+    let result = shape
+        .check(action, &data)
+        .map_err(EngineError::InvalidFields)?;
+    let (call, _closed) = complete(core, call, result, reviewer).await?;
+    Ok(call)
+}
+
 /// Answers a typed question with `result`, the `{action, data}` its shape
 /// checked; returns the call and the case the answer closed.
 pub(crate) async fn answer_typed(

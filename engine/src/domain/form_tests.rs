@@ -344,3 +344,26 @@ fn a_pages_post_reads_as_each_types_data() {
         json!({"feedback": "Warmer"})
     );
 }
+
+#[test]
+fn one_press_in_the_chat_reads_as_a_whole_answer() {
+    let selection = shape(
+        CaseType::Selection,
+        json!({"options": [{"id": "a", "label": "A"}]}),
+    );
+    let data = selection.pressed("select", Some("a"));
+    assert_eq!(data, json!({"selected": ["a"]}));
+    assert!(selection.check("select", &data).is_ok());
+    let items =
+        json!({"items_to_confirm": [{"id": "m1", "label": "M1"}, {"id": "m2", "label": "M2"}]});
+    let confirmation = shape(CaseType::Confirmation, items);
+    assert_eq!(
+        confirmation.pressed("confirm", None),
+        json!({"confirmed_items": ["m1", "m2"]})
+    );
+    assert_eq!(confirmation.pressed("cancel", None), json!({}));
+    assert_eq!(
+        shape(CaseType::Escalation, json!({})).pressed("skip", None),
+        json!({})
+    );
+}

@@ -7,6 +7,27 @@ use serde_json::{Map, Value};
 use super::review_shape::ReviewShape;
 
 impl ReviewShape {
+    /// The data of an answer given with one press in the chat: the option
+    /// chosen (`choice`), or, for a confirmation, every item confirmed.
+    pub fn pressed(&self, action: &str, choice: Option<&str>) -> Value {
+        let mut data = Map::new();
+        match self {
+            ReviewShape::Selection { .. } => {
+                let picked = choice.map(|c| Value::String(c.to_owned()));
+                data.insert(
+                    "selected".into(),
+                    Value::Array(picked.into_iter().collect()),
+                );
+            }
+            ReviewShape::Confirmation { items } if action == "confirm" && !items.is_empty() => {
+                let all = items.iter().map(|i| Value::String(i.id.clone())).collect();
+                data.insert("confirmed_items".into(), Value::Array(all));
+            }
+            _ => {}
+        }
+        Value::Object(data)
+    }
+
     /// Reads what a review page posted (name, value pairs; a name once per
     /// ticked box) into the `data` an API caller would send: a form's
     /// fields by their inputs, the ids ticked, the notes, and an object

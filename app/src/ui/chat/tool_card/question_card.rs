@@ -5,7 +5,7 @@ use leptos::prelude::*;
 
 use super::copy_link::CopyLink;
 use crate::error::AppError;
-use crate::server_fns::approvals::AnswerQuestion;
+use crate::server_fns::approvals::{AnswerAsked, AnswerQuestion};
 use crate::ui::common::post_form::{Post, PostForm};
 use crate::wire::ToolCallItem;
 
@@ -58,16 +58,40 @@ pub fn QuestionCard(
     let answer_id = call.id.clone();
     let link_id = call.id.clone();
     let asked = call.asked_type();
+    let presses = call.one_press_answers();
+    let pressed_id = call.id.clone();
+    // With presses here, the page is the second way; without, the only one.
+    let page_class = if presses.is_empty() {
+        "button primary"
+    } else {
+        "button"
+    };
     let form = pending.then(move || match (actions, asked) {
         (Some(actions), _) => actions.run(),
-        // A typed question's form is on its review page.
+        // A typed question is answered with one press here when it can
+        // be, and on its review page, with its whole form, always.
         (None, Some(asked)) => view! {
             <div class="decide">
-                <p class="tool-decision">{format!("Answered on its review page, with {}.", asked_form(&asked))}</p>
+                {if presses.is_empty() {
+                    view! { <p class="tool-decision">{format!("Answered on its review page, with {}.", asked_form(&asked))}</p> }.into_any()
+                } else {
+                    presses.into_iter().map(|(label, action, choice)| {
+                        let id = pressed_id.clone();
+                        view! {
+                            <PostForm to={answer.to::<AnswerAsked>()}>
+                                <input type="hidden" name="call_id" value=id/>
+                                <input type="hidden" name="action" value=action/>
+                                {choice.map(|c| view! { <input type="hidden" name="choice" value=c/> })}
+                                <button type="submit" class="button" disabled=busy>{label}</button>
+                            </PostForm>
+                        }
+                    }).collect_view().into_any()
+                }}
                 <form method="post" action=format!("/calls/{}/review", link_id)>
-                    <button type="submit" class="button primary">"Answer on its page"</button>
+                    <button type="submit" class=page_class>"Answer on its page"</button>
                 </form>
                 <CopyLink call_id=link_id/>
+                {move || problem().map(|text| view! { <p class="form-error" role="alert">{text}</p> })}
             </div>
         }
         .into_any(),

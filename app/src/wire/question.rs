@@ -1,0 +1,89 @@
+//! A question's card reads what the agent asked, how it may be answered in
+//! the chat, and the answer given.
+
+use super::ToolCallItem;
+
+impl ToolCallItem {
+    /// The review type a typed question was asked as (`selection`, …):
+    /// answered with its own form, on its review page.
+    pub fn asked_type(&self) -> Option<String> {
+        Some(self.arguments.get("type")?.as_str()?.to_owned())
+    }
+
+    /// The answers a typed question takes with one press in the chat, as
+    /// (button label, action, option id): each option of a selection of
+    /// one, or each action of a confirmation, escalation or approval. None
+    /// for a form, a selection of several, or an approval's edit: those
+    /// take the question's page.
+    pub fn one_press_answers(&self) -> Vec<(String, String, Option<String>)> {
+        let context = &self.arguments["context"];
+        let press = |label: &str, action: &str| (label.to_owned(), action.to_owned(), None);
+        match self.asked_type().as_deref() {
+            Some("selection") if context["max_selected"].as_u64().unwrap_or(1) == 1 => context
+                ["options"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter_map(|o| {
+                    let id = o["id"].as_str()?;
+                    let label = o["label"].as_str().unwrap_or(id);
+                    Some((label.to_owned(), "select".to_owned(), Some(id.to_owned())))
+                })
+                .collect(),
+            Some("confirmation") => vec![press("Confirm", "confirm"), press("Cancel", "cancel")],
+            Some("escalation") => vec![
+                press("Retry", "retry"),
+                press("Skip", "skip"),
+                press("Abort", "abort"),
+            ],
+            Some("approval") => vec![press("Approve", "approve"), press("Reject", "reject")],
+            _ => Vec::new(),
+        }
+    }
+
+    /// The question the agent asks, for a question card.
+    pub fn question(&self) -> String {
+        self.arguments["question"]
+            .as_str()
+            .unwrap_or("The agent asks for your input.")
+            .to_owned()
+    }
+
+    /// The answers the agent offers to choose from, if any.
+    pub fn choices(&self) -> Vec<String> {
+        self.arguments["choices"]
+            .as_array()
+            .map(|list| {
+                list.iter()
+                    .filter_map(|c| c.as_str())
+                    .map(str::to_owned)
+                    .collect()
+            })
+            .unwrap_or_default()
+    }
+
+    /// The answer given to a question: its words, or a typed answer's
+    /// choices by their labels, or its action.
+    pub fn answer(&self) -> Option<String> {
+        let result = self.result.as_ref()?;
+        if let Some(words) = result["answer"].as_str() {
+            return Some(words.to_owned());
+        }
+        let action = result["action"].as_str()?;
+        let Some(ids) = result["data"]["selected"].as_array() else {
+            return Some(action.to_owned());
+        };
+        let options = self.arguments["context"]["options"].as_array();
+        let label = |id: &str| {
+            options
+                .into_iter()
+                .flatten()
+                .find(|o| o["id"] == id)
+                .and_then(|o| o["label"].as_str())
+                .unwrap_or(id)
+                .to_owned()
+        };
+        let labels: Vec<String> = ids.iter().filter_map(|v| v.as_str()).map(label).collect();
+        Some(labels.join(", "))
+    }
+}
