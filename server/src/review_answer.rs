@@ -15,6 +15,7 @@ use app::state::AppState;
 use app::ui::pages::review::ReviewPage;
 use app::ui::review::ReviewAccess;
 use app::wire::AnswerDraft;
+use engine::domain::form_check::input_name;
 use engine::domain::{Actor, Channel, FieldProblem, ReviewShape};
 use engine::reviews::{CaseId, Submission};
 use engine::EngineError;
@@ -96,7 +97,7 @@ async fn settle(
         let withdrawn = engine.cancel_review(&id, token, reason, name.as_deref(), channel, by);
         return match withdrawn.await {
             Err(EngineError::Invalid { field, message }) => {
-                again(posted, vec![(field.into(), message)], 0)
+                again(posted, vec![(field.into(), message)], 0, None)
             }
             _ => Settled::Done,
         };
@@ -114,7 +115,7 @@ async fn settle(
         let last = form.steps.len().saturating_sub(1);
         let step = step.min(last);
         if go == "back" {
-            return again(posted, Vec::new(), step.saturating_sub(1));
+            return again(posted, Vec::new(), step.saturating_sub(1), Some(&shape));
         }
         // This step's fields must fit before the next one shows.
         let data = Value::Object(form.read_posted(posted));
@@ -131,8 +132,8 @@ async fn settle(
             })
             .collect();
         return match here.is_empty() {
-            true => again(posted, Vec::new(), (step + 1).min(last)),
-            false => again(posted, pairs(here), step),
+            true => again(posted, Vec::new(), (step + 1).min(last), Some(&shape)),
+            false => again(posted, pairs(here), step, Some(&shape)),
         };
     }
     let submission = Submission {
@@ -161,10 +162,10 @@ async fn settle(
                     .unwrap_or(step),
                 _ => 0,
             };
-            again(posted, pairs(problems), step)
+            again(posted, pairs(problems), step, Some(&shape))
         }
         Err(EngineError::Invalid { field, message }) => {
-            again(posted, vec![(field.into(), message)], step)
+            again(posted, vec![(field.into(), message)], step, Some(&shape))
         }
         _ => Settled::Done,
     }
@@ -174,11 +175,29 @@ fn pairs(problems: Vec<FieldProblem>) -> Vec<(String, String)> {
     problems.into_iter().map(|p| (p.field, p.message)).collect()
 }
 
-/// The form drawn again at `step`: 422 with problems, else 200.
-fn again(posted: &[(String, String)], problems: Vec<(String, String)>, step: usize) -> Settled {
+/// The form drawn again at `step`: 422 with problems, else 200. The
+/// sensitive fields of the step shown are left empty, to be typed again;
+/// other steps' values travel along, hidden, to the last one.
+fn again(
+    posted: &[(String, String)],
+    problems: Vec<(String, String)>,
+    step: usize,
+    shape: Option<&ReviewShape>,
+) -> Settled {
+    let typed_again: Vec<String> = match shape {
+        Some(ReviewShape::Input { form }) => form.steps.get(step).map_or_else(Vec::new, |s| {
+            s.fields
+                .iter()
+                .filter(|f| f.sensitive)
+                .map(|f| input_name(&f.key))
+                .collect()
+        }),
+        _ => Vec::new(),
+    };
     let values = posted
         .iter()
         .filter(|(n, _)| !matches!(n.as_str(), "token" | "step" | "go" | "action"))
+        .filter(|(n, _)| !typed_again.contains(n))
         .cloned()
         .collect();
     let status = match problems.is_empty() {

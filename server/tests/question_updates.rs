@@ -30,21 +30,11 @@ async fn start(dir: &std::path::Path) -> support::TestServer {
 
 /// Asks `body` with the test's API key: the status and the body.
 async fn ask(server: &support::TestServer, body: Value) -> (u16, Value) {
-    let res = reqwest::Client::new()
-        .post(format!("{}/api/v1/reviews", server.base))
-        .bearer_auth(KEY)
-        .json(&body)
-        .send()
-        .await
-        .unwrap();
-    (res.status().as_u16(), res.json().await.unwrap())
+    support::ask_question(&server.base, KEY, body).await
 }
 
 fn fields(body: &Value) -> Vec<&str> {
-    body["fields"]
-        .as_array()
-        .map(|list| list.iter().filter_map(|p| p["field"].as_str()).collect())
-        .unwrap_or_default()
+    support::problem_fields(body)
 }
 
 #[tokio::test]

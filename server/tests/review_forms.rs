@@ -17,15 +17,9 @@ async fn start(dir: &std::path::Path) -> support::TestServer {
 
 /// Asks `body`; the 202's `hitl` object.
 async fn ask(server: &support::TestServer, body: Value) -> Value {
-    let res = reqwest::Client::new()
-        .post(format!("{}/api/v1/reviews", server.base))
-        .bearer_auth(KEY)
-        .json(&body)
-        .send()
-        .await
-        .unwrap();
-    assert_eq!(res.status(), 202);
-    res.json::<Value>().await.unwrap()["hitl"].clone()
+    let (status, body) = support::ask_question(&server.base, KEY, body).await;
+    assert_eq!(status, 202, "{body}");
+    body["hitl"].clone()
 }
 
 /// Posts the page's form with `fields` (and the link's token): the status,
@@ -293,4 +287,30 @@ async fn a_questions_card_opens_its_page_with_a_fresh_link() {
     );
     let res = open("/calls/call_nope/review".into()).await.unwrap();
     assert_eq!(res.status(), 404);
+}
+
+#[tokio::test]
+async fn a_sensitive_value_is_not_written_back_into_the_page() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = start(dir.path()).await;
+    let hitl = ask(
+        &server,
+        json!({"type": "input", "prompt": "Tax details", "context": {"form": {"fields": [
+            {"key": "tax_id", "label": "Tax ID", "type": "text", "sensitive": true, "required": true},
+            {"key": "country", "label": "Country", "type": "text", "required": true}]}}}),
+    )
+    .await;
+    assert!(page(&hitl).await.contains("type=\"password\""), "masked");
+    let (status, _, html) = post(
+        &server,
+        &hitl,
+        &[("f.tax_id", "DE-s3cret-42"), ("action", "submit")],
+    )
+    .await;
+    assert_eq!(status, 422);
+    assert!(html.contains("Country is required"));
+    assert!(
+        !html.contains("DE-s3cret-42"),
+        "the value is typed again, not sent back"
+    );
 }

@@ -12,14 +12,7 @@ const KEY: &str = "asking-key";
 
 /// Asks `body` with the test's API key: the status and the body.
 async fn ask(server: &support::TestServer, body: Value) -> (u16, Value) {
-    let res = reqwest::Client::new()
-        .post(format!("{}/api/v1/reviews", server.base))
-        .bearer_auth(KEY)
-        .json(&body)
-        .send()
-        .await
-        .unwrap();
-    (res.status().as_u16(), res.json().await.unwrap())
+    support::ask_question(&server.base, KEY, body).await
 }
 
 /// Answers through the review link of `hitl`: the status and the body.
@@ -38,10 +31,7 @@ async fn answer(server: &support::TestServer, hitl: &Value, answer: Value) -> (u
 }
 
 fn fields(body: &Value) -> Vec<&str> {
-    body["fields"]
-        .as_array()
-        .map(|list| list.iter().filter_map(|p| p["field"].as_str()).collect())
-        .unwrap_or_default()
+    support::problem_fields(body)
 }
 
 async fn start(dir: &std::path::Path) -> support::TestServer {

@@ -230,6 +230,31 @@ pub async fn gateway_answer(
     (res.status().as_u16(), res.json().await.unwrap())
 }
 
+/// Asks a person a question (`POST /api/v1/reviews`) at `base` with API
+/// key `key`: the answer's status and JSON.
+pub async fn ask_question(
+    base: &str,
+    key: &str,
+    body: serde_json::Value,
+) -> (u16, serde_json::Value) {
+    let res = reqwest::Client::new()
+        .post(format!("{base}/api/v1/reviews"))
+        .bearer_auth(key)
+        .json(&body)
+        .send()
+        .await
+        .unwrap();
+    (res.status().as_u16(), res.json().await.unwrap())
+}
+
+/// The fields an `invalid_fields` answer names, in order.
+pub fn problem_fields(body: &serde_json::Value) -> Vec<&str> {
+    body["fields"]
+        .as_array()
+        .map(|list| list.iter().filter_map(|p| p["field"].as_str()).collect())
+        .unwrap_or_default()
+}
+
 /// The poll answer for case `case_id` at `base`, asked with API key `key`.
 pub async fn poll_case(base: &str, case_id: &str, key: &str) -> serde_json::Value {
     reqwest::Client::new()

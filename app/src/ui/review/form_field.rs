@@ -31,7 +31,9 @@ pub fn FormFieldInput(
     let described = (!described.is_empty()).then_some(described);
     let invalid = problem.is_some().then_some("true");
     let values = values.unwrap_or_else(|| field.default.clone().into_iter().collect());
-    let first = values.first().cloned();
+    // A sensitive value is never written back into the page's input: the
+    // person types it again.
+    let first = values.first().cloned().filter(|_| !field.sensitive);
     let input = match field.kind.as_str() {
         "textarea" => view! {
             <textarea id=id.clone() name=name required=field.required placeholder=field.placeholder.clone()
