@@ -220,8 +220,18 @@ pub async fn gateway_answer(
     key: &str,
     body: serde_json::Value,
 ) -> (u16, serde_json::Value) {
+    post_with_key(client, &format!("{base}/api/v1/tool-calls"), key, body).await
+}
+
+/// Posts `body` to `url` with API key `key`: the answer's status and JSON.
+async fn post_with_key(
+    client: &reqwest::Client,
+    url: &str,
+    key: &str,
+    body: serde_json::Value,
+) -> (u16, serde_json::Value) {
     let res = client
-        .post(format!("{base}/api/v1/tool-calls"))
+        .post(url)
         .bearer_auth(key)
         .json(&body)
         .send()
@@ -237,14 +247,8 @@ pub async fn ask_question(
     key: &str,
     body: serde_json::Value,
 ) -> (u16, serde_json::Value) {
-    let res = reqwest::Client::new()
-        .post(format!("{base}/api/v1/reviews"))
-        .bearer_auth(key)
-        .json(&body)
-        .send()
-        .await
-        .unwrap();
-    (res.status().as_u16(), res.json().await.unwrap())
+    let url = format!("{base}/api/v1/reviews");
+    post_with_key(&reqwest::Client::new(), &url, key, body).await
 }
 
 /// The fields an `invalid_fields` answer names, in order.
