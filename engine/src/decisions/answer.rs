@@ -3,7 +3,7 @@
 
 use super::{decide_and_publish, MAX_REASON_CHARS};
 use crate::core::Core;
-use crate::domain::{CallStatus, Decision, DecisionKind, ReviewCase, Reviewer};
+use crate::domain::{CallStatus, Decision, DecisionKind, ReviewCase, ReviewShape, Reviewer};
 use crate::domain::{ToolCall, ToolCallId, QUESTION_TOOL};
 use crate::error::EngineError;
 use crate::store::{Decided, DecisionChange};
@@ -69,30 +69,36 @@ pub(crate) async fn answer_pressed(
         .tool_call(call_id)
         .await?
         .ok_or(EngineError::NotFound("tool call"))?;
-    let Some(shape) = crate::domain::ReviewShape::asked_by(&call) else {
-        return Err(EngineError::invalid(
+    let pressed = |shape: &ReviewShape| shape.pressed(action, choice);
+    match answer_typed(core, call, action, pressed, reviewer).await? {
+        Some((call, _closed)) => Ok(call),
+        None => Err(EngineError::invalid(
             "call",
             "this question takes an answer in words",
-        ));
-    };
-    let shape = shape.map_err(EngineError::InvalidFields)?;
-    let data = shape.pressed(action, choice);
-    let result = shape
-        .check(action, &data)
-        .map_err(EngineError::InvalidFields)?;
-    let (call, _closed) = complete(core, call, result, reviewer).await?;
-    Ok(call)
+        )),
+    }
 }
 
-/// Answers a typed question with `result`, the `{action, data}` its shape
-/// checked; returns the call and the case the answer closed.
+/// Answers typed question `call` with `action` and the data `data_of`
+/// makes from what it asks, checked against it: every path a typed answer
+/// comes by (review page, API, relayed press, chat press) ends here. The
+/// call and the case the answer closed; `None` for the agent's plain
+/// question, answered in words.
 pub(crate) async fn answer_typed(
     core: &Core,
     call: ToolCall,
-    result: serde_json::Value,
+    action: &str,
+    data_of: impl FnOnce(&ReviewShape) -> serde_json::Value,
     reviewer: &Reviewer,
-) -> Result<(ToolCall, Option<ReviewCase>), EngineError> {
-    complete(core, call, result, reviewer).await
+) -> Result<Option<(ToolCall, Option<ReviewCase>)>, EngineError> {
+    let Some(shape) = ReviewShape::asked_by(&call) else {
+        return Ok(None);
+    };
+    let shape = shape.map_err(EngineError::InvalidFields)?;
+    let result = shape
+        .check(action, &data_of(&shape))
+        .map_err(EngineError::InvalidFields)?;
+    complete(core, call, result, reviewer).await.map(Some)
 }
 
 /// Completes question `call` with `result`, once.

@@ -192,14 +192,9 @@ pub(super) async fn answer(
         .tool_call(&case.tool_call_id)
         .await?
         .ok_or(EngineError::NotFound("tool call"))?;
-    let Some(shape) = ReviewShape::asked_by(&call) else {
-        return Ok(None);
-    };
-    let result = shape
-        .and_then(|shape| shape.check(&submission.action, &submission.data))
-        .map_err(EngineError::InvalidFields)?;
-    let (_call, closed) = decisions::answer_typed(core, call, result, reviewer).await?;
-    Ok(Some(closed))
+    let data = |_: &ReviewShape| submission.data.clone();
+    let answered = decisions::answer_typed(core, call, &submission.action, data, reviewer).await?;
+    Ok(answered.map(|(_call, closed)| closed))
 }
 
 /// Reads a protocol duration: shorthand (`90s`, `30m`, `24h`, `7d`) or
