@@ -68,6 +68,7 @@ fn service(
                 engine: engine.clone(),
                 public_url: public_url.clone(),
                 stdio_session: None,
+                _alive: None,
             })
         },
         Arc::new(LocalSessionManager::default()),
@@ -96,17 +97,25 @@ pub struct Proxy {
     /// Over stdio, the one session this process serves; over HTTP each
     /// request names its own (`Mcp-Session-Id`).
     stdio_session: Option<String>,
+    /// Over stdio, dropped with the proxy, which rmcp keeps until the last
+    /// request's handler ends: the process waits for it before it stops.
+    _alive: Option<tokio::sync::mpsc::Sender<()>>,
 }
 
 impl Proxy {
     /// A proxy for the one client that started this process, over stdio:
     /// its calls are in a session of their own, and their review links
-    /// start with `public_url`.
-    pub fn over_stdio(engine: Engine, public_url: String) -> Self {
+    /// start with `public_url`. `alive` closes when the proxy is gone.
+    pub fn over_stdio(
+        engine: Engine,
+        public_url: String,
+        alive: tokio::sync::mpsc::Sender<()>,
+    ) -> Self {
         Self {
             engine,
             public_url: Some(public_url),
             stdio_session: Some(uuid::Uuid::new_v4().to_string()),
+            _alive: Some(alive),
         }
     }
 }

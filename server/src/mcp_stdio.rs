@@ -64,6 +64,9 @@ pub async fn serve(url: String, key: String) -> anyhow::Result<()> {
 /// How long a client's first requests wait for the sources to come up.
 const SOURCES_UP_WITHIN: std::time::Duration = std::time::Duration::from_secs(10);
 
+/// How long a gone client's requests have to withdraw their calls.
+const HANDLERS_END_WITHIN: std::time::Duration = std::time::Duration::from_secs(10);
+
 /// Airlock in this process, serving the client on standard input and
 /// output and the pages at `settings.addr`, until the client goes away or
 /// `shutdown` completes. Logs and the ready line go to standard error.
@@ -84,7 +87,8 @@ pub async fn serve_here(
         None => format!("http://{}", listener.local_addr()?),
     };
     let engine = services.state.engine.clone();
-    let proxy = Proxy::over_stdio(engine.clone(), base);
+    let (alive, mut proxy_gone) = tokio::sync::mpsc::channel::<()>(1);
+    let proxy = Proxy::over_stdio(engine.clone(), base, alive);
     let (gone, client_gone) = tokio::sync::oneshot::channel::<()>();
     tokio::spawn(async move {
         // The client lists the tools first thing: let the sources come up.
@@ -95,6 +99,10 @@ pub async fn serve_here(
             }
             Err(e) => tracing::error!(error = %e, "the MCP client could not be served"),
         }
+        // rmcp returns as it cancels the requests in flight, before their
+        // handlers have withdrawn the calls they left waiting; the proxy
+        // goes with the last of them.
+        let _ = tokio::time::timeout(HANDLERS_END_WITHIN, proxy_gone.recv()).await;
         let _ = gone.send(());
     });
     let stop = async move {
