@@ -63,7 +63,10 @@ fn checked_reason(reason: Option<String>) -> Result<Option<String>, EngineError>
 }
 
 fn not_for_questions() -> EngineError {
-    EngineError::invalid("call", "a question takes an answer, not an approval")
+    EngineError::invalid(
+        "call",
+        "a question takes an answer, not an approval: answer it in the chat or on its review page",
+    )
 }
 
 pub(crate) async fn decide(

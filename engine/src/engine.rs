@@ -382,6 +382,7 @@ impl Engine {
 }
 
 mod audit;
+mod calls;
 mod people;
 pub mod proxy;
 mod reviews;

@@ -15,6 +15,7 @@ use std::time::Duration;
 
 use serde_json::Value;
 
+pub(crate) use ask::causes;
 pub use ask::{Airlock, Answer};
 pub use claude_code::{HookInput, Verdict};
 

@@ -5,6 +5,7 @@ mod at_start;
 pub mod audit_cli;
 pub mod audit_export;
 pub mod call_review;
+pub mod calls_api;
 pub mod client_address;
 pub mod cross_site;
 mod draft_delta;
@@ -35,6 +36,7 @@ pub mod sign_in_guard;
 pub mod slack;
 pub mod source_stream;
 pub mod streams;
+pub mod terminal;
 mod tool_sources;
 pub mod workers;
 
@@ -94,6 +96,10 @@ pub fn router_with_pages(
         .routes(utoipa_axum::routes!(source_stream::source_events))
         .routes(utoipa_axum::routes!(source_stream::list_sources))
         .routes(utoipa_axum::routes!(audit_export::export_audit))
+        .routes(utoipa_axum::routes!(calls_api::pending::pending_calls))
+        .routes(utoipa_axum::routes!(calls_api::show::show_call))
+        .routes(utoipa_axum::routes!(calls_api::approve::approve_call))
+        .routes(utoipa_axum::routes!(calls_api::reject::reject_call))
         .routes(utoipa_axum::routes!(streams::conversation_events))
         .routes(utoipa_axum::routes!(streams::inbox_events))
         .routes(utoipa_axum::routes!(review_stream::review_events))

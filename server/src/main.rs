@@ -37,6 +37,8 @@ enum Command {
     /// Decide an agent's tool calls from the agent's own hooks.
     #[command(subcommand)]
     Hook(HookCommand),
+    #[command(flatten)]
+    People(server::terminal::TerminalCommand),
     /// Check what the policy does with a call, or with a file of calls,
     /// without a server.
     #[command(subcommand)]
@@ -139,6 +141,7 @@ fn done(_: ()) -> ExitCode {
 async fn run(command: Command) -> anyhow::Result<ExitCode> {
     match command {
         Command::Policy(command) => Ok(server::policy_cli::run(command).await),
+        Command::People(command) => Ok(server::terminal::run(command).await),
         Command::Serve => serve().await.map(done),
         Command::User(UserCommand::Add {
             name,

@@ -22,6 +22,7 @@ use utoipa::OpenApi;
     modifiers(&BearerKeys),
     tags(
         (name = "HITL Protocol", description = "The gateway and review cases (HITL Protocol v0.8)."),
+        (name = "People", description = "What waits for a person, and deciding it, as the person of a personal API token (`airlock pending`, `approve`, `reject`)."),
         (name = "Streams", description = "Live changes as server-sent events."),
         (name = "Operations", description = "Health and this document."),
     )

@@ -49,8 +49,9 @@ const OPEN: &[&str] = &[
 ];
 
 /// Paths under an open prefix that people use, and so need sign-in: the
-/// tool sources' state and the audit are no business of an agent's API key.
-const GUARDED: &[&str] = &["/api/v1/sources", "/api/v1/audit"];
+/// tool sources' state, the audit and deciding calls are no business of an
+/// agent's API key.
+const GUARDED: &[&str] = &["/api/v1/sources", "/api/v1/audit", "/api/v1/calls"];
 
 /// Middleware: lets a request through with its person, or sends it to sign in.
 pub async fn require_sign_in(

@@ -97,6 +97,7 @@ impl AuditItem {
             "api" => "API".to_owned(),
             "slack" => "Slack".to_owned(),
             "relayed" => "relayed by the agent".to_owned(),
+            "cli" => "terminal".to_owned(),
             "system" => "Airlock".to_owned(),
             "allowed_page" => "Allowed page".to_owned(),
             other => other.to_owned(),

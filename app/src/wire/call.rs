@@ -198,11 +198,12 @@ impl ToolCallItem {
             "cancel" => "Withdrawn",
             _ => "Decided",
         };
-        // A press in Slack says so: the person may not have seen Airlock.
-        let place = if d.channel == "slack" {
-            " in Slack"
-        } else {
-            ""
+        // A press in Slack or the terminal says so: the person may not
+        // have seen the card.
+        let place = match d.channel.as_str() {
+            "slack" => " in Slack",
+            "cli" => " from the terminal",
+            _ => "",
         };
         Some(match &d.reason {
             Some(reason) => format!("{verb} by {}{place}: {reason}", d.by),

@@ -184,6 +184,9 @@ pub enum Channel {
     Slack,
     /// A press in a chat app an agent relayed (HITL inline submit).
     Relayed,
+    /// A person's own HTTP API (`/api/v1/calls`), as `airlock approve`
+    /// and scripts use it.
+    Cli,
     /// Airlock itself (expiry).
     System,
 }
@@ -197,6 +200,7 @@ impl Channel {
             Channel::Api => "api",
             Channel::Slack => "slack",
             Channel::Relayed => "relayed",
+            Channel::Cli => "cli",
             Channel::System => "system",
         }
     }
@@ -209,6 +213,7 @@ impl Channel {
             Self::Api,
             Self::Slack,
             Self::Relayed,
+            Self::Cli,
             Self::System,
         ]
         .into_iter()

@@ -220,7 +220,7 @@ impl Airlock {
 }
 
 /// An error and what caused it, down to the bottom ("… : Connection refused").
-fn causes(error: &dyn std::error::Error) -> String {
+pub(crate) fn causes(error: &dyn std::error::Error) -> String {
     let mut text = error.to_string();
     let mut cause = error.source();
     while let Some(inner) = cause {
