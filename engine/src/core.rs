@@ -9,6 +9,7 @@ use chrono::{DateTime, Utc};
 use crate::clock::Clock;
 use crate::config::Config;
 use crate::events::Events;
+use crate::metrics::Metrics;
 use crate::store::Store;
 use crate::throttle::Throttle;
 use crate::tools::report::SourceBoard;
@@ -26,6 +27,8 @@ pub(crate) struct Core {
     pub(crate) setup: SetupLink,
     /// The tool sources in use, for the Sources page.
     pub(crate) sources: SourceBoard,
+    /// What this process counts for `GET /metrics`.
+    pub(crate) metrics: Metrics,
 }
 
 /// How many failed sign-ins are tolerated before the next waits: few per

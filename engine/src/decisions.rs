@@ -217,6 +217,7 @@ pub(crate) async fn decide_known(
 async fn decide_and_publish(core: &Core, change: &DecisionChange) -> Result<Decided, StoreError> {
     let mut decided = core.store.decide(change).await?;
     if let Decided::Applied(applied) = &mut decided {
+        core.metrics.decided(&applied.call);
         core.events
             .publish(std::iter::once(applied.event.clone()).chain(applied.woken_run.take()));
     }
@@ -263,6 +264,7 @@ async fn apply_batch(
     };
     let (changed, woken) = core.store.decide_batch(batch_id, &decision, status).await?;
     let (mut calls, events): (Vec<_>, Vec<_>) = changed.into_iter().unzip();
+    calls.iter().for_each(|call| core.metrics.decided(call));
     core.events.publish(events.into_iter().chain(woken));
     if approve {
         calls.extend(quorum::approve_batch(core, batch_id, &decision).await?);
@@ -307,6 +309,7 @@ pub(crate) async fn expire_due(core: &Core) -> Result<usize, EngineError> {
         let n = changed.len();
         total += n;
         let calls: Vec<ToolCall> = changed.iter().map(|(c, _)| c.clone()).collect();
+        calls.iter().for_each(|call| core.metrics.decided(call));
         core.events.publish(changed.into_iter().map(|(_, e)| e));
         // The agent goes on once nothing of its turn waits any more.
         wake_runs(core, &calls).await?;

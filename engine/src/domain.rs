@@ -5,6 +5,7 @@
 
 pub mod actor;
 pub mod audit;
+pub mod backlog;
 pub mod call;
 pub mod callback;
 pub mod conversation;
@@ -32,6 +33,7 @@ pub mod view;
 
 pub use actor::{Actor, Refusal};
 pub use audit::{AuditEntry, AuditLine, AuditPage, AuditQuery, ChainBreak, ChainCheck, Seal};
+pub use backlog::{Backlog, PendingCount};
 pub use call::{
     CallStatus, Channel, Decision, DecisionKind, ExpiryAction, ProposedCall, ToolCall,
     AGENT_SOURCE, QUESTION_TOOL, SYSTEM_TIMEOUT,

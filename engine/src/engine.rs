@@ -45,6 +45,7 @@ impl Engine {
             sign_ins: Default::default(),
             setup: Default::default(),
             sources: Default::default(),
+            metrics: Default::default(),
         };
         Self {
             core: Arc::new(core),
@@ -383,6 +384,7 @@ impl Engine {
 
 mod audit;
 mod calls;
+mod observe;
 mod people;
 pub mod proxy;
 mod reviews;

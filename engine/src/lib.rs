@@ -15,6 +15,7 @@ mod error;
 pub mod events;
 pub mod grants;
 pub mod intent;
+pub mod metrics;
 #[cfg(test)]
 mod node_process;
 pub mod people;

@@ -13,6 +13,7 @@ use crate::domain::{Conversation, ConversationSummary, InboxQuery, ListPage, Mes
 use crate::domain::{Run, RunStatus};
 
 pub mod audit;
+pub mod backlog;
 mod error;
 pub mod grants;
 mod migrate;
@@ -31,6 +32,7 @@ mod values;
 pub(crate) mod conformance;
 
 pub use audit::AuditStore;
+pub use backlog::BacklogStore;
 pub use error::StoreError;
 pub use grants::{GrantAudit, GrantStore};
 pub use notices::NoticeStore;
@@ -50,6 +52,7 @@ pub use values::{
 #[async_trait]
 pub trait Store:
     PeopleStore
+    + BacklogStore
     + GrantStore
     + AuditStore
     + QuorumStore

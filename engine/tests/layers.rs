@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 /// of a lower floor, and none of its own floor or above.
 const FLOORS: &[&[&str]] = &[
     &["domain", "clock", "intent", "throttle"],
-    &["policy"],
+    &["policy", "metrics"],
     &["config"],
     &["store", "events", "tools"],
     &["core", "error"],

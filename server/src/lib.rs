@@ -20,6 +20,7 @@ pub mod list_stream;
 pub mod listing;
 pub mod mcp;
 pub mod mcp_stdio;
+pub mod metrics_endpoint;
 pub mod model_check;
 pub mod oidc;
 pub mod openapi;
@@ -88,6 +89,7 @@ pub fn router_with_pages(
         sso,
         proxies,
         slack,
+        metrics_token,
     } = doors;
     let (own, own_api) = utoipa_axum::router::OpenApiRouter::<AppState>::new()
         .routes(utoipa_axum::routes!(health::healthz))
@@ -122,6 +124,12 @@ pub fn router_with_pages(
         )
         .route("/calls/{call_id}/review", post(call_review::open))
         .route(
+            "/metrics",
+            get(move |axum::extract::State(state), person, headers| {
+                metrics_endpoint::serve(state, person, headers, metrics_token.clone())
+            }),
+        )
+        .route(
             "/api/openapi.json",
             get(move || openapi::serve(document.clone())),
         )
@@ -130,6 +138,10 @@ pub fn router_with_pages(
             move || shell(options.clone())
         })
         .fallback(leptos_axum::file_and_error_handler::<AppState, _>(shell))
+        .route_layer(axum::middleware::from_fn_with_state(
+            state.engine.metrics().clone(),
+            metrics_endpoint::count_requests,
+        ))
         .layer(axum::middleware::from_fn_with_state(
             state.clone(),
             sign_in_guard::require_sign_in,
@@ -190,6 +202,9 @@ pub struct Doors {
     pub proxies: Arc<client_address::TrustedProxies>,
     /// The Slack app whose buttons decide, when it is set up.
     pub slack: Option<Arc<engine::reviews::slack_app::SlackApp>>,
+    /// What a scraper of `/metrics` sends with sign-in on
+    /// (`AIRLOCK_METRICS_TOKEN`).
+    pub metrics_token: Option<settings::Secret>,
 }
 
 /// Opens the store `settings` name, creating the data directory first.
@@ -273,6 +288,7 @@ pub async fn build(settings: &Settings) -> anyhow::Result<Services> {
             sso,
             proxies: Arc::new(settings.trusted_proxies.clone()),
             slack: slack.map(Arc::new),
+            metrics_token: settings.metrics_token.clone(),
         },
     })
 }

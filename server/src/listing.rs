@@ -13,11 +13,10 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use axum::http::StatusCode;
-use axum::response::sse::{Event as SseEvent, KeepAlive, Sse};
-use axum::response::{IntoResponse, Response};
+use axum::response::sse::Event as SseEvent;
+use axum::response::Response;
 use serde::Serialize;
 use tokio::sync::{broadcast, mpsc, watch};
-use tokio_stream::wrappers::ReceiverStream;
 
 use engine::events::Event;
 use engine::{Engine, EngineError};
@@ -105,10 +104,9 @@ pub async fn stream<L: Listing>(engine: Engine) -> Response {
         }
     };
     let (tx, rx) = mpsc::channel(8);
+    let answer = crate::streams::event_stream(&engine, rx);
     tokio::spawn(pump::<L>(engine, first, changes, tx));
-    Sse::new(ReceiverStream::new(rx))
-        .keep_alive(KeepAlive::new().interval(Duration::from_secs(15)))
-        .into_response()
+    answer
 }
 
 type Tx = mpsc::Sender<Result<SseEvent, Infallible>>;

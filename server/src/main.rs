@@ -219,18 +219,29 @@ fn airlock_address() -> (String, String) {
     (url, std::env::var("AIRLOCK_API_KEY").unwrap_or_default())
 }
 
-/// Sends the log (filtered by `AIRLOCK_LOG`) to `out`.
+/// Sends the log (filtered by `AIRLOCK_LOG`) to `out`: lines for people,
+/// or with `AIRLOCK_LOG_FORMAT=json` one JSON object per line, for a log
+/// collector.
 fn log_to<W>(out: W)
 where
     W: for<'w> tracing_subscriber::fmt::MakeWriter<'w> + Send + Sync + 'static,
 {
-    tracing_subscriber::fmt()
+    let log = tracing_subscriber::fmt()
         .with_env_filter(
             EnvFilter::try_from_env("AIRLOCK_LOG")
                 .unwrap_or_else(|_| EnvFilter::new("info,sqlx=warn")),
         )
-        .with_writer(out)
-        .init();
+        .with_writer(out);
+    match std::env::var("AIRLOCK_LOG_FORMAT").as_deref() {
+        Ok("json") => log.json().init(),
+        Ok("text") | Err(_) => log.init(),
+        Ok(other) => {
+            log.init();
+            tracing::warn!(
+                "AIRLOCK_LOG_FORMAT={other} is not a log format (json or text): logging text"
+            );
+        }
+    }
 }
 
 async fn serve() -> anyhow::Result<()> {

@@ -9,17 +9,15 @@
 //! events sees every change that matters to the page.
 
 use std::convert::Infallible;
-use std::time::Duration;
 
 use axum::extract::rejection::QueryRejection;
 use axum::extract::{Path, Query, State};
 use axum::http::StatusCode;
-use axum::response::sse::{Event as SseEvent, KeepAlive, Sse};
-use axum::response::{IntoResponse, Response};
+use axum::response::sse::Event as SseEvent;
+use axum::response::Response;
 use axum::Extension;
 use serde::Deserialize;
 use tokio::sync::{broadcast, mpsc};
-use tokio_stream::wrappers::ReceiverStream;
 
 use app::state::{AppState, SignedInPerson};
 use app::wire::ReviewItem;
@@ -96,10 +94,9 @@ pub async fn review_events(
     };
     let (tx, rx) = mpsc::channel(8);
     let link = Link { id, token, by };
+    let answer = crate::streams::event_stream(&state.engine, rx);
     tokio::spawn(pump(state.engine, link, first, live, tx));
-    Sse::new(ReceiverStream::new(rx))
-        .keep_alive(KeepAlive::new().interval(Duration::from_secs(15)))
-        .into_response()
+    answer
 }
 
 fn forbidden() -> Response {

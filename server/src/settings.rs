@@ -60,6 +60,9 @@ pub struct Settings {
     pub smtp: Option<SmtpSettings>,
     /// The Slack app whose buttons decide (`AIRLOCK_SLACK_SIGNING_SECRET`).
     pub slack: Option<SlackSettings>,
+    /// What a scraper sends to read `/metrics` with sign-in on
+    /// (`AIRLOCK_METRICS_TOKEN`, as `Authorization: Bearer`).
+    pub metrics_token: Option<Secret>,
 }
 
 /// A value that never reaches a log line.
@@ -138,6 +141,7 @@ impl Settings {
             local_person,
             smtp,
             slack,
+            metrics_token: lookup("AIRLOCK_METRICS_TOKEN").map(Secret),
         })
     }
 }

@@ -33,6 +33,8 @@ const OPEN: &[&str] = &[
     "/pkg/",
     "/favicon.svg",
     "/healthz",
+    // Prometheus: its own token, or a person's, checked by the handler.
+    "/metrics",
     "/.well-known/",
     "/api/openapi.json",
     // The HITL API and the MCP proxy: API keys.

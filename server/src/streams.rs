@@ -24,6 +24,7 @@ use serde::Deserialize;
 use serde_json::json;
 use tokio::sync::{broadcast, mpsc};
 use tokio_stream::wrappers::ReceiverStream;
+use tokio_stream::StreamExt;
 
 use app::state::AppState;
 use engine::events::{Draft, Event};
@@ -182,8 +183,24 @@ fn stream(engine: Engine, feed: Feed, after: Option<i64>, headers: &HeaderMap) -
         .and_then(|v| v.trim().parse::<i64>().ok())
         .or(after);
     let (tx, rx) = mpsc::channel(64);
+    let answer = event_stream(&engine, rx);
     tokio::spawn(pump(engine, feed, resume, tx));
-    Sse::new(ReceiverStream::new(rx))
+    answer
+}
+
+/// The answer that sends `rx`'s events as they come, with a comment every
+/// 15 s to keep proxies from closing it; counted as an open stream in the
+/// metrics until the client goes.
+pub(crate) fn event_stream(
+    engine: &Engine,
+    rx: mpsc::Receiver<Result<SseEvent, Infallible>>,
+) -> Response {
+    let open = engine.metrics().stream_opened();
+    let events = ReceiverStream::new(rx).map(move |event| {
+        let _counted = &open;
+        event
+    });
+    Sse::new(events)
         .keep_alive(KeepAlive::new().interval(Duration::from_secs(15)))
         .into_response()
 }

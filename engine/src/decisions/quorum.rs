@@ -74,6 +74,7 @@ pub(super) async fn approve(
             }
             ApprovalAdded::Completed(applied) => {
                 let applied = *applied;
+                core.metrics.decided(&applied.call);
                 core.events
                     .publish(std::iter::once(applied.event).chain(applied.woken_run));
                 return Ok((applied.call, applied.closed_case));

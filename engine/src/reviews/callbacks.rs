@@ -15,6 +15,7 @@ use sha2::Sha256;
 use crate::core::Core;
 pub use crate::domain::{Callback, CallbackAttempt};
 use crate::error::EngineError;
+use crate::metrics::Delivery;
 
 /// The header that carries the signature.
 pub const SIGNATURE_HEADER: &str = "X-HITL-Signature";
@@ -122,6 +123,7 @@ pub(crate) async fn deliver_callbacks(
         if !matches!(attempt, CallbackAttempt::Delivered { .. }) {
             tracing::warn!(case = %callback.case_id, attempts = callback.attempts + 1, ?attempt, "callback not delivered");
         }
+        core.metrics.delivery("callbacks", Delivery::of(&attempt));
         store.record_callback(callback.id, &attempt).await?;
     }
     Ok(delivered)

@@ -27,6 +27,7 @@ use crate::core::Core;
 use crate::domain::notice::{ESCALATION, REMINDER};
 use crate::domain::{rfc3339, CallStatus, CallbackAttempt, CaseId, Notice, ReviewToken, ToolCall};
 use crate::error::EngineError;
+use crate::metrics::Delivery;
 
 /// How many notices one pass delivers.
 const DELIVERY_BATCH: i64 = 100;
@@ -76,6 +77,7 @@ pub(crate) async fn deliver_notices(
         if !matches!(attempt, CallbackAttempt::Delivered { .. }) {
             tracing::warn!(case = %notice.case_id, channel = %notice.channel, ?attempt, "notice not delivered");
         }
+        core.metrics.delivery("notices", Delivery::of(&attempt));
         let changed = store
             .record_notice(notice.id, &attempt, core.clock.now())
             .await?;

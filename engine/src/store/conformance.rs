@@ -233,6 +233,7 @@ conformance!(
     review_cases_follow_their_calls,
     a_case_has_at_most_one_next_round,
     calls_since_read_a_window_page_by_page,
+    the_backlog_counts_what_waits,
     a_decision_closes_its_case_as_stored,
     a_stop_is_asked_of_a_run_under_way,
     held_messages_join_the_conversation_once_in_order,

@@ -12,6 +12,7 @@ use super::{Announcement, FeedBatch, StoreError};
 
 mod api_tokens;
 mod audit;
+mod backlog;
 mod call_reads;
 mod calls;
 mod conversations;

@@ -12,10 +12,9 @@ use std::time::Duration;
 
 use axum::extract::{Path, State};
 use axum::http::HeaderMap;
-use axum::response::sse::{Event as SseEvent, KeepAlive, Sse};
-use axum::response::{IntoResponse, Response};
+use axum::response::sse::Event as SseEvent;
+use axum::response::Response;
 use tokio::sync::{broadcast, mpsc};
-use tokio_stream::wrappers::ReceiverStream;
 
 use engine::reviews::{CaseEvent, CaseId};
 
@@ -58,9 +57,7 @@ pub async fn stream(
     let (tx, rx) = mpsc::channel::<Result<SseEvent, Infallible>>(16);
     let call_id = case.tool_call_id.as_str().to_owned();
     tokio::spawn(follow(hitl.engine.clone(), id, call_id, after, signals, tx));
-    Ok(Sse::new(ReceiverStream::new(rx))
-        .keep_alive(KeepAlive::new().interval(Duration::from_secs(15)))
-        .into_response())
+    Ok(crate::streams::event_stream(&hitl.engine, rx))
 }
 
 fn to_sse(event: &CaseEvent) -> SseEvent {

@@ -75,12 +75,17 @@ impl Agent {
             };
             events.draft(&writing_in, piece);
         };
+        let started = std::time::Instant::now();
         let asked = tokio::select! {
             // A stop rung while a tool ran is heard here first.
             biased;
             _ = stop.notified() => None,
             reply = self.model.reply(&request, &progress) => Some(reply),
         };
+        if let Some(answered) = &asked {
+            let took = started.elapsed().as_secs_f64();
+            self.core.metrics.model_request(took, answered.is_ok());
+        }
         // Whatever comes of it, the reply is no longer being written.
         self.core.events.draft_ended(conversation);
         let Some(asked) = asked else {

@@ -53,6 +53,7 @@ impl Fixture {
             sign_ins: Default::default(),
             setup: Default::default(),
             sources: Default::default(),
+            metrics: Default::default(),
         };
         Self { core, _dir: dir }
     }
@@ -245,6 +246,7 @@ async fn an_agents_api_key_names_the_person_who_may_not_approve_its_calls() {
         sign_ins: Default::default(),
         setup: Default::default(),
         sources: Default::default(),
+        metrics: Default::default(),
     };
     let ana = crate::people::add_person(
         &core,

@@ -33,3 +33,30 @@ pub(crate) async fn calls_since_read_a_window_page_by_page(f: &Fixture) {
     let made: Vec<_> = calls[..5].iter().map(|c| c.id.clone()).collect();
     assert_eq!(seen, made);
 }
+
+/// What waits is counted by source and tool; what was decided is not.
+pub(crate) async fn the_backlog_counts_what_waits(f: &Fixture) {
+    use crate::domain::PendingCount;
+    let store = &f.store;
+    assert_eq!(store.backlog().await.unwrap(), Default::default());
+    let c = new_conversation(store).await;
+    let mut calls = vec![
+        call(&c, 0, CallStatus::PendingApproval),
+        call(&c, 1, CallStatus::PendingApproval),
+        call(&c, 2, CallStatus::Approved),
+        call(&c, 3, CallStatus::PendingApproval),
+    ];
+    calls[3].tool = "write_file".into();
+    store.insert_calls(&calls, &[]).await.unwrap();
+    let backlog = store.backlog().await.unwrap();
+    let count = |tool: &str, count| PendingCount {
+        source: "demo".into(),
+        tool: tool.into(),
+        count,
+    };
+    assert_eq!(
+        backlog.pending,
+        [count("delete_file", 2), count("write_file", 1)]
+    );
+    assert_eq!((backlog.callbacks, backlog.notices), (0, 0));
+}
