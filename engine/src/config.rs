@@ -37,6 +37,7 @@ pub mod policy_cases;
 mod raw;
 mod read;
 pub mod replay;
+mod shadow;
 mod source;
 
 /// Durations as the configuration writes them (`90s`, `9m`, `24h`), for
@@ -159,6 +160,12 @@ pub struct Config {
     /// How much of a conversation the model can read; `None` when it has
     /// no limit worth minding (the demo model).
     pub model_context: Option<ModelContext>,
+    /// The file `shadow_policy:` names, beside this one when relative; the
+    /// server reads it into [`Config::shadow`].
+    pub shadow_file: Option<std::path::PathBuf>,
+    /// The candidate configuration whose policy every live call is also
+    /// decided by, never enforced (see `config/shadow.rs`).
+    pub shadow: Option<std::sync::Arc<Config>>,
 }
 
 /// The local person's name when the server is not told the OS user's.
@@ -178,6 +185,8 @@ impl Default for Config {
             group_channels: BTreeMap::new(),
             local_person: LOCAL_PERSON.to_owned(),
             model_context: None,
+            shadow_file: None,
+            shadow: None,
         }
     }
 }
@@ -247,6 +256,8 @@ impl Config {
             group_channels,
             local_person: LOCAL_PERSON.to_owned(),
             model_context: None,
+            shadow_file: raw.shadow_policy.map(|path| source::beside(file, &path)),
+            shadow: None,
         })
     }
 

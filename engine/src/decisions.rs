@@ -390,7 +390,7 @@ mod stop;
 pub(crate) use access::{check, check_message, pending_call};
 pub(crate) use answer::{answer, answer_closing, answer_pressed, answer_typed};
 pub(crate) use chat::hand_to_agent;
-pub(crate) use propose::{classify, new_call, propose_calls, propose_in_run, Turn};
+pub(crate) use propose::{classify, new_call, propose_calls, propose_in_run, Classified, Turn};
 pub(crate) use queue::answer_queued;
 pub(crate) use stop::stop_agent;
 pub use stop::STOPPED;

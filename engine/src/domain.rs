@@ -26,6 +26,7 @@ pub mod review_flow;
 pub mod review_shape;
 pub mod review_words;
 pub mod run;
+pub mod shadow;
 pub mod submission;
 pub mod token;
 pub mod verdict;
@@ -63,6 +64,7 @@ pub use review_flow::{case_for, closing, closing_of, event_data, prompt_for, que
 pub use review_flow::{rfc3339, Closing};
 pub use review_shape::{Choice, ReviewShape};
 pub use run::{lease_until, Run, RunStatus, LEASE_SECONDS};
+pub use shadow::ShadowVerdict;
 pub use submission::{SubmissionContext, SubmittedBy, VerificationResult};
 pub use token::{hash_text, ReviewToken};
 pub use verdict::{Reviewer, Verdict};

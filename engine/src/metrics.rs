@@ -40,6 +40,7 @@ struct Inner {
     streams: AtomicI64,
     model_time: Family<Histogram>,
     deliveries: Family<u64>,
+    shadow: Family<u64>,
 }
 
 impl Default for Inner {
@@ -80,6 +81,11 @@ impl Default for Inner {
                 "airlock_outbox_deliveries_total",
                 "Attempts to deliver callbacks and notices, by outbox and outcome (delivered, retry, gave_up).",
                 &["outbox", "outcome"],
+            ),
+            shadow: Family::new(
+                "airlock_shadow_differences_total",
+                "Live calls the shadow policy would have decided otherwise, by the real verdict and the shadow's.",
+                &["real", "shadow"],
             ),
         }
     }
@@ -139,6 +145,12 @@ impl Metrics {
         self.0.deliveries.inc(&[outbox, outcome.as_str()]);
     }
 
+    /// Counts a live call the shadow policy decides otherwise: `real` and
+    /// `shadow` are verdicts in words (`allow`, `ask`, `deny`, `hidden`).
+    pub fn shadow_differs(&self, real: &str, shadow: &str) {
+        self.0.shadow.inc(&[real, shadow]);
+    }
+
     /// Every metric in Prometheus' text format, with `backlog` (what waits,
     /// as the store has it now).
     pub fn render(&self, backlog: &Backlog) -> String {
@@ -194,6 +206,7 @@ impl Metrics {
         text::sample(&mut out, "airlock_open_event_streams", &[], open as f64);
         text::histograms(&mut out, &inner.model_time);
         text::counters(&mut out, &inner.deliveries);
+        text::counters(&mut out, &inner.shadow);
         out
     }
 }

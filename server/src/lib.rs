@@ -320,7 +320,19 @@ pub(crate) fn read_config(path: Option<&std::path::Path>) -> anyhow::Result<Conf
     };
     let text = std::fs::read_to_string(path)
         .with_context(|| format!("cannot read the configuration file {}", path.display()))?;
-    Ok(Config::parse(&path.display().to_string(), &text)?)
+    let file = path.display().to_string();
+    let config = Config::parse(&file, &text)?;
+    let Some(shadow) = config.shadow_file.clone() else {
+        return Ok(config);
+    };
+    let text = std::fs::read_to_string(&shadow).with_context(|| {
+        format!(
+            "cannot read the shadow policy {} (`shadow_policy` in {file})",
+            shadow.display()
+        )
+    })?;
+    let candidate = Config::parse(&shadow.display().to_string(), &text)?;
+    Ok(config.with_shadow(&file, candidate)?)
 }
 
 /// A database URL with any password replaced, safe to log.

@@ -34,6 +34,10 @@ pub(super) struct RawConfig {
     pub auth: Option<AuthSettings>,
     #[serde(default)]
     pub notify: BTreeMap<String, super::notify::RawChannel>,
+    /// A candidate configuration whose policy is evaluated on every live
+    /// call and never enforced (`shadow_policy: candidate.yaml`).
+    #[serde(default)]
+    pub shadow_policy: Option<String>,
 }
 
 /// The `approvals:` block.

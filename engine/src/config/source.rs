@@ -196,7 +196,7 @@ const NO_CONNECTION: &str = "this source has no connection: give `command` (a pr
 
 /// `path` next to the configuration file when relative (`join` keeps an
 /// absolute path as it is).
-fn beside(file: &str, path: &str) -> std::path::PathBuf {
+pub(super) fn beside(file: &str, path: &str) -> std::path::PathBuf {
     match Path::new(file).parent() {
         Some(dir) => dir.join(path),
         None => path.into(),

@@ -4,9 +4,10 @@
 use chrono::Duration;
 
 use super::ProposedCall;
+use crate::config::policy_cases::Expect;
 use crate::core::Core;
 use crate::domain::{BatchId, ConversationId, Run, ToolCall, ToolCallId};
-use crate::domain::{CallStatus, NewCase};
+use crate::domain::{CallStatus, NewCase, ShadowVerdict};
 use crate::domain::{AGENT_SOURCE, QUESTION_TOOL};
 use crate::error::EngineError;
 use crate::policy::{CallFacts, Outcome, Verdict as PolicyVerdict};
@@ -38,9 +39,9 @@ pub(crate) async fn propose_in_run(
     let mut calls = Vec::with_capacity(proposals.len());
     let mut cases = Vec::new();
     for (position, p) in proposals.into_iter().enumerate() {
-        let verdict = classify(core, conversation, &p).await?;
+        let Classified { verdict, shadow } = classify(core, conversation, &p).await?;
         let announce = core.config.notices(&verdict, now);
-        let call = new_call(
+        let mut call = new_call(
             core,
             conversation,
             turn,
@@ -50,6 +51,7 @@ pub(crate) async fn propose_in_run(
             verdict,
             now,
         );
+        call.shadow = shadow;
         if call.status == CallStatus::PendingApproval {
             let mut case = crate::domain::case_for(&call, Default::default());
             case.reminder_at = crate::domain::FollowUp::first_reminder(&announce);
@@ -128,34 +130,54 @@ pub(crate) fn new_call(
         decision: None,
         result: None,
         error: None,
+        shadow: None,
         created_at: now,
         updated_at: now,
     }
 }
 
+/// What the policy says about one proposal, and what the shadow policy
+/// would say (never enforced).
+#[derive(Debug)]
+pub(crate) struct Classified {
+    pub verdict: PolicyVerdict,
+    pub shadow: Option<ShadowVerdict>,
+}
+
+impl From<PolicyVerdict> for Classified {
+    fn from(verdict: PolicyVerdict) -> Self {
+        Self {
+            verdict,
+            shadow: None,
+        }
+    }
+}
+
 /// What the policy says about one proposal. Unknown tools are refused,
-/// and the agent's questions always wait for a person.
+/// and the agent's questions always wait for a person; neither is a
+/// policy's to decide, so neither has a shadow verdict.
 pub(crate) async fn classify(
     core: &Core,
     conversation: &ConversationId,
     p: &ProposedCall,
-) -> Result<PolicyVerdict, EngineError> {
+) -> Result<Classified, EngineError> {
     if p.source.is_empty() {
         let reason = format!("there is no tool named {}", p.tool);
         return Ok(PolicyVerdict {
             hidden: true,
             ..PolicyVerdict::new(Outcome::Deny, reason)
-        });
+        }
+        .into());
     }
     if p.source == AGENT_SOURCE && p.tool == QUESTION_TOOL {
         // A typed question Airlock cannot draw is refused, saying why, so
         // the agent can ask again.
         if let Some(problems) = unaskable(&p.arguments) {
             let reason = format!("this question cannot be asked: {problems}");
-            return Ok(PolicyVerdict::new(Outcome::Deny, reason));
+            return Ok(PolicyVerdict::new(Outcome::Deny, reason).into());
         }
         let reason = "the agent asks you a question";
-        return Ok(PolicyVerdict::new(Outcome::RequireApproval, reason));
+        return Ok(PolicyVerdict::new(Outcome::RequireApproval, reason).into());
     }
     let granted = core
         .store
@@ -163,12 +185,19 @@ pub(crate) async fn classify(
         .await?
         .iter()
         .any(|rule| rule.covers(&p.arguments));
-    Ok(core.config.policy_for(&p.source).decide(CallFacts {
+    let facts = CallFacts {
         tool: &p.tool,
         arguments: &p.arguments,
         read_only_hint: p.read_only_hint,
         granted,
-    }))
+    };
+    let verdict = core.config.policy_for(&p.source).decide(facts);
+    let shadow = core.config.shadow_verdict(&p.source, facts, &verdict);
+    if let Some(shadow) = shadow.as_ref().filter(|s| s.differs) {
+        core.metrics
+            .shadow_differs(Expect::of(&verdict).as_str(), &shadow.verdict);
+    }
+    Ok(Classified { verdict, shadow })
 }
 
 /// What is wrong with a typed question's definition, in words; `None` for

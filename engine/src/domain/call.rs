@@ -292,6 +292,10 @@ pub struct ToolCall {
     pub result: Option<Value>,
     /// The error, once failed.
     pub error: Option<String>,
+    /// What the candidate policy (`shadow_policy`) would have done, when
+    /// one is configured.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shadow: Option<super::ShadowVerdict>,
     /// When it was proposed.
     pub created_at: DateTime<Utc>,
     /// When it last changed.
@@ -333,6 +337,7 @@ impl ToolCall {
             decision: None,
             result: None,
             error: None,
+            shadow: None,
             created_at: now,
             updated_at: now,
         }

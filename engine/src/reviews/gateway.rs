@@ -216,7 +216,8 @@ pub(crate) async fn gateway_call(
         arguments: request.arguments.clone(),
         read_only_hint: false,
     };
-    let verdict = decisions::classify(core, &conversation, &proposal).await?;
+    let decisions::Classified { verdict, shadow } =
+        decisions::classify(core, &conversation, &proposal).await?;
     let hidden = verdict.hidden && verdict.outcome == Outcome::Deny;
     let separated = verdict.separation_of_duties;
     let announce = core.config.notices(&verdict, now);
@@ -230,6 +231,7 @@ pub(crate) async fn gateway_call(
         verdict,
         now,
     );
+    call.shadow = shadow;
     let waiting = call.status == CallStatus::PendingApproval;
     if waiting && separated {
         call.not_by = key_holder(core, r.client.as_deref()).await?;

@@ -205,6 +205,11 @@ const MIGRATIONS: &[Migration] = &[
         description: "asking cases",
         sql: include_str!("../../migrations/postgres/0034_asking_cases.sql"),
     },
+    Migration {
+        version: 35,
+        description: "shadow verdicts",
+        sql: include_str!("../../migrations/postgres/0035_shadow_verdicts.sql"),
+    },
 ];
 
 /// Arbitrary key of the advisory lock that serialises migrations across replicas.

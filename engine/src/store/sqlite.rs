@@ -187,6 +187,11 @@ const MIGRATIONS: &[Migration] = &[
         description: "asking cases",
         sql: include_str!("../../migrations/sqlite/0034_asking_cases.sql"),
     },
+    Migration {
+        version: 35,
+        description: "shadow verdicts",
+        sql: include_str!("../../migrations/sqlite/0035_shadow_verdicts.sql"),
+    },
 ];
 
 /// How many read-only connections serve reads: one per core. Statements run

@@ -57,6 +57,20 @@ pub struct CallBody {
     /// The error, once it failed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
+    /// What the shadow policy would have done, when one is configured.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shadow: Option<ShadowBody>,
+}
+
+/// The shadow policy's verdict on a call, never enforced.
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+pub struct ShadowBody {
+    /// `allow`, `ask`, `deny` or `hidden`.
+    pub verdict: String,
+    /// Why, under the shadow policy.
+    pub reason: String,
+    /// Whether the real policy decided otherwise.
+    pub differs: bool,
 }
 
 /// One person's approval of a call that needs several.
@@ -120,6 +134,11 @@ impl CallBody {
             }),
             result: call.result,
             error: call.error,
+            shadow: call.shadow.map(|s| ShadowBody {
+                verdict: s.verdict,
+                reason: s.reason,
+                differs: s.differs,
+            }),
         }
     }
 }

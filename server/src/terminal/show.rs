@@ -88,6 +88,12 @@ pub(super) fn told(call: &CallBody, base: &str, now: DateTime<Utc>) -> String {
     if let Some(error) = &call.error {
         line("Error", error.clone());
     }
+    if let Some(shadow) = call.shadow.as_ref().filter(|s| s.differs) {
+        line(
+            "Shadow",
+            format!("would {}: {}", shadow.verdict, shadow.reason),
+        );
+    }
     let mut out = lines.join("\n");
     out.push('\n');
     if let Some(original) = &call.original_arguments {

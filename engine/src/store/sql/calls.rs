@@ -17,8 +17,8 @@ pub(super) const INSERT_AUDIT_ENTRY: &str =
 const INSERT_CALL: &str =
     "insert into tool_calls (tool_call_id, conversation_id, batch_id, position, source, tool,
         arguments, status, policy_reason, expires_at, default_action, created_at, updated_at,
-        run_id, message_seq, approvers, not_by, approvals_required)
-     values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $12, $13, $14, $15, $16, $17)";
+        run_id, message_seq, approvers, not_by, approvals_required, shadow)
+     values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $12, $13, $14, $15, $16, $17, $18)";
 
 /// Running calls of runs no live process holds. A call the MCP proxy runs
 /// belongs to no run: the client's request holds it, and it is not taken
@@ -187,6 +187,7 @@ impl<B: Backend> SqlStore<B> {
                 .bind(stored_groups(&c.approvers))
                 .bind(c.not_by.as_ref().map(|p| p.as_str()))
                 .bind(i64::from(c.quorum.required))
+                .bind(c.shadow.as_ref().map(|s| serde_json::json!(s).to_string()))
                 .execute(&mut tx)
                 .await?;
             Self::audit(&mut tx, c, "propose", "agent", "system", c.created_at).await?;

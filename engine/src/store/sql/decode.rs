@@ -135,6 +135,9 @@ pub(super) fn row_call(row: &Row) -> Result<ToolCall, StoreError> {
         decision,
         result: opt_text("result")?.map(|r| json(T, &r)).transpose()?,
         error: opt_text("error")?,
+        shadow: opt_text("shadow")?
+            .map(|s| serde_json::from_str(&s).map_err(|e| corrupt(T, e)))
+            .transpose()?,
         created_at: from_millis(T, row.try_get("created_at")?)?,
         updated_at: from_millis(T, row.try_get("updated_at")?)?,
     })

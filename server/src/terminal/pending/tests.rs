@@ -23,6 +23,7 @@ fn call(id: &str, tool: &str, created_at: &str) -> CallBody {
         decision: None,
         result: None,
         error: None,
+        shadow: None,
     }
 }
 
