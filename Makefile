@@ -125,6 +125,7 @@ bench:
 	AIRLOCK_BENCH_DATABASE_URL=$$(.ci/postgres) cargo bench -p engine --bench decisions
 	cargo bench -p engine --bench resume
 	cargo bench -p engine --bench sessions
+	cargo bench -p engine --bench policy
 	AIRLOCK_BENCH_DATABASE_URL=$$(.ci/postgres) cargo bench -p server --bench decide
 	cargo bench -p server --bench gateway
 	cargo bench -p server --bench review_page

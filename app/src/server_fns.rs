@@ -5,6 +5,7 @@ pub mod approvals;
 pub mod audit;
 pub mod conversations;
 pub mod grants;
+pub mod insights;
 pub mod people;
 pub mod reviews;
 pub mod sources;

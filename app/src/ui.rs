@@ -8,6 +8,7 @@ pub mod common;
 pub mod conversations;
 pub mod grants;
 pub mod inbox;
+pub mod insights;
 pub mod layout;
 pub mod pages;
 pub mod review;

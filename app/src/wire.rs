@@ -9,6 +9,7 @@ mod audit;
 mod call;
 mod deciding;
 mod grant;
+mod insights;
 mod question;
 mod review;
 mod source;
@@ -19,6 +20,7 @@ pub use call::{parse_arguments, time_label, ArgumentChange, DecisionItem, ToolCa
 pub use call::{ApprovalItem, QuorumItem};
 pub use deciding::{Deciding, MayDo};
 pub use grant::GrantItem;
+pub use insights::{InsightsView, RubberStampItem, ShadowItem, ToolInsightItem, INSIGHT_WINDOWS};
 pub use review::ReviewItem;
 pub use source::SourceItem;
 

@@ -39,6 +39,7 @@ mod read;
 pub mod replay;
 mod shadow;
 mod source;
+mod suggest;
 
 /// Durations as the configuration writes them (`90s`, `9m`, `24h`), for
 /// flags that take the same.
@@ -145,6 +146,8 @@ pub struct Config {
     pub gateway: GatewaySettings,
     /// The policy for sources with no block of their own.
     pub default_policy: Policy,
+    /// That policy as written.
+    pub default_policy_config: PolicyConfig,
     /// Tool sources by name.
     pub sources: BTreeMap<String, SourceConfig>,
     /// How people sign in; `None` when nobody signs in (one local person).
@@ -179,6 +182,7 @@ impl Default for Config {
             default_policy: PolicyConfig::default()
                 .compile("(built-in)", "default_policy")
                 .expect("the empty policy compiles"),
+            default_policy_config: PolicyConfig::default(),
             sources: BTreeMap::new(),
             auth: None,
             notify: BTreeMap::new(),
@@ -236,6 +240,7 @@ impl Config {
         let default_policy = raw.default_policy.unwrap_or_default();
         check_groups(file, "default_policy", &default_policy, auth.as_ref())?;
         notify::check(file, "default_policy", &default_policy, &notify)?;
+        let default_policy_config = default_policy.clone();
         let default_policy = default_policy.compile(file, "default_policy")?;
         let gateway = raw.gateway.unwrap_or_default();
         gateway.check(err)?;
@@ -250,6 +255,7 @@ impl Config {
             approvals,
             gateway,
             default_policy,
+            default_policy_config,
             sources,
             auth,
             notify,

@@ -14,6 +14,7 @@ pub mod engine;
 mod error;
 pub mod events;
 pub mod grants;
+pub mod insights;
 pub mod intent;
 pub mod metrics;
 #[cfg(test)]

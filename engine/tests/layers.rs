@@ -18,7 +18,7 @@ const FLOORS: &[&[&str]] = &[
     &["config"],
     &["store", "events", "tools"],
     &["core", "error"],
-    &["audit", "grants", "people", "relay"],
+    &["audit", "grants", "insights", "people", "relay"],
     &["decisions"],
     &["reviews", "agent"],
     &["conversations"],

@@ -8,8 +8,8 @@ use leptos_router::{path, SsrMode};
 use crate::ui::layout::header::AppHeader;
 use crate::ui::pages::{
     account::AccountPage, allowed::AllowedPage, approvals::ApprovalsPage, audit::AuditPage,
-    conversation::ConversationPage, home::HomePage, not_found::NotFound, people::PeoplePage,
-    setup::SetupPage, sign_in::SignInPage, sources::SourcesPage,
+    conversation::ConversationPage, home::HomePage, insights::InsightsPage, not_found::NotFound,
+    people::PeoplePage, setup::SetupPage, sign_in::SignInPage, sources::SourcesPage,
 };
 
 /// The HTML document every routed page is rendered into.
@@ -66,6 +66,7 @@ pub fn App() -> impl IntoView {
                 <Route path=path!("/people") view=PeoplePage ssr=SsrMode::Async/>
                 <Route path=path!("/sources") view=SourcesPage ssr=SsrMode::Async/>
                 <Route path=path!("/audit") view=AuditPage ssr=SsrMode::Async/>
+                <Route path=path!("/insights") view=InsightsPage ssr=SsrMode::Async/>
             </Routes>
         </Frame>
     }

@@ -6,6 +6,7 @@ pub mod approvals;
 pub mod audit;
 pub mod conversation;
 pub mod home;
+pub mod insights;
 pub mod not_found;
 pub mod people;
 pub mod review;

@@ -1,5 +1,5 @@
-//! The façade's methods for what Airlock counts about itself, for
-//! `GET /metrics` (see `metrics.rs`).
+//! The façade's methods for what Airlock counts about itself: `GET
+//! /metrics` (see `metrics.rs`) and the insights page (`insights.rs`).
 
 use crate::error::EngineError;
 use crate::metrics::Metrics;
@@ -10,6 +10,15 @@ impl Engine {
     /// streams.
     pub fn metrics(&self) -> &Metrics {
         &self.core.metrics
+    }
+
+    /// The insights of the last `window`: per source and tool, what the
+    /// policy and people did, rubber stamps and shadow differences.
+    pub async fn insights(
+        &self,
+        window: chrono::Duration,
+    ) -> Result<crate::insights::InsightsReport, EngineError> {
+        crate::insights::report(&self.core, window).await
     }
 
     /// Every metric in Prometheus' text format, with what waits read from

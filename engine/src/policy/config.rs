@@ -6,7 +6,7 @@
 use serde::{Deserialize, Serialize};
 
 use super::rule_config::{ConditionConfig, RuleAction};
-use super::rules::{compile_glob, CompiledRule, Condition, GlobList};
+use super::rules::{CompiledRule, Condition, GlobList, NameGlob};
 use super::Policy;
 use crate::domain::{FollowUp, MAX_APPROVALS};
 
@@ -204,7 +204,7 @@ impl PolicyConfig {
         let globs = |key: &str, patterns: &[String]| -> Result<GlobList, PolicyError> {
             let mut compiled = Vec::with_capacity(patterns.len());
             for (i, p) in patterns.iter().enumerate() {
-                let m = compile_glob(p).map_err(|e| {
+                let m = NameGlob::compile(p).map_err(|e| {
                     err(format!("{}[{i}]", at(key)), format!("bad glob `{p}`: {e}"))
                 })?;
                 compiled.push((p.clone(), m));
@@ -244,7 +244,7 @@ impl PolicyConfig {
         for (i, rule) in self.rules.iter().enumerate() {
             let key = format!("{}[{i}]", at("rules"));
             approvals(format!("{key}.approvals_required"), rule.approvals_required)?;
-            let tool = compile_glob(&rule.tool).map_err(|e| {
+            let tool = NameGlob::compile(&rule.tool).map_err(|e| {
                 err(
                     format!("{key}.tool"),
                     format!("bad glob `{}`: {e}", rule.tool),

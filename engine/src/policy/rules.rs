@@ -13,15 +13,40 @@ pub(super) fn compile_glob(pattern: &str) -> Result<GlobMatcher, globset::Error>
     Ok(glob.compile_matcher())
 }
 
+/// A glob over tool names. Most name one tool outright: those compare as
+/// text, several times faster than a glob matcher, and every call checks
+/// a block's whole list of rules.
+#[derive(Debug, Clone)]
+pub(super) enum NameGlob {
+    Exact(String),
+    Pattern(GlobMatcher),
+}
+
+impl NameGlob {
+    pub(super) fn compile(pattern: &str) -> Result<Self, globset::Error> {
+        match pattern.contains(['*', '?', '[', ']', '{', '}', '\\']) {
+            true => Ok(NameGlob::Pattern(compile_glob(pattern)?)),
+            false => Ok(NameGlob::Exact(pattern.to_owned())),
+        }
+    }
+
+    pub(super) fn is_match(&self, name: &str) -> bool {
+        match self {
+            NameGlob::Exact(exact) => exact == name,
+            NameGlob::Pattern(matcher) => matcher.is_match(name),
+        }
+    }
+}
+
 /// An ordered list of globs that remembers each pattern, so a verdict can say
 /// which one matched.
 #[derive(Debug, Clone, Default)]
 pub(super) struct GlobList {
-    globs: Vec<(String, GlobMatcher)>,
+    globs: Vec<(String, NameGlob)>,
 }
 
 impl GlobList {
-    pub(super) fn new(globs: Vec<(String, GlobMatcher)>) -> Self {
+    pub(super) fn new(globs: Vec<(String, NameGlob)>) -> Self {
         Self { globs }
     }
 
@@ -135,7 +160,7 @@ impl Condition {
 /// A rule: a tool glob, conditions that must all hold, and an action.
 #[derive(Debug, Clone)]
 pub(super) struct CompiledRule {
-    pub tool: GlobMatcher,
+    pub tool: NameGlob,
     pub conditions: Vec<Condition>,
     pub action: RuleAction,
     /// The rule's approver groups, when it names its own.

@@ -24,6 +24,7 @@ pub fn AppHeader() -> impl IntoView {
                 <A href="/allowed">"Allowed"</A>
                 <A href="/sources">"Sources"</A>
                 {reads_audit().then(|| view! { <A href="/audit">"Audit"</A> })}
+                {reads_audit().then(|| view! { <A href="/insights">"Insights"</A> })}
                 {is_admin().then(|| view! { <A href="/people">"People"</A> })}
             </nav>
             {signed_in_name().map(|name| view! {
