@@ -230,7 +230,10 @@ impl Engine {
         verdict: Verdict,
         reviewer: &Reviewer,
     ) -> Result<ToolCall, EngineError> {
-        decisions::decide(&self.core, call_id, verdict, reviewer).await
+        let span =
+            tracing::debug_span!("decide", call = %call_id, channel = reviewer.channel.as_str());
+        let decided = decisions::decide(&self.core, call_id, verdict, reviewer);
+        tracing::Instrument::instrument(decided, span).await
     }
 
     /// Approves or rejects every still-pending call of a batch at once.

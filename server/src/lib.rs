@@ -37,6 +37,7 @@ pub mod sign_in_guard;
 pub mod slack;
 pub mod source_stream;
 pub mod streams;
+pub mod telemetry;
 pub mod terminal;
 mod tool_sources;
 pub mod workers;

@@ -7,7 +7,6 @@ use anyhow::Context;
 use clap::{Parser, Subcommand};
 use engine::domain::Access;
 use server::people_cli::AddUser;
-use tracing_subscriber::EnvFilter;
 
 // Serving a request allocates and frees many small buffers across threads,
 // which glibc's allocator does slowly (a tenth of the gateway's CPU time).
@@ -174,17 +173,22 @@ async fn run(command: Command) -> anyhow::Result<ExitCode> {
                 .map(done)
         }
         Command::Mcp { config: None } => {
-            log_to(std::io::stderr);
+            let telemetry = server::telemetry::init(std::io::stderr);
             let (url, key) = airlock_address();
-            server::mcp_stdio::serve(url, key).await.map(done)
+            let served = server::mcp_stdio::serve(url, key).await;
+            telemetry.shutdown();
+            served.map(done)
         }
         Command::Mcp { config: Some(file) } => {
-            log_to(std::io::stderr);
-            let mut settings = server::Settings::from_env()?;
-            settings.config_file = Some(file);
-            server::mcp_stdio::serve_here(settings, shutdown_signal())
-                .await
-                .map(done)
+            let telemetry = server::telemetry::init(std::io::stderr);
+            let served = async {
+                let mut settings = server::Settings::from_env()?;
+                settings.config_file = Some(file);
+                server::mcp_stdio::serve_here(settings, shutdown_signal()).await
+            };
+            let served = served.await;
+            telemetry.shutdown();
+            served.map(done)
         }
         Command::Hook(HookCommand::ClaudeCode {
             source,
@@ -219,38 +223,18 @@ fn airlock_address() -> (String, String) {
     (url, std::env::var("AIRLOCK_API_KEY").unwrap_or_default())
 }
 
-/// Sends the log (filtered by `AIRLOCK_LOG`) to `out`: lines for people,
-/// or with `AIRLOCK_LOG_FORMAT=json` one JSON object per line, for a log
-/// collector.
-fn log_to<W>(out: W)
-where
-    W: for<'w> tracing_subscriber::fmt::MakeWriter<'w> + Send + Sync + 'static,
-{
-    let log = tracing_subscriber::fmt()
-        .with_env_filter(
-            EnvFilter::try_from_env("AIRLOCK_LOG")
-                .unwrap_or_else(|_| EnvFilter::new("info,sqlx=warn")),
-        )
-        .with_writer(out);
-    match std::env::var("AIRLOCK_LOG_FORMAT").as_deref() {
-        Ok("json") => log.json().init(),
-        Ok("text") | Err(_) => log.init(),
-        Ok(other) => {
-            log.init();
-            tracing::warn!(
-                "AIRLOCK_LOG_FORMAT={other} is not a log format (json or text): logging text"
-            );
-        }
-    }
-}
-
 async fn serve() -> anyhow::Result<()> {
-    log_to(std::io::stdout);
-    let settings = server::Settings::from_env()?;
-    let listener = tokio::net::TcpListener::bind(settings.addr)
-        .await
-        .with_context(|| format!("cannot listen on {}", settings.addr))?;
-    server::launch(settings, listener, shutdown_signal()).await
+    let telemetry = server::telemetry::init(std::io::stdout);
+    let served = async {
+        let settings = server::Settings::from_env()?;
+        let listener = tokio::net::TcpListener::bind(settings.addr)
+            .await
+            .with_context(|| format!("cannot listen on {}", settings.addr))?;
+        server::launch(settings, listener, shutdown_signal()).await
+    };
+    let served = served.await;
+    telemetry.shutdown();
+    served
 }
 
 /// Completes on Ctrl-C or SIGTERM.

@@ -14,6 +14,7 @@ use axum::response::{IntoResponse, Response};
 use axum::Extension;
 use http::{header, HeaderMap, StatusCode};
 use subtle::ConstantTimeEq;
+use tracing::Instrument;
 
 use app::state::{AppState, SignedInPerson};
 use engine::domain::Action;
@@ -87,7 +88,15 @@ pub async fn count_requests(
         .get::<MatchedPath>()
         .map(|path| path.as_str().replace('{', ":").replace('}', ""));
     let method = request.method().clone();
-    let response = next.run(request).await;
+    // At debug level: only a collector (AIRLOCK_OTLP_ENDPOINT) asks for it.
+    let span = tracing::debug_span!(
+        "request",
+        http.method = %method,
+        http.route = route.as_deref().unwrap_or_default(),
+        http.status = tracing::field::Empty,
+    );
+    let response = next.run(request).instrument(span.clone()).await;
+    span.record("http.status", response.status().as_u16());
     if let Some(route) = route {
         let took = started.elapsed().as_secs_f64();
         metrics.request(&route, method.as_str(), response.status().as_u16(), took);

@@ -16,6 +16,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use tokio::sync::{watch, Notify};
+use tracing::Instrument;
 
 use super::catalog::Catalog;
 use super::model::Model;
@@ -249,9 +250,11 @@ impl Agent {
     async fn run_tool(&self, claimed: &ToolCall) -> Result<bool, AgentError> {
         let store = &self.core.store;
         let clock = &self.core.clock;
+        let span = tool_span(claimed);
         let outcome = match self.sources.get(&claimed.source) {
             Some(source) => source
                 .call(&claimed.tool, &claimed.arguments)
+                .instrument(span)
                 .await
                 .map_err(|e| storable(&e.to_string())),
             None => Err(format!("there is no tool named {}", claimed.tool)),
@@ -262,6 +265,11 @@ impl Agent {
         self.core.events.publish([event]);
         Ok(true)
     }
+}
+
+/// The span of one tool run, for a collector (see `server/src/telemetry.rs`).
+pub(crate) fn tool_span(call: &ToolCall) -> tracing::Span {
+    tracing::debug_span!("tool", source = %call.source, tool = %call.tool, call = %call.id)
 }
 
 /// Steps runs as they become runnable, until `stop` turns true.

@@ -200,7 +200,11 @@ impl Engine {
         self.core.events.publish([event]);
         let source = self.core.sources.get().get(&claimed.source).cloned();
         let raw = match source {
-            Some(source) => source.call_raw(&claimed.tool, &claimed.arguments).await,
+            Some(source) => {
+                let span = crate::agent::runner::tool_span(&claimed);
+                let called = source.call_raw(&claimed.tool, &claimed.arguments);
+                tracing::Instrument::instrument(called, span).await
+            }
             None => Err(ToolError::Failed(format!(
                 "the source {} is not connected",
                 claimed.source

@@ -7,6 +7,7 @@
 use std::sync::Arc;
 
 use tokio::sync::Notify;
+use tracing::Instrument;
 
 use super::ending::storable;
 use super::{Agent, AgentError, StepOutcome, CONTEXT_MESSAGES};
@@ -80,7 +81,7 @@ impl Agent {
             // A stop rung while a tool ran is heard here first.
             biased;
             _ = stop.notified() => None,
-            reply = self.model.reply(&request, &progress) => Some(reply),
+            reply = self.model.reply(&request, &progress).instrument(tracing::debug_span!("model")) => Some(reply),
         };
         if let Some(answered) = &asked {
             let took = started.elapsed().as_secs_f64();
