@@ -10,7 +10,7 @@ impl Config {
     /// wins over the block's lists and later rules.
     pub fn allowing_first(&self, source: &str, tool: &str) -> Result<Config, PolicyError> {
         let mut candidate = self.clone();
-        let rule = allow_rule(tool);
+        let rule = RuleConfig::new(tool, RuleAction::Allow);
         match candidate.sources.get_mut(source) {
             Some(block) => {
                 block.policy_config.rules.insert(0, rule);
@@ -41,22 +41,6 @@ impl Config {
                 format!("default_policy:\n  rules:\n    - tool: {tool}\n      action: allow\n")
             }
         }
-    }
-}
-
-fn allow_rule(tool: &str) -> RuleConfig {
-    RuleConfig {
-        tool: tool.to_owned(),
-        when: Vec::new(),
-        action: RuleAction::Allow,
-        approvers: None,
-        separation_of_duties: None,
-        approvals_required: None,
-        notify: None,
-        remind_after: None,
-        escalate_after: None,
-        escalate_to: None,
-        then: None,
     }
 }
 

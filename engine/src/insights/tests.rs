@@ -41,18 +41,24 @@ fn ran(tool: &str, status: CallStatus, reason: &str) -> ToolCall {
     call
 }
 
-/// 24 approvals in 3 s and a rejection: a rubber stamp.
-fn stamped_history() -> Vec<ToolCall> {
-    let mut calls: Vec<ToolCall> = (0..24)
+/// `n` calls of `send_email` approved `took` after they were made, a
+/// minute apart.
+fn approved(n: i64, took: Duration) -> Vec<ToolCall> {
+    (0..n)
         .map(|i| {
             decided(
                 "send_email",
                 Duration::minutes(i),
                 DecisionKind::Approve,
-                Duration::seconds(3),
+                took,
             )
         })
-        .collect();
+        .collect()
+}
+
+/// 24 approvals in 3 s and a rejection: a rubber stamp.
+fn stamped_history() -> Vec<ToolCall> {
+    let mut calls = approved(24, Duration::seconds(3));
     calls.push(decided(
         "send_email",
         Duration::hours(2),
@@ -142,16 +148,7 @@ fn too_few_or_too_slow_or_too_often_refused_is_no_rubber_stamp() {
     let day = now() - Duration::days(1);
     let mut few = stamped_history();
     few.drain(..6);
-    let slow: Vec<ToolCall> = (0..30)
-        .map(|i| {
-            decided(
-                "send_email",
-                Duration::minutes(i),
-                DecisionKind::Approve,
-                Duration::seconds(12),
-            )
-        })
-        .collect();
+    let slow = approved(30, Duration::seconds(12));
     let mut refused = stamped_history();
     refused.push(decided(
         "send_email",

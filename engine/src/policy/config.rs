@@ -118,6 +118,26 @@ pub struct RuleConfig {
     pub then: Option<Then>,
 }
 
+impl RuleConfig {
+    /// A rule doing `action` for every call of the tools `tool` matches,
+    /// with the block's approvers, notices and timing.
+    pub fn new(tool: impl Into<String>, action: RuleAction) -> Self {
+        Self {
+            tool: tool.into(),
+            when: Vec::new(),
+            action,
+            approvers: None,
+            separation_of_duties: None,
+            approvals_required: None,
+            notify: None,
+            remind_after: None,
+            escalate_after: None,
+            escalate_to: None,
+            then: None,
+        }
+    }
+}
+
 /// The policy keys of one tool source.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]

@@ -289,21 +289,12 @@ pub fn default_policy() -> crate::policy::PolicyConfig {
         // refused outright, before the sandbox would have to catch them, so
         // a reviewer's edit cannot point a call elsewhere either.
         rules: vec![crate::policy::RuleConfig {
-            tool: "*_file".into(),
             when: vec![crate::policy::ConditionConfig {
                 arg: "/path".into(),
                 regex: Some(r"(^|/)\.\.(/|$)|^/".into()),
                 ..Default::default()
             }],
-            approvers: None,
-            separation_of_duties: None,
-            approvals_required: None,
-            notify: None,
-            remind_after: None,
-            escalate_after: None,
-            escalate_to: None,
-            then: None,
-            action: crate::policy::RuleAction::Deny,
+            ..crate::policy::RuleConfig::new("*_file", crate::policy::RuleAction::Deny)
         }],
         ..Default::default()
     }
