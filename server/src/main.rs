@@ -173,22 +173,18 @@ async fn run(command: Command) -> anyhow::Result<ExitCode> {
                 .map(done)
         }
         Command::Mcp { config: None } => {
-            let telemetry = server::telemetry::init(std::io::stderr);
             let (url, key) = airlock_address();
-            let served = server::mcp_stdio::serve(url, key).await;
-            telemetry.shutdown();
-            served.map(done)
+            logged(std::io::stderr, server::mcp_stdio::serve(url, key))
+                .await
+                .map(done)
         }
         Command::Mcp { config: Some(file) } => {
-            let telemetry = server::telemetry::init(std::io::stderr);
             let served = async {
                 let mut settings = server::Settings::from_env()?;
                 settings.config_file = Some(file);
                 server::mcp_stdio::serve_here(settings, shutdown_signal()).await
             };
-            let served = served.await;
-            telemetry.shutdown();
-            served.map(done)
+            logged(std::io::stderr, served).await.map(done)
         }
         Command::Hook(HookCommand::ClaudeCode {
             source,
@@ -223,8 +219,22 @@ fn airlock_address() -> (String, String) {
     (url, std::env::var("AIRLOCK_API_KEY").unwrap_or_default())
 }
 
+/// Runs `work` with the log (and traces, with a collector) on `out`, and
+/// sends the last spans before returning.
+async fn logged<W, T>(
+    out: W,
+    work: impl std::future::Future<Output = anyhow::Result<T>>,
+) -> anyhow::Result<T>
+where
+    W: for<'w> tracing_subscriber::fmt::MakeWriter<'w> + Send + Sync + 'static,
+{
+    let telemetry = server::telemetry::init(out);
+    let done = work.await;
+    telemetry.shutdown();
+    done
+}
+
 async fn serve() -> anyhow::Result<()> {
-    let telemetry = server::telemetry::init(std::io::stdout);
     let served = async {
         let settings = server::Settings::from_env()?;
         let listener = tokio::net::TcpListener::bind(settings.addr)
@@ -232,9 +242,7 @@ async fn serve() -> anyhow::Result<()> {
             .with_context(|| format!("cannot listen on {}", settings.addr))?;
         server::launch(settings, listener, shutdown_signal()).await
     };
-    let served = served.await;
-    telemetry.shutdown();
-    served
+    logged(std::io::stdout, served).await
 }
 
 /// Completes on Ctrl-C or SIGTERM.

@@ -7,7 +7,7 @@ use chrono::{DateTime, Duration, Utc};
 
 use super::REPLAY_DAYS;
 use crate::config::policy_cases::Expect;
-use crate::config::replay::what_happened;
+use crate::config::replay::{what_happened, ReplayReport};
 use crate::config::Config;
 use crate::domain::{DecisionKind, ToolCall};
 
@@ -214,28 +214,30 @@ fn stamped(insight: &ToolInsight) -> bool {
             .is_some_and(|p50| p50 < Duration::seconds(STAMP_MEDIAN_SECONDS))
 }
 
-/// The rule that would allow the tool, replayed over `history`.
+/// The rule that would allow the tool, replayed over `history` as
+/// `airlock policy replay` replays a window.
 fn suggestion(
     config: &Config,
     insight: &ToolInsight,
     history: &[&ToolCall],
 ) -> Option<RubberStamp> {
     let candidate = config.allowing_first(&insight.source, &insight.tool).ok()?;
-    let mut changes: BTreeMap<(&'static str, &'static str), usize> = BTreeMap::new();
+    let mut replayed = ReplayReport::default();
     for call in history {
-        if let Some(changed) = candidate.replay(call) {
-            *changes
-                .entry((changed.was.as_str(), changed.now.as_str()))
-                .or_default() += 1;
-        }
+        replayed.add(&candidate, call);
     }
     Some(RubberStamp {
         rule_yaml: config.allowing_first_yaml(&insight.source, &insight.tool),
-        replay: changes
-            .into_iter()
-            .map(|((was, now), count)| ReplayChange { was, now, count })
+        replay: replayed
+            .changes
+            .iter()
+            .map(|(&(was, now), change)| ReplayChange {
+                was,
+                now,
+                count: change.count,
+            })
             .collect(),
-        replayed: history.len(),
+        replayed: replayed.replayed,
     })
 }
 
