@@ -11,6 +11,7 @@ mod client;
 mod decide;
 mod pending;
 mod show;
+mod watch;
 
 use std::process::ExitCode;
 
@@ -33,7 +34,8 @@ pub enum TerminalCommand {
     /// List the calls waiting for a decision, the one waiting longest
     /// first. Acts as the person of AIRLOCK_TOKEN at AIRLOCK_URL.
     Pending {
-        /// Keep listing them, drawn again whenever they change.
+        /// Keep listing them, drawn again as soon as a call comes or is
+        /// decided.
         #[arg(long)]
         watch: bool,
         /// Only calls of this tool source.
@@ -92,7 +94,7 @@ pub async fn run(command: TerminalCommand) -> ExitCode {
         } => {
             let filter = pending::Filter { source, tool };
             match watch {
-                true => pending::watch(&client, &filter, json).await,
+                true => watch::watch(&client, &filter, json).await,
                 false => pending::list(&client, &filter, json).await,
             }
         }

@@ -206,7 +206,7 @@ async fn refusals_have_exit_codes_a_script_can_tell_apart() {
 }
 
 #[tokio::test]
-async fn watching_lists_again_when_a_call_comes_to_wait() {
+async fn watching_lists_again_when_a_call_comes_to_wait_and_when_it_is_decided() {
     let dir = tempfile::tempdir().unwrap();
     let server = support::start(dir.path(), CONFIG, &[], support::Workers::default()).await;
     let ana = token_of(&server, "ana", Access::Approver).await;
@@ -223,6 +223,10 @@ async fn watching_lists_again_when_a_call_comes_to_wait() {
     let listed = next_listing(&mut lines).await;
     assert_eq!(listed.len(), 1);
     assert_eq!(listed[0]["id"], call.id.to_string());
+    let id = call.id.to_string();
+    let (code, said, _) = says(&run(&server, Some(&ana), &["approve", &id]).await);
+    assert_eq!(code, 0, "{said}");
+    assert!(next_listing(&mut lines).await.is_empty());
     watching.kill().await.unwrap();
 }
 

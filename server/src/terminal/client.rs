@@ -11,8 +11,11 @@ use serde_json::Value;
 use super::{CONFLICT, NOT_ALLOWED, REFUSED, UNAVAILABLE};
 use crate::hook::causes;
 
-/// How long one request may take before the terminal gives up on it.
-const REQUEST_TIMEOUT: Duration = Duration::from_secs(30);
+/// How long Airlock may take to accept a connection, and to send the next
+/// part of an answer, before the terminal gives up on it. An event stream
+/// sends a comment every 15 s, so one that stays open is not given up on.
+const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
+const READ_TIMEOUT: Duration = Duration::from_secs(30);
 
 /// A running Airlock, and the token the terminal acts with.
 #[derive(Debug, Clone)]
@@ -53,7 +56,8 @@ impl Client {
     /// The Airlock at `base`, asked with `token` when there is one.
     pub fn new(base: String, token: Option<String>) -> Self {
         let http = reqwest::Client::builder()
-            .timeout(REQUEST_TIMEOUT)
+            .connect_timeout(CONNECT_TIMEOUT)
+            .read_timeout(READ_TIMEOUT)
             .build()
             .unwrap_or_default();
         Self {
@@ -84,10 +88,30 @@ impl Client {
             .await
     }
 
+    /// Opens `path`'s event stream, to be read as its events come.
+    pub async fn events(&self, path: &str) -> Result<reqwest::Response, Failure> {
+        let url = format!("{}{path}", self.base);
+        self.answer(self.http.get(url).header("accept", "text/event-stream"))
+            .await
+    }
+
     async fn send<T: DeserializeOwned>(
         &self,
-        mut request: reqwest::RequestBuilder,
+        request: reqwest::RequestBuilder,
     ) -> Result<T, Failure> {
+        let response = self.answer(request).await?;
+        response.json().await.map_err(|e| Failure {
+            code: UNAVAILABLE,
+            message: format!("Airlock's answer could not be read: {}", causes(&e)),
+        })
+    }
+
+    /// Sends `request` with the token; a success comes back to be read, an
+    /// error answer becomes what it means.
+    async fn answer(
+        &self,
+        mut request: reqwest::RequestBuilder,
+    ) -> Result<reqwest::Response, Failure> {
         if let Some(token) = &self.token {
             request = request.bearer_auth(token);
         }
@@ -101,10 +125,7 @@ impl Client {
         })?;
         let status = response.status();
         if status.is_success() {
-            return response.json().await.map_err(|e| Failure {
-                code: UNAVAILABLE,
-                message: format!("Airlock's answer could not be read: {}", causes(&e)),
-            });
+            return Ok(response);
         }
         let refusal: Refusal = response.json().await.unwrap_or_default();
         Err(self.failure(status, refusal))

@@ -1,14 +1,11 @@
-//! `airlock pending [--watch]`: the calls waiting for a decision, as a
-//! table for people or JSON for scripts.
-
-use std::io::IsTerminal;
-use std::time::Duration;
+//! `airlock pending`: the calls waiting for a decision, as a table for
+//! people or JSON for scripts.
 
 use chrono::{DateTime, Utc};
 
 use engine::domain::{AGENT_SOURCE, QUESTION_TOOL};
 
-use super::{Client, Failure, UNAVAILABLE};
+use super::{Client, Failure};
 use crate::calls_api::{CallBody, PendingPage};
 
 /// Which waiting calls to list.
@@ -20,17 +17,14 @@ pub struct Filter {
 
 /// What one listing found.
 #[derive(Debug)]
-struct Listed {
-    calls: Vec<CallBody>,
+pub(super) struct Listed {
+    pub calls: Vec<CallBody>,
     /// More wait than the pages read hold.
-    more: bool,
+    pub more: bool,
 }
 
 /// At most so many pages (of 100 calls) are read for one listing.
 const MOST_PAGES: usize = 10;
-
-/// How often `--watch` asks again.
-const WATCH_EVERY: Duration = Duration::from_secs(2);
 
 /// Lists the waiting calls once.
 pub async fn list(client: &Client, filter: &Filter, json: bool) -> Result<(), Failure> {
@@ -42,42 +36,7 @@ pub async fn list(client: &Client, filter: &Filter, json: bool) -> Result<(), Fa
     Ok(())
 }
 
-/// Lists the waiting calls again whenever they change, until interrupted.
-/// Airlock going away for a while (a restart) is waited out.
-pub async fn watch(client: &Client, filter: &Filter, json: bool) -> Result<(), Failure> {
-    let clear = !json && std::io::stdout().is_terminal();
-    let mut shown = String::new();
-    let mut away = false;
-    loop {
-        match fetch(client, filter).await {
-            Ok(listed) => {
-                away = false;
-                let text = match json {
-                    true => format!("{}\n", to_json(&listed.calls, false)),
-                    false => table(&listed, Utc::now()),
-                };
-                if text != shown {
-                    if clear {
-                        print!("\x1b[2J\x1b[H");
-                        println!("Waiting at {} (every 2 s; Ctrl-C to stop)\n", client.base());
-                    }
-                    print!("{text}");
-                    shown = text;
-                }
-            }
-            Err(failure) if failure.code == UNAVAILABLE => {
-                if !away {
-                    eprintln!("airlock: {}; trying again", failure.message);
-                    away = true;
-                }
-            }
-            Err(failure) => return Err(failure),
-        }
-        tokio::time::sleep(WATCH_EVERY).await;
-    }
-}
-
-async fn fetch(client: &Client, filter: &Filter) -> Result<Listed, Failure> {
+pub(super) async fn fetch(client: &Client, filter: &Filter) -> Result<Listed, Failure> {
     let mut calls = Vec::new();
     let mut after: Option<String> = None;
     for _ in 0..MOST_PAGES {
@@ -99,7 +58,7 @@ async fn fetch(client: &Client, filter: &Filter) -> Result<Listed, Failure> {
     Ok(Listed { calls, more: true })
 }
 
-fn to_json(calls: &[CallBody], pretty: bool) -> String {
+pub(super) fn to_json(calls: &[CallBody], pretty: bool) -> String {
     let text = match pretty {
         true => serde_json::to_string_pretty(calls),
         false => serde_json::to_string(calls),
@@ -109,7 +68,7 @@ fn to_json(calls: &[CallBody], pretty: bool) -> String {
 
 /// The table a person reads: one line per call, the one waiting longest
 /// first, and how many there are.
-fn table(listed: &Listed, now: DateTime<Utc>) -> String {
+pub(super) fn table(listed: &Listed, now: DateTime<Utc>) -> String {
     if listed.calls.is_empty() {
         return "Nothing waits for a decision.\n".to_owned();
     }
