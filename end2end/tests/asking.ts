@@ -78,6 +78,10 @@ export async function answerEveryType(browser: Browser, width: number, javaScrip
     await page.getByRole('textbox', { name: 'Full name (required)' }).fill('Sarah Chen');
     await page.getByRole('button', { name: 'Next' }).click();
     await expect(page.getByText('Step 2 of 2: Work')).toBeVisible();
+    // Closed and opened again later: the form is where it was left.
+    await page.goto(input.review_url);
+    await expect(page.getByText('Step 2 of 2: Work')).toBeVisible();
+    await expect(page.getByText(/close this page and come back to it/)).toBeVisible();
     await page.getByRole('button', { name: 'Back' }).click();
     await expect(page.getByRole('textbox', { name: 'Full name (required)' })).toHaveValue('Sarah Chen');
     await page.getByRole('button', { name: 'Next' }).click();

@@ -12,6 +12,7 @@ pub mod conversation;
 pub mod event;
 pub mod form;
 pub mod form_check;
+pub mod form_draft;
 pub mod grant;
 pub mod grant_arguments;
 pub mod id;
@@ -45,6 +46,7 @@ pub use conversation::{
 };
 pub use event::{CallDraft, Draft, DraftPiece, Event, EventKind, NewEvent};
 pub use form::{FieldProblem, Form, FormField, FormStep};
+pub use form_draft::{DraftEntry, FormDraft, FormProgress};
 pub use grant::{Grant, GrantEntry, GrantScope};
 pub use grant_arguments::{GrantArgumentChoice, GrantArguments};
 pub use id::ToolCallId;

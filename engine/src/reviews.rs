@@ -8,9 +8,11 @@
 
 pub mod ask;
 pub mod callbacks;
+pub(crate) mod drafts;
 pub(crate) mod gateway;
 mod holder;
 pub mod inline;
+mod link;
 pub mod notices;
 pub(crate) mod respond;
 pub mod rounds;

@@ -14,6 +14,7 @@ use crate::domain::{Run, RunStatus};
 
 pub mod audit;
 pub mod backlog;
+pub mod drafts;
 mod error;
 pub mod grants;
 mod migrate;
@@ -33,6 +34,7 @@ pub(crate) mod conformance;
 
 pub use audit::AuditStore;
 pub use backlog::BacklogStore;
+pub use drafts::DraftStore;
 pub use error::StoreError;
 pub use grants::{GrantAudit, GrantStore};
 pub use notices::NoticeStore;
@@ -53,6 +55,7 @@ pub use values::{
 pub trait Store:
     PeopleStore
     + BacklogStore
+    + DraftStore
     + GrantStore
     + AuditStore
     + QuorumStore

@@ -3,7 +3,8 @@
 //! recorded and the link shown again (303); one that does not is drawn
 //! again with what was entered and each problem beside its field (422). A
 //! form in steps moves with Back and Next, each step checked before the
-//! next, everything entered carried along.
+//! next, everything entered carried along and kept with the case (but a
+//! sensitive field's value), so the page can be closed and taken up again.
 
 use axum::extract::{Path, Request, State};
 use axum::response::{IntoResponse, Redirect, Response};
@@ -54,7 +55,8 @@ pub async fn answer(
             Redirect::to(&format!("/review/{}?token={token}", access.case_id)).into_response()
         }
         Settled::Again { draft, status } => {
-            let opened = open(&state, &parts, &access).await;
+            let opened = open(&state, &parts, &access).await.map(|(item, _)| item);
+            let draft = Some(draft);
             let mut response = app::render::page(state, parts, move || {
                 view! { <ReviewPage opened access draft/> }
             })
@@ -114,26 +116,26 @@ async fn settle(
     if let (ReviewShape::Input { form }, Some(go)) = (&shape, first(posted, "go")) {
         let last = form.steps.len().saturating_sub(1);
         let step = step.min(last);
-        if go == "back" {
-            return again(posted, Vec::new(), step.saturating_sub(1), Some(&shape));
-        }
         // This step's fields must fit before the next one shows.
-        let data = Value::Object(form.read_posted(posted));
-        let here: Vec<FieldProblem> = form
-            .check(&data)
-            .err()
-            .unwrap_or_default()
-            .into_iter()
-            .filter(|p| {
-                form.steps[step]
-                    .fields
-                    .iter()
-                    .any(|f| p.field == format!("data.{}", f.key))
-            })
-            .collect();
-        return match here.is_empty() {
-            true => again(posted, Vec::new(), (step + 1).min(last), Some(&shape)),
-            false => again(posted, pairs(here), step, Some(&shape)),
+        let here = match go.as_str() {
+            "back" => Vec::new(),
+            _ => problems_of_step(form, posted, step),
+        };
+        let to = match (go.as_str(), here.is_empty()) {
+            ("back", _) => step.saturating_sub(1),
+            (_, true) => (step + 1).min(last),
+            (_, false) => step,
+        };
+        // What was entered is kept with the case, for the page to be taken
+        // up again later through the same link.
+        let kept = engine.save_review_draft(&id, token, posted, to, by).await;
+        return match kept {
+            Err(EngineError::Expired { .. } | EngineError::AlreadyDecided { .. }) => Settled::Done,
+            Err(e) => {
+                tracing::warn!(case = %id, error = %e, "cannot keep a form's draft");
+                again(posted, pairs(here), to, Some(&shape))
+            }
+            Ok(_) => again(posted, pairs(here), to, Some(&shape)),
         };
     }
     let submission = Submission {
@@ -169,6 +171,26 @@ async fn settle(
         }
         _ => Settled::Done,
     }
+}
+
+/// The problems of what was posted for the fields of `step`.
+fn problems_of_step(
+    form: &engine::domain::Form,
+    posted: &[(String, String)],
+    step: usize,
+) -> Vec<FieldProblem> {
+    let data = Value::Object(form.read_posted(posted));
+    form.check(&data)
+        .err()
+        .unwrap_or_default()
+        .into_iter()
+        .filter(|p| {
+            form.steps[step]
+                .fields
+                .iter()
+                .any(|f| p.field == format!("data.{}", f.key))
+        })
+        .collect()
 }
 
 fn pairs(problems: Vec<FieldProblem>) -> Vec<(String, String)> {

@@ -14,7 +14,7 @@ use app::error::AppError;
 use app::state::{AppState, SignedInPerson};
 use app::ui::pages::review::ReviewPage;
 use app::ui::review::ReviewAccess;
-use app::wire::ReviewItem;
+use app::wire::{AnswerDraft, ReviewItem};
 
 /// Opens the case the link names, and renders it, or why it did not open.
 pub async fn review_page(
@@ -30,23 +30,34 @@ pub async fn review_page(
         .unwrap_or_default();
     let access = ReviewAccess { case_id, token };
     let (parts, _) = request.into_parts();
-    let opened = open(&state, &parts, &access).await;
-    app::render::page(state, parts, move || view! { <ReviewPage opened access/> }).await
+    // A form in steps opens where it was left, with what was entered.
+    let (opened, draft) = match open(&state, &parts, &access).await {
+        Ok((item, kept)) => (Ok(item), kept),
+        Err(e) => (Err(e), None),
+    };
+    app::render::page(
+        state,
+        parts,
+        move || view! { <ReviewPage opened access draft/> },
+    )
+    .await
 }
 
-/// What `open_review` answers, for the page instead of the browser.
+/// What `open_review` answers, for the page instead of the browser, and
+/// what was kept of its form in steps.
 pub(crate) async fn open(
     state: &AppState,
     parts: &http::request::Parts,
     access: &ReviewAccess,
-) -> Result<ReviewItem, AppError> {
+) -> Result<(ReviewItem, Option<AnswerDraft>), AppError> {
     let id = app::server_fns::reviews::case_id(&access.case_id)?;
     let by = actor(state, parts);
-    let view = state
+    let mut view = state
         .engine
         .open_review(&id, &access.token, by.as_ref())
         .await?;
-    Ok(ReviewItem::from_view(view))
+    let kept = view.draft.take().map(AnswerDraft::kept);
+    Ok((ReviewItem::from_view(view), kept))
 }
 
 /// The person signed in, as the engine knows them; `None` for a link's holder.

@@ -106,6 +106,18 @@ mod from_engine {
     use engine::domain::{Choice, FormField, ReviewShape, ToolCall};
     use serde_json::Value;
 
+    impl AnswerDraft {
+        /// What was kept of a form in steps, to take it up again where the
+        /// person left it.
+        pub fn kept(draft: engine::domain::FormDraft) -> Self {
+            Self {
+                values: draft.pairs(),
+                problems: Vec::new(),
+                step: draft.step,
+            }
+        }
+    }
+
     /// Keys of the context the form draws itself.
     const DRAWN: [&str; 5] = [
         "options",

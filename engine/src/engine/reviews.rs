@@ -2,9 +2,10 @@
 //! `reviews/respond.rs`).
 
 use crate::domain::{Actor, CaseEvent, CaseId, Channel, ReviewCase, ReviewToken, ToolCallId};
+use crate::domain::{FormDraft, FormProgress};
 use crate::error::EngineError;
 use crate::reviews::slack_app::{interaction, Pressed, SlackApp, SlackRefusal, SlackRequest};
-use crate::reviews::{respond, ReviewView, Submission};
+use crate::reviews::{drafts, respond, ReviewView, Submission};
 use crate::Engine;
 
 impl Engine {
@@ -81,6 +82,30 @@ impl Engine {
         client: Option<&str>,
     ) -> Result<ReviewCase, EngineError> {
         respond::review_status(&self.core, id, client).await
+    }
+
+    /// How far a case's form of several steps has come while it is being
+    /// filled in, for its poll's `progress`.
+    pub async fn review_progress(
+        &self,
+        case: &ReviewCase,
+    ) -> Result<Option<FormProgress>, EngineError> {
+        drafts::progress(&self.core, case).await
+    }
+
+    /// Keeps what the review page posted of a form in steps, the person now
+    /// on `step`, so the page can be closed and taken up again through the
+    /// same link; moves the case on to `in_progress`. `None` when the case
+    /// asks for no form in steps. Refused as an answer would be.
+    pub async fn save_review_draft(
+        &self,
+        id: &CaseId,
+        presented: &str,
+        posted: &[(String, String)],
+        step: usize,
+        by: Option<&Actor>,
+    ) -> Result<Option<FormDraft>, EngineError> {
+        drafts::save_draft(&self.core, id, presented, posted, step, by).await
     }
 
     /// A case's events after position `seq`.

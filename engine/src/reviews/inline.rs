@@ -7,7 +7,8 @@
 
 use serde_json::Value;
 
-use super::respond::{closed_case, open_case, Response, Submission};
+use super::link::open_case;
+use super::respond::{closed_case, Response, Submission};
 use super::{token, CaseId, CaseType, ReviewCase};
 use crate::core::Core;
 use crate::decisions;

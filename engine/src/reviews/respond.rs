@@ -5,10 +5,11 @@
 //! inbox and the agent see it exactly as if it had been taken in the chat.
 
 use super::holder::{holder, link_reviewer};
+use super::link::{current, still_open, verified_case};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::{token, CaseEvent, CaseId, CaseStatus, CaseType, ReviewCase, ReviewToken};
+use super::{CaseEvent, CaseId, CaseStatus, CaseType, ReviewCase, ReviewToken};
 use crate::core::Core;
 use crate::decisions;
 use crate::domain::Role;
@@ -112,6 +113,8 @@ pub struct ReviewView {
     pub context: ReviewContext,
     /// The rounds before it, oldest first, when it is a next round.
     pub earlier: Vec<super::rounds::EarlierRound>,
+    /// What was entered so far in its form of several steps.
+    pub draft: Option<crate::domain::FormDraft>,
 }
 
 fn text_field(data: &Value, key: &str) -> Option<String> {
@@ -119,33 +122,6 @@ fn text_field(data: &Value, key: &str) -> Option<String> {
         .and_then(Value::as_str)
         .map(str::to_owned)
         .filter(|s| !s.trim().is_empty())
-}
-
-/// The case, if `presented` is one of its link tokens. An unknown case
-/// and a wrong token answer alike, so links cannot be probed.
-async fn verified_case(
-    core: &Core,
-    id: &CaseId,
-    presented: &str,
-) -> Result<ReviewCase, EngineError> {
-    match core.store.review_case_with_tokens(id).await? {
-        Some((case, hashes)) if token::matches(presented, &hashes) => Ok(case),
-        _ => Err(EngineError::Forbidden),
-    }
-}
-
-/// The case as it stands, applying its expiry first if it lapsed and the
-/// expiry pass has not reached it yet.
-async fn current(core: &Core, case: ReviewCase) -> Result<ReviewCase, EngineError> {
-    let lapsed = case.expires_at.is_some_and(|at| at <= core.clock.now());
-    if case.status.is_terminal() || !lapsed {
-        return Ok(case);
-    }
-    decisions::expire_due(core).await?;
-    core.store
-        .review_case(&case.id)
-        .await?
-        .ok_or(EngineError::NotFound("review case"))
 }
 
 async fn advance(core: &Core, case: ReviewCase, to: CaseStatus) -> Result<ReviewCase, EngineError> {
@@ -195,11 +171,13 @@ async fn view_of(core: &Core, case: ReviewCase) -> Result<ReviewView, EngineErro
         .ok_or(EngineError::NotFound("tool call"))?;
     let context = context_of(core, &call).await?;
     let earlier = super::rounds::earlier_rounds(core, &case).await?;
+    let draft = super::drafts::kept_draft(core, &case).await?;
     Ok(ReviewView {
         case,
         call,
         context,
         earlier,
+        draft,
     })
 }
 
@@ -234,6 +212,7 @@ pub(crate) async fn respond_review(
     let reviewer = link_reviewer(holder, submission.responded_by.as_deref(), channel);
     if case.asks {
         if let Some(closed) = super::ask::answer(core, &case, &submission, &reviewer).await? {
+            super::drafts::forget(core, &case).await;
             return closed_case(core, closed, &case.id).await;
         }
     }
@@ -270,32 +249,8 @@ pub(crate) async fn cancel_review(
         None,
     )
     .await?;
+    super::drafts::forget(core, &case).await;
     closed_case(core, closed, &case.id).await
-}
-
-/// The case behind a link, if it still takes a response.
-async fn still_open(core: &Core, id: &CaseId, presented: &str) -> Result<ReviewCase, EngineError> {
-    open_case(core, verified_case(core, id, presented).await?).await
-}
-
-/// `case` as it stands, if it still takes a response: 410 when it
-/// expired (its expiry applied first if due), 409 when it was decided.
-pub(super) async fn open_case(core: &Core, case: ReviewCase) -> Result<ReviewCase, EngineError> {
-    let case = current(core, case).await?;
-    match case.status {
-        CaseStatus::Expired => Err(EngineError::Expired {
-            at: case.expired_at.unwrap_or(case.created_at),
-        }),
-        CaseStatus::Completed | CaseStatus::Cancelled => {
-            let call = core
-                .store
-                .tool_call(&case.tool_call_id)
-                .await?
-                .ok_or(EngineError::NotFound("tool call"))?;
-            Err(EngineError::already_decided(call))
-        }
-        _ => Ok(case),
-    }
 }
 
 /// The case a response closed, as the response's transaction stored it;

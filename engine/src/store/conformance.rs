@@ -20,6 +20,7 @@ use crate::domain::{Event, EventKind};
 mod audit;
 mod conversations;
 mod decisions;
+mod drafts;
 mod events;
 mod grants;
 mod history;
@@ -36,6 +37,7 @@ mod wakeups;
 use audit::*;
 use conversations::*;
 use decisions::*;
+use drafts::*;
 use events::*;
 use grants::*;
 use history::*;
@@ -231,6 +233,7 @@ conformance!(
     events_replay_in_order,
     events_of_two_processes_are_placed_once,
     review_cases_follow_their_calls,
+    a_form_draft_is_kept_while_its_case_is_open,
     a_case_has_at_most_one_next_round,
     calls_since_read_a_window_page_by_page,
     the_backlog_counts_what_waits,

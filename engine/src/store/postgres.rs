@@ -210,6 +210,11 @@ const MIGRATIONS: &[Migration] = &[
         description: "shadow verdicts",
         sql: include_str!("../../migrations/postgres/0035_shadow_verdicts.sql"),
     },
+    Migration {
+        version: 36,
+        description: "form drafts",
+        sql: include_str!("../../migrations/postgres/0036_form_drafts.sql"),
+    },
 ];
 
 /// Arbitrary key of the advisory lock that serialises migrations across replicas.

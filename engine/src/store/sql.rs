@@ -19,6 +19,7 @@ mod conversations;
 mod decide;
 mod decisions;
 mod decode;
+mod drafts;
 mod events;
 mod gateway;
 mod grants;

@@ -192,6 +192,11 @@ const MIGRATIONS: &[Migration] = &[
         description: "shadow verdicts",
         sql: include_str!("../../migrations/sqlite/0035_shadow_verdicts.sql"),
     },
+    Migration {
+        version: 36,
+        description: "form drafts",
+        sql: include_str!("../../migrations/sqlite/0036_form_drafts.sql"),
+    },
 ];
 
 /// How many read-only connections serve reads: one per core. Statements run

@@ -99,8 +99,9 @@ pub async fn ask(
         return Err(ApiError::VerificationUnsupported);
     }
     let request = read(body, client)?;
-    let context = request.context.clone();
+    let mut context = request.context.clone();
     let asked = hitl.engine.ask(request).await?;
+    name_the_draft(&mut context, &asked.case.id);
     let base = hitl.base_url(&headers);
     let tokens = Tokens {
         review: &asked.token,
@@ -120,6 +121,22 @@ pub async fn ask(
         Json(body),
     )
         .into_response())
+}
+
+/// A form in steps is kept as it is filled in, so a person can close the
+/// page and take it up again (service-owned state, §10.3.2): its
+/// `context.form` says so with a `session_id`, unless the agent named one.
+fn name_the_draft(context: &mut Value, case: &CaseId) {
+    let Some(form) = context.get_mut("form").and_then(Value::as_object_mut) else {
+        return;
+    };
+    let in_steps = form
+        .get("steps")
+        .and_then(Value::as_array)
+        .is_some_and(|steps| steps.len() > 1);
+    if in_steps && !form.contains_key("session_id") {
+        form.insert("session_id".into(), Value::from(format!("draft_{case}")));
+    }
 }
 
 /// The engine's request, or every field that cannot be read.

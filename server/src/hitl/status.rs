@@ -55,7 +55,8 @@ pub async fn poll(
     let mut response = if unchanged {
         StatusCode::NOT_MODIFIED.into_response()
     } else {
-        Json(PollResponse::of(&case)).into_response()
+        let form = hitl.engine.review_progress(&case).await?;
+        Json(PollResponse::of(&case, form)).into_response()
     };
     let h = response.headers_mut();
     h.insert(header::ETAG, etag_value);

@@ -6,6 +6,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use utoipa::ToSchema;
 
+use engine::domain::FormProgress;
 use engine::reviews::{self, CaseStatus, ReviewCase, SubmissionContext};
 
 pub use super::error_body::ErrorBody;
@@ -195,19 +196,39 @@ pub struct PollResponse {
     /// Once over: the case asked as its next round, if one was.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub next_case_id: Option<String>,
-    /// While a call that needs several approvals has some of them
-    /// (`in_progress`): how many it has (`completed_fields`) of how many it
-    /// needs (`total_fields`). Who gave them is on the `review.in_progress`
+    /// While a case is `in_progress`: for a form in steps being filled in,
+    /// the step reached of how many and the required fields filled of
+    /// those shown so far (§10.3.4); for a call that needs several
+    /// approvals, how many it has (`completed_fields`) of how many it needs
+    /// (`total_fields`), who gave them being on the `review.in_progress`
     /// event.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub progress: Option<Progress>,
 }
 
-/// How far a case has come: approvals given of approvals needed.
+/// How far a case has come: a form's step and required fields filled, or
+/// approvals given of approvals needed.
 #[derive(Debug, Serialize, ToSchema)]
 pub struct Progress {
+    /// The step the person is on, from 1 (forms in steps).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub current_step: Option<u64>,
+    /// How many steps the form has.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub total_steps: Option<u64>,
     pub completed_fields: u64,
     pub total_fields: u64,
+}
+
+impl From<FormProgress> for Progress {
+    fn from(form: FormProgress) -> Self {
+        Self {
+            current_step: Some(form.current_step),
+            total_steps: Some(form.total_steps),
+            completed_fields: form.completed_fields,
+            total_fields: form.total_fields,
+        }
+    }
 }
 
 impl Progress {
@@ -215,6 +236,8 @@ impl Progress {
     /// (`{required, given: [...]}`), counted.
     fn of_approvals(approvals: &Value) -> Option<Self> {
         Some(Self {
+            current_step: None,
+            total_steps: None,
             completed_fields: approvals["given"].as_array()?.len() as u64,
             total_fields: approvals["required"].as_u64()?,
         })
@@ -317,8 +340,9 @@ impl SubmissionResult {
 }
 
 impl PollResponse {
-    /// The poll answer for a case.
-    pub fn of(case: &ReviewCase) -> Self {
+    /// The poll answer for a case, with how far its form has come when it
+    /// is being filled in.
+    pub fn of(case: &ReviewCase, form: Option<FormProgress>) -> Self {
         let at = |t: Option<chrono::DateTime<chrono::Utc>>| t.map(|t| reviews::rfc3339(&t));
         let status = case.status;
         Self {
@@ -359,11 +383,12 @@ impl PollResponse {
                 .as_ref()
                 .filter(|_| status.is_terminal())
                 .map(|id| id.to_string()),
-            progress: case
-                .result
-                .as_ref()
-                .filter(|_| status == CaseStatus::InProgress)
-                .and_then(Progress::of_approvals),
+            progress: form.map(Progress::from).or_else(|| {
+                case.result
+                    .as_ref()
+                    .filter(|_| status == CaseStatus::InProgress)
+                    .and_then(Progress::of_approvals)
+            }),
         }
     }
 }

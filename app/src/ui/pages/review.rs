@@ -22,8 +22,7 @@ pub fn ReviewPage(
     opened: Result<ReviewItem, AppError>,
     access: ReviewAccess,
     /// A typed question's answer as posted, when it did not fit, or the
-    /// step of its form reached.
-    #[prop(optional)]
+    /// step of its form reached; or what was kept of a form in steps.
     draft: Option<AnswerDraft>,
 ) -> impl IntoView {
     match opened {

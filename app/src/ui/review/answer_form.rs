@@ -129,9 +129,17 @@ pub fn AnswerForm(
                 })
                 .collect_view();
             let shown = asked.steps.get(step).cloned();
+            let sensitive = asked
+                .steps
+                .iter()
+                .flat_map(|s| &s.fields)
+                .any(|f| f.sensitive);
             let progress = (steps > 1).then(|| {
                 let title = shown.as_ref().and_then(|s| s.title.clone()).unwrap_or_default();
-                view! { <p class="form-progress" role="status">{format!("Step {} of {steps}: {title}", step + 1)}</p> }
+                view! {
+                    <p class="form-progress" role="status">{format!("Step {} of {steps}: {title}", step + 1)}</p>
+                    <p class="field-hint">{kept_note(sensitive)}</p>
+                }
             });
             let fields = shown.map(|s| {
                 let description = s
@@ -224,6 +232,14 @@ pub fn AnswerForm(
                 <button type="submit" name="withdraw" value="yes" class="button" formnovalidate>"Confirm withdraw"</button>
             </details>
         </form>
+    }
+}
+
+/// What a form in steps keeps of what is entered, and for how long.
+fn kept_note(sensitive: bool) -> &'static str {
+    match sensitive {
+        true => "What you enter is kept each time you go to another step, so you can close this page and come back to it with the same link. Sensitive fields are never kept: type them again.",
+        false => "What you enter is kept each time you go to another step, so you can close this page and come back to it with the same link.",
     }
 }
 

@@ -1,0 +1,63 @@
+//! The case behind a review link: found by its token, brought up to date
+//! (a lapsed case expires first), and refused once it takes no response.
+
+use super::{token, CaseId, CaseStatus, ReviewCase};
+use crate::core::Core;
+use crate::decisions;
+use crate::error::EngineError;
+
+/// The case, if `presented` is one of its link tokens. An unknown case
+/// and a wrong token answer alike, so links cannot be probed.
+pub(super) async fn verified_case(
+    core: &Core,
+    id: &CaseId,
+    presented: &str,
+) -> Result<ReviewCase, EngineError> {
+    match core.store.review_case_with_tokens(id).await? {
+        Some((case, hashes)) if token::matches(presented, &hashes) => Ok(case),
+        _ => Err(EngineError::Forbidden),
+    }
+}
+
+/// The case as it stands, applying its expiry first if it lapsed and the
+/// expiry pass has not reached it yet.
+pub(super) async fn current(core: &Core, case: ReviewCase) -> Result<ReviewCase, EngineError> {
+    let lapsed = case.expires_at.is_some_and(|at| at <= core.clock.now());
+    if case.status.is_terminal() || !lapsed {
+        return Ok(case);
+    }
+    decisions::expire_due(core).await?;
+    core.store
+        .review_case(&case.id)
+        .await?
+        .ok_or(EngineError::NotFound("review case"))
+}
+
+/// The case behind a link, if it still takes a response.
+pub(super) async fn still_open(
+    core: &Core,
+    id: &CaseId,
+    presented: &str,
+) -> Result<ReviewCase, EngineError> {
+    open_case(core, verified_case(core, id, presented).await?).await
+}
+
+/// `case` as it stands, if it still takes a response: 410 when it
+/// expired (its expiry applied first if due), 409 when it was decided.
+pub(super) async fn open_case(core: &Core, case: ReviewCase) -> Result<ReviewCase, EngineError> {
+    let case = current(core, case).await?;
+    match case.status {
+        CaseStatus::Expired => Err(EngineError::Expired {
+            at: case.expired_at.unwrap_or(case.created_at),
+        }),
+        CaseStatus::Completed | CaseStatus::Cancelled => {
+            let call = core
+                .store
+                .tool_call(&case.tool_call_id)
+                .await?
+                .ok_or(EngineError::NotFound("tool call"))?;
+            Err(EngineError::already_decided(call))
+        }
+        _ => Ok(case),
+    }
+}
