@@ -17,8 +17,10 @@
 //! mode; the load generator shares the machine (and the process) with the
 //! server, as the targets assume, but runs on a thread of its own, so the
 //! server's CPU per cycle is the process's less that thread's.
-//! `AIRLOCK_BENCH_CYCLE=plain` (or `page`) runs only that cycle's rounds,
-//! for a profiler.
+//! The shadow rounds run the plain cycle with a shadow policy deciding each
+//! call beside the real one (`shadow_policy:`), to show what that costs.
+//! `AIRLOCK_BENCH_CYCLE=plain` (or `shadow`, or `page`) runs only that
+//! cycle's rounds, for a profiler.
 
 mod client;
 #[path = "../../engine/benches/common/mod.rs"]
@@ -41,19 +43,50 @@ use common::{ms, quantile, thread_cpu_seconds, write_json, CpuTimes};
 /// Cycles measured per client count.
 const CYCLES: usize = 12_000;
 
-/// Rounds measured: clients, rounds, and whether the reviewer opens the
-/// review page before responding.
-const ROUNDS: [(usize, usize, bool); 3] = [(1, 1, false), (16, 3, false), (16, 2, true)];
+/// What a round's cycles do besides the plain cycle.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Cycle {
+    Plain,
+    /// A shadow policy decides each call too (and differs: it would allow it).
+    Shadowed,
+    /// The reviewer opens the review page before responding.
+    Page,
+}
+
+impl Cycle {
+    fn name(self) -> &'static str {
+        match self {
+            Cycle::Plain => "plain",
+            Cycle::Shadowed => "shadow policy",
+            Cycle::Page => "with review page",
+        }
+    }
+}
+
+/// Rounds measured: clients, rounds, and the cycle.
+const ROUNDS: [(usize, usize, Cycle); 4] = [
+    (1, 1, Cycle::Plain),
+    (16, 3, Cycle::Plain),
+    (16, 2, Cycle::Shadowed),
+    (16, 2, Cycle::Page),
+];
 
 /// Unmeasured cycles first, so connections and caches are warm.
 const WARMUP: usize = 200;
 
 const KEY: &str = "bench-key";
 
-async fn start(dir: &std::path::Path) -> support::TestServer {
+/// The server for `cycle`'s rounds, its files in `dir`.
+async fn start(dir: &std::path::Path, cycle: Cycle) -> support::TestServer {
+    let mut config = support::gateway_config("bench", KEY);
+    if cycle == Cycle::Shadowed {
+        let candidate = "sources:\n  filesystem:\n    policy_only: true\n    auto_approved_tools: [delete_file]\n";
+        std::fs::write(dir.join("candidate.yaml"), candidate).unwrap();
+        config.push_str("shadow_policy: candidate.yaml\n");
+    }
     support::start(
         dir,
-        &support::gateway_config("bench", KEY),
+        &config,
         &[("AIRLOCK_CALLBACK_SECRET", "bench")],
         support::Workers {
             audit_seal: true,
@@ -203,13 +236,18 @@ fn main() {
         .unwrap();
     let only = std::env::var("AIRLOCK_BENCH_CYCLE").ok();
     let mut rows = Vec::new();
-    for (clients, rounds, page) in ROUNDS {
-        let name = if page { "page" } else { "plain" };
+    for (clients, rounds, cycle) in ROUNDS {
+        let name = match cycle {
+            Cycle::Plain => "plain",
+            Cycle::Shadowed => "shadow",
+            Cycle::Page => "page",
+        };
         if only.as_deref().is_some_and(|only| only != name) {
             continue;
         }
+        let page = cycle == Cycle::Page;
         let dir = tempfile::tempdir().unwrap();
-        let server = runtime.block_on(start(dir.path()));
+        let server = runtime.block_on(start(dir.path(), cycle));
         for round in 1..=rounds {
             let before = CpuTimes::now();
             let measured = round_on_own_thread(server.base.clone(), clients, page);
@@ -220,7 +258,7 @@ fn main() {
             let per_cycle = |seconds: f64| (seconds * 1e6 / measured.cycles as f64).round();
             let round1 = |x: f64| (x * 10.0).round() / 10.0;
             rows.push(json!({
-                "cycle": if page { "with review page" } else { "plain" },
+                "cycle": cycle.name(),
                 "clients": clients,
                 "round": round,
                 "cycles_per_second": measured.per_second.round(),
