@@ -65,7 +65,7 @@ fn checked_reason(reason: Option<String>) -> Result<Option<String>, EngineError>
 fn not_for_questions() -> EngineError {
     EngineError::invalid(
         "call",
-        "a question takes an answer, not an approval: answer it in the chat or on its review page",
+        "a question takes an answer, not an approval: answer it in the chat, on its review page or with `airlock answer`",
     )
 }
 
@@ -388,7 +388,7 @@ mod quorum;
 mod stop;
 
 pub(crate) use access::{check, check_message, pending_call};
-pub(crate) use answer::{answer, answer_closing, answer_pressed, answer_typed};
+pub(crate) use answer::{answer, answer_closing, answer_given, answer_pressed, answer_typed};
 pub(crate) use chat::hand_to_agent;
 pub(crate) use propose::{classify, new_call, propose_calls, propose_in_run, Classified, Turn};
 pub(crate) use queue::answer_queued;

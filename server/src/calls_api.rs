@@ -1,8 +1,10 @@
 //! The people's HTTP API over tool calls: what waits, one call, and
 //! deciding it, as the person of a personal API token (or of the browser's
-//! session). `airlock pending`, `show`, `approve` and `reject` use it.
+//! session). `airlock pending`, `show`, `approve`, `reject` and `answer`
+//! use it.
 //! Decisions taken here are ordinary decisions, on channel `cli`.
 
+pub mod answer;
 pub mod approve;
 mod body;
 pub mod pending;

@@ -103,6 +103,7 @@ pub fn router_with_pages(
         .routes(utoipa_axum::routes!(calls_api::show::show_call))
         .routes(utoipa_axum::routes!(calls_api::approve::approve_call))
         .routes(utoipa_axum::routes!(calls_api::reject::reject_call))
+        .routes(utoipa_axum::routes!(calls_api::answer::answer_call))
         .routes(utoipa_axum::routes!(streams::conversation_events))
         .routes(utoipa_axum::routes!(streams::inbox_events))
         .routes(utoipa_axum::routes!(review_stream::review_events))

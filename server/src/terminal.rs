@@ -1,5 +1,5 @@
 //! The terminal's commands for people who decide: `airlock pending`,
-//! `show`, `approve` and `reject`. They act over HTTP (`/api/v1/calls`) as
+//! `show`, `approve`, `reject` and `answer`. They act over HTTP (`/api/v1/calls`) as
 //! the person of a personal API token, so a decision here is an ordinary
 //! decision, recorded on channel `cli`.
 //!
@@ -79,6 +79,26 @@ pub enum TerminalCommand {
         #[arg(long)]
         json: bool,
     },
+    /// Answer a question the agent asked: in words, or with --action for a
+    /// question asked with a type (a choice, a form, a confirmation…).
+    Answer {
+        /// The question's id, as `airlock pending` lists it.
+        id: String,
+        /// The answer in words.
+        #[arg(required_unless_present = "action", conflicts_with = "action")]
+        text: Option<String>,
+        /// The action, for a question asked with a type: select, submit,
+        /// confirm, cancel, retry, skip, abort, approve or reject.
+        #[arg(long)]
+        action: Option<String>,
+        /// What comes with --action, as a JSON object (`{"selected":
+        /// ["b"]}`), `@FILE` for one in a file, or `-` for standard input.
+        #[arg(long, value_name = "JSON", requires = "action")]
+        data: Option<String>,
+        /// Print the call as JSON.
+        #[arg(long)]
+        json: bool,
+    },
 }
 
 /// Runs `command` against the Airlock the environment names; what went
@@ -104,6 +124,22 @@ pub async fn run(command: TerminalCommand) -> ExitCode {
         }
         TerminalCommand::Reject { id, reason, json } => {
             decide::reject(&client, &id, &reason, json).await
+        }
+        TerminalCommand::Answer {
+            id,
+            text,
+            action,
+            data,
+            json,
+        } => {
+            let given = match (text, action) {
+                (Some(text), _) => decide::Given::Words(text),
+                (None, action) => decide::Given::Action {
+                    action: action.unwrap_or_default(),
+                    data,
+                },
+            };
+            decide::answer(&client, &id, given, json).await
         }
     };
     match done {

@@ -7,9 +7,10 @@ mod support;
 use std::process::Output;
 use std::time::Duration;
 
-use engine::domain::{Access, CallStatus, Channel, ToolCallId};
+use engine::decisions::ProposedCall;
+use engine::domain::{Access, CallStatus, Channel, ToolCallId, AGENT_SOURCE, QUESTION_TOOL};
 use engine::people::NewPerson;
-use serde_json::Value;
+use serde_json::{json, Value};
 use tokio::io::{AsyncBufReadExt, BufReader};
 
 use support::people::{waiting_deletes, CONFIG};
@@ -228,6 +229,93 @@ async fn watching_lists_again_when_a_call_comes_to_wait_and_when_it_is_decided()
     assert_eq!(code, 0, "{said}");
     assert!(next_listing(&mut lines).await.is_empty());
     watching.kill().await.unwrap();
+}
+
+#[tokio::test]
+async fn the_agents_questions_are_answered_from_the_terminal() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = support::start(dir.path(), CONFIG, &[], support::Workers::default()).await;
+    let ana = token_of(&server, "ana", Access::Approver).await;
+    let conversation = server.engine.create_conversation().await.unwrap();
+    let question = |arguments: Value| ProposedCall {
+        source: AGENT_SOURCE.into(),
+        tool: QUESTION_TOOL.into(),
+        arguments,
+        read_only_hint: false,
+    };
+    let options = json!([{"id": "a", "label": "a.txt"}, {"id": "b", "label": "b.txt"}]);
+    let asked = server
+        .engine
+        .propose_calls(
+            &conversation.id,
+            vec![
+                question(json!({"question": "Which branch?"})),
+                question(json!({"question": "Which to keep?", "type": "selection",
+                    "context": {"options": options}})),
+            ],
+        )
+        .await
+        .unwrap();
+    let (plain, typed) = (asked[0].id.to_string(), asked[1].id.to_string());
+    let answer = |args: &'static [&'static str], id: &str| {
+        let mut all = vec!["answer", id];
+        all.extend_from_slice(args);
+        all.into_iter().map(str::to_owned).collect::<Vec<String>>()
+    };
+    let run_as_ana = |args: Vec<String>| {
+        let args: Vec<&str> = args.iter().map(String::as_str).collect();
+        let command = airlock(&server.base, Some(&ana), &args).output();
+        async move { says(&command.await.unwrap()) }
+    };
+
+    let (code, _, error) = says(&run(&server, Some(&ana), &["approve", &plain]).await);
+    assert_eq!(code, 1);
+    assert!(
+        error.contains("airlock answer"),
+        "approve says how: {error}"
+    );
+
+    let (code, said, _) = run_as_ana(answer(&["main"], &plain)).await;
+    assert_eq!((code, said.trim()), (0, "Answered: main"));
+    assert_eq!(
+        stored(&server, &plain).await.result,
+        Some(json!({"answer": "main"}))
+    );
+    let (code, _, error) = run_as_ana(answer(&["again"], &plain)).await;
+    assert_eq!(code, 3, "answered already: {error}");
+
+    // A typed question takes its action and data, checked as on its page.
+    let (code, _, error) = run_as_ana(answer(&["b"], &typed)).await;
+    assert_eq!(code, 1);
+    assert!(error.contains("selection"), "{error}");
+    let (code, _, error) = run_as_ana(answer(
+        &["--action", "select", "--data", r#"{"selected": ["c"]}"#],
+        &typed,
+    ))
+    .await;
+    assert_eq!(code, 1, "an option it does not offer: {error}");
+    let (code, said, _) = run_as_ana(answer(
+        &[
+            "--action",
+            "select",
+            "--data",
+            r#"{"selected": ["b"]}"#,
+            "--json",
+        ],
+        &typed,
+    ))
+    .await;
+    assert_eq!(code, 0, "{said}");
+    let call: Value = serde_json::from_str(&said).unwrap();
+    assert_eq!(call["result"]["action"], "select", "{call}");
+    assert_eq!(call["result"]["data"]["selected"], json!(["b"]), "{call}");
+    assert_eq!(
+        stored(&server, &typed).await.decision.unwrap().channel,
+        Channel::Cli
+    );
+
+    let (code, _, error) = run_as_ana(answer(&[], &plain)).await;
+    assert_eq!(code, 64, "neither words nor an action: {error}");
 }
 
 /// The next listing `airlock pending --watch --json` prints.

@@ -45,7 +45,7 @@ pub(crate) async fn answer_closing(
     if let Some(asked) = call.arguments.get("type").and_then(|t| t.as_str()) {
         return Err(EngineError::invalid(
             "answer",
-            format!("this question asks for a {asked} answer: answer it on its review page"),
+            format!("this question asks for a {asked} answer: give its action and data, or answer it on its review page"),
         ));
     }
     complete(
@@ -64,13 +64,35 @@ pub(crate) async fn answer_pressed(
     choice: Option<&str>,
     reviewer: &Reviewer,
 ) -> Result<ToolCall, EngineError> {
+    let pressed = |shape: &ReviewShape| shape.pressed(action, choice);
+    answer_by_id(core, call_id, action, pressed, reviewer).await
+}
+
+/// Answers typed question `call_id` with `action` and `data`, as an agent
+/// would send them through its case (`POST …/respond`).
+pub(crate) async fn answer_given(
+    core: &Core,
+    call_id: &ToolCallId,
+    action: &str,
+    data: serde_json::Value,
+    reviewer: &Reviewer,
+) -> Result<ToolCall, EngineError> {
+    answer_by_id(core, call_id, action, |_| data, reviewer).await
+}
+
+async fn answer_by_id(
+    core: &Core,
+    call_id: &ToolCallId,
+    action: &str,
+    data_of: impl FnOnce(&ReviewShape) -> serde_json::Value,
+    reviewer: &Reviewer,
+) -> Result<ToolCall, EngineError> {
     let call = core
         .store
         .tool_call(call_id)
         .await?
         .ok_or(EngineError::NotFound("tool call"))?;
-    let pressed = |shape: &ReviewShape| shape.pressed(action, choice);
-    match answer_typed(core, call, action, pressed, reviewer).await? {
+    match answer_typed(core, call, action, data_of, reviewer).await? {
         Some((call, _closed)) => Ok(call),
         None => Err(EngineError::invalid(
             "call",

@@ -1,7 +1,8 @@
-//! The façade's methods for one call read by its id, for the people's HTTP
-//! API (`/api/v1/calls`) and the terminal that uses it.
+//! The façade's methods for one call by its id, for the people's HTTP API
+//! (`/api/v1/calls`) and the terminal that uses it.
 
-use crate::domain::{ToolCall, ToolCallId};
+use crate::decisions;
+use crate::domain::{Reviewer, ToolCall, ToolCallId};
 use crate::error::EngineError;
 use crate::Engine;
 
@@ -14,5 +15,18 @@ impl Engine {
             .tool_call(id)
             .await?
             .ok_or(EngineError::NotFound("tool call"))
+    }
+
+    /// Answers the typed question `id` with `action` and `data`, checked
+    /// against what it asks as an answer through its case is;
+    /// [`EngineError::InvalidFields`] names what does not fit.
+    pub async fn answer_given(
+        &self,
+        id: &ToolCallId,
+        action: &str,
+        data: serde_json::Value,
+        reviewer: &Reviewer,
+    ) -> Result<ToolCall, EngineError> {
+        decisions::answer_given(&self.core, id, action, data, reviewer).await
     }
 }

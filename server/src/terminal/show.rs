@@ -41,6 +41,13 @@ pub(super) fn told(call: &CallBody, base: &str, now: DateTime<Utc>) -> String {
             other => standing(other),
         };
         line("Status", status.to_owned());
+        if call.status == "pending_approval" {
+            let how = match call.arguments.get("type") {
+                Some(_) => format!("airlock answer {} --action ACTION --data JSON", call.id),
+                None => format!("airlock answer {} \"…\"", call.id),
+            };
+            line("Answer with", how);
+        }
     }
     if let Some(title) = &call.conversation_title {
         line("Conversation", title.clone());
