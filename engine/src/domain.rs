@@ -62,7 +62,8 @@ pub use review::{
     CaseEvent, CaseId, CaseStatus, CaseType, NewCase, Requester, ReviewCase, MAX_PROMPT_CHARS,
 };
 pub use review_flow::reminder_event;
-pub use review_flow::{case_for, closing, closing_of, event_data, prompt_for, question_type};
+pub use review_flow::{asked_type, case_for, closing, closing_of, event_data};
+pub use review_flow::{prompt_for, question_type};
 pub use review_flow::{rfc3339, Closing};
 pub use review_shape::{Choice, ReviewShape};
 pub use run::{lease_until, Run, RunStatus, LEASE_SECONDS};

@@ -12,32 +12,14 @@ use support::schemas::{assert_valid, schemas};
 
 const KEY: &str = "drafts-key";
 
-/// Posts the review page's form with `fields` and the link's token: the
-/// status and the page.
+/// Posts the review page's form with `fields`: the status and the page.
 async fn post(
     server: &support::TestServer,
     hitl: &Value,
     fields: &[(&str, &str)],
 ) -> (u16, String) {
-    let (case, token) = support::review_link(hitl);
-    let mut form: Vec<(&str, &str)> = vec![("token", &token)];
-    form.extend_from_slice(fields);
-    let client = reqwest::Client::builder()
-        .redirect(reqwest::redirect::Policy::none())
-        .build()
-        .unwrap();
-    let res = client
-        .post(format!("{}/review/{case}", server.base))
-        .form(&form)
-        .send()
-        .await
-        .unwrap();
-    (res.status().as_u16(), res.text().await.unwrap())
-}
-
-async fn page(hitl: &Value) -> String {
-    let url = hitl["review_url"].as_str().unwrap();
-    reqwest::get(url).await.unwrap().text().await.unwrap()
+    let (status, _, page) = support::post_review_form(&server.base, hitl, fields).await;
+    (status, page)
 }
 
 #[tokio::test]
@@ -70,7 +52,7 @@ async fn a_form_in_steps_is_taken_up_again_where_it_was_left() {
         format!("draft_{id}"),
         "the 202 says Airlock keeps the form's state"
     );
-    assert!(page(&hitl)
+    assert!(support::review_page(&hitl)
         .await
         .contains("come back to it with the same link"));
     let poll = support::poll_case(&server.base, &id, KEY).await;
@@ -103,7 +85,7 @@ async fn a_form_in_steps_is_taken_up_again_where_it_was_left() {
 
     // The page closed and opened again: where it was left, the name kept,
     // the PIN to be typed again.
-    let html = page(&hitl).await;
+    let html = support::review_page(&hitl).await;
     assert!(html.contains("Step 2 of 2: Work"), "{html}");
     assert!(html.contains("type=\"hidden\" name=\"f.full_name\" value=\"Sarah Chen\""));
     assert!(!html.contains("4321"), "a sensitive value is never kept");
@@ -128,7 +110,7 @@ async fn a_form_in_steps_is_taken_up_again_where_it_was_left() {
         poll["progress"],
         json!({"current_step": 1, "total_steps": 2, "completed_fields": 2, "total_fields": 4})
     );
-    let html = page(&hitl).await;
+    let html = support::review_page(&hitl).await;
     assert!(html.contains("type=\"hidden\" name=\"f.kind\" value=\"fulltime\""));
 
     let (status, _) = post(

@@ -29,30 +29,11 @@ async fn post(
     hitl: &Value,
     fields: &[(&str, &str)],
 ) -> (u16, Option<String>, String) {
-    let (case, token) = support::review_link(hitl);
-    let mut form: Vec<(&str, &str)> = vec![("token", &token)];
-    form.extend_from_slice(fields);
-    let client = reqwest::Client::builder()
-        .redirect(reqwest::redirect::Policy::none())
-        .build()
-        .unwrap();
-    let res = client
-        .post(format!("{}/review/{case}", server.base))
-        .form(&form)
-        .send()
-        .await
-        .unwrap();
-    let status = res.status().as_u16();
-    let location = res
-        .headers()
-        .get("location")
-        .map(|l| l.to_str().unwrap().to_owned());
-    (status, location, res.text().await.unwrap())
+    support::post_review_form(&server.base, hitl, fields).await
 }
 
 async fn page(hitl: &Value) -> String {
-    let url = hitl["review_url"].as_str().unwrap();
-    reqwest::get(url).await.unwrap().text().await.unwrap()
+    support::review_page(hitl).await
 }
 
 #[tokio::test]

@@ -42,7 +42,7 @@ pub(crate) async fn answer_closing(
         .tool_call(call_id)
         .await?
         .ok_or(EngineError::NotFound("tool call"))?;
-    if let Some(asked) = call.arguments.get("type").and_then(|t| t.as_str()) {
+    if let Some(asked) = crate::domain::asked_type(&call) {
         return Err(EngineError::invalid(
             "answer",
             format!("this question asks for a {asked} answer: give its action and data, or answer it on its review page"),

@@ -178,14 +178,26 @@ pub fn question_type(call: &ToolCall) -> Option<CaseType> {
     if !call.is_question() {
         return None;
     }
-    let asked = call.arguments.get("type").and_then(Value::as_str);
-    Some(asked.and_then(CaseType::parse).unwrap_or(CaseType::Input))
+    Some(
+        asked_type(call)
+            .and_then(CaseType::parse)
+            .unwrap_or(CaseType::Input),
+    )
+}
+
+/// The type a question was asked with (`type` in its arguments, checked
+/// when it was asked); `None` for one asked in words, or a tool call.
+pub fn asked_type(call: &ToolCall) -> Option<&str> {
+    match call.is_question() {
+        true => call.arguments.get("type").and_then(Value::as_str),
+        false => None,
+    }
 }
 
 /// The prompt a call's case shows: what would run, in a sentence; a typed
 /// question's own prompt as it was asked.
 pub fn prompt_for(call: &ToolCall) -> String {
-    let typed = call.is_question() && call.arguments.get("type").is_some();
+    let typed = asked_type(call).is_some();
     let text = if typed {
         call.arguments["question"]
             .as_str()

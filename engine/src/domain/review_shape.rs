@@ -105,7 +105,7 @@ impl ReviewShape {
     /// What a typed question asks (one asked with a `type`); `None` for a
     /// tool call or the agent's plain question.
     pub fn asked_by(call: &super::ToolCall) -> Option<Result<Self, Vec<FieldProblem>>> {
-        call.arguments.get("type")?;
+        super::asked_type(call)?;
         let case_type = super::question_type(call)?;
         let context = call.arguments.get("context").unwrap_or(&Value::Null);
         Some(Self::parse(&case_type, context))

@@ -292,6 +292,41 @@ pub async fn respond_by_link(
         .as_u16()
 }
 
+/// Posts a review page's form at `base` with `fields` and the link's token,
+/// as a browser without JavaScript does: the status, where it redirects,
+/// and the page.
+pub async fn post_review_form(
+    base: &str,
+    hitl: &serde_json::Value,
+    fields: &[(&str, &str)],
+) -> (u16, Option<String>, String) {
+    let (case, token) = review_link(hitl);
+    let mut form: Vec<(&str, &str)> = vec![("token", &token)];
+    form.extend_from_slice(fields);
+    let client = reqwest::Client::builder()
+        .redirect(reqwest::redirect::Policy::none())
+        .build()
+        .unwrap();
+    let res = client
+        .post(format!("{base}/review/{case}"))
+        .form(&form)
+        .send()
+        .await
+        .unwrap();
+    let status = res.status().as_u16();
+    let location = res
+        .headers()
+        .get("location")
+        .map(|l| l.to_str().unwrap().to_owned());
+    (status, location, res.text().await.unwrap())
+}
+
+/// The review page a `hitl` object's link opens.
+pub async fn review_page(hitl: &serde_json::Value) -> String {
+    let url = hitl["review_url"].as_str().unwrap();
+    reqwest::get(url).await.unwrap().text().await.unwrap()
+}
+
 /// The case id and the link token of a gateway answer's `hitl` object.
 pub fn review_link(hitl: &serde_json::Value) -> (String, String) {
     let case = hitl["case_id"].as_str().expect("a case id");
