@@ -1,7 +1,8 @@
 //! Forms in several steps, kept as they are filled in: each move between
 //! steps on the review page saves what was entered with the case, so the
 //! page can be closed and taken up again through the same link, and an
-//! agent polling sees how far the form has come. Answering forgets it.
+//! agent polling sees how far the form has come. The store forgets it when
+//! the case closes, however it closes.
 
 use super::holder::holder;
 use super::link::still_open;
@@ -82,15 +83,4 @@ pub(crate) async fn progress(
         return Ok(None);
     }
     Ok(kept_draft(core, case).await?.map(|draft| draft.progress))
-}
-
-/// Forgets what was kept of an answered case's form. The answer stands
-/// whatever happens here, so a failure is only logged.
-pub(crate) async fn forget(core: &Core, case: &ReviewCase) {
-    if !case.asks {
-        return;
-    }
-    if let Err(e) = core.store.drop_draft(&case.id).await {
-        tracing::warn!(case = %case.id, error = %e, "cannot forget a form's draft");
-    }
 }

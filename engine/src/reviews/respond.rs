@@ -212,7 +212,6 @@ pub(crate) async fn respond_review(
     let reviewer = link_reviewer(holder, submission.responded_by.as_deref(), channel);
     if case.asks {
         if let Some(closed) = super::ask::answer(core, &case, &submission, &reviewer).await? {
-            super::drafts::forget(core, &case).await;
             return closed_case(core, closed, &case.id).await;
         }
     }
@@ -249,7 +248,6 @@ pub(crate) async fn cancel_review(
         None,
     )
     .await?;
-    super::drafts::forget(core, &case).await;
     closed_case(core, closed, &case.id).await
 }
 

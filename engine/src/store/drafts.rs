@@ -21,9 +21,7 @@ pub trait DraftStore: Send + Sync {
         at: DateTime<Utc>,
     ) -> Result<Option<(ReviewCase, CaseEvent)>, StoreError>;
 
-    /// The answers kept of case `id`'s form, if any.
+    /// The answers kept of case `id`'s form, if any. The decision that
+    /// closes a case forgets them, in its own transaction.
     async fn case_draft(&self, id: &CaseId) -> Result<Option<FormDraft>, StoreError>;
-
-    /// Forgets the answers kept of case `id`'s form: it was answered.
-    async fn drop_draft(&self, id: &CaseId) -> Result<(), StoreError>;
 }

@@ -108,7 +108,8 @@ pub(super) const DECIDE_CALL_LOCKING_ITS_RUN: &str = "with changed as (
 
 /// The rest of a decision in one round trip: its audit entry (`$1`–`$7`,
 /// and its call's source and tool, `$20` and `$21`),
-/// its case's event and callback (`$8`–`$14`, when there is a case), the run
+/// its case's event and callback (`$8`–`$14`, when there is a case) and what
+/// was kept of its form (a question's; a key lookup for any other), the run
 /// `$15` woken when none of its calls waits any more, and the events (`$16`–`$19`),
 /// as `append_event` appends them.
 pub(super) const RECORD_DECISION: &str = "with audited as (
@@ -120,6 +121,8 @@ pub(super) const RECORD_DECISION: &str = "with audited as (
      callback as (
          insert into callback_outbox (case_id, url, body, next_attempt_at)
          select $8, $13, $14, $12 where $13::text is not null),
+     forgotten as (
+         delete from review_drafts where case_id = $8),
      woken as (
          update runs set status = 'running', updated_at = $7
          where run_id = $15 and status = 'waiting'

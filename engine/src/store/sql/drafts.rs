@@ -24,8 +24,6 @@ const KEEP_DRAFT: &str = "insert into review_drafts (case_id, draft, saved_at) v
 
 const CASE_DRAFT: &str = "select draft from review_drafts where case_id = $1";
 
-const DROP_DRAFT: &str = "delete from review_drafts where case_id = $1";
-
 #[async_trait]
 impl<B: Backend> DraftStore for SqlStore<B> {
     async fn save_draft(
@@ -71,13 +69,5 @@ impl<B: Backend> DraftStore for SqlStore<B> {
         serde_json::from_str(&text)
             .map(Some)
             .map_err(|e| corrupt(TABLE, e))
-    }
-
-    async fn drop_draft(&self, id: &CaseId) -> Result<(), StoreError> {
-        query(DROP_DRAFT)
-            .bind(id.as_str())
-            .execute(self.writer())
-            .await?;
-        Ok(())
     }
 }

@@ -41,6 +41,9 @@ const REVIEW_CASE_WITH_TOKENS: &str = "select c.*, t.token_hash from review_case
      left join review_tokens t on t.case_id = c.case_id
      where c.case_id = $1";
 
+/// A closed case's form is not kept any longer: it holds what was typed.
+pub(super) const DROP_DRAFT: &str = "delete from review_drafts where case_id = $1";
+
 const ADVANCE_CASE: &str = "update review_cases set status = $1, opened_at = coalesce(opened_at, $2), version = version + 1
      where case_id = $3 and (status = $4 or status = $5)
      returning *";
@@ -210,13 +213,20 @@ impl<B: Backend> SqlStore<B> {
         row.map(|row| closed_case(&row, "", closing.at)).transpose()
     }
 
-    /// Stores a closed case's event and queues its callback.
+    /// Stores a closed case's event, queues its callback and forgets what
+    /// was kept of its form (only a question's case has a form to keep).
     pub(super) async fn record_closed_case(
         tx: &mut B::Tx<'_>,
         case: &ReviewCase,
         event: &CaseEvent,
     ) -> Result<(), StoreError> {
         Self::insert_case_event(tx, event).await?;
+        if case.asks {
+            query(DROP_DRAFT)
+                .bind(case.id.as_str())
+                .execute(&mut *tx)
+                .await?;
+        }
         if let Some((url, body)) = callback_of(case, event) {
             query(QUEUE_CALLBACK)
                 .bind(case.id.as_str())
