@@ -6,6 +6,15 @@ use leptos::server_fn::codec::JsonEncoding;
 use leptos::server_fn::{Bytes, ContentType, Decodes, Encodes, Format, FormatType};
 use serde::{Deserialize, Deserializer, Serialize};
 
+/// What is wrong with one field of an answer.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FieldProblemItem {
+    /// Where, as the protocol names it: `data.` and the field's key.
+    pub field: String,
+    /// What is wrong, for a person (it names the field).
+    pub message: String,
+}
+
 /// An error as the browser sees it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, thiserror::Error)]
 #[serde(tag = "code", rename_all = "snake_case")]
@@ -41,6 +50,12 @@ pub enum AppError {
         field: String,
         /// What is wrong, for a person.
         message: String,
+    },
+    /// An answer that does not fit its question's form: each field's problem.
+    #[error("{}", .problems.iter().map(|p| p.message.as_str()).collect::<Vec<_>>().join("; "))]
+    InvalidFields {
+        /// The problems, each by its field (`data.salary`).
+        problems: Vec<FieldProblemItem>,
     },
     /// A review link's token is missing or wrong.
     #[error("this review link is not valid: ask whoever sent it for a new one")]
@@ -107,6 +122,7 @@ impl AppError {
         match self {
             AppError::NotFound { .. } => "not_found",
             AppError::Invalid { .. } => "invalid",
+            AppError::InvalidFields { .. } => "invalid_fields",
             AppError::AlreadyDecided { .. } => "already_decided",
             AppError::AlreadyApprovedByYou { .. } => "already_approved_by_you",
             AppError::Forbidden => "invalid_token",
@@ -131,6 +147,7 @@ const CODES: &[&str] = &[
     "already_decided",
     "already_approved_by_you",
     "invalid",
+    "invalid_fields",
     "invalid_token",
     "cross_site_request",
     "not_allowed",
@@ -174,6 +191,12 @@ impl<'de> Deserialize<'de> for AppError {
             "invalid" => AppError::Invalid {
                 field: text("field"),
                 message: text("message"),
+            },
+            "invalid_fields" => AppError::InvalidFields {
+                problems: record
+                    .get("problems")
+                    .and_then(|p| serde_json::from_value(p.clone()).ok())
+                    .unwrap_or_default(),
             },
             "invalid_token" => AppError::Forbidden,
             "cross_site_request" => AppError::CrossSite,
@@ -267,6 +290,7 @@ impl AppError {
         match self {
             AppError::NotFound { .. } => http::StatusCode::NOT_FOUND,
             AppError::Invalid { .. } => http::StatusCode::BAD_REQUEST,
+            AppError::InvalidFields { .. } => http::StatusCode::UNPROCESSABLE_ENTITY,
             AppError::AlreadyDecided { .. } | AppError::AlreadyApprovedByYou { .. } => {
                 http::StatusCode::CONFLICT
             }
@@ -316,18 +340,14 @@ impl From<engine::EngineError> for AppError {
                 field: "previous_case_id".into(),
                 message: e.to_string(),
             },
-            // The review page's form is read by its own route, which names
-            // every field; elsewhere the first one and all the words do.
-            EngineError::InvalidFields(problems) => AppError::Invalid {
-                field: problems
-                    .first()
-                    .map(|p| p.field.clone())
-                    .unwrap_or_default(),
-                message: problems
-                    .iter()
-                    .map(|p| p.message.as_str())
-                    .collect::<Vec<_>>()
-                    .join("; "),
+            EngineError::InvalidFields(problems) => AppError::InvalidFields {
+                problems: problems
+                    .into_iter()
+                    .map(|p| FieldProblemItem {
+                        field: p.field,
+                        message: p.message,
+                    })
+                    .collect(),
             },
             EngineError::NotAllowed => AppError::NotAllowed,
             EngineError::NotAnApprover { groups } => AppError::NotAnApprover { groups },

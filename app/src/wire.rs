@@ -14,7 +14,9 @@ mod question;
 mod review;
 mod source;
 pub use announced::{AnnouncementItem, NoticeLine};
-pub use asked::{AnswerDraft, AskedItem, ChoiceItem, DetailItem, FieldItem, StepItem};
+pub use asked::{
+    action_label, AnswerDraft, AskedItem, ChoiceItem, DetailItem, FieldItem, StepItem,
+};
 pub use audit::{AuditItem, AuditListPage, AUDIT_ACTIONS};
 pub use call::{parse_arguments, time_label, ArgumentChange, DecisionItem, ToolCallItem};
 pub use call::{ApprovalItem, QuorumItem};

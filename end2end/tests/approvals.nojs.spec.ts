@@ -24,3 +24,23 @@ test('without JavaScript, a pending call can be approved and rejected', async ({
   await expect(cards.nth(1)).toHaveAttribute('data-status', 'rejected');
   await expect(cards.nth(1)).toContainText('keep the list');
 });
+
+test('without JavaScript, a small form on a question card is filled in', async ({ page }) => {
+  await page.goto('/');
+  await page.getByRole('button', { name: 'New conversation' }).click();
+  await page.getByRole('textbox', { name: 'Message' }).fill('let me fill in a new file');
+  await page.getByRole('button', { name: 'Send' }).click();
+  const card = page.getByRole('article', { name: 'Question from the agent' });
+  await expect(async () => {
+    await page.reload();
+    await expect(card.getByRole('textbox', { name: 'File name (required)' })).toBeVisible({ timeout: 500 });
+  }).toPass();
+  await card.getByRole('textbox', { name: 'File name (required)' }).fill('ideas.md');
+  await card.getByRole('textbox', { name: 'Text (required)' }).fill('ship it');
+  await card.getByRole('button', { name: 'Submit' }).click();
+  await expect(async () => {
+    await page.reload();
+    await expect(card).toHaveAttribute('data-status', 'completed', { timeout: 500 });
+  }).toPass();
+  await expect(card).toContainText('Answered by sam: File name: ideas.md; Text: ship it; Replace a file of that name: false');
+});

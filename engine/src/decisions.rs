@@ -365,20 +365,6 @@ async fn wake_runs<'a>(
     Ok(())
 }
 
-pub(crate) async fn tool_calls(
-    core: &Core,
-    conversation: &ConversationId,
-) -> Result<Vec<ToolCall>, EngineError> {
-    Ok(core.store.tool_calls(conversation).await?)
-}
-
-pub(crate) async fn pending_approvals(
-    core: &Core,
-    limit: i64,
-) -> Result<Vec<ToolCall>, EngineError> {
-    Ok(core.store.pending_calls(&Default::default(), limit).await?)
-}
-
 mod access;
 mod answer;
 mod chat;
@@ -388,7 +374,9 @@ mod quorum;
 mod stop;
 
 pub(crate) use access::{check, check_message, pending_call};
-pub(crate) use answer::{answer, answer_closing, answer_given, answer_pressed, answer_typed};
+pub(crate) use answer::{
+    answer, answer_closing, answer_given, answer_posted, answer_pressed, answer_typed,
+};
 pub(crate) use chat::hand_to_agent;
 pub(crate) use propose::{classify, new_call, propose_calls, propose_in_run, Classified, Turn};
 pub(crate) use queue::answer_queued;

@@ -299,12 +299,16 @@ impl Engine {
         &self,
         conversation: &ConversationId,
     ) -> Result<Vec<ToolCall>, EngineError> {
-        decisions::tool_calls(&self.core, conversation).await
+        Ok(self.core.store.tool_calls(conversation).await?)
     }
 
     /// Every call waiting for a person, oldest first.
     pub async fn pending_approvals(&self, limit: i64) -> Result<Vec<ToolCall>, EngineError> {
-        decisions::pending_approvals(&self.core, limit).await
+        Ok(self
+            .core
+            .store
+            .pending_calls(&Default::default(), limit)
+            .await?)
     }
 
     // "Always allow" grants.

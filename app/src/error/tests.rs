@@ -31,6 +31,12 @@ fn every_code_is_the_one_on_the_wire() {
             field: "f".into(),
             message: "m".into(),
         },
+        AppError::InvalidFields {
+            problems: vec![FieldProblemItem {
+                field: "data.salary".into(),
+                message: "Salary must be a number".into(),
+            }],
+        },
         AppError::Forbidden,
         AppError::CrossSite,
         AppError::NotAllowed,

@@ -2,6 +2,7 @@
 
 pub mod arguments_editor;
 pub mod event_stream;
+pub mod form_field;
 pub mod live_list;
 pub mod load_error;
 pub mod post_form;

@@ -3,7 +3,6 @@
 
 pub mod answer_form;
 pub mod earlier_rounds;
-pub mod form_field;
 pub mod review_forms;
 pub mod review_view;
 pub mod withdraw;

@@ -23,6 +23,42 @@ pub struct AskedItem {
     pub details: Vec<DetailItem>,
 }
 
+/// The words on an action's button.
+pub fn action_label(action: &str) -> &'static str {
+    match action {
+        "approve" => "Approve",
+        "edit" => "Request changes",
+        "reject" => "Reject",
+        "select" => "Submit choice",
+        "confirm" => "Confirm",
+        "cancel" => "Cancel",
+        "retry" => "Retry",
+        "skip" => "Skip",
+        "abort" => "Abort",
+        _ => "Submit",
+    }
+}
+
+/// The most fields a form answered under its card may have: more, and it
+/// is answered on its review page.
+pub const MOST_FIELDS_IN_A_CARD: usize = 6;
+
+impl AskedItem {
+    /// Whether its card can draw the whole answer form: a selection, or a
+    /// form of one step and a few fields. A form in steps or a long one is
+    /// answered on its review page, which keeps what was entered.
+    pub fn fits_a_card(&self) -> bool {
+        match self.case_type.as_str() {
+            "selection" => true,
+            "approval" | "confirmation" | "escalation" => false,
+            _ => match self.steps.as_slice() {
+                [only] => only.fields.len() <= MOST_FIELDS_IN_A_CARD,
+                _ => false,
+            },
+        }
+    }
+}
+
 /// An option or an item.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ChoiceItem {

@@ -70,6 +70,9 @@ impl ToolCallItem {
             return Some(words.to_owned());
         }
         let action = result["action"].as_str()?;
+        if let Some(filled) = self.filled_in(&result["data"]) {
+            return Some(filled);
+        }
         let Some(ids) = result["data"]["selected"].as_array() else {
             return Some(action.to_owned());
         };
@@ -85,5 +88,32 @@ impl ToolCallItem {
         };
         let labels: Vec<String> = ids.iter().filter_map(|v| v.as_str()).map(label).collect();
         Some(labels.join(", "))
+    }
+
+    /// A form's answer as its fields' labels and values, in the form's
+    /// order (`File name: ideas.md; Text: …`), a sensitive one's value not
+    /// shown; `None` when it asked no form.
+    fn filled_in(&self, data: &serde_json::Value) -> Option<String> {
+        let form = &self.arguments["context"]["form"];
+        let steps = form["steps"].as_array().into_iter().flatten();
+        let fields = form["fields"]
+            .as_array()
+            .into_iter()
+            .chain(steps.filter_map(|s| s["fields"].as_array()))
+            .flatten();
+        let said: Vec<String> = fields
+            .filter_map(|field| {
+                let value = data.get(field["key"].as_str()?)?;
+                let label = field["label"].as_str().or(field["key"].as_str())?;
+                // What a sensitive field holds is for the agent, not the chat.
+                let text = match value {
+                    _ if field["sensitive"] == true => "(not shown)".to_owned(),
+                    serde_json::Value::String(text) => text.clone(),
+                    other => other.to_string(),
+                };
+                Some(format!("{label}: {text}"))
+            })
+            .collect();
+        (!said.is_empty()).then(|| said.join("; "))
     }
 }

@@ -353,3 +353,37 @@ fn a_decision_taken_in_slack_says_so_on_the_card() {
         Some("Rejected by Ana Lima: not on a Friday")
     );
 }
+
+#[test]
+fn a_forms_answer_reads_as_its_labels_and_values_but_a_sensitive_one() {
+    let asked = serde_json::json!({
+        "question": "Details?",
+        "type": "input",
+        "context": {"form": {"steps": [
+            {"fields": [{"key": "path", "label": "File name", "type": "text"}]},
+            {"fields": [
+                {"key": "salary", "label": "Salary", "type": "number", "sensitive": true},
+                {"key": "replace", "label": "Replace", "type": "boolean"},
+            ]},
+        ]}},
+    });
+    let answered = ToolCallItem {
+        tool: "request_human_input".into(),
+        result: Some(serde_json::json!({"action": "submit", "data": {
+            "replace": false, "path": "ideas.md", "salary": 105000,
+        }})),
+        ..call(asked, None)
+    };
+    assert_eq!(
+        answered.answer().as_deref(),
+        Some("File name: ideas.md; Salary: (not shown); Replace: false")
+    );
+    let chosen = ToolCallItem {
+        result: Some(serde_json::json!({"action": "select", "data": {"selected": ["a"]}})),
+        ..call(
+            serde_json::json!({"type": "selection", "context": {"options": [{"id": "a", "label": "A file"}]}}),
+            None,
+        )
+    };
+    assert_eq!(chosen.answer().as_deref(), Some("A file"));
+}

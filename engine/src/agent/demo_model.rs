@@ -12,6 +12,8 @@
 //! | `clean up`                        | `list_directory`, then one batch deleting every file it found |
 //! | `ask me …` / `ask me …: a or b`   | `request_human_input` with the question (and choices) |
 //! | `let me choose …: a or b`         | `request_human_input` as a selection of those options |
+//! | `let me pick …: a, b or c`        | the same, taking any number of them           |
+//! | `let me fill in …`                | `request_human_input` with a small form (a file to write) |
 //!
 //! After results it says in prose what happened; after a rejection it
 //! acknowledges the reason and does not try the same call again.
@@ -23,6 +25,8 @@ use super::model::{
     CallOutcome, Model, ModelError, ModelReply, ModelRequest, OnProgress, Progress,
     ProposedToolCall, TranscriptCall, Turn,
 };
+
+mod asking;
 
 /// The rule-based demo model.
 #[derive(Debug, Default, Clone, Copy)]
@@ -82,7 +86,8 @@ const HELP: &str = "I'm Airlock's demo agent. I work on the files of a small wor
 list files, read a file (\"read notes.txt\"), write one (\"write ideas.md: some text\"), delete files \
 (\"delete drafts/plan.md and notes.txt\"), send an e-mail (\"email ana@example.com: hello\"), \
 clean up the workspace (\"clean up\"), ask you a question (\"ask me which file to keep\") or \
-let you choose (\"let me choose which to keep: a.txt or b.txt\"). \
+let you choose (\"let me choose which to keep: a.txt or b.txt\", or several with \"let me pick\") \
+or fill in a form (\"let me fill in a new file\"). \
 Reading runs at once; writing, deleting and e-mail wait for your approval.";
 
 /// Works out what to do from the person's words.
@@ -97,41 +102,8 @@ fn plan(text: &str) -> ModelReply {
             ..ModelReply::default()
         };
     }
-    if let Some(asked) = after(text, &["ask me "]) {
-        let (question, choices) = match asked.split_once(':') {
-            Some((question, list)) => (question, paths(&list.replace(" or ", ","))),
-            None => (asked, Vec::new()),
-        };
-        let question = sentence(question);
-        let arguments = if choices.is_empty() {
-            json!({ "question": question })
-        } else {
-            json!({ "question": question, "choices": choices })
-        };
-        return ModelReply {
-            text: String::new(),
-            calls: vec![call("request_human_input", arguments)],
-            ..ModelReply::default()
-        };
-    }
-    if let Some(asked) = after(text, &["let me choose "]) {
-        let (question, list) = asked.split_once(':').unwrap_or((asked, ""));
-        let options: Vec<Value> = paths(&list.replace(" or ", ","))
-            .into_iter()
-            .map(|option| json!({ "id": option, "label": option }))
-            .collect();
-        if !options.is_empty() {
-            let arguments = json!({
-                "question": sentence(question),
-                "type": "selection",
-                "context": { "options": options },
-            });
-            return ModelReply {
-                text: String::new(),
-                calls: vec![call("request_human_input", arguments)],
-                ..ModelReply::default()
-            };
-        }
+    if let Some(asking) = asking::ask(text) {
+        return asking;
     }
     if let Some(rest) = after(text, &["delete ", "remove "]) {
         let targets = paths(rest);

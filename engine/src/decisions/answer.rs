@@ -80,6 +80,20 @@ pub(crate) async fn answer_given(
     answer_by_id(core, call_id, action, |_| data, reviewer).await
 }
 
+/// Answers typed question `call_id` with `action` and the inputs of its
+/// form as a browser posts them (`f.` and a field's key, `selected`, …),
+/// read as its review page reads them: the chat's form under its card.
+pub(crate) async fn answer_posted(
+    core: &Core,
+    call_id: &ToolCallId,
+    action: &str,
+    posted: &[(String, String)],
+    reviewer: &Reviewer,
+) -> Result<ToolCall, EngineError> {
+    let read = |shape: &ReviewShape| shape.read_posted(posted);
+    answer_by_id(core, call_id, action, read, reviewer).await
+}
+
 async fn answer_by_id(
     core: &Core,
     call_id: &ToolCallId,
@@ -116,6 +130,10 @@ pub(crate) async fn answer_typed(
     let Some(shape) = ReviewShape::asked_by(&call) else {
         return Ok(None);
     };
+    // One answered already says so, whatever this answer holds.
+    if call.status != CallStatus::PendingApproval {
+        return Err(EngineError::already_decided(call));
+    }
     let shape = shape.map_err(EngineError::InvalidFields)?;
     let result = shape
         .check(action, &data_of(&shape))

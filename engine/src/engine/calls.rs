@@ -29,4 +29,17 @@ impl Engine {
     ) -> Result<ToolCall, EngineError> {
         decisions::answer_given(&self.core, id, action, data, reviewer).await
     }
+
+    /// Answers the typed question `id` with `action` and its form's inputs
+    /// as a browser posts them (`f.` and a field's key, `selected`, …),
+    /// checked as on its review page.
+    pub async fn answer_posted(
+        &self,
+        id: &ToolCallId,
+        action: &str,
+        posted: &[(String, String)],
+        reviewer: &Reviewer,
+    ) -> Result<ToolCall, EngineError> {
+        decisions::answer_posted(&self.core, id, action, posted, reviewer).await
+    }
 }

@@ -5,6 +5,7 @@ mod argument_changes;
 mod copy_link;
 mod decide_forms;
 mod edit_form;
+mod inline_answer;
 mod json_view;
 pub mod notices;
 mod question_card;

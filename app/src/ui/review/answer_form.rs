@@ -6,25 +6,9 @@
 
 use leptos::prelude::*;
 
-use super::form_field::FormFieldInput;
 use super::ReviewAccess;
-use crate::wire::{AnswerDraft, AskedItem, ChoiceItem};
-
-/// The words on an action's button.
-fn action_label(action: &str) -> &'static str {
-    match action {
-        "approve" => "Approve",
-        "edit" => "Request changes",
-        "reject" => "Reject",
-        "select" => "Submit choice",
-        "confirm" => "Confirm",
-        "cancel" => "Cancel",
-        "retry" => "Retry",
-        "skip" => "Skip",
-        "abort" => "Abort",
-        _ => "Submit",
-    }
-}
+use crate::ui::common::form_field::FormFieldInput;
+use crate::wire::{action_label, AnswerDraft, AskedItem, ChoiceItem};
 
 /// A typed question's answer form.
 #[component]

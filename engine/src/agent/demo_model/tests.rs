@@ -26,6 +26,7 @@ fn tools(reply: &ModelReply) -> Vec<(String, Value)> {
 #[case("ask me which file to keep", "request_human_input", json!({"question": "Which file to keep?"}))]
 #[case("ask me which file to keep: notes.txt or todo.md", "request_human_input", json!({"question": "Which file to keep?", "choices": ["notes.txt", "todo.md"]}))]
 #[case("let me choose which to keep: a.txt or b.txt", "request_human_input", json!({"question": "Which to keep?", "type": "selection", "context": {"options": [{"id": "a.txt", "label": "a.txt"}, {"id": "b.txt", "label": "b.txt"}]}}))]
+#[case("let me pick which to delete: a.txt, b.txt or c.txt", "request_human_input", json!({"question": "Which to delete?", "type": "selection", "context": {"options": [{"id": "a.txt", "label": "a.txt"}, {"id": "b.txt", "label": "b.txt"}, {"id": "c.txt", "label": "c.txt"}], "min_selected": 1, "max_selected": 3}}))]
 fn phrases_become_calls(#[case] text: &str, #[case] tool: &str, #[case] args: Value) {
     assert_eq!(tools(&respond(&[user(text)])), [(tool.to_owned(), args)]);
 }
@@ -190,4 +191,19 @@ async fn calls_stream_as_a_real_model_s_do() {
     assert_eq!(calls[1].0, 1);
     assert_eq!(calls[1].1.as_deref(), Some("delete_file"));
     assert_eq!(calls[1].2, r#"{"path":"b.txt"}"#);
+}
+
+/// The form it asks with is one the review page and the chat's card can
+/// draw: read as the protocol's form without a problem.
+#[test]
+fn a_form_to_fill_in_is_a_valid_form_of_one_step() {
+    let reply = respond(&[user("let me fill in a new file")]);
+    let [(tool, arguments)] = tools(&reply).try_into().unwrap();
+    assert_eq!(tool, "request_human_input");
+    assert_eq!(arguments["question"], "Fill in a new file.");
+    assert_eq!(arguments["type"], "input");
+    let form = crate::domain::Form::parse(&arguments["context"]["form"], "context.form").unwrap();
+    assert_eq!(form.steps.len(), 1);
+    let keys: Vec<_> = form.fields().map(|f| f.key.as_str()).collect();
+    assert_eq!(keys, ["path", "content", "replace"]);
 }

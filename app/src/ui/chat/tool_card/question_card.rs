@@ -1,9 +1,11 @@
 //! The agent's question (`request_human_input`): the question, a button per
-//! offered choice, and a free-text answer.
+//! offered choice, and a free-text answer; a typed question's buttons (one
+//! press each) or its form, when the card can hold it.
 
 use leptos::prelude::*;
 
 use super::copy_link::CopyLink;
+use super::inline_answer::{AnswerOnItsPage, InlineAnswer};
 use crate::error::AppError;
 use crate::server_fns::approvals::{AnswerAsked, AnswerQuestion};
 use crate::ui::common::post_form::{Post, PostForm};
@@ -26,6 +28,10 @@ pub fn QuestionCard(
     let busy = move || answer.pending().get();
     let problem = move || match answer.value().get() {
         Some(Err(AppError::AlreadyDecided { by, .. })) => Some(format!("Already answered by {by}")),
+        // Each problem is beside its field too.
+        Some(Err(e @ AppError::InvalidFields { .. })) => {
+            Some(format!("The answer was not sent: {e}"))
+        }
         Some(Err(e)) => Some(e.to_string()),
         _ => None,
     };
@@ -60,12 +66,6 @@ pub fn QuestionCard(
     let asked = call.asked_type();
     let presses = call.one_press_answers();
     let pressed_id = call.id.clone();
-    // With presses here, the page is the second way; without, the only one.
-    let page_class = if presses.is_empty() {
-        "button primary"
-    } else {
-        "button"
-    };
     let form = pending.then(move || match (actions, asked) {
         (Some(actions), _) => actions.run(),
         // A typed question is answered with one press here when it can
@@ -73,9 +73,11 @@ pub fn QuestionCard(
         (None, Some(asked)) => view! {
             <div class="decide">
                 {if presses.is_empty() {
-                    view! { <p class="tool-decision">{format!("Answered on its review page, with {}.", asked_form(&asked))}</p> }.into_any()
+                    // The form under the card, or its page when the card cannot hold it.
+                    let elsewhere = format!("Answered on its review page, with {}.", asked_form(&asked));
+                    view! { <InlineAnswer call_id=pressed_id.clone() answer elsewhere/> }.into_any()
                 } else {
-                    presses.into_iter().map(|(label, action, choice)| {
+                    let presses = presses.into_iter().map(|(label, action, choice)| {
                         let id = pressed_id.clone();
                         view! {
                             <PostForm to={answer.to::<AnswerAsked>()}>
@@ -85,11 +87,10 @@ pub fn QuestionCard(
                                 <button type="submit" class="button" disabled=busy>{label}</button>
                             </PostForm>
                         }
-                    }).collect_view().into_any()
+                    }).collect_view();
+                    // The page is the second way, with the whole form.
+                    view! { {presses} <AnswerOnItsPage call_id=link_id.clone() first=false/> }.into_any()
                 }}
-                <form method="post" action=format!("/calls/{}/review", link_id)>
-                    <button type="submit" class=page_class>"Answer on its page"</button>
-                </form>
                 <CopyLink call_id=link_id/>
                 {move || problem().map(|text| view! { <p class="form-error" role="alert">{text}</p> })}
             </div>
