@@ -1,7 +1,8 @@
 //! Asking a person anything through the public HTTP surface
 //! (`POST /api/v1/reviews`): every review type asked, answered wrongly (a
-//! 422 naming the fields, nothing stored), answered rightly, and polled;
-//! and the protocol's own examples asked and answered as they show.
+//! 422 naming the fields, nothing stored), answered rightly, polled and
+//! called back; and the protocol's own examples asked and answered as they
+//! show.
 
 mod support;
 
@@ -9,6 +10,7 @@ use serde_json::{json, Value};
 use support::schemas::{assert_valid, schemas};
 
 const KEY: &str = "asking-key";
+const SECRET: &str = "asking-callback-secret";
 
 /// Asks `body` with the test's API key: the status and the body.
 async fn ask(server: &support::TestServer, body: Value) -> (u16, Value) {
@@ -40,9 +42,19 @@ async fn start(dir: &std::path::Path) -> support::TestServer {
 }
 
 #[tokio::test]
-async fn every_review_type_is_asked_answered_and_polled() {
+async fn every_review_type_is_asked_answered_polled_and_called_back() {
     let dir = tempfile::tempdir().unwrap();
-    let server = start(dir.path()).await;
+    let config = support::gateway_config("asker", KEY);
+    let workers = support::Workers {
+        callbacks: true,
+        ..Default::default()
+    };
+    let env = [("AIRLOCK_CALLBACK_SECRET", SECRET)];
+    let server = support::start(dir.path(), &config, &env, workers).await;
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let hook = format!("http://{}/hook", listener.local_addr().unwrap());
+    let called = support::receiver::signed_receiver(listener, SECRET, 0).await;
+    let mut answered = Vec::new();
     let schemas = schemas();
     let options = json!([{"id": "a", "label": "Alpha"}, {"id": "b", "label": "Beta"}]);
     let form = json!({"fields": [
@@ -99,7 +111,7 @@ async fn every_review_type_is_asked_answered_and_polled() {
         let (status, asked) = ask(
             &server,
             json!({"type": case_type, "prompt": format!("A {case_type}?"), "context": context,
-                "timeout": "PT2H", "agent_id": "writer"}),
+                "timeout": "PT2H", "agent_id": "writer", "hitl_callback_url": hook}),
         )
         .await;
         assert_eq!(status, 202, "{case_type}: {asked}");
@@ -139,8 +151,29 @@ async fn every_review_type_is_asked_answered_and_polled() {
         assert_eq!(poll["status"], "completed");
         assert_eq!(poll["result"], right, "{case_type}: the answer as given");
         assert_eq!(poll["submission_context"]["mode"], "browser_submit");
-        let (status, _) = answer(&server, hitl, right).await;
+        let (status, _) = answer(&server, hitl, right.clone()).await;
         assert_eq!(status, 409, "{case_type}: answered once");
+        answered.push((id.to_owned(), right));
+    }
+
+    // One signed callback a case, with the answer as given.
+    for _ in 0..100 {
+        if called.lock().unwrap().len() >= answered.len() {
+            break;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    }
+    let called = called.lock().unwrap().clone();
+    assert_eq!(called.len(), answered.len(), "{called:?}");
+    for (id, right) in answered {
+        let (payload, signed) = called
+            .iter()
+            .find(|(payload, _)| payload["case_id"] == id.as_str())
+            .unwrap_or_else(|| panic!("a callback for {id}"));
+        assert!(signed, "{id}: the callback is signed");
+        assert_eq!(payload["event"], "review.completed");
+        assert!(payload["completed_at"].is_string(), "{payload}");
+        assert_eq!(payload["result"], right);
     }
 }
 
