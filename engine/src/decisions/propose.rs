@@ -53,14 +53,8 @@ pub(crate) async fn propose_in_run(
         );
         call.shadow = shadow;
         if call.status == CallStatus::PendingApproval {
-            let mut case = crate::domain::case_for(&call, Default::default());
-            case.reminder_at = crate::domain::FollowUp::first_reminder(&announce);
-            cases.push(NewCase {
-                case,
-                token_hash: None,
-                submit_token_hash: None,
-                announce,
-            });
+            let case = crate::domain::case_for(&call, Default::default());
+            cases.push(NewCase::announced(case, announce));
         }
         calls.push(call);
     }

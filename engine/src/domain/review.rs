@@ -290,6 +290,23 @@ pub struct NewCase {
     pub announce: Vec<super::PlannedNotice>,
 }
 
+impl NewCase {
+    /// `case` to store with the notices `announce` plans for it: its first
+    /// reminder is due when the earliest planned one is. No tokens yet.
+    pub fn announced(case: ReviewCase, announce: Vec<super::PlannedNotice>) -> Self {
+        let reminder_at = super::FollowUp::first_reminder(&announce);
+        Self {
+            case: ReviewCase {
+                reminder_at,
+                ..case
+            },
+            token_hash: None,
+            submit_token_hash: None,
+            announce,
+        }
+    }
+}
+
 /// One change of a case, as its event stream and callbacks carry it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct CaseEvent {

@@ -159,17 +159,18 @@ pub(crate) async fn ask(core: &Core, request: AskRequest) -> Result<Asked, Engin
     call.default_action = ExpiryAction::Reject;
     let token = ReviewToken::mint();
     let submit_token = (!request.inline_actions.is_empty()).then(ReviewToken::mint);
-    let mut case = case_for(&call, request.requester.clone());
-    case.inline_actions = request.inline_actions.clone();
-    case.default_action = request.default_action;
-    case.reminder_at = crate::domain::FollowUp::first_reminder(&announce);
-    case.previous_case_id = request.previous_case_id.clone();
+    let case = ReviewCase {
+        inline_actions: request.inline_actions.clone(),
+        default_action: request.default_action,
+        previous_case_id: request.previous_case_id.clone(),
+        ..case_for(&call, request.requester.clone())
+    };
     let new = NewCase {
-        case: case.clone(),
         token_hash: Some(token.hash()),
         submit_token_hash: submit_token.as_ref().map(ReviewToken::hash),
-        announce,
+        ..NewCase::announced(case, announce)
     };
+    let case = new.case.clone();
     insert_waiting(core, &call, new).await?;
     Ok(Asked {
         call,

@@ -245,21 +245,23 @@ pub(crate) async fn gateway_call(
     let pending = waiting.then(|| {
         let token = ReviewToken::mint();
         let submit = (!inline.is_empty()).then(ReviewToken::mint);
-        let mut case = case_for(&call, request.requester.clone());
-        case.reminder_at = crate::domain::FollowUp::first_reminder(&announce);
-        case.inline_actions = submit.as_ref().map(|_| inline.to_vec()).unwrap_or_default();
-        case.previous_case_id = request.previous_case_id.clone();
-        (case, token, submit)
+        let case = ReviewCase {
+            inline_actions: submit.as_ref().map(|_| inline.to_vec()).unwrap_or_default(),
+            previous_case_id: request.previous_case_id.clone(),
+            ..case_for(&call, request.requester.clone())
+        };
+        let new = NewCase {
+            token_hash: Some(token.hash()),
+            submit_token_hash: submit.as_ref().map(ReviewToken::hash),
+            ..NewCase::announced(case, announce)
+        };
+        (new, token, submit)
     });
-    match &pending {
-        Some((case, token, submit)) => {
-            let new = NewCase {
-                case: case.clone(),
-                token_hash: Some(token.hash()),
-                submit_token_hash: submit.as_ref().map(ReviewToken::hash),
-                announce,
-            };
+    let waiting = match pending {
+        Some((new, token, submit)) => {
+            let case = new.case.clone();
             insert_waiting(core, &call, new).await?;
+            Some((case, token, submit))
         }
         None => {
             let events = core
@@ -267,9 +269,10 @@ pub(crate) async fn gateway_call(
                 .insert_calls(std::slice::from_ref(&call), &[])
                 .await?;
             core.events.publish(events);
+            None
         }
-    }
-    Ok(match pending {
+    };
+    Ok(match waiting {
         Some((case, token, submit_token)) => GatewayOutcome::Waiting {
             call,
             case: Box::new(case),
