@@ -6,8 +6,8 @@ use leptos::server_fn::codec::JsonEncoding;
 use leptos::server_fn::{Bytes, ContentType, Decodes, Encodes, Format, FormatType};
 use serde::{Deserialize, Deserializer, Serialize};
 
-/// What is wrong with one field of an answer.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+/// What is wrong with one field of an answer (read back as the errors are).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct FieldProblemItem {
     /// Where, as the protocol names it: `data.` and the field's key.
     pub field: String,
@@ -195,8 +195,17 @@ impl<'de> Deserialize<'de> for AppError {
             "invalid_fields" => AppError::InvalidFields {
                 problems: record
                     .get("problems")
-                    .and_then(|p| serde_json::from_value(p.clone()).ok())
-                    .unwrap_or_default(),
+                    .and_then(serde_json::Value::as_array)
+                    .into_iter()
+                    .flatten()
+                    .map(|p| {
+                        let text = |key: &str| p.get(key).and_then(serde_json::Value::as_str);
+                        FieldProblemItem {
+                            field: text("field").unwrap_or_default().to_owned(),
+                            message: text("message").unwrap_or_default().to_owned(),
+                        }
+                    })
+                    .collect(),
             },
             "invalid_token" => AppError::Forbidden,
             "cross_site_request" => AppError::CrossSite,

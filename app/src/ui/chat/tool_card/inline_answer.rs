@@ -1,20 +1,24 @@
 //! A typed question answered under its card: the choices of a selection,
 //! or a form of one step and a few fields, drawn from what the question
 //! asks (read from the server, which knows the protocol) and posted to
-//! `submit_answer`, as a plain form when the page is not alive yet. A form
-//! in steps or a long one is answered on its review page instead.
+//! `submit_answer`. A form in steps or a long one, or any form without
+//! JavaScript, is answered on its review page instead.
 
 use leptos::either::Either;
 use leptos::prelude::*;
 
 use crate::error::AppError;
-use crate::server_fns::approvals::{asked_form, SubmitAnswer};
+use crate::server_fns::approvals::SubmitAnswer;
 use crate::ui::common::form_field::FormFieldInput;
 use crate::ui::common::post_form::{Post, PostForm};
 use crate::wire::{action_label, AskedItem, ToolCallItem};
 
 /// The answer form under a typed question's card, or `elsewhere` (where
-/// it is answered instead) when the card cannot hold it.
+/// it is answered instead) with the way to its page. The server draws the
+/// way to the page, which works without JavaScript; the browser then reads
+/// what the question asks with the bundle's own small fetch (the server
+/// function's client, or a resource, would weigh far more) and draws the
+/// form when the card can hold it.
 #[component]
 pub fn InlineAnswer(
     call_id: String,
@@ -22,27 +26,35 @@ pub fn InlineAnswer(
     answer: Post<ToolCallItem>,
     elsewhere: String,
 ) -> impl IntoView {
-    let id = call_id.clone();
-    let asked = Resource::new(move || id.clone(), asked_form);
-    view! {
-        <Suspense fallback=|| view! { <p class="tool-waiting">"Loading the form…"</p> }>
-            {move || {
-                let elsewhere = elsewhere.clone();
-                let call_id = call_id.clone();
-                Suspend::new(async move {
-                    match asked.await {
-                        Ok(Some(asked)) if asked.fits_a_card() => Either::Left(view! {
-                            <CardForm call_id=call_id.clone() asked answer/>
-                            <AnswerOnItsPage call_id first=false/>
-                        }),
-                        _ => Either::Right(view! {
-                            <p class="tool-decision">{elsewhere}</p>
-                            <AnswerOnItsPage call_id first=true/>
-                        }),
+    let asked = RwSignal::new(None::<AskedItem>);
+    #[cfg(feature = "hydrate")]
+    {
+        let id = call_id.clone();
+        Effect::new(move |_| {
+            let id = id.clone();
+            leptos::task::spawn_local(async move {
+                use crate::server_fns::approvals::AskedForm;
+                use leptos::server_fn::ServerFn;
+                let path = format!("{}?call_id={id}", AskedForm::PATH);
+                let read = crate::browser::post::get::<Option<AskedItem>>(&path).await;
+                // Unread, the page stays the way to answer it.
+                if let Ok(Some(item)) = read {
+                    if item.fits_a_card() {
+                        asked.try_set(Some(item));
                     }
-                })
-            }}
-        </Suspense>
+                }
+            });
+        });
+    }
+    move || match asked.get() {
+        Some(item) => Either::Left(view! {
+            <CardForm call_id=call_id.clone() asked=item answer/>
+            <AnswerOnItsPage call_id=call_id.clone() first=false/>
+        }),
+        None => Either::Right(view! {
+            <p class="tool-decision">{elsewhere.clone()}</p>
+            <AnswerOnItsPage call_id=call_id.clone() first=true/>
+        }),
     }
 }
 
