@@ -29,14 +29,20 @@ async fn asked(server: &support::TestServer, call_id: &str) -> Value {
     res.json().await.unwrap()
 }
 
+/// A server with one API key, asked `question`: the server and the 202's body.
+async fn start_and_ask(dir: &std::path::Path, question: Value) -> (support::TestServer, Value) {
+    let config = support::gateway_config("asker", KEY);
+    let server = support::start(dir, &config, &[], Default::default()).await;
+    let (status, body) = support::ask_question(&server.base, KEY, question).await;
+    assert_eq!(status, 202, "{body}");
+    (server, body)
+}
+
 #[tokio::test]
 async fn a_small_form_is_answered_under_its_card_after_an_answer_that_did_not_fit() {
     let dir = tempfile::tempdir().unwrap();
-    let config = support::gateway_config("asker", KEY);
-    let server = support::start(dir.path(), &config, &[], Default::default()).await;
-    let (status, body) = support::ask_question(
-        &server.base,
-        KEY,
+    let (server, body) = start_and_ask(
+        dir.path(),
         json!({"type": "input", "prompt": "A few details", "context": {"form": {"fields": [
             {"key": "salary", "label": "Salary", "type": "number", "required": true,
              "validation": {"min": 0}},
@@ -48,7 +54,6 @@ async fn a_small_form_is_answered_under_its_card_after_an_answer_that_did_not_fi
         ]}}}),
     )
     .await;
-    assert_eq!(status, 202, "{body}");
     let case_id = body["hitl"]["case_id"].as_str().unwrap().to_owned();
     let call = support::waiting_call(&server).await;
     let id = call.id.as_str();
@@ -128,18 +133,14 @@ async fn a_small_form_is_answered_under_its_card_after_an_answer_that_did_not_fi
 #[tokio::test]
 async fn several_choices_are_made_under_the_card() {
     let dir = tempfile::tempdir().unwrap();
-    let config = support::gateway_config("asker", KEY);
-    let server = support::start(dir.path(), &config, &[], Default::default()).await;
-    let (status, body) = support::ask_question(
-        &server.base,
-        KEY,
+    let (server, _) = start_and_ask(
+        dir.path(),
         json!({"type": "selection", "prompt": "Which?", "context": {
             "options": [{"id": "j1", "label": "One"}, {"id": "j2", "label": "Two"},
                         {"id": "j3", "label": "Three"}],
             "min_selected": 1, "max_selected": 2}}),
     )
     .await;
-    assert_eq!(status, 202, "{body}");
     let call = support::waiting_call(&server).await;
     let id = call.id.as_str();
     assert_eq!(asked(&server, id).await["max"], 2);

@@ -39,6 +39,18 @@ pub fn action_label(action: &str) -> &'static str {
     }
 }
 
+impl AskedItem {
+    /// What a selection's choices say to do: `Choose one`, `Choose 1 to 3`.
+    pub fn choose_words(&self) -> String {
+        match (self.min, self.max) {
+            (_, 1) => "Choose one".to_owned(),
+            (a, b) if a == b => format!("Choose {a}"),
+            (0, b) => format!("Choose up to {b}"),
+            (a, b) => format!("Choose {a} to {b}"),
+        }
+    }
+}
+
 /// The most fields a form answered under its card may have: more, and it
 /// is answered on its review page.
 pub const MOST_FIELDS_IN_A_CARD: usize = 6;

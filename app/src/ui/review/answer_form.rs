@@ -49,12 +49,7 @@ pub fn AnswerForm(
     let body = match asked.case_type.as_str() {
         "selection" => {
             let single = asked.max == 1;
-            let legend = match (asked.min, asked.max) {
-                (_, 1) => "Choose one".to_owned(),
-                (a, b) if a == b => format!("Choose {a}"),
-                (0, b) => format!("Choose up to {b}"),
-                (a, b) => format!("Choose {a} to {b}"),
-            };
+            let legend = asked.choose_words();
             let picked = entered("selected").unwrap_or_default();
             let problem = draft.problem_of("selected").map(str::to_owned);
             let invalid = problem.is_some().then_some("true");

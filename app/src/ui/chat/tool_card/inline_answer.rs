@@ -90,12 +90,7 @@ fn CardForm(call_id: String, asked: AskedItem, answer: Post<ToolCallItem>) -> im
     let body = match asked.case_type.as_str() {
         "selection" => {
             let single = asked.max == 1;
-            let legend = match (asked.min, asked.max) {
-                (_, 1) => "Choose one".to_owned(),
-                (a, b) if a == b => format!("Choose {a}"),
-                (0, b) => format!("Choose up to {b}"),
-                (a, b) => format!("Choose {a} to {b}"),
-            };
+            let legend = asked.choose_words();
             let problem = problem_of("selected");
             let choices = asked
                 .choices
