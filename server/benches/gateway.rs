@@ -19,8 +19,15 @@
 //! server's CPU per cycle is the process's less that thread's.
 //! The shadow rounds run the plain cycle with a shadow policy deciding each
 //! call beside the real one (`shadow_policy:`), to show what that costs.
+//!
+//! What one request costs the server with no work behind it (`/healthz`,
+//! one small read) is measured first, the same way, as the floor: on a
+//! virtual machine whose wake-ups are dear it is most of a cycle, and it
+//! moves from day to day. Each row then says what the cycle costs the server
+//! above that floor (its requests times the floor), which is the server's
+//! own work and can be compared across days.
 //! `AIRLOCK_BENCH_CYCLE=plain` (or `shadow`, or `page`) runs only that
-//! cycle's rounds, for a profiler.
+//! cycle's rounds (and the floor), for a profiler.
 
 mod client;
 #[path = "../../engine/benches/common/mod.rs"]
@@ -51,6 +58,8 @@ enum Cycle {
     Shadowed,
     /// The reviewer opens the review page before responding.
     Page,
+    /// One request to `/healthz` and nothing else: the floor.
+    Floor,
 }
 
 impl Cycle {
@@ -59,12 +68,33 @@ impl Cycle {
             Cycle::Plain => "plain",
             Cycle::Shadowed => "shadow policy",
             Cycle::Page => "with review page",
+            Cycle::Floor => "floor (/healthz)",
+        }
+    }
+
+    /// For `AIRLOCK_BENCH_CYCLE`.
+    fn short_name(self) -> &'static str {
+        match self {
+            Cycle::Plain => "plain",
+            Cycle::Shadowed => "shadow",
+            Cycle::Page => "page",
+            Cycle::Floor => "floor",
+        }
+    }
+
+    /// HTTP requests in one cycle.
+    fn requests(self) -> f64 {
+        match self {
+            Cycle::Floor => 1.0,
+            Cycle::Page => 4.0,
+            Cycle::Plain | Cycle::Shadowed => 3.0,
         }
     }
 }
 
 /// Rounds measured: clients, rounds, and the cycle.
-const ROUNDS: [(usize, usize, Cycle); 4] = [
+const ROUNDS: [(usize, usize, Cycle); 5] = [
+    (16, 2, Cycle::Floor),
     (1, 1, Cycle::Plain),
     (16, 3, Cycle::Plain),
     (16, 2, Cycle::Shadowed),
@@ -114,10 +144,15 @@ struct Polled {
     status: String,
 }
 
-/// One cycle: 202, (the review page,) respond, poll completed. Returns its
-/// duration.
-async fn cycle(client: &mut Client, n: usize, page: bool) -> Duration {
+/// One cycle: 202, (the review page,) respond, poll completed; or the
+/// floor's one request. Returns its duration.
+async fn cycle(client: &mut Client, n: usize, kind: Cycle) -> Duration {
     let started = Instant::now();
+    if kind == Cycle::Floor {
+        let res = client.send("GET", "/healthz", None, None).await;
+        assert_eq!(res.status, 200);
+        return started.elapsed();
+    }
     let request = serde_json::to_vec(&json!({
         "tool": "delete_file",
         "arguments": {"path": format!("f{n}.txt")},
@@ -132,7 +167,7 @@ async fn cycle(client: &mut Client, n: usize, page: bool) -> Duration {
     assert_eq!(res.status, 202);
     let Accepted { hitl } = serde_json::from_slice(&res.body).unwrap();
     let token = hitl.review_url.split("token=").nth(1).unwrap();
-    if page {
+    if kind == Cycle::Page {
         let review = client.path_of(&hitl.review_url).to_owned();
         let res = client.send("GET", &review, None, None).await;
         assert_eq!(res.status, 200);
@@ -152,7 +187,7 @@ async fn cycle(client: &mut Client, n: usize, page: bool) -> Duration {
 
 /// Runs `clients` clients: cycles per second and p50 and p99 of the measured
 /// cycles, and how many cycles ran in all (with the warm-up ones).
-async fn run(base: &str, clients: usize, page: bool) -> (f64, Duration, Duration, usize) {
+async fn run(base: &str, clients: usize, kind: Cycle) -> (f64, Duration, Duration, usize) {
     let per_client = CYCLES / clients;
     let warm = WARMUP / clients + 1;
     // Every client warms up, then all start measuring together.
@@ -164,12 +199,12 @@ async fn run(base: &str, clients: usize, page: bool) -> (f64, Duration, Duration
             tokio::spawn(async move {
                 let mut client = Client::connect(&base).await;
                 for i in 0..warm {
-                    cycle(&mut client, c * 1_000_000 + i, page).await;
+                    cycle(&mut client, c * 1_000_000 + i, kind).await;
                 }
                 barrier.wait().await;
                 let mut latencies = Vec::with_capacity(per_client);
                 for i in 0..per_client {
-                    latencies.push(cycle(&mut client, c * 1_000_000 + warm + i, page).await);
+                    latencies.push(cycle(&mut client, c * 1_000_000 + warm + i, kind).await);
                 }
                 latencies
             })
@@ -203,7 +238,7 @@ struct Round {
 
 /// Runs a round from a thread of its own, with a runtime of its own, so
 /// its CPU time can be told apart from the server's.
-fn round_on_own_thread(base: String, clients: usize, page: bool) -> Round {
+fn round_on_own_thread(base: String, clients: usize, kind: Cycle) -> Round {
     std::thread::Builder::new()
         .name("load".into())
         .spawn(move || {
@@ -212,7 +247,7 @@ fn round_on_own_thread(base: String, clients: usize, page: bool) -> Round {
                 .build()
                 .unwrap();
             let before = thread_cpu_seconds();
-            let (per_second, p50, p99, cycles) = runtime.block_on(run(&base, clients, page));
+            let (per_second, p50, p99, cycles) = runtime.block_on(run(&base, clients, kind));
             let load_seconds = before.zip(thread_cpu_seconds()).map(|(b, a)| a - b);
             Round {
                 per_second,
@@ -236,26 +271,34 @@ fn main() {
         .unwrap();
     let only = std::env::var("AIRLOCK_BENCH_CYCLE").ok();
     let mut rows = Vec::new();
+    // The server's µs per request of each floor round.
+    let mut floors = Vec::new();
     for (clients, rounds, cycle) in ROUNDS {
-        let name = match cycle {
-            Cycle::Plain => "plain",
-            Cycle::Shadowed => "shadow",
-            Cycle::Page => "page",
-        };
-        if only.as_deref().is_some_and(|only| only != name) {
+        let wanted = only
+            .as_deref()
+            .is_none_or(|only| only == cycle.short_name());
+        if cycle != Cycle::Floor && !wanted {
             continue;
         }
-        let page = cycle == Cycle::Page;
         let dir = tempfile::tempdir().unwrap();
         let server = runtime.block_on(start(dir.path(), cycle));
         for round in 1..=rounds {
             let before = CpuTimes::now();
-            let measured = round_on_own_thread(server.base.clone(), clients, page);
+            let measured = round_on_own_thread(server.base.clone(), clients, cycle);
             let used = CpuTimes::use_since(before);
             let server_seconds = used
                 .zip(measured.load_seconds)
                 .map(|(u, load)| u.process_seconds - load);
-            let per_cycle = |seconds: f64| (seconds * 1e6 / measured.cycles as f64).round();
+            let per_cycle = |seconds: f64| seconds * 1e6 / measured.cycles as f64;
+            let server_us = server_seconds.map(per_cycle);
+            if let (Cycle::Floor, Some(us)) = (cycle, server_us) {
+                floors.push(us);
+            }
+            let floor =
+                (!floors.is_empty()).then(|| floors.iter().sum::<f64>() / floors.len() as f64);
+            let above_floor = server_us
+                .zip(floor)
+                .map(|(us, floor)| (us - cycle.requests() * floor).round());
             let round1 = |x: f64| (x * 10.0).round() / 10.0;
             rows.push(json!({
                 "cycle": cycle.name(),
@@ -266,15 +309,18 @@ fn main() {
                 "p99_ms": (ms(measured.p99) * 100.0).round() / 100.0,
                 "steal_percent": used.map(|u| round1(u.steal_percent)),
                 "idle_percent": used.map(|u| round1(u.idle_percent)),
-                "cpu_us_per_cycle": used.map(|u| per_cycle(u.process_seconds)),
-                "server_cpu_us_per_cycle": server_seconds.map(per_cycle),
+                "cpu_us_per_cycle": used.map(|u| per_cycle(u.process_seconds).round()),
+                "server_cpu_us_per_cycle": server_us.map(f64::round),
+                "server_us_above_floor": above_floor,
             }));
         }
         runtime.block_on(async move { drop(server) });
     }
-    println!("gateway cycles (202 → [review page →] respond → poll completed), SQLite on disk");
     println!(
-        "{:>17} {:>8} {:>6} {:>10} {:>7} {:>7} {:>8} {:>7} {:>11} {:>12}",
+        "gateway cycles (202 → [review page →] respond → poll completed; the floor: one /healthz), SQLite on disk"
+    );
+    println!(
+        "{:>17} {:>8} {:>6} {:>10} {:>7} {:>7} {:>8} {:>7} {:>11} {:>12} {:>12}",
         "cycle",
         "clients",
         "round",
@@ -284,13 +330,14 @@ fn main() {
         "steal %",
         "idle %",
         "CPU µs/cyc",
-        "server µs/cyc"
+        "server µs/cyc",
+        "above floor"
     );
     for r in &rows {
         // A JSON value prints without padding; its text does not.
         let cell = |key: &str| r[key].to_string();
         println!(
-            "{:>17} {:>8} {:>6} {:>10} {:>7} {:>7} {:>8} {:>7} {:>11} {:>12}",
+            "{:>17} {:>8} {:>6} {:>10} {:>7} {:>7} {:>8} {:>7} {:>11} {:>12} {:>12}",
             r["cycle"].as_str().unwrap_or_default(),
             cell("clients"),
             cell("round"),
@@ -300,7 +347,8 @@ fn main() {
             cell("steal_percent"),
             cell("idle_percent"),
             cell("cpu_us_per_cycle"),
-            cell("server_cpu_us_per_cycle")
+            cell("server_cpu_us_per_cycle"),
+            cell("server_us_above_floor")
         );
     }
     write_json(

@@ -10,6 +10,7 @@ use std::path::Path;
 use std::sync::Arc;
 use std::time::Duration;
 
+use rusqlite::config::DbConfig;
 use rusqlite::{Connection, OpenFlags, OptionalExtension, TransactionBehavior};
 
 use super::migrate::{statements, Migration};
@@ -244,6 +245,10 @@ fn connect(path: &Path, flags: OpenFlags) -> rusqlite::Result<Connection> {
     // WAL with NORMAL survives a process crash without losing a committed
     // transaction; only an OS crash can lose the newest ones.
     conn.pragma_update(None, "synchronous", "normal")?;
+    // Without it, SQLite prepares a statement again whenever a new value is
+    // bound to a `like` pattern (the conversation list's search, even when
+    // unused), so that the value could pick the plan: on every run.
+    conn.set_db_config(DbConfig::SQLITE_DBCONFIG_ENABLE_QPSG, true)?;
     Ok(conn)
 }
 

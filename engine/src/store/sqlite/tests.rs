@@ -240,3 +240,28 @@ fn paged_lists_read_in_index_order() {
         assert!(!found.contains("TEMP B-TREE"), "{sql}\n{found}");
     }
 }
+
+/// The conversation list's search binds a `like` pattern on every run;
+/// without the planner's stability guarantee SQLite would prepare the
+/// statement again each time a value is bound there.
+#[test]
+fn a_like_pattern_bound_anew_keeps_the_prepared_statement() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("plans.db");
+    let conn = connect(
+        &path,
+        OpenFlags::SQLITE_OPEN_READ_WRITE | OpenFlags::SQLITE_OPEN_CREATE,
+    )
+    .unwrap();
+    conn.execute_batch("create table t (title text); insert into t values ('Plans'), ('Other');")
+        .unwrap();
+    // As the list's search of session ids: a `like` of its own, not in an `or`.
+    let sql = "select count(*) from t where lower(title) like $1";
+    for pattern in ["%plan%", "%oth%", "%", "%plan%"] {
+        let mut statement = conn.prepare_cached(sql).unwrap();
+        let found: i64 = statement.query_row([pattern], |r| r.get(0)).unwrap();
+        assert_eq!(found, if pattern == "%" { 2 } else { 1 });
+        let prepared_again = statement.get_status(rusqlite::StatementStatus::RePrepare);
+        assert_eq!(prepared_again, 0, "prepared again for {pattern:?}");
+    }
+}
