@@ -11,14 +11,7 @@ use serde_json::{json, Value};
 const KEY: &str = "card-key";
 
 async fn post_answer(server: &support::TestServer, fields: &[(&str, &str)]) -> (u16, Value) {
-    let res = reqwest::Client::new()
-        .post(server.url("/api/fn/submit_answer"))
-        .header("accept", "application/json")
-        .header("origin", &server.base)
-        .form(fields)
-        .send()
-        .await
-        .unwrap();
+    let res = support::post_fn(server, "submit_answer", fields).await;
     (res.status().as_u16(), res.json().await.unwrap())
 }
 

@@ -53,17 +53,27 @@ pub async fn waiting_call(server: &TestServer) -> engine::domain::ToolCall {
     panic!("no call waits");
 }
 
-/// Decides through the chat's server function `endpoint` (`approve_call`,
-/// `reject_call`, `edit_call`), as a person's browser does.
-pub async fn decide(server: &TestServer, endpoint: &str, fields: &[(&str, &str)]) {
-    let res = reqwest::Client::new()
+/// Posts `fields` to the chat's server function `endpoint`, as a person's
+/// browser does, and returns its answer whatever it is.
+pub async fn post_fn(
+    server: &TestServer,
+    endpoint: &str,
+    fields: &[(&str, &str)],
+) -> reqwest::Response {
+    reqwest::Client::new()
         .post(server.url(&format!("/api/fn/{endpoint}")))
         .header("accept", "application/json")
         .header("origin", &server.base)
         .form(fields)
         .send()
         .await
-        .unwrap();
+        .unwrap()
+}
+
+/// Decides through the chat's server function `endpoint` (`approve_call`,
+/// `reject_call`, `edit_call`), as a person's browser does.
+pub async fn decide(server: &TestServer, endpoint: &str, fields: &[(&str, &str)]) {
+    let res = post_fn(server, endpoint, fields).await;
     assert_eq!(res.status(), 200, "{}", res.text().await.unwrap());
 }
 
