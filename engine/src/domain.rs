@@ -59,7 +59,8 @@ pub use person::API_TOKEN_PREFIX;
 pub use person::{Access, Action, ApiToken, Person, PersonRef, Session, SessionToken};
 pub use quorum::{Approval, Quorum, MAX_APPROVALS};
 pub use review::{
-    CaseEvent, CaseId, CaseStatus, CaseType, NewCase, Requester, ReviewCase, MAX_PROMPT_CHARS,
+    CaseEvent, CaseId, CaseStatus, CaseType, LinkedCase, NewCase, Requester, ReviewCase,
+    MAX_PROMPT_CHARS,
 };
 pub use review_flow::reminder_event;
 pub use review_flow::{asked_type, case_for, closing, closing_of, event_data};

@@ -24,7 +24,7 @@ mod tests;
 pub use crate::domain::token;
 pub use crate::domain::{
     case_for, closing, closing_of, event_data, prompt_for, rfc3339, CaseEvent, CaseId, CaseStatus,
-    CaseType, Closing, NewCase, Requester, ReviewCase, ReviewToken, SubmissionContext,
+    CaseType, Closing, LinkedCase, NewCase, Requester, ReviewCase, ReviewToken, SubmissionContext,
     MAX_PROMPT_CHARS,
 };
 pub use ask::{AskRequest, Asked};

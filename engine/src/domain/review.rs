@@ -6,6 +6,7 @@ use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+use super::token::ReviewToken;
 use super::{ConversationId, ExpiryAction, IdError, SubmissionContext, ToolCallId};
 
 /// Longest prompt the protocol allows, in characters.
@@ -305,6 +306,30 @@ impl NewCase {
             announce,
         }
     }
+
+    /// [`announced`](Self::announced) with a review link: mints the link's
+    /// token, and a submit token when the case takes presses relayed inline;
+    /// only their hashes are stored.
+    pub fn linked(case: ReviewCase, announce: Vec<super::PlannedNotice>) -> LinkedCase {
+        let token = ReviewToken::mint();
+        let submit = (!case.inline_actions.is_empty()).then(ReviewToken::mint);
+        let new = Self {
+            token_hash: Some(token.hash()),
+            submit_token_hash: submit.as_ref().map(ReviewToken::hash),
+            ..Self::announced(case, announce)
+        };
+        LinkedCase { new, token, submit }
+    }
+}
+
+/// A case ready to store with its link, and the tokens handed out once.
+#[derive(Debug)]
+pub struct LinkedCase {
+    pub new: NewCase,
+    /// The review link's token.
+    pub token: ReviewToken,
+    /// The submit token, when the case takes presses relayed inline.
+    pub submit: Option<ReviewToken>,
 }
 
 /// One change of a case, as its event stream and callbacks carry it.

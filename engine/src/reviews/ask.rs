@@ -8,7 +8,9 @@ use serde_json::{json, Value};
 
 use super::gateway::{check_requester, insert_waiting, session_conversation, MAX_TIMEOUT};
 use super::Submission;
-use super::{case_for, rounds, CaseId, CaseType, NewCase, Requester, ReviewCase, ReviewToken};
+use super::{
+    case_for, rounds, CaseId, CaseType, LinkedCase, NewCase, Requester, ReviewCase, ReviewToken,
+};
 use crate::core::Core;
 use crate::decisions;
 use crate::domain::Reviewer;
@@ -157,19 +159,17 @@ pub(crate) async fn ask(core: &Core, request: AskRequest) -> Result<Asked, Engin
     // Unanswered, the question expires; what the agent does then is the
     // case's `default_action`, never the policy's approve.
     call.default_action = ExpiryAction::Reject;
-    let token = ReviewToken::mint();
-    let submit_token = (!request.inline_actions.is_empty()).then(ReviewToken::mint);
     let case = ReviewCase {
         inline_actions: request.inline_actions.clone(),
         default_action: request.default_action,
         previous_case_id: request.previous_case_id.clone(),
         ..case_for(&call, request.requester.clone())
     };
-    let new = NewCase {
-        token_hash: Some(token.hash()),
-        submit_token_hash: submit_token.as_ref().map(ReviewToken::hash),
-        ..NewCase::announced(case, announce)
-    };
+    let LinkedCase {
+        new,
+        token,
+        submit: submit_token,
+    } = NewCase::linked(case, announce);
     let case = new.case.clone();
     insert_waiting(core, &call, new).await?;
     Ok(Asked {

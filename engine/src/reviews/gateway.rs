@@ -243,22 +243,15 @@ pub(crate) async fn gateway_call(
     }
     let inline = core.config.policy_for(&call.source).inline_actions();
     let pending = waiting.then(|| {
-        let token = ReviewToken::mint();
-        let submit = (!inline.is_empty()).then(ReviewToken::mint);
         let case = ReviewCase {
-            inline_actions: submit.as_ref().map(|_| inline.to_vec()).unwrap_or_default(),
+            inline_actions: inline.to_vec(),
             previous_case_id: request.previous_case_id.clone(),
             ..case_for(&call, request.requester.clone())
         };
-        let new = NewCase {
-            token_hash: Some(token.hash()),
-            submit_token_hash: submit.as_ref().map(ReviewToken::hash),
-            ..NewCase::announced(case, announce)
-        };
-        (new, token, submit)
+        NewCase::linked(case, announce)
     });
     let waiting = match pending {
-        Some((new, token, submit)) => {
+        Some(super::LinkedCase { new, token, submit }) => {
             let case = new.case.clone();
             insert_waiting(core, &call, new).await?;
             Some((case, token, submit))
