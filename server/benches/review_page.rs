@@ -4,6 +4,8 @@
 //! the views. The first view of a case opens it (a write); the second only
 //! reads. The sign-in page (a routed page in the same frame) and `/healthz`
 //! (no page at all: what HTTP alone costs) are measured the same way.
+//! Last, the page's render alone (a case opened already, drawn in its frame
+//! with no HTTP and no store), on a thread of its own whose CPU time is its.
 //! Prints a table and writes `target/bench/review_page.json`.
 
 mod client;
@@ -20,8 +22,14 @@ static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 use serde_json::json;
 
+use app::state::AppState;
+use app::ui::pages::review::ReviewPage;
+use app::ui::review::ReviewAccess;
+use app::wire::ReviewItem;
+use leptos::prelude::*;
+
 use client::Client;
-use common::{write_json, CpuTimes};
+use common::{thread_cpu_seconds, write_json, CpuTimes};
 
 /// Views measured per page.
 const VIEWS: usize = 4_000;
@@ -39,6 +47,48 @@ async fn views(client: &mut Client, paths: &[String]) -> (f64, f64) {
     let wall = started.elapsed().as_secs_f64() * 1e6 / paths.len() as f64;
     let used = CpuTimes::use_since(before).expect("the process's CPU time");
     (used.process_seconds * 1e6 / paths.len() as f64, wall)
+}
+
+/// Renders the page of the case behind `path` (opened already) `VIEWS`
+/// times, and returns the CPU µs and wall µs per render.
+async fn renders(state: &AppState, path: &str) -> (f64, f64) {
+    let (case_id, token) = path
+        .trim_start_matches("/review/")
+        .split_once("?token=")
+        .expect("a review link");
+    let id = engine::reviews::CaseId::parse(case_id).unwrap();
+    let view = state.engine.review_view(&id, token, None).await.unwrap();
+    let item = ReviewItem::from_view(view);
+    let access = ReviewAccess {
+        case_id: case_id.to_owned(),
+        token: token.to_owned(),
+    };
+    let (parts, ()) = http::Request::get(path).body(()).unwrap().into_parts();
+    let state = state.clone();
+    let path = path.to_owned();
+    let thread = std::thread::Builder::new().name("render".into());
+    let rendering = thread.spawn(move || {
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap();
+        runtime.block_on(async {
+            let before = thread_cpu_seconds().expect("the thread's CPU time");
+            let started = Instant::now();
+            for _ in 0..VIEWS {
+                let (item, access) = (item.clone(), access.clone());
+                let page = move || view! { <ReviewPage opened=Ok(item) access draft=None/> };
+                let res = app::render::page(state.clone(), parts.clone(), page).await;
+                assert_eq!(res.status(), 200, "{path}");
+                let body = axum::body::to_bytes(res.into_body(), usize::MAX).await;
+                assert!(body.unwrap().len() > 1_000);
+            }
+            let wall = started.elapsed().as_secs_f64() * 1e6 / VIEWS as f64;
+            let cpu = thread_cpu_seconds().unwrap() - before;
+            (cpu * 1e6 / VIEWS as f64, wall)
+        })
+    });
+    rendering.unwrap().join().unwrap()
 }
 
 fn main() {
@@ -82,6 +132,7 @@ fn main() {
             ("review, again", views(&mut client, measured).await),
             ("sign-in", views(&mut client, &vec!["/sign-in".to_owned(); VIEWS]).await),
             ("/healthz", views(&mut client, &vec!["/healthz".to_owned(); VIEWS]).await),
+            ("review, render", renders(&server.state, &measured[0]).await),
         ];
         println!("one view of a page, {VIEWS} views, one client, SQLite on disk");
         println!("{:>16} {:>8} {:>8}", "page", "CPU µs", "wall µs");

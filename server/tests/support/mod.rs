@@ -92,6 +92,8 @@ pub struct TestServer {
     pub base: String,
     /// The engine behind it.
     pub engine: engine::Engine,
+    /// The router's state, for what a test renders or asks without HTTP.
+    pub state: app::state::AppState,
     _stop: oneshot::Sender<()>,
     _stop_workers: watch::Sender<bool>,
 }
@@ -182,6 +184,7 @@ pub async fn serve(
         let stop = stop.clone();
         tokio::spawn(async move { engine.follow_feed(stop).await });
     }
+    let state = services.state.clone();
     let app = server::router_with_pages(services.state, services.doors, page_routes());
     let addr = listener.local_addr().unwrap();
     let (stop, stopped) = oneshot::channel::<()>();
@@ -197,6 +200,7 @@ pub async fn serve(
     TestServer {
         base: format!("http://{addr}"),
         engine,
+        state,
         _stop: stop,
         _stop_workers: stop_workers,
     }
