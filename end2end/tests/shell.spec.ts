@@ -13,6 +13,17 @@ test('the home page is the app shell with an empty conversation list', async ({ 
   await expect(page.getByRole('button', { name: 'New conversation' })).toBeVisible();
 });
 
+test('the main navigation marks the page it is on', async ({ page }) => {
+  const nav = page.getByRole('navigation', { name: 'Main' });
+  await page.goto('/');
+  await expect(nav.getByRole('link', { name: 'Conversations' })).toHaveAttribute('aria-current', 'page');
+  await expect(nav.getByRole('link', { name: 'Approvals' })).not.toHaveAttribute('aria-current');
+  await nav.getByRole('link', { name: 'Approvals' }).click();
+  await expect(page).toHaveURL(/\/approvals$/);
+  await expect(nav.getByRole('link', { name: 'Approvals' })).toHaveAttribute('aria-current', 'page');
+  await expect(nav.getByRole('link', { name: 'Conversations' })).not.toHaveAttribute('aria-current');
+});
+
 test('a message typed after hydration is sent and shown', async ({ page }) => {
   await page.goto('/');
   await page.getByRole('button', { name: 'New conversation' }).click();

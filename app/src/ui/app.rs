@@ -54,35 +54,35 @@ pub fn document<B: IntoView + 'static>(
 #[component]
 pub fn App() -> impl IntoView {
     view! {
-        <Frame>
-            <Routes fallback=NotFound>
-                <Route path=path!("/") view=HomePage ssr=SsrMode::Async/>
-                <Route path=path!("/c/:id") view=ConversationPage ssr=SsrMode::Async/>
-                <Route path=path!("/approvals") view=ApprovalsPage ssr=SsrMode::Async/>
-                <Route path=path!("/allowed") view=AllowedPage ssr=SsrMode::Async/>
-                <Route path=path!("/sign-in") view=SignInPage ssr=SsrMode::Async/>
-                <Route path=path!("/setup") view=SetupPage ssr=SsrMode::Async/>
-                <Route path=path!("/account") view=AccountPage ssr=SsrMode::Async/>
-                <Route path=path!("/people") view=PeoplePage ssr=SsrMode::Async/>
-                <Route path=path!("/sources") view=SourcesPage ssr=SsrMode::Async/>
-                <Route path=path!("/audit") view=AuditPage ssr=SsrMode::Async/>
-                <Route path=path!("/insights") view=InsightsPage ssr=SsrMode::Async/>
-            </Routes>
-        </Frame>
+        <Router>
+            <Frame>
+                <Routes fallback=NotFound>
+                    <Route path=path!("/") view=HomePage ssr=SsrMode::Async/>
+                    <Route path=path!("/c/:id") view=ConversationPage ssr=SsrMode::Async/>
+                    <Route path=path!("/approvals") view=ApprovalsPage ssr=SsrMode::Async/>
+                    <Route path=path!("/allowed") view=AllowedPage ssr=SsrMode::Async/>
+                    <Route path=path!("/sign-in") view=SignInPage ssr=SsrMode::Async/>
+                    <Route path=path!("/setup") view=SetupPage ssr=SsrMode::Async/>
+                    <Route path=path!("/account") view=AccountPage ssr=SsrMode::Async/>
+                    <Route path=path!("/people") view=PeoplePage ssr=SsrMode::Async/>
+                    <Route path=path!("/sources") view=SourcesPage ssr=SsrMode::Async/>
+                    <Route path=path!("/audit") view=AuditPage ssr=SsrMode::Async/>
+                    <Route path=path!("/insights") view=InsightsPage ssr=SsrMode::Async/>
+                </Routes>
+            </Frame>
+        </Router>
     }
 }
 
 /// What every page has around its content: the stylesheet, the form of its
-/// title, the router (for the header's links) and the header.
+/// title and the header.
 #[component]
 pub fn Frame(children: Children) -> impl IntoView {
     provide_meta_context();
     view! {
         <Stylesheet id="leptos" href="/pkg/airlock.css"/>
         <Title formatter=|page: String| if page.is_empty() { "Airlock".to_owned() } else { format!("{page} · Airlock") }/>
-        <Router>
-            <AppHeader/>
-            <main class="page">{children()}</main>
-        </Router>
+        <AppHeader/>
+        <main class="page">{children()}</main>
     }
 }

@@ -2,7 +2,6 @@
 
 use leptos::prelude::*;
 use leptos::server_fn::ServerFn;
-use leptos_router::components::A;
 
 use crate::server_fns::people::SignOut;
 
@@ -19,13 +18,13 @@ pub fn AppHeader() -> impl IntoView {
                 <span class="brand-name">"Airlock"</span>
             </a>
             <nav class="app-nav" aria-label="Main">
-                <A href="/" exact=true>"Conversations"</A>
-                <A href="/approvals">"Approvals"</A>
-                <A href="/allowed">"Allowed"</A>
-                <A href="/sources">"Sources"</A>
-                {reads_audit().then(|| view! { <A href="/audit">"Audit"</A> })}
-                {reads_audit().then(|| view! { <A href="/insights">"Insights"</A> })}
-                {is_admin().then(|| view! { <A href="/people">"People"</A> })}
+                <a href="/" aria-current=current("/")>"Conversations"</a>
+                <a href="/approvals" aria-current=current("/approvals")>"Approvals"</a>
+                <a href="/allowed" aria-current=current("/allowed")>"Allowed"</a>
+                <a href="/sources" aria-current=current("/sources")>"Sources"</a>
+                {reads_audit().then(|| view! { <a href="/audit" aria-current=current("/audit")>"Audit"</a> })}
+                {reads_audit().then(|| view! { <a href="/insights" aria-current=current("/insights")>"Insights"</a> })}
+                {is_admin().then(|| view! { <a href="/people" aria-current=current("/people")>"People"</a> })}
             </nav>
             {signed_in_name().map(|name| view! {
                 <form method="post" action=SignOut::PATH class="person-menu">
@@ -34,6 +33,30 @@ pub fn AppHeader() -> impl IntoView {
                 </form>
             })}
         </header>
+    }
+}
+
+/// `page` when the request is for the page `href` names or one under it
+/// (the conversations' link only for `/` itself). The header is drawn
+/// once, by the server, so plain links marked from the request's path do
+/// what the router's links would, for less.
+fn current(href: &str) -> Option<&'static str> {
+    #[cfg(feature = "ssr")]
+    let path = use_context::<http::request::Parts>().map(|parts| parts.uri.path().to_owned());
+    #[cfg(not(feature = "ssr"))]
+    let path: Option<String> = None;
+    path.filter(|path| is_under(path, href)).map(|_| "page")
+}
+
+/// Whether `path` is `href`'s page or one under it; `/` is only itself.
+fn is_under(path: &str, href: &str) -> bool {
+    let path = path
+        .strip_suffix('/')
+        .filter(|p| !p.is_empty())
+        .unwrap_or(path);
+    match path.strip_prefix(href) {
+        Some(rest) => rest.is_empty() || (href != "/" && rest.starts_with('/')),
+        None => false,
     }
 }
 
@@ -64,4 +87,20 @@ fn reads_audit() -> bool {
         && crate::state::allowed(engine::domain::Action::ReadAudit).is_ok();
     #[cfg(not(feature = "ssr"))]
     false
+}
+
+#[cfg(test)]
+mod tests {
+    use super::is_under;
+
+    #[test]
+    fn a_link_is_current_on_its_page_and_the_pages_under_it() {
+        assert!(is_under("/", "/"));
+        assert!(!is_under("/c/conv_1", "/"));
+        assert!(is_under("/approvals", "/approvals"));
+        assert!(is_under("/approvals/", "/approvals"));
+        assert!(is_under("/people/p_1", "/people"));
+        assert!(!is_under("/allowedx", "/allowed"));
+        assert!(!is_under("/review/r_1", "/approvals"));
+    }
 }
