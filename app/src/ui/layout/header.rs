@@ -8,6 +8,11 @@ use crate::server_fns::people::SignOut;
 /// The header shown on every page.
 #[component]
 pub fn AppHeader() -> impl IntoView {
+    // The header is drawn once, by the server, so plain links marked from
+    // the request's path do what the router's links would, for less.
+    let path = request_path();
+    let current = |href: &str| is_under(&path, href).then_some("page");
+    let audit = reads_audit();
     view! {
         <header class="app-header">
             <a class="brand" href="/" aria-label="Airlock home">
@@ -22,8 +27,8 @@ pub fn AppHeader() -> impl IntoView {
                 <a href="/approvals" aria-current=current("/approvals")>"Approvals"</a>
                 <a href="/allowed" aria-current=current("/allowed")>"Allowed"</a>
                 <a href="/sources" aria-current=current("/sources")>"Sources"</a>
-                {reads_audit().then(|| view! { <a href="/audit" aria-current=current("/audit")>"Audit"</a> })}
-                {reads_audit().then(|| view! { <a href="/insights" aria-current=current("/insights")>"Insights"</a> })}
+                {audit.then(|| view! { <a href="/audit" aria-current=current("/audit")>"Audit"</a> })}
+                {audit.then(|| view! { <a href="/insights" aria-current=current("/insights")>"Insights"</a> })}
                 {is_admin().then(|| view! { <a href="/people" aria-current=current("/people")>"People"</a> })}
             </nav>
             {signed_in_name().map(|name| view! {
@@ -36,16 +41,15 @@ pub fn AppHeader() -> impl IntoView {
     }
 }
 
-/// `page` when the request is for the page `href` names or one under it
-/// (the conversations' link only for `/` itself). The header is drawn
-/// once, by the server, so plain links marked from the request's path do
-/// what the router's links would, for less.
-fn current(href: &str) -> Option<&'static str> {
+/// The path of the request being drawn; empty in the browser, which never
+/// draws the header.
+fn request_path() -> String {
     #[cfg(feature = "ssr")]
-    let path = use_context::<http::request::Parts>().map(|parts| parts.uri.path().to_owned());
+    return use_context::<http::request::Parts>()
+        .map(|parts| parts.uri.path().to_owned())
+        .unwrap_or_default();
     #[cfg(not(feature = "ssr"))]
-    let path: Option<String> = None;
-    path.filter(|path| is_under(path, href)).map(|_| "page")
+    String::new()
 }
 
 /// Whether `path` is `href`'s page or one under it; `/` is only itself.
