@@ -24,6 +24,7 @@ pub mod metrics_endpoint;
 pub mod model_check;
 pub mod oidc;
 pub mod openapi;
+pub mod panics;
 pub mod people_cli;
 pub mod policy_cli;
 mod policy_replay;
@@ -164,6 +165,11 @@ pub fn router_with_pages(
                 .gzip(true)
                 .compress_when(DefaultPredicate::new().and(SizeAbove::new(1024))),
         )
+        // A handler's panic is a 500 that still goes through the layers
+        // above: the client hears why, and the log has it.
+        .layer(tower_http::catch_panic::CatchPanicLayer::custom(
+            panics::answer_panic,
+        ))
         .layer(axum::middleware::map_response(
             security_headers::add_security_headers,
         ))
@@ -232,7 +238,6 @@ pub async fn build(settings: &Settings) -> anyhow::Result<Services> {
     let store = open_store(settings).await?;
     let mut config = load_config(settings)?;
     config.local_person = settings.local_person.clone();
-    demo::configure(&mut config)?;
     let tools = tool_sources::open(settings, &config)?;
     let model_reach = ModelReach::default();
     let (model, asker): (Arc<dyn Model>, _) = match &settings.model {
@@ -315,15 +320,18 @@ fn load_config(settings: &Settings) -> anyhow::Result<Config> {
     read_config(settings.config_file.as_deref())
 }
 
-/// Reads the configuration file at `path`; without one, the embedded defaults.
+/// The configuration the server enforces: the file at `path` (without one,
+/// the embedded defaults) with the built-in sources' blocks it does not
+/// replace. Serving, `airlock policy` and the shadow policy all read it
+/// here, so an offline check says what the server does.
 pub(crate) fn read_config(path: Option<&std::path::Path>) -> anyhow::Result<Config> {
     let Some(path) = path else {
-        return Ok(Config::default());
+        return Ok(effective(Config::default())?);
     };
     let text = std::fs::read_to_string(path)
         .with_context(|| format!("cannot read the configuration file {}", path.display()))?;
     let file = path.display().to_string();
-    let config = Config::parse(&file, &text)?;
+    let config = effective(Config::parse(&file, &text)?)?;
     let Some(shadow) = config.shadow_file.clone() else {
         return Ok(config);
     };
@@ -333,8 +341,14 @@ pub(crate) fn read_config(path: Option<&std::path::Path>) -> anyhow::Result<Conf
             shadow.display()
         )
     })?;
-    let candidate = Config::parse(&shadow.display().to_string(), &text)?;
+    let candidate = effective(Config::parse(&shadow.display().to_string(), &text)?)?;
     Ok(config.with_shadow(&file, candidate)?)
+}
+
+/// `config` with the built-in sources it leaves to their defaults.
+fn effective(mut config: Config) -> Result<Config, engine::policy::PolicyError> {
+    demo::configure(&mut config)?;
+    Ok(config)
 }
 
 /// A database URL with any password replaced, safe to log.

@@ -208,6 +208,31 @@ async fn failed_sign_ins_are_held_back_with_how_long_to_wait() {
     assert!(retry_after > 0);
 }
 
+#[tokio::test]
+async fn a_next_that_is_no_plain_path_goes_home_with_the_session() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = support::start(dir.path(), CONFIG, &[], support::Workers::default()).await;
+    let client = Client::builder().redirect(Policy::none()).build().unwrap();
+    signed_in_as(&server, &client, "ana", Access::Approver).await;
+    // Each would panic in building the redirect's `Location` if followed.
+    for next in ["/\u{b}x", "/\tx", "/\\evil.example", "/caf\u{e9}"] {
+        let answer = client
+            .post(server.url("/api/fn/sign_in"))
+            .header("accept", "text/html")
+            .form(&[("name", "ana"), ("password", PASSWORD), ("next", next)])
+            .send()
+            .await
+            .unwrap();
+        assert!(
+            answer.status().is_redirection(),
+            "{next:?}: {}",
+            answer.status()
+        );
+        assert_eq!(answer.headers()["location"], "/", "{next:?}");
+        assert!(session_cookie(&answer).is_some(), "{next:?}");
+    }
+}
+
 #[test]
 fn without_sign_in_it_refuses_to_listen_beyond_this_machine() {
     let dir = tempfile::tempdir().unwrap();

@@ -68,9 +68,12 @@ fn set_session_cookie(started: &engine::people::Started) {
 }
 
 /// `next` when it is a path on this site, else the home page: a sign-in
-/// never sends the browser to another site.
+/// never sends the browser to another site. A path is printable ASCII
+/// without spaces or backslashes, as a browser sends it (it escapes the
+/// rest): anything else could not go in a `Location` header at all.
 pub fn local_path(next: &str) -> &str {
-    let local = next.starts_with('/') && !next.starts_with("//") && !next.contains('\\');
+    let printable = next.bytes().all(|b| b.is_ascii_graphic() && b != b'\\');
+    let local = printable && next.starts_with('/') && !next.starts_with("//");
     if local {
         next
     } else {
@@ -89,6 +92,11 @@ mod tests {
             "https://evil.example/",
             "//evil.example/",
             "/\\\\evil.example",
+            "/\u{b}x",
+            "/\tx",
+            "/a b",
+            "/caf\u{e9}",
+            "/x\u{7f}",
             "",
             "c/1",
         ] {
