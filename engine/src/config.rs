@@ -135,6 +135,9 @@ pub struct SourceConfig {
     pub policy_config: PolicyConfig,
     /// Its policy, compiled.
     pub policy: Policy,
+    /// Whether the block is Airlock's own default for a built-in source,
+    /// not written in the file: a block written there replaces it whole.
+    pub built_in: bool,
 }
 
 /// The whole configuration.

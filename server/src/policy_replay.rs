@@ -23,7 +23,17 @@ pub async fn replay(config: PathBuf, since: &str) -> anyhow::Result<u8> {
     };
     let window = chrono::Duration::from_std(window).context("--since is too long")?;
     let (candidate, name) = super::policy_cli::configuration(Some(config))?;
-    let store = crate::open_store(&Settings::from_env()?).await?;
+    let settings = Settings::from_env()?;
+    // Replay reads history: an empty store made here would say "nothing
+    // changes" of a store that was never found.
+    if let Some(file) = sqlite_file(&settings.database_url) {
+        anyhow::ensure!(
+            file.exists(),
+            "there is no store at {}: set AIRLOCK_DATA_DIR or AIRLOCK_DATABASE_URL to the server's",
+            file.display()
+        );
+    }
+    let store = crate::open_store(&settings).await?;
     let mut report = ReplayReport::default();
     let from = chrono::Utc::now() - window;
     let mut after: Option<ToolCallId> = None;
@@ -37,6 +47,16 @@ pub async fn replay(config: PathBuf, since: &str) -> anyhow::Result<u8> {
     }
     print!("{}", described(&report, since, &name));
     Ok(0)
+}
+
+/// The file of a SQLite store's URL; none for PostgreSQL.
+fn sqlite_file(url: &str) -> Option<&std::path::Path> {
+    if url.starts_with("postgres://") || url.starts_with("postgresql://") {
+        return None;
+    }
+    Some(std::path::Path::new(
+        url.strip_prefix("sqlite://").unwrap_or(url),
+    ))
 }
 
 /// The report for a person.

@@ -240,3 +240,92 @@ sources:
     // Nothing changed: the calls wait as they did.
     assert_eq!(server.engine.pending_approvals(10).await.unwrap().len(), 3);
 }
+
+#[test]
+fn the_demo_source_is_checked_under_the_policy_the_server_enforces() {
+    use engine::config::policy_cases::Expect;
+    use engine::policy::CallFacts;
+    use engine::tools::ToolSource;
+
+    let dir = setup();
+    let workspace = tempfile::tempdir().unwrap();
+    let tools = engine::tools::demo::DemoTools::open(workspace.path()).unwrap();
+    let served = engine::tools::demo::default_policy()
+        .compile("(built-in)", "sources.demo")
+        .unwrap();
+    let escape = serde_json::json!({ "path": "../secrets" });
+    let mut calls: Vec<(String, serde_json::Value, bool)> = tools
+        .tools()
+        .into_iter()
+        .map(|spec| {
+            (
+                spec.name,
+                serde_json::json!({ "path": "a.txt" }),
+                spec.read_only,
+            )
+        })
+        .collect();
+    calls.push(("delete_file".into(), escape.clone(), false));
+    calls.push(("write_file".into(), escape, false));
+    // With the embedded defaults, and with a file that has no demo block.
+    for config in [None, Some("airlock.yaml")] {
+        for (tool, args, read_only) in &calls {
+            let expected = served.decide(CallFacts {
+                tool,
+                arguments: args,
+                read_only_hint: *read_only,
+                granted: false,
+            });
+            let args_text = args.to_string();
+            let mut words = vec!["policy", "check", "--json", "--source", "demo"];
+            words.extend(["--tool", tool, "--args", &args_text]);
+            if let Some(file) = config {
+                words.extend(["--config", file]);
+            }
+            if *read_only {
+                words.push("--read-only");
+            }
+            let out = airlock(dir.path(), &words);
+            let body: serde_json::Value = serde_json::from_slice(&out.stdout)
+                .unwrap_or_else(|_| panic!("{}", text(&out.stderr)));
+            assert_eq!(
+                body["verdict"],
+                Expect::of(&expected).as_str(),
+                "{tool} {args} under {config:?}: {body}"
+            );
+        }
+    }
+    let denied = airlock(
+        dir.path(),
+        &[
+            "policy",
+            "check",
+            "--source",
+            "demo",
+            "--tool",
+            "delete_file",
+            "--args",
+            r#"{"path": "../secrets"}"#,
+        ],
+    );
+    assert_eq!(denied.status.code(), Some(2), "{}", text(&denied.stdout));
+}
+
+#[test]
+fn a_replay_without_a_store_names_where_it_looked_and_creates_nothing() {
+    let dir = setup();
+    let data = dir.path().join("data");
+    let out = Command::new(env!("CARGO_BIN_EXE_airlock"))
+        .args(["policy", "replay", "--config", "airlock.yaml"])
+        .current_dir(dir.path())
+        .env("AIRLOCK_DATA_DIR", &data)
+        .env_remove("AIRLOCK_DATABASE_URL")
+        .env_remove("AIRLOCK_CONFIG")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(64));
+    let said = text(&out.stderr);
+    assert!(said.contains("there is no store at"), "{said}");
+    assert!(said.contains("airlock.db"), "{said}");
+    assert!(!data.exists(), "replay created {}", data.display());
+}

@@ -111,6 +111,7 @@ pub(super) fn source(
         timeouts,
         policy_config,
         policy,
+        built_in: false,
     })
 }
 

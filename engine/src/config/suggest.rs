@@ -1,44 +1,57 @@
-//! Candidate configurations the insights page suggests: one rule put first
-//! in a source's block, to paste into the file and to replay before that.
+//! Candidate configurations the insights page suggests: one rule that
+//! allows a tool, put last in its source's block so that no rule written
+//! before it (a deny, a condition that asks) is undone, to replay before
+//! anyone pastes it into the file.
+
+use std::collections::BTreeMap;
 
 use super::Config;
-use crate::policy::{PolicyError, RuleAction, RuleConfig};
+use crate::policy::{PolicyConfig, PolicyError, RuleAction, RuleConfig};
 
 impl Config {
     /// This configuration with a rule that allows every call of `tool`
-    /// first in `source`'s block (its own, else `default_policy`), so it
-    /// wins over the block's lists and later rules.
-    pub fn allowing_first(&self, source: &str, tool: &str) -> Result<Config, PolicyError> {
+    /// last in `source`'s block (its own, else `default_policy`): it wins
+    /// over the block's lists and default, never over its rules.
+    pub fn allowing(&self, source: &str, tool: &str) -> Result<Config, PolicyError> {
         let mut candidate = self.clone();
         let rule = RuleConfig::new(tool, RuleAction::Allow);
         match candidate.sources.get_mut(source) {
             Some(block) => {
-                block.policy_config.rules.insert(0, rule);
+                block.policy_config.rules.push(rule);
                 let key = format!("sources.{source}");
                 block.policy = block.policy_config.compile("(suggested)", &key)?;
             }
             None => {
                 let written = &mut candidate.default_policy_config;
-                written.rules.insert(0, rule);
+                written.rules.push(rule);
                 candidate.default_policy = written.compile("(suggested)", "default_policy")?;
             }
         }
         Ok(candidate)
     }
 
-    /// The YAML [`Config::allowing_first`] adds, to paste at the top of
-    /// the block's `rules:`.
-    pub fn allowing_first_yaml(&self, source: &str, tool: &str) -> String {
+    /// The YAML of what [`Config::allowing`] adds. A built-in source's
+    /// default block is not in the file, and a block written there
+    /// replaces it whole: its YAML is the whole block with the rule, so
+    /// that pasting it keeps everything the default did.
+    pub fn allowing_yaml(&self, source: &str, tool: &str) -> String {
+        if let Some(block) = self.sources.get(source).filter(|b| b.built_in) {
+            let mut policy: PolicyConfig = block.policy_config.clone();
+            policy.rules.push(RuleConfig::new(tool, RuleAction::Allow));
+            let whole = BTreeMap::from([("sources", BTreeMap::from([(source, policy)]))]);
+            let yaml = serde_yaml::to_string(&whole).unwrap_or_default();
+            return format!("# The built-in block of {source}, with the rule last: a block\n# written in the file replaces the built-in one.\n{yaml}");
+        }
         // Quoted as JSON strings, which YAML reads as they are.
         let quoted = |text: &str| serde_json::to_string(text).unwrap_or_default();
         let tool = quoted(tool);
         match self.sources.contains_key(source) {
             true => format!(
-                "sources:\n  {}:\n    rules:\n      - tool: {tool}\n        action: allow\n",
+                "sources:\n  {}:\n    rules:\n      # last, after the rules there\n      - tool: {tool}\n        action: allow\n",
                 quoted(source)
             ),
             false => {
-                format!("default_policy:\n  rules:\n    - tool: {tool}\n      action: allow\n")
+                format!("default_policy:\n  rules:\n    # last, after the rules there\n    - tool: {tool}\n      action: allow\n")
             }
         }
     }
@@ -65,20 +78,17 @@ mod tests {
     }
 
     #[test]
-    fn the_suggested_rule_comes_first_and_so_wins_over_later_ones() {
+    fn the_suggested_rule_comes_last_and_so_undoes_no_rule() {
         let config = Config::parse("a.yaml", YAML).unwrap();
         assert_eq!(verdict(&config, "mail", "ana@example.com"), Expect::Ask);
-        let candidate = config.allowing_first("mail", "send_email").unwrap();
+        let candidate = config.allowing("mail", "send_email").unwrap();
         assert_eq!(
             verdict(&candidate, "mail", "ana@example.com"),
             Expect::Allow
         );
-        // What replay must show before anyone pastes it: a deny undone.
+        // A deny stays a deny.
         assert_eq!(verdict(&config, "mail", "x@rival.example"), Expect::Deny);
-        assert_eq!(
-            verdict(&candidate, "mail", "x@rival.example"),
-            Expect::Allow
-        );
+        assert_eq!(verdict(&candidate, "mail", "x@rival.example"), Expect::Deny);
         assert_eq!(
             verdict(&candidate, "gateway", "ana@example.com"),
             Expect::Ask
@@ -86,20 +96,45 @@ mod tests {
     }
 
     #[test]
+    fn a_built_in_blocks_suggestion_is_the_whole_block_with_the_rule() {
+        let mut config = Config::parse("a.yaml", YAML).unwrap();
+        crate::tools::demo::configure(&mut config).unwrap();
+        let yaml = config.allowing_yaml("demo", "write_file");
+        let pasted = Config::parse("b.yaml", &yaml).unwrap_or_else(|e| panic!("{e}\n{yaml}"));
+        let decide = |config: &Config, tool: &str, path: &str| {
+            let arguments = json!({ "path": path });
+            Expect::of(&config.policy_for("demo").decide(CallFacts {
+                tool,
+                arguments: &arguments,
+                read_only_hint: false,
+                granted: false,
+            }))
+        };
+        let candidate = config.allowing("demo", "write_file").unwrap();
+        for config in [&pasted, &candidate] {
+            assert_eq!(decide(config, "write_file", "notes.md"), Expect::Allow);
+            assert_eq!(decide(config, "write_file", "../outside.md"), Expect::Deny);
+            assert_eq!(decide(config, "read_file", "notes.md"), Expect::Allow);
+            assert_eq!(decide(config, "list_directory", "."), Expect::Allow);
+            assert_eq!(decide(config, "delete_file", "notes.md"), Expect::Ask);
+        }
+    }
+
+    #[test]
     fn the_suggested_yaml_is_the_rule_in_its_block_and_parses() {
         let config = Config::parse("a.yaml", YAML).unwrap();
-        let yaml = config.allowing_first_yaml("mail", "send_email");
+        let yaml = config.allowing_yaml("mail", "send_email");
         assert_eq!(
             yaml,
-            "sources:\n  \"mail\":\n    rules:\n      - tool: \"send_email\"\n        action: allow\n"
+            "sources:\n  \"mail\":\n    rules:\n      # last, after the rules there\n      - tool: \"send_email\"\n        action: allow\n"
         );
-        let unconfigured = config.allowing_first_yaml("gateway", "deploy");
+        let unconfigured = config.allowing_yaml("gateway", "deploy");
         assert_eq!(
             unconfigured,
-            "default_policy:\n  rules:\n    - tool: \"deploy\"\n      action: allow\n"
+            "default_policy:\n  rules:\n    # last, after the rules there\n    - tool: \"deploy\"\n      action: allow\n"
         );
         let pasted = Config::parse("b.yaml", &unconfigured).unwrap();
-        let candidate = config.allowing_first("gateway", "deploy").unwrap();
+        let candidate = config.allowing("gateway", "deploy").unwrap();
         for config in [&pasted, &candidate] {
             let arguments = json!({});
             let decided = config.policy_for("gateway").decide(CallFacts {

@@ -221,13 +221,13 @@ fn suggestion(
     insight: &ToolInsight,
     history: &[&ToolCall],
 ) -> Option<RubberStamp> {
-    let candidate = config.allowing_first(&insight.source, &insight.tool).ok()?;
+    let candidate = config.allowing(&insight.source, &insight.tool).ok()?;
     let mut replayed = ReplayReport::default();
     for call in history {
         replayed.add(&candidate, call);
     }
     Some(RubberStamp {
-        rule_yaml: config.allowing_first_yaml(&insight.source, &insight.tool),
+        rule_yaml: config.allowing_yaml(&insight.source, &insight.tool),
         replay: replayed
             .changes
             .iter()

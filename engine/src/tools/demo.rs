@@ -270,6 +270,7 @@ pub fn configure(config: &mut crate::config::Config) -> Result<(), crate::policy
                 timeouts: crate::config::SourceTimeouts::default(),
                 policy_config: policy,
                 policy: compiled,
+                built_in: true,
             },
         );
     }

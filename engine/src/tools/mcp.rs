@@ -107,6 +107,7 @@ impl McpSource {
                 .compile("(built-in)", &format!("sources.{name}"))
                 .expect("the empty policy compiles"),
             policy_config,
+            built_in: false,
         };
         let source = Self::start(name, &config)?;
         let wait = config.timeouts.connect + Duration::from_secs(1);

@@ -33,7 +33,7 @@ pub fn RubberStamp(tool: ToolInsightItem) -> impl IntoView {
         <article class="insights-card" aria-label=name>
             <h3><code>{tool.tool}</code> " from " {tool.source}</h3>
             <p>"People " {stamp.summary} ": asking them may only tire them."</p>
-            <p>"To allow it without asking, put this rule first in its block's " <code>"rules"</code> ":"</p>
+            <p>"To allow it without asking, add this to the configuration file:"</p>
             <pre class="insights-yaml"><code>{stamp.rule_yaml}</code></pre>
             <p class="insights-replay">{replay}</p>
             {undoes_refusals.then(|| view! {

@@ -48,6 +48,7 @@ fn configured(connection: Connection, timeouts: SourceTimeouts) -> SourceConfig 
         timeouts,
         policy: policy_config.compile("test", "sources.test").unwrap(),
         policy_config,
+        built_in: false,
     }
 }
 
