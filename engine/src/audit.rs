@@ -4,7 +4,7 @@
 //! in the store, in the same transactions.
 
 use crate::core::Core;
-use crate::domain::{AuditLine, AuditPage, AuditQuery, ChainBreak, ChainCheck};
+use crate::domain::{AuditLine, AuditPage, AuditQuery, ChainBreak, ChainCheck, KeptHead};
 use crate::error::EngineError;
 
 /// Entries on one page of the audit.
@@ -71,8 +71,12 @@ pub(crate) async fn export(
 
 /// Checks the whole chain from its first entry, reading only: each
 /// entry's hash against its contents, and each link to the entry before.
-pub(crate) async fn verify(core: &Core) -> Result<ChainReport, EngineError> {
-    let mut check = ChainCheck::from_start();
+/// With `kept`, the chain must also reach that head with its hash.
+pub(crate) async fn verify(
+    core: &Core,
+    kept: Option<KeptHead>,
+) -> Result<ChainReport, EngineError> {
+    let mut check = ChainCheck::from_start().reaching(kept);
     let mut broken = None;
     let mut after = 0;
     'chain: loop {
@@ -88,6 +92,9 @@ pub(crate) async fn verify(core: &Core) -> Result<ChainReport, EngineError> {
         if entries.len() < CHECK_BATCH as usize {
             break;
         }
+    }
+    if broken.is_none() {
+        broken = check.finish().err();
     }
     Ok(ChainReport {
         checked: check.checked,

@@ -34,7 +34,9 @@ pub mod verdict;
 pub mod view;
 
 pub use actor::{Actor, Refusal};
-pub use audit::{AuditEntry, AuditLine, AuditPage, AuditQuery, ChainBreak, ChainCheck, Seal};
+pub use audit::{
+    AuditEntry, AuditLine, AuditPage, AuditQuery, ChainBreak, ChainCheck, KeptHead, Seal,
+};
 pub use backlog::{Backlog, PendingCount};
 pub use call::{
     CallStatus, Channel, Decision, DecisionKind, ExpiryAction, ProposedCall, ToolCall,

@@ -84,7 +84,14 @@ enum AuditCommand {
         /// of the database.
         #[arg(long)]
         file: Option<std::path::PathBuf>,
+        /// A head printed by `airlock audit head` earlier (SEQ:HASH): the
+        /// chain must still reach it, or entries were removed from its end.
+        #[arg(long)]
+        head: Option<engine::domain::KeptHead>,
     },
+    /// Print the chain's head (SEQ:HASH) to keep outside Airlock, for
+    /// `verify --head` to check later.
+    Head,
 }
 
 #[derive(Debug, Subcommand)]
@@ -164,11 +171,17 @@ async fn run(command: Command) -> anyhow::Result<ExitCode> {
                 .await
                 .map(done)
         }
-        Command::Audit(AuditCommand::Verify { file: Some(file) }) => {
-            server::audit_cli::verify_file(&file).map(done)
+        Command::Audit(AuditCommand::Verify {
+            file: Some(file),
+            head,
+        }) => server::audit_cli::verify_file(&file, head).map(done),
+        Command::Audit(AuditCommand::Verify { file: None, head }) => {
+            server::audit_cli::verify_database(&server::Settings::from_env()?, head)
+                .await
+                .map(done)
         }
-        Command::Audit(AuditCommand::Verify { file: None }) => {
-            server::audit_cli::verify_database(&server::Settings::from_env()?)
+        Command::Audit(AuditCommand::Head) => {
+            server::audit_cli::print_head(&server::Settings::from_env()?)
                 .await
                 .map(done)
         }

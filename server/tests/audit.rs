@@ -103,12 +103,18 @@ async fn administrators_and_viewers_export_the_audit_as_a_chain() {
 }
 
 fn verify(data_dir: &std::path::Path, file: Option<&std::path::Path>) -> Output {
-    let mut command = Command::new(env!("CARGO_BIN_EXE_airlock"));
-    command.args(["audit", "verify"]);
+    let mut words = vec!["verify"];
     if let Some(file) = file {
-        command.arg("--file").arg(file);
+        words.extend(["--file", file.to_str().unwrap()]);
     }
-    command
+    audit(data_dir, &words)
+}
+
+/// `airlock audit WORDS` over the store in `data_dir`.
+fn audit(data_dir: &std::path::Path, words: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_airlock"))
+        .arg("audit")
+        .args(words)
         .env("AIRLOCK_DATA_DIR", data_dir)
         .env("AIRLOCK_CONFIG", data_dir.join("airlock.yaml"))
         .env_remove("AIRLOCK_DATABASE_URL")
@@ -188,6 +194,65 @@ async fn verify_names_the_entry_changed_behind_the_databases_back() {
     let said = text(&verify(dir.path(), Some(&file)).stderr);
     assert!(said.contains("entry 3 (audit id"), "{said}");
     assert!(said.contains("comes after entry 1"), "{said}");
+}
+
+#[tokio::test]
+async fn a_head_kept_elsewhere_catches_entries_removed_from_the_end() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = "sources:\n  demo:\n    require_approval: [delete_file]\n";
+    let server = support::start(dir.path(), config, &[], support::Workers::default()).await;
+    let conversation = server.engine.create_conversation().await.unwrap();
+    waiting_deletes(&server, &conversation.id, 3).await;
+    let client = Client::new();
+    let export = client
+        .get(server.url("/api/v1/audit"))
+        .send()
+        .await
+        .unwrap();
+    let export = export.text().await.unwrap();
+    assert_eq!(export.lines().count(), 3, "{export}");
+    let file = dir.path().join("audit.jsonl");
+    std::fs::write(&file, &export).unwrap();
+
+    let head = audit(dir.path(), &["head"]);
+    assert!(head.status.success(), "{}", text(&head.stderr));
+    let head = text(&head.stdout).trim().to_owned();
+    let last: AuditLine = serde_json::from_str(export.lines().last().unwrap()).unwrap();
+    assert_eq!(head, format!("3:{}", last.hash));
+    let reached = audit(dir.path(), &["verify", "--head", &head]);
+    assert!(reached.status.success(), "{}", text(&reached.stderr));
+    assert!(text(&reached.stdout).contains("reaches the head kept before, entry 3"));
+
+    // Someone with a database shell drops the delete trigger and removes
+    // the newest entry: the chain alone still checks, the kept head not.
+    let db = rusqlite::Connection::open(dir.path().join("airlock.db")).unwrap();
+    db.busy_timeout(std::time::Duration::from_secs(5)).unwrap();
+    db.execute_batch("drop trigger audit_log_no_delete; delete from audit_log where seq = 3;")
+        .unwrap();
+    let whole = verify(dir.path(), None);
+    assert!(whole.status.success(), "{}", text(&whole.stderr));
+    let caught = audit(dir.path(), &["verify", "--head", &head]);
+    assert_eq!(caught.status.code(), Some(1));
+    let said = text(&caught.stderr);
+    assert!(said.contains("ends at entry 2, before entry 3"), "{said}");
+
+    // An export cut short the same way, and a head that is not one.
+    let cut: Vec<&str> = export.lines().take(2).collect();
+    std::fs::write(&file, cut.join("\n")).unwrap();
+    let file = file.to_str().unwrap();
+    let caught = audit(dir.path(), &["verify", "--file", file, "--head", &head]);
+    assert_eq!(caught.status.code(), Some(1));
+    assert!(text(&caught.stderr).contains("before entry 3"));
+    let wrong = format!("2:{}", last.hash);
+    let caught = audit(dir.path(), &["verify", "--file", file, "--head", &wrong]);
+    assert!(text(&caught.stderr).contains("entry 2 is not the entry whose hash was kept"));
+    let bad = audit(dir.path(), &["verify", "--head", "3"]);
+    assert!(!bad.status.success());
+    assert!(
+        text(&bad.stderr).contains("SEQ:HASH"),
+        "{}",
+        text(&bad.stderr)
+    );
 }
 
 #[tokio::test]

@@ -142,12 +142,54 @@ pub enum ChainBreak {
         "entry {seq} (audit id {id}) should be the first of the chain, but follows another hash"
     )]
     BadStart { seq: i64, id: i64 },
+    #[error(
+        "entry {seq} is not the entry whose hash was kept: the chain was rewritten from there"
+    )]
+    NotKept { seq: i64 },
+    #[error("the chain ends at entry {last}, before entry {seq} whose hash was kept: entries were removed from its end")]
+    Shortened { seq: i64, last: i64 },
+}
+
+/// A chain's head as it was once, kept outside Airlock (`airlock audit
+/// head` prints it): the chain must still reach it with the same hash. The
+/// chain alone cannot tell that its newest entries were removed.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct KeptHead {
+    pub seq: i64,
+    pub hash: String,
+}
+
+impl std::str::FromStr for KeptHead {
+    type Err = String;
+
+    /// `SEQ:HASH`, as `airlock audit head` prints it.
+    fn from_str(text: &str) -> Result<Self, Self::Err> {
+        let parsed = text.split_once(':').and_then(|(seq, hash)| {
+            let seq = seq.parse::<i64>().ok().filter(|seq| *seq > 0)?;
+            let hex = hash.len() == 64 && hash.bytes().all(|b| b.is_ascii_hexdigit());
+            hex.then(|| KeptHead {
+                seq,
+                hash: hash.to_ascii_lowercase(),
+            })
+        });
+        parsed.ok_or_else(|| {
+            format!("{text:?} is not a head: give SEQ:HASH as `airlock audit head` prints it")
+        })
+    }
+}
+
+impl std::fmt::Display for KeptHead {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}:{}", self.seq, self.hash)
+    }
 }
 
 /// Checks a chain an entry at a time, in `seq` order.
 #[derive(Debug, Default)]
 pub struct ChainCheck {
     last: Option<(i64, String)>,
+    /// A head kept from before, which the chain must reach.
+    kept: Option<KeptHead>,
     /// How many entries were checked.
     pub checked: u64,
     /// The `seq` of the first entry checked.
@@ -170,11 +212,24 @@ impl ChainCheck {
         Self::default()
     }
 
+    /// The same check, which [`finish`](Self::finish) fails unless the
+    /// chain reaches `kept` with its hash.
+    pub fn reaching(self, kept: Option<KeptHead>) -> Self {
+        Self { kept, ..self }
+    }
+
     /// Checks the next entry: its own hash, then its link to the one before.
     pub fn check(&mut self, line: &AuditLine) -> Result<(), ChainBreak> {
         let (seq, id) = (line.seq, line.id);
         if line.computed_hash() != line.hash {
             return Err(ChainBreak::Changed { seq, id });
+        }
+        if self
+            .kept
+            .as_ref()
+            .is_some_and(|k| k.seq == seq && k.hash != line.hash)
+        {
+            return Err(ChainBreak::NotKept { seq });
         }
         if let Some((after, prev_hash)) = &self.last {
             let after = *after;
@@ -193,6 +248,18 @@ impl ChainCheck {
         self.last = Some((seq, line.hash.clone()));
         self.checked += 1;
         Ok(())
+    }
+
+    /// After the last entry: whether the chain reached the kept head.
+    pub fn finish(&self) -> Result<(), ChainBreak> {
+        let last = self.last.as_ref().map_or(0, |(seq, _)| *seq);
+        match &self.kept {
+            Some(kept) if last < kept.seq => Err(ChainBreak::Shortened {
+                seq: kept.seq,
+                last,
+            }),
+            _ => Ok(()),
+        }
     }
 
     /// The last entry checked: its `seq` and hash.

@@ -1,7 +1,7 @@
 //! The façade's methods for the audit log (see `audit.rs`).
 
 use crate::audit::{self, ChainReport};
-use crate::domain::{AuditLine, AuditPage, AuditQuery};
+use crate::domain::{AuditLine, AuditPage, AuditQuery, KeptHead};
 use crate::error::EngineError;
 use crate::Engine;
 
@@ -26,8 +26,9 @@ impl Engine {
         audit::seal(&self.core).await
     }
 
-    /// Checks the whole chain, reading only.
-    pub async fn verify_audit(&self) -> Result<ChainReport, EngineError> {
-        audit::verify(&self.core).await
+    /// Checks the whole chain, reading only; with `kept`, that it still
+    /// reaches that head.
+    pub async fn verify_audit(&self, kept: Option<KeptHead>) -> Result<ChainReport, EngineError> {
+        audit::verify(&self.core, kept).await
     }
 }

@@ -215,6 +215,11 @@ const MIGRATIONS: &[Migration] = &[
         description: "form drafts",
         sql: include_str!("../../migrations/postgres/0036_form_drafts.sql"),
     },
+    Migration {
+        version: 37,
+        description: "audit entries cannot be replaced",
+        sql: include_str!("../../migrations/postgres/0037_audit_no_replace.sql"),
+    },
 ];
 
 /// Arbitrary key of the advisory lock that serialises migrations across replicas.

@@ -198,6 +198,11 @@ const MIGRATIONS: &[Migration] = &[
         description: "form drafts",
         sql: include_str!("../../migrations/sqlite/0036_form_drafts.sql"),
     },
+    Migration {
+        version: 37,
+        description: "audit entries cannot be replaced",
+        sql: include_str!("../../migrations/sqlite/0037_audit_no_replace.sql"),
+    },
 ];
 
 /// How many read-only connections serve reads: one per core. Statements run

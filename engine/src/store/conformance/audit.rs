@@ -185,6 +185,35 @@ pub(crate) async fn the_audit_log_refuses_change(f: &Fixture) {
         let error = by_hand_sql(f, sql).await.unwrap_err();
         assert!(error.contains("append-only"), "{sql}: {error}");
     }
+    // An insert can neither take an entry's place nor come sealed.
+    let columns = "audit_id, tool_call_id, conversation_id, source, tool, action, actor, channel, detail, created_at, seq, prev_hash, entry_hash";
+    let forged = "audit_id, tool_call_id, conversation_id, source, tool, action, 'Mallory', channel, detail, created_at, seq, prev_hash, entry_hash";
+    // PostgreSQL's identity column refuses an id of the client's own
+    // unless told to take it: told so, the trigger still refuses.
+    let own_id = match f.url.starts_with("postgres") {
+        true => "overriding system value",
+        false => "",
+    };
+    let mut replacing = vec![
+        format!("insert into audit_log ({columns}) {own_id} select {forged} from audit_log where seq = 1 on conflict (audit_id) do update set actor = excluded.actor"),
+        format!("insert into audit_log ({columns}) {own_id} select {forged} from audit_log where seq = 1 on conflict do nothing"),
+        "insert into audit_log (action, actor, channel, detail, created_at, seq, prev_hash, entry_hash) select action, 'Mallory', channel, detail, created_at, seq + 1, entry_hash, entry_hash from audit_log where seq = 1".to_owned(),
+    ];
+    if !f.url.starts_with("postgres") {
+        replacing.extend([
+            format!("replace into audit_log ({columns}) select {forged} from audit_log where seq = 1"),
+            format!("insert or replace into audit_log ({columns}) select {forged} from audit_log where seq = 1"),
+            // A new id, in the place of the sealed entry's `seq`.
+            "replace into audit_log (action, actor, channel, detail, created_at, seq, prev_hash, entry_hash) select action, 'Mallory', channel, detail, created_at, seq, prev_hash, entry_hash from audit_log where seq = 1".to_owned(),
+        ]);
+    }
+    for sql in &replacing {
+        let error = by_hand_sql(f, sql).await.unwrap_err();
+        assert!(error.contains("append-only"), "{sql}: {error}");
+    }
+    let sealed = store.audit_chain(0, 10).await.unwrap();
+    assert_eq!(sealed.len(), 1);
+    assert_ne!(sealed[0].actor, "Mallory");
     if f.url.starts_with("postgres") {
         let error = by_hand_sql(f, "truncate audit_log").await.unwrap_err();
         assert!(error.contains("append-only"), "{error}");
