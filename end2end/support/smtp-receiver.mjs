@@ -31,6 +31,7 @@ const server = new SMTPServer({
         secure: session.secure,
         user: session.user ?? null,
         subject: mail.subject,
+        message_id: mail.messageId ?? null,
         text: mail.text,
         html: mail.html,
       }));

@@ -370,13 +370,29 @@ impl Engine {
         callbacks::deliver_callbacks(&self.core, client, secret).await
     }
 
-    /// Delivers every notice of a waiting call that is due; returns how
-    /// many were delivered.
+    /// Delivers every notice of a waiting call that is due, the channels
+    /// at once; returns how many were delivered.
     pub async fn deliver_notices(
         &self,
         sender: crate::reviews::notices::NoticeSender<'_>,
     ) -> Result<usize, EngineError> {
         crate::reviews::notices::deliver_notices(&self.core, sender).await
+    }
+
+    /// The notices due now, for a worker that delivers each channel on a
+    /// task of its own ([`Engine::deliver_in_order`]).
+    pub async fn due_notices(&self) -> Result<Vec<crate::domain::Notice>, EngineError> {
+        crate::reviews::notices::due_notices(&self.core).await
+    }
+
+    /// Delivers one channel's notices, one after another; how many were
+    /// delivered.
+    pub async fn deliver_in_order(
+        &self,
+        sender: crate::reviews::notices::NoticeSender<'_>,
+        notices: Vec<crate::domain::Notice>,
+    ) -> Result<usize, EngineError> {
+        crate::reviews::notices::deliver_in_order(&self.core, sender, notices).await
     }
 
     // Other replicas' events.

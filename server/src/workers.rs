@@ -1,5 +1,6 @@
 //! Background workers, each with a shutdown path.
 
+use std::collections::HashMap;
 use std::time::Duration;
 
 use tokio::sync::watch;
@@ -37,8 +38,13 @@ pub async fn run_callbacks(
 ) {
     let client = reqwest::Client::new();
     loop {
-        if let Err(e) = engine.deliver_callbacks(&client, &secret).await {
-            tracing::warn!(error = %e, "callback pass failed; retrying");
+        // A receiver that hangs does not hold up shutdown: a callback cut
+        // short goes out again once its claim lapses.
+        tokio::select! {
+            delivered = engine.deliver_callbacks(&client, &secret) => if let Err(e) = delivered {
+                tracing::warn!(error = %e, "callback pass failed; retrying");
+            },
+            _ = stop.changed() => return,
         }
         tokio::select! {
             _ = tokio::time::sleep(CALLBACK_INTERVAL) => {}
@@ -47,9 +53,40 @@ pub async fn run_callbacks(
     }
 }
 
+/// How many channels deliver at once; the others wait for the next pass.
+const CHANNELS_AT_ONCE: usize = 16;
+
+/// How long deliveries in flight may go on after `stop`: a receiver that
+/// hangs does not hold up shutdown. A notice cut short is delivered again
+/// once its claim lapses, by this process after a restart or a replica.
+const NOTICES_GRACE: Duration = Duration::from_secs(1);
+
+/// What a channel's task sends with.
+struct Outbox {
+    client: reqwest::Client,
+    secret: Vec<u8>,
+    base_url: String,
+    mailer: Option<std::sync::Arc<engine::reviews::notices::Mailer>>,
+    decide_in_slack: bool,
+}
+
+impl Outbox {
+    fn sender(&self) -> engine::reviews::notices::NoticeSender<'_> {
+        engine::reviews::notices::NoticeSender {
+            client: &self.client,
+            secret: &self.secret,
+            base_url: &self.base_url,
+            mailer: self.mailer.as_deref(),
+            decide_in_slack: self.decide_in_slack,
+        }
+    }
+}
+
 /// Announces waiting calls on their channels (`notify:`), signed with
 /// `secret`, with review links that start with `base_url`, until `stop`
-/// turns true. Notices written before a restart go out after it.
+/// turns true. Notices written before a restart go out after it. Each
+/// channel delivers on a task of its own, its notices in order, so one
+/// whose receiver hangs delays only its own.
 pub async fn run_notices(
     engine: engine::Engine,
     secret: Vec<u8>,
@@ -58,21 +95,46 @@ pub async fn run_notices(
     decide_in_slack: bool,
     mut stop: watch::Receiver<bool>,
 ) {
-    let client = reqwest::Client::new();
-    let sender = engine::reviews::notices::NoticeSender {
-        client: &client,
-        secret: &secret,
-        base_url: &base_url,
-        mailer: mailer.as_deref(),
+    let outbox = std::sync::Arc::new(Outbox {
+        client: reqwest::Client::new(),
+        secret,
+        base_url,
+        mailer,
         decide_in_slack,
-    };
+    });
+    let mut busy: HashMap<String, tokio::task::JoinHandle<()>> = HashMap::new();
     loop {
-        if let Err(e) = engine.deliver_notices(sender).await {
-            tracing::warn!(error = %e, "notice pass failed; retrying");
+        busy.retain(|_, task| !task.is_finished());
+        match engine.due_notices().await {
+            Ok(due) => {
+                for (channel, notices) in engine::reviews::notices::by_channel(due) {
+                    if busy.contains_key(&channel) || busy.len() >= CHANNELS_AT_ONCE {
+                        continue;
+                    }
+                    let (engine, outbox) = (engine.clone(), outbox.clone());
+                    let task = tokio::spawn(async move {
+                        if let Err(e) = engine.deliver_in_order(outbox.sender(), notices).await {
+                            tracing::warn!(error = %e, "notice delivery failed; retrying");
+                        }
+                    });
+                    busy.insert(channel, task);
+                }
+            }
+            Err(e) => tracing::warn!(error = %e, "notice pass failed; retrying"),
         }
         tokio::select! {
             _ = tokio::time::sleep(CALLBACK_INTERVAL) => {}
-            _ = stop.changed() => return,
+            _ = stop.changed() => break,
+        }
+    }
+    let in_flight = futures::future::join_all(busy.values_mut());
+    if tokio::time::timeout(NOTICES_GRACE, in_flight)
+        .await
+        .is_err()
+    {
+        tracing::info!("stopping with notices in flight: they go out again later");
+        for task in busy.values() {
+            task.abort();
         }
     }
 }

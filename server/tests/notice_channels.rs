@@ -128,6 +128,15 @@ async fn slack_and_email_announce_a_waiting_call_with_links_that_only_open_its_p
         json!(["oncall@example.com", "rita@example.com"])
     );
     assert_eq!(mail["subject"], "Approval needed: write_file from files");
+    // RFC 5322 §3.6.4: an id of its own, under the sender's domain.
+    let id = mail["message_id"].as_str().expect("a Message-ID");
+    let at = id
+        .strip_prefix('<')
+        .and_then(|i| i.strip_suffix('>'))
+        .unwrap();
+    let (unique, domain) = at.split_once('@').unwrap();
+    assert!(uuid::Uuid::parse_str(unique).is_ok(), "{id}");
+    assert!(!domain.is_empty(), "{id}");
     let text = mail["text"].as_str().unwrap();
     assert!(
         text.contains("Why: write_file is listed in require_approval"),

@@ -228,3 +228,46 @@ sources:
     tokio::time::sleep(Duration::from_millis(1500)).await;
     assert_eq!(got.lock().unwrap().len(), 2, "one reminder");
 }
+
+#[tokio::test]
+async fn a_receiver_that_never_answers_delays_no_other_channel() {
+    use std::sync::atomic::Ordering;
+    let (stuck, hanging) = support::receiver::hanging_receiver().await;
+    let (hook, got) = receiver(0).await;
+    let dir = tempfile::tempdir().unwrap();
+    // The stuck channel comes first in the list, so its notices are due
+    // before the healthy one's.
+    let config = format!(
+        "gateway:
+  api_keys:
+    - name: builder
+      sha256: {hash}
+notify:
+  stuck:
+    webhook: {stuck}
+  ops:
+    webhook: {hook}
+sources:
+  files:
+    policy_only: true
+    require_approval: [write_file]
+    notify: [stuck, ops]
+",
+        hash = engine::reviews::token::hash_text(KEY),
+    );
+    let workers = support::Workers {
+        notices: true,
+        ..Default::default()
+    };
+    let server = support::start(dir.path(), &config, &[], workers).await;
+    for _ in 0..3 {
+        ask(&server, "write_file").await;
+    }
+    while got.lock().unwrap().len() < 3 {
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    // All three went out while the stuck receiver still held its first
+    // notice: nobody waited for it to time out.
+    assert!(hanging.taken.load(Ordering::SeqCst) <= 1);
+    assert_eq!(hanging.given_up.load(Ordering::SeqCst), 0);
+}

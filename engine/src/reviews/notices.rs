@@ -7,7 +7,9 @@
 //! a channel that is down never holds up a decision. Each carries a review
 //! link of its own, minted as it goes out. A webhook gets the call as JSON
 //! signed like a callback (`X-HITL-Signature`); Slack gets a message of its
-//! own (`slack`), and e-mail a text and an HTML body (`email`). Reminders and
+//! own (`slack`), and e-mail a text and an HTML body (`email`). Each channel
+//! is delivered on its own, in order, so one that hangs delays no other.
+//! Reminders and
 //! escalations are notices written with the rest, due later
 //! (`FollowUp::plan`); a call decided by then gets none.
 
@@ -17,6 +19,8 @@ pub(crate) mod slack;
 mod tests;
 
 pub use email::{Mailer, MailerError, SmtpSettings};
+
+use std::collections::BTreeMap;
 
 use chrono::Utc;
 use serde_json::{json, Value};
@@ -29,8 +33,8 @@ use crate::domain::{rfc3339, CallStatus, CallbackAttempt, CaseId, Notice, Review
 use crate::error::EngineError;
 use crate::metrics::Delivery;
 
-/// How many notices one pass delivers.
-const DELIVERY_BATCH: i64 = 100;
+/// How many notices of each channel one pass takes.
+const DELIVERY_BATCH: i64 = 20;
 
 /// Where and how to send notices.
 #[derive(Debug, Clone, Copy)]
@@ -47,20 +51,66 @@ pub struct NoticeSender<'a> {
     pub decide_in_slack: bool,
 }
 
-/// Delivers every notice that is due; how many were delivered.
+/// The notices due now, oldest first, each channel's in the order they
+/// go out (see [`by_channel`]).
+pub(crate) async fn due_notices(core: &Core) -> Result<Vec<Notice>, EngineError> {
+    Ok(core
+        .store
+        .due_notices(core.clock.now(), DELIVERY_BATCH)
+        .await?)
+}
+
+/// `notices` by channel, each channel's in the order given: a channel is
+/// delivered on its own, so a receiver that hangs holds up no other.
+pub fn by_channel(notices: Vec<Notice>) -> BTreeMap<String, Vec<Notice>> {
+    let mut channels: BTreeMap<String, Vec<Notice>> = BTreeMap::new();
+    for notice in notices {
+        channels
+            .entry(notice.channel.clone())
+            .or_default()
+            .push(notice);
+    }
+    channels
+}
+
+/// Delivers every notice that is due, the channels at once and each
+/// channel's notices in order; how many were delivered.
 pub(crate) async fn deliver_notices(
     core: &Core,
     sender: NoticeSender<'_>,
 ) -> Result<usize, EngineError> {
-    let store = &core.store;
-    let due = store.due_notices(core.clock.now(), DELIVERY_BATCH).await?;
+    let due = by_channel(due_notices(core).await?);
+    let channels = due
+        .into_values()
+        .map(|notices| deliver_in_order(core, sender, notices));
     let mut delivered = 0;
-    for notice in due {
-        let now = core.clock.now();
-        let hold = chrono::Duration::from_std(DELIVERY_TIMEOUT * 2).unwrap_or_default();
-        if !store.claim_notice(notice.id, now, now + hold).await? {
-            continue;
+    for sent in futures::future::join_all(channels).await {
+        delivered += sent?;
+    }
+    Ok(delivered)
+}
+
+/// Delivers one channel's notices one after another; how many were
+/// delivered. They are all claimed first, each for as long as the ones
+/// before it may take, so no other pass or replica takes one meanwhile
+/// and the next pass looks past them to other channels.
+pub(crate) async fn deliver_in_order(
+    core: &Core,
+    sender: NoticeSender<'_>,
+    notices: Vec<Notice>,
+) -> Result<usize, EngineError> {
+    let store = &core.store;
+    let now = core.clock.now();
+    let hold = chrono::Duration::from_std(DELIVERY_TIMEOUT * 2).unwrap_or_default();
+    let mut claimed = Vec::with_capacity(notices.len());
+    for notice in notices {
+        let until = now + hold * (claimed.len() as i32 + 1);
+        if store.claim_notice(notice.id, now, until).await? {
+            claimed.push(notice);
         }
+    }
+    let mut delivered = 0;
+    for notice in claimed {
         let attempt = match deliver(core, sender, &notice).await? {
             Sent::Delivered => {
                 delivered += 1;

@@ -224,6 +224,7 @@ conformance!(
     a_call_is_claimed_and_finished_once,
     a_proxied_call_left_running_is_failed_at_start,
     a_waiting_calls_notices_are_written_with_it_and_sent_once,
+    a_channels_backlog_does_not_crowd_out_another,
     concurrent_decisions_have_one_winner,
     a_batch_is_decided_at_once,
     expiry_applies_once_across_a_restart,

@@ -12,7 +12,8 @@ use crate::domain::{CallbackAttempt, Event, Notice};
 /// The notice outbox.
 #[async_trait]
 pub trait NoticeStore: Send + Sync {
-    /// Notices due for (another) delivery attempt, oldest first.
+    /// Notices due for (another) delivery attempt, oldest first: up to
+    /// `limit` of each channel.
     async fn due_notices(&self, now: DateTime<Utc>, limit: i64) -> Result<Vec<Notice>, StoreError>;
 
     /// Takes a due notice for one delivery attempt, holding it until

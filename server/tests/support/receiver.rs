@@ -75,3 +75,34 @@ pub async fn signed_receiver(
     tokio::spawn(async move { axum::serve(listener, app).await });
     got
 }
+
+/// A webhook receiver that takes each request and never answers: how many
+/// connections it took, and how many of them the sender has given up on.
+#[derive(Debug, Default)]
+pub struct Hanging {
+    pub taken: std::sync::atomic::AtomicUsize,
+    pub given_up: std::sync::atomic::AtomicUsize,
+}
+
+/// Listens on a free port: its URL, and what it saw.
+pub async fn hanging_receiver() -> (String, Arc<Hanging>) {
+    use std::sync::atomic::Ordering;
+    use tokio::io::AsyncReadExt;
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}/hook", listener.local_addr().unwrap());
+    let seen: Arc<Hanging> = Arc::default();
+    let keep = seen.clone();
+    tokio::spawn(async move {
+        while let Ok((mut socket, _)) = listener.accept().await {
+            keep.taken.fetch_add(1, Ordering::SeqCst);
+            let keep = keep.clone();
+            tokio::spawn(async move {
+                let mut buffer = [0u8; 4096];
+                // Read until the sender closes the connection.
+                while matches!(socket.read(&mut buffer).await, Ok(n) if n > 0) {}
+                keep.given_up.fetch_add(1, Ordering::SeqCst);
+            });
+        }
+    });
+    (url, seen)
+}

@@ -120,3 +120,35 @@ pub(crate) async fn a_waiting_calls_notices_are_written_with_it_and_sent_once(f:
     let much_later = later + Duration::hours(1);
     assert!(store.due_notices(much_later, 10).await.unwrap().is_empty());
 }
+
+pub(crate) async fn a_channels_backlog_does_not_crowd_out_another(f: &Fixture) {
+    let store = &f.store;
+    let c = new_conversation(store).await;
+    let mut at = None;
+    // Five notices wait for a channel that takes none, then one for another.
+    for (i, channel) in ["stuck", "stuck", "stuck", "stuck", "stuck", "ops"]
+        .into_iter()
+        .enumerate()
+    {
+        let pending = call(&c, i as i64, CallStatus::PendingApproval);
+        let case = case_for(&pending, Default::default());
+        at = Some(case.created_at);
+        let new = NewCase {
+            case: case.clone(),
+            token_hash: None,
+            submit_token_hash: None,
+            announce: vec![PlannedNotice {
+                channel: channel.into(),
+                kind: WAITING,
+                at: case.created_at,
+            }],
+        };
+        store
+            .insert_calls(std::slice::from_ref(&pending), &[new])
+            .await
+            .unwrap();
+    }
+    let due = store.due_notices(at.unwrap(), 2).await.unwrap();
+    let channels: Vec<&str> = due.iter().map(|n| n.channel.as_str()).collect();
+    assert_eq!(channels, ["stuck", "stuck", "ops"]);
+}

@@ -13,9 +13,16 @@ use crate::domain::notice::REMINDER;
 use crate::domain::{Announcement, CallbackAttempt, CaseId, Event, EventKind, Notice};
 use crate::store::{from_millis, to_millis, NoticeStore, StoreError};
 
-const DUE_NOTICES: &str = "select notice_id, case_id, channel, kind, attempts from notice_outbox
-     where delivered_at is null and failed_at is null and next_attempt_at <= $1
-     order by next_attempt_at, notice_id limit $2";
+/// At most `$2` of each channel, so a channel whose backlog grows (its
+/// receiver hangs) never crowds the others out of a pass.
+const DUE_NOTICES: &str = "select notice_id, case_id, channel, kind, attempts from (
+       select notice_id, case_id, channel, kind, attempts, next_attempt_at,
+              row_number() over (partition by channel order by next_attempt_at, notice_id) as place
+       from notice_outbox
+       where delivered_at is null and failed_at is null and next_attempt_at <= $1
+     ) due
+     where place <= $2
+     order by next_attempt_at, notice_id";
 
 const CLAIM_NOTICE: &str = "update notice_outbox set next_attempt_at = $1
      where notice_id = $2 and next_attempt_at <= $3
