@@ -63,7 +63,7 @@ pub enum AppError {
     Forbidden,
     /// A change a session cookie authenticates did not say which page it
     /// came from, so it may be another site's forgery.
-    #[error("this change did not come from an Airlock page; reload the page and try again")]
+    #[error("this change came with a session cookie but no Origin or Referer naming an Airlock page, so it could be another site's forgery: reload the page and try again, or send it from a script with a personal API token")]
     #[serde(rename = "cross_site_request")]
     CrossSite,
     /// The person signed in may not do this with their access.

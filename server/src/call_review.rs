@@ -41,6 +41,4 @@ pub async fn open(
     }
 }
 
-fn refused(error: AppError) -> Response {
-    (error.status_code(), error.to_string()).into_response()
-}
+use crate::fn_errors::refused;

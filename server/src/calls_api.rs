@@ -11,8 +11,7 @@ pub mod pending;
 pub mod reject;
 pub mod show;
 
-use axum::response::{IntoResponse, Response};
-use axum::Json;
+use axum::response::Response;
 use http::request::Parts;
 
 use app::error::AppError;
@@ -46,14 +45,7 @@ fn call_id(text: &str) -> Result<ToolCallId, AppError> {
     })
 }
 
-/// An error answer: its status, and its code, message and details as JSON.
-fn refused(error: AppError) -> Response {
-    let mut body = serde_json::to_value(&error).unwrap_or_default();
-    if let Some(fields) = body.as_object_mut() {
-        fields.insert("message".into(), error.to_string().into());
-    }
-    (error.status_code(), Json(body)).into_response()
-}
+use crate::fn_errors::refused;
 
 /// A JSON body that could not be read: 400 `invalid`, naming the body.
 fn unreadable(why: impl std::fmt::Display) -> Response {

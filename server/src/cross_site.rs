@@ -9,7 +9,6 @@
 
 mod authority;
 
-use axum::body::Body;
 use axum::extract::{Request, State};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
@@ -116,23 +115,24 @@ pub(crate) fn source_of(request: &Request) -> Option<&str> {
 
 fn misdirected(host: &str) -> Response {
     let host = printable(host);
-    plain(
+    refused(
         StatusCode::MISDIRECTED_REQUEST,
+        "unknown_host",
         format!(
-            "unknown_host: Airlock does not answer to the host `{host}`. If you reached it \
-             through that name on purpose, add it to AIRLOCK_ALLOWED_HOSTS or set \
-             AIRLOCK_PUBLIC_URL.\n"
+            "Airlock does not answer to the host `{host}`. If you reached it through that \
+             name on purpose, add it to AIRLOCK_ALLOWED_HOSTS or set AIRLOCK_PUBLIC_URL."
         ),
     )
 }
 
 fn cross_site(source: &str) -> Response {
     let source = printable(source);
-    plain(
+    refused(
         StatusCode::FORBIDDEN,
+        "cross_site_request",
         format!(
-            "cross_site_request: Airlock takes changes only from its own pages, not from \
-             `{source}`. Nothing was changed.\n"
+            "Airlock takes changes only from its own pages, and this one says it came from \
+             `{source}` (its Origin or Referer). Nothing was changed."
         ),
     )
 }
@@ -143,13 +143,10 @@ fn printable(text: &str) -> String {
     text.chars().filter(|c| !c.is_control()).take(200).collect()
 }
 
-fn plain(status: StatusCode, message: String) -> Response {
-    (
-        status,
-        [(header::CONTENT_TYPE, "text/plain; charset=utf-8")],
-        Body::from(message),
-    )
-        .into_response()
+/// The error shape of every Airlock answer: a stable code and a message.
+fn refused(status: StatusCode, code: &str, message: String) -> Response {
+    let body = serde_json::json!({ "code": code, "message": message });
+    (status, axum::Json(body)).into_response()
 }
 
 #[cfg(test)]

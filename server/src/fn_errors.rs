@@ -9,7 +9,7 @@
 use axum::body::{to_bytes, Body};
 use axum::extract::Request;
 use axum::middleware::Next;
-use axum::response::Response;
+use axum::response::{IntoResponse, Response};
 use http::StatusCode;
 
 use app::error::AppError;
@@ -42,4 +42,15 @@ pub async fn set_error_status(request: Request, next: Next) -> Response {
         }
     }
     Response::from_parts(parts, Body::from(bytes))
+}
+
+/// An `AppError` as an answer outside the server functions: its status,
+/// and its code, details and message as JSON, the shape every error of
+/// Airlock's own has.
+pub fn refused(error: AppError) -> Response {
+    let mut body = serde_json::to_value(&error).unwrap_or_default();
+    if let Some(fields) = body.as_object_mut() {
+        fields.insert("message".into(), error.to_string().into());
+    }
+    (error.status_code(), axum::Json(body)).into_response()
 }

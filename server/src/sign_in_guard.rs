@@ -87,8 +87,7 @@ pub async fn require_sign_in(
         match state.engine.signed_in(&token).await {
             Ok(Some(found)) => {
                 if !says_where_it_came_from(&request) {
-                    let refused = axum::Json(AppError::CrossSite);
-                    return (StatusCode::FORBIDDEN, refused).into_response();
+                    return crate::fn_errors::refused(AppError::CrossSite);
                 }
                 request.extensions_mut().insert(SignedInPerson {
                     person: found.person,
@@ -133,19 +132,11 @@ fn personal_token(request: &Request) -> Option<String> {
 }
 
 fn unauthenticated() -> Response {
-    (
-        StatusCode::UNAUTHORIZED,
-        axum::Json(AppError::Unauthenticated),
-    )
-        .into_response()
+    crate::fn_errors::refused(AppError::Unauthenticated)
 }
 
 fn internal() -> Response {
-    (
-        StatusCode::INTERNAL_SERVER_ERROR,
-        axum::Json(AppError::Internal),
-    )
-        .into_response()
+    crate::fn_errors::refused(AppError::Internal)
 }
 
 /// Whether a change a cookie authenticates names the page it came from.

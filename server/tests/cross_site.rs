@@ -201,9 +201,10 @@ async fn a_foreign_host_is_refused_everywhere() {
             .unwrap();
         assert_eq!(res.status(), 421, "{path}");
         assert!(res.headers().get("access-control-allow-origin").is_none());
-        let text = res.text().await.unwrap();
-        assert!(text.starts_with("unknown_host: "), "{path}: {text}");
-        assert!(text.contains("rebind.evil.example"), "{text}");
+        let body: serde_json::Value = res.json().await.unwrap();
+        assert_eq!(body["code"], "unknown_host", "{path}: {body}");
+        let message = body["message"].as_str().unwrap();
+        assert!(message.contains("rebind.evil.example"), "{message}");
     }
     for (name, change) in app.changes() {
         let res = change
@@ -244,8 +245,12 @@ async fn a_change_sent_from_another_site_is_refused_and_changes_nothing() {
             let res = change.header(*header, source).send().await.unwrap();
             assert_eq!(res.status(), 403, "{name} with {header} {source}");
             assert!(res.headers().get("access-control-allow-origin").is_none());
-            let text = res.text().await.unwrap();
-            assert!(text.starts_with("cross_site_request: "), "{name}: {text}");
+            let body: serde_json::Value = res.json().await.unwrap();
+            assert_eq!(body["code"], "cross_site_request", "{name}: {body}");
+            assert!(body["message"]
+                .as_str()
+                .unwrap()
+                .contains("Nothing was changed"));
         }
     }
     assert_eq!(

@@ -55,12 +55,37 @@ fn checked(field: &'static str, text: &str) -> Result<String, EngineError> {
     Ok(text.to_owned())
 }
 
+/// The `submitted_via` values HITL v0.8 lists; others start with `x-`.
+const KNOWN_VIA: &[&str] = &[
+    "telegram_inline_button",
+    "slack_block_action",
+    "discord_component",
+    "whatsapp_reply_button",
+    "teams_adaptive_card",
+];
+
+/// The `submitted_by.platform` values HITL v0.8 lists; others start with `x-`.
+const KNOWN_PLATFORMS: &[&str] = &["telegram", "slack", "discord", "whatsapp", "teams"];
+
+/// `text` when the protocol lists it or it is an extension (`x-…`).
+fn listed(field: &'static str, text: String, known: &[&str]) -> Result<String, EngineError> {
+    if known.contains(&text.as_str()) || text.starts_with("x-") {
+        return Ok(text);
+    }
+    Err(EngineError::invalid(
+        field,
+        format!("{field} is one of {}, or starts with x-", known.join(", ")),
+    ))
+}
+
 impl InlineSubmission {
     /// Who pressed, and the button's kind, checked and trimmed.
     fn checked(&self) -> Result<(SubmittedBy, String), EngineError> {
         let platform = checked("submitted_by.platform", &self.by.platform)?;
+        let platform = listed("submitted_by.platform", platform, KNOWN_PLATFORMS)?;
         let platform_user_id = checked("submitted_by.platform_user_id", &self.by.user_id)?;
         let via = checked("submitted_via", &self.via)?;
+        let via = listed("submitted_via", via, KNOWN_VIA)?;
         let display_name = match self.by.display_name.as_deref().map(str::trim) {
             Some(name) if !name.is_empty() => Some(checked("submitted_by.display_name", name)?),
             _ => None,
@@ -233,7 +258,7 @@ mod tests {
             })
         ));
         s.by.user_id = "1".into();
-        s.via = "x".repeat(101);
+        s.via = "x-".repeat(51);
         assert!(matches!(
             s.checked(),
             Err(EngineError::Invalid {
@@ -241,5 +266,24 @@ mod tests {
                 ..
             })
         ));
+    }
+
+    #[test]
+    fn the_channel_and_platform_are_the_protocols_or_extensions() {
+        let mut s = relayed(None);
+        s.via = "carrier_pigeon".into();
+        let refused = s.checked().unwrap_err().to_string();
+        assert!(refused.contains("starts with x-"), "{refused}");
+        s.via = "x-carrier-pigeon".into();
+        s.by.platform = "pigeon".into();
+        assert!(matches!(
+            s.checked(),
+            Err(EngineError::Invalid {
+                field: "submitted_by.platform",
+                ..
+            })
+        ));
+        s.by.platform = "x-pigeon".into();
+        assert!(s.checked().is_ok());
     }
 }

@@ -38,11 +38,12 @@ pub struct AnswerBody {
     request_body(content = AnswerBody, description = "`answer`, or `action` with `data`."),
     responses(
         (status = 200, body = CallBody, description = "The question, `completed`, with the answer as its result."),
-        (status = 400, description = "Neither or both of `answer` and `action`, or an answer that does not fit the question (`invalid`, naming the field)."),
+        (status = 400, description = "Neither or both of `answer` and `action`, or words for a question asked with a type (`invalid`, naming the field)."),
         (status = 401, description = "Sign-in is on and the request carries no session or personal API token (`unauthenticated`)."),
         (status = 403, description = "The person may not answer this question: `not_allowed` or `not_an_approver`."),
         (status = 404, description = "No call has this id (`not_found`)."),
         (status = 409, description = "Someone answered it first (`already_decided`, with who, when and its status)."),
+        (status = 422, description = "An answer that does not fit the question's type (`invalid_fields`, each problem in `problems`); nothing is recorded."),
     ),
     security(("bearer" = []))
 )]

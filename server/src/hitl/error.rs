@@ -191,6 +191,7 @@ impl From<EngineError> for ApiError {
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {
         let body = super::wire::ErrorBody {
+            code: self.code().to_owned(),
             error: self.code().to_owned(),
             message: self.to_string(),
             field: match &self {

@@ -4,9 +4,14 @@
 use serde::Serialize;
 use utoipa::ToSchema;
 
-/// An error: a stable code and a message for people.
+/// An error: a stable code and a message for people. `code` is what every
+/// other Airlock endpoint names its errors by; `error` is the same, as the
+/// HITL specification names it.
 #[derive(Debug, Serialize, ToSchema)]
 pub struct ErrorBody {
+    /// The same as `error`.
+    #[schema(example = "duplicate_submission")]
+    pub code: String,
     /// `unauthorized`, `invalid_json`, `invalid`, `invalid_fields`,
     /// `not_found`, `invalid_token`, `action_not_inline`,
     /// `duplicate_submission`, `case_expired`, `rate_limited` or `internal`.

@@ -80,15 +80,19 @@ pub async fn create(
             }),
         )
             .into_response(),
-        GatewayOutcome::Refused { call, hidden } => (
-            StatusCode::FORBIDDEN,
-            Json(Refused {
-                error: if hidden { "hidden" } else { "denied" },
-                message: call.policy_reason,
-                call_id: call.id.to_string(),
-            }),
-        )
-            .into_response(),
+        GatewayOutcome::Refused { call, hidden } => {
+            let code = if hidden { "hidden" } else { "denied" };
+            (
+                StatusCode::FORBIDDEN,
+                Json(Refused {
+                    code,
+                    error: code,
+                    message: call.policy_reason,
+                    call_id: call.id.to_string(),
+                }),
+            )
+                .into_response()
+        }
         GatewayOutcome::Waiting {
             call,
             case,

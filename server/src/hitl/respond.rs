@@ -36,6 +36,7 @@ pub struct TokenQuery {
         (status = 403, description = "The case's policy opens its link only to a signed-in approver, in a browser (`sign_in_required`).", body = ErrorBody),
         (status = 409, description = "Already responded to (`duplicate_submission`).", body = ErrorBody),
         (status = 410, description = "The case expired (`case_expired`).", body = ErrorBody),
+        (status = 422, description = "An answer that does not fit the question's type (`invalid_fields`, each problem in `fields`), or verification evidence this service cannot check (`verification_unsupported`); nothing is recorded.", body = ErrorBody),
     )
 )]
 pub async fn respond(

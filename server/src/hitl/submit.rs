@@ -32,6 +32,7 @@ use super::{auth, ApiError, Hitl};
         (status = 403, description = "The action is not one the case takes inline (`action_not_inline`).", body = ErrorBody),
         (status = 409, description = "Already responded to (`duplicate_submission`).", body = ErrorBody),
         (status = 410, description = "The case expired (`case_expired`).", body = ErrorBody),
+        (status = 422, description = "Data that does not fit the question's type (`invalid_fields`, each problem in `fields`), or verification evidence this service cannot check (`verification_unsupported`); nothing is recorded.", body = ErrorBody),
         (status = 429, description = "More than 60 submissions a minute for this case (`rate_limited`).", body = ErrorBody),
     )
 )]

@@ -77,6 +77,9 @@ pub struct Allowed {
 pub struct Refused {
     /// `denied`, or `hidden` when the tool is not offered at all.
     #[schema(example = "denied")]
+    pub code: &'static str,
+    /// The same as `code`, as the HITL specification names it.
+    #[schema(example = "denied")]
     pub error: &'static str,
     /// Why.
     pub message: String,
