@@ -20,6 +20,7 @@ pub mod list_stream;
 pub mod listing;
 pub mod mcp;
 pub mod mcp_stdio;
+pub mod mcp_waiting;
 pub mod metrics_endpoint;
 pub mod model_check;
 pub mod oidc;

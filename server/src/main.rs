@@ -187,9 +187,8 @@ async fn run(command: Command) -> anyhow::Result<ExitCode> {
         }
         Command::Mcp { config: None } => {
             let (url, key) = airlock_address();
-            logged(std::io::stderr, server::mcp_stdio::serve(url, key))
-                .await
-                .map(done)
+            let served = server::mcp_stdio::serve(url, key, shutdown_signal());
+            logged(std::io::stderr, served).await.map(done)
         }
         Command::Mcp { config: Some(file) } => {
             let served = async {

@@ -10,7 +10,9 @@
 //! - a call that needs a person waits as an ordinary pending call, in a
 //!   conversation named after the client and its session, while the
 //!   client's request stays open (with progress notifications when the
-//!   client asked for them); a cancelled request withdraws it;
+//!   client asked for them); a cancelled request withdraws it, and so does
+//!   the end of its session (`DELETE /mcp`, see `mcp_waiting.rs`), both
+//!   recorded as the client's on channel `mcp`;
 //! - a source that comes up, goes down or changes its tools is told to the
 //!   client as `notifications/tools/list_changed`.
 
@@ -31,10 +33,11 @@ use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};
 use serde_json::Value;
 
-use engine::domain::Channel;
 use engine::engine::proxy::{Proxied, ProxyRequest};
 use engine::reviews::Requester;
 use engine::Engine;
+
+use crate::mcp_waiting::{self, Waiting};
 
 /// How often a waiting call tells a client that asked for progress that it
 /// is still waiting, so the client's request does not time out.
@@ -50,8 +53,14 @@ pub fn routes<S: Clone + Send + Sync + 'static>(
     engine: Engine,
     public_url: Option<String>,
 ) -> axum::Router<S> {
+    let waiting = Arc::new(Waiting::default());
+    let ending = Ending {
+        engine: engine.clone(),
+        waiting: waiting.clone(),
+    };
     axum::Router::new()
-        .route_service("/mcp", service(engine.clone(), public_url))
+        .route_service("/mcp", service(engine.clone(), public_url, waiting))
+        .layer(axum::middleware::from_fn_with_state(ending, end_session))
         .layer(axum::middleware::from_fn_with_state(engine, require_key))
 }
 
@@ -59,6 +68,7 @@ pub fn routes<S: Clone + Send + Sync + 'static>(
 fn service(
     engine: Engine,
     public_url: Option<String>,
+    waiting: Arc<Waiting>,
 ) -> StreamableHttpService<Proxy, LocalSessionManager> {
     // Airlock checks the Host of every request itself (`cross_site`).
     let config = StreamableHttpServerConfig::default().disable_allowed_hosts();
@@ -68,12 +78,46 @@ fn service(
                 engine: engine.clone(),
                 public_url: public_url.clone(),
                 stdio_session: None,
+                waiting: waiting.clone(),
                 _alive: None,
             })
         },
         Arc::new(LocalSessionManager::default()),
         config,
     )
+}
+
+/// What ending a session needs.
+#[derive(Debug, Clone)]
+struct Ending {
+    engine: Engine,
+    waiting: Arc<Waiting>,
+}
+
+/// `DELETE /mcp`: the client ends its session. Its waiting calls are
+/// withdrawn before the answer, which is 204 (rmcp answers 202, which the
+/// Python SDK takes for a failure).
+async fn end_session(State(ending): State<Ending>, request: Request, next: Next) -> Response {
+    if request.method() != http::Method::DELETE {
+        return next.run(request).await;
+    }
+    let session = request
+        .headers()
+        .get("mcp-session-id")
+        .and_then(|v| v.to_str().ok())
+        .map(str::to_owned);
+    let mut answer = next.run(request).await;
+    if let (Some(session), true) = (session, answer.status().is_success()) {
+        let gone = mcp_waiting::GONE;
+        ending
+            .waiting
+            .withdraw(&ending.engine, Some(&session), gone)
+            .await;
+        if answer.status() == http::StatusCode::ACCEPTED {
+            *answer.status_mut() = http::StatusCode::NO_CONTENT;
+        }
+    }
+    answer
 }
 
 /// Lets in requests with a gateway key (`Authorization: Bearer`), and
@@ -97,6 +141,8 @@ pub struct Proxy {
     /// Over stdio, the one session this process serves; over HTTP each
     /// request names its own (`Mcp-Session-Id`).
     stdio_session: Option<String>,
+    /// The calls its requests wait on, by session.
+    waiting: Arc<Waiting>,
     /// Over stdio, dropped with the proxy, which rmcp keeps until the last
     /// request's handler ends: the process waits for it before it stops.
     _alive: Option<tokio::sync::mpsc::Sender<()>>,
@@ -109,12 +155,14 @@ impl Proxy {
     pub fn over_stdio(
         engine: Engine,
         public_url: String,
+        waiting: Arc<Waiting>,
         alive: tokio::sync::mpsc::Sender<()>,
     ) -> Self {
         Self {
             engine,
             public_url: Some(public_url),
             stdio_session: Some(uuid::Uuid::new_v4().to_string()),
+            waiting,
             _alive: Some(alive),
         }
     }
@@ -190,16 +238,22 @@ impl ServerHandler for Proxy {
             .peer
             .peer_info()
             .map(|info| info.client_info.name.clone());
+        // Who a withdrawal is recorded as: the key, else the client.
+        let by = key
+            .clone()
+            .or_else(|| client.clone())
+            .unwrap_or_else(|| "MCP client".to_owned());
         let asked = ProxyRequest {
             tool: request.name.to_string(),
             arguments: Value::Object(request.arguments.unwrap_or_default()),
             requester: Requester {
                 client: key,
                 agent_id: client,
-                session_id: session,
+                session_id: session.clone(),
                 callback_url: None,
             },
         };
+        let asked_session = session;
         let proxied = self.engine.proxy_call(asked).await.map_err(internal)?;
         let proxied = match proxied {
             Proxied::Waiting { call, case, token } => {
@@ -207,18 +261,16 @@ impl ServerHandler for Proxy {
                     let link = format!("{base}/review/{}?token={}", case.id, token.as_str());
                     offer_link(&context, &call.tool, link);
                 }
+                let session = asked_session.as_deref().unwrap_or_default();
+                let _noted = self.waiting.note(session, &call.id, &by);
                 tokio::select! {
-                    decided = self.waiting(&call.id, &context) => {
+                    decided = self.wait_for_decision(&call.id, &context) => {
                         let decided = decided.map_err(internal)?;
                         self.engine.run_proxied(decided).await.map_err(internal)?
                     }
                     () = context.ct.cancelled() => {
-                        let reason = "the MCP client cancelled its request".to_owned();
-                        let withdrawn = self
-                            .engine
-                            .cancel_review(&case.id, token.as_str(), Some(reason), None, Channel::Api, None)
-                            .await;
-                        if let Err(e) = withdrawn {
+                        let reason = mcp_waiting::CANCELLED;
+                        if let Err(e) = self.engine.withdraw_proxied(&call.id, &by, reason).await {
                             tracing::warn!(call = %call.id, error = %e, "a cancelled request's call could not be withdrawn");
                         }
                         Proxied::NotRun("the request was cancelled".to_owned())
@@ -243,7 +295,7 @@ impl ServerHandler for Proxy {
 impl Proxy {
     /// Waits for the call's decision, telling a client that asked for
     /// progress every so often that it still waits.
-    async fn waiting(
+    async fn wait_for_decision(
         &self,
         id: &engine::domain::ToolCallId,
         context: &RequestContext<RoleServer>,

@@ -5,6 +5,12 @@
 //   node mcp_client.mjs <url> <key> list
 //   node mcp_client.mjs <url> <key> call <tool> <arguments-json>
 //   node mcp_client.mjs <url> <key> cancel <tool> <arguments-json> <ms>
+//   node mcp_client.mjs <url> <key> leave <tool> <arguments-json>
+//                                               (asks, and once a line comes on
+//                                                its standard input, goes away
+//                                                as the SDK does: ends its
+//                                                session, closes the server's
+//                                                input, SIGTERM after 2 s)
 //   node mcp_client.mjs <url> <key> changes      (the tools before and after
 //                                                 the server says they changed)
 //
@@ -95,6 +101,14 @@ if (command === 'list') {
   }
   // Let the cancellation reach the server before the session closes.
   await new Promise((r) => setTimeout(r, 300));
+} else if (command === 'leave') {
+  const asked = client.callTool({ name: tool, arguments: JSON.parse(args) }, undefined, options).catch((e) => String(e));
+  await new Promise((resolve) => process.stdin.once('data', resolve));
+  const started = Date.now();
+  if (transport.terminateSession) await transport.terminateSession();
+  await client.close();
+  out = { left: true, closed_ms: Date.now() - started, answered: await Promise.race([asked, 'not answered']) };
+  process.stdin.destroy();
 }
 console.log(JSON.stringify(out));
 await client.close();

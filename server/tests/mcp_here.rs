@@ -116,28 +116,31 @@ async fn airlock_mcp_with_a_config_file_is_the_clients_own_airlock() {
 
 #[tokio::test]
 async fn a_client_that_opens_links_is_offered_the_review_link_by_url() {
-    let dir = tempfile::tempdir().unwrap();
-    let root = root(dir.path());
-    let server = start(dir.path(), &root).await;
-    let target = root.join("linked.txt");
-    let arguments = json!({ "path": target.display().to_string(), "content": "linked" });
-    let out = node(
-        &server.base,
-        Via::Http,
-        &["call", "write_file", &arguments.to_string()],
-    )
-    .env("OPEN_REVIEW_LINKS", "approve")
-    .output()
-    .await
-    .unwrap();
-    let answered: Value = serde_json::from_slice(&out.stdout).unwrap();
-    assert_ne!(answered["result"]["isError"], true, "{answered}");
-    let link = answered["links"][0].as_str().unwrap_or_default();
-    assert!(
-        link.starts_with(&format!("{}/review/", server.base)),
-        "{answered}"
-    );
-    assert_eq!(std::fs::read_to_string(&target).unwrap(), "linked");
+    // By URL, and through `airlock mcp`, which says the client can.
+    for via in [Via::Http, Via::Stdio] {
+        let dir = tempfile::tempdir().unwrap();
+        let root = root(dir.path());
+        let server = start(dir.path(), &root).await;
+        let target = root.join("linked.txt");
+        let arguments = json!({ "path": target.display().to_string(), "content": "linked" });
+        let out = node(
+            &server.base,
+            via,
+            &["call", "write_file", &arguments.to_string()],
+        )
+        .env("OPEN_REVIEW_LINKS", "approve")
+        .output()
+        .await
+        .unwrap();
+        let answered: Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_ne!(answered["result"]["isError"], true, "{via:?}: {answered}");
+        let link = answered["links"][0].as_str().unwrap_or_default();
+        assert!(
+            link.starts_with(&format!("{}/review/", server.base)),
+            "{via:?}: {answered}"
+        );
+        assert_eq!(std::fs::read_to_string(&target).unwrap(), "linked");
+    }
 }
 
 #[tokio::test]
@@ -314,4 +317,138 @@ async fn a_two_minute_wait_outlasts_the_clients_time_out_on_progress() {
         "{answered}"
     );
     assert_eq!(std::fs::read_to_string(&target).unwrap(), "worth the wait");
+}
+
+/// Starts `command` as a client that asks for a write and leaves when told.
+fn leaving(mut command: tokio::process::Command) -> tokio::process::Child {
+    command
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()
+        .unwrap()
+}
+
+/// Tells a `leaving` client to go, as the SDK goes; once it has gone, what
+/// it printed.
+async fn leave(mut client: tokio::process::Child) -> Value {
+    use tokio::io::AsyncWriteExt;
+    let mut input = client.stdin.take().unwrap();
+    input.write_all(b"go\n").await.unwrap();
+    let out = client.wait_with_output().await.unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+#[tokio::test]
+async fn a_client_that_leaves_as_the_sdks_do_has_its_calls_withdrawn_before_it_is_gone() {
+    // By URL (the session ends with DELETE /mcp) and through `airlock mcp`
+    // (its input closes, then SIGTERM 2 s later).
+    for via in [Via::Http, Via::Stdio] {
+        let dir = tempfile::tempdir().unwrap();
+        let root = root(dir.path());
+        let server = start(dir.path(), &root).await;
+        let target = root.join("orphan.txt");
+        let arguments = json!({ "path": target.display().to_string(), "content": "x" });
+        let client = leaving(node(
+            &server.base,
+            via,
+            &["leave", "write_file", &arguments.to_string()],
+        ));
+        let pending = support::waiting_call(&server).await;
+        let left = leave(client).await;
+        assert_eq!(left["left"], true, "{left}");
+        // Withdrawn by the time the client is gone: read once, not waited for.
+        let call = server.engine.tool_call(&pending.id).await.unwrap();
+        assert_eq!(
+            call.status,
+            engine::domain::CallStatus::Cancelled,
+            "{via:?}"
+        );
+        let decision = call.decision.unwrap();
+        assert_eq!(decision.by, "desktop", "{via:?}: the key's name");
+        assert_eq!(decision.channel, engine::domain::Channel::Mcp);
+        assert_eq!(decision.reason.as_deref(), Some("the MCP client went away"));
+        // An approval now runs nothing.
+        let approve = reqwest::Client::new()
+            .post(server.url("/api/fn/approve_call"))
+            .header("accept", "application/json")
+            .header("origin", &server.base)
+            .form(&[("call_id", pending.id.as_str())])
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(approve.status(), 409, "{via:?}");
+        assert!(!target.exists());
+    }
+
+    // An Airlock of the client's own withdraws them before it stops, as
+    // the client (it has no key).
+    let dir = tempfile::tempdir().unwrap();
+    let root = root(dir.path());
+    let file = dir.path().join("airlock.yaml");
+    std::fs::write(&file, config(dir.path(), &root, "node")).unwrap();
+    let data = dir.path().join("data");
+    let target = root.join("orphan.txt");
+    let arguments = json!({ "path": target.display().to_string(), "content": "x" });
+    let client = leaving(here_command(
+        &file,
+        &data,
+        &["leave", "write_file", &arguments.to_string()],
+    ));
+    assert_eq!(stored_status(&data, false).await, "pending_approval");
+    leave(client).await;
+    let db = rusqlite::Connection::open(data.join("airlock.db")).unwrap();
+    let (status, by, channel): (String, String, String) = db
+        .query_row(
+            "select status, decided_by, decision_channel from tool_calls where tool = 'write_file'",
+            [],
+            |row| Ok((row.get(0)?, row.get(1)?, row.get(2)?)),
+        )
+        .unwrap();
+    assert_eq!(
+        (status.as_str(), by.as_str(), channel.as_str()),
+        ("cancelled", "proxy-test", "mcp")
+    );
+    assert!(!target.exists());
+}
+
+#[tokio::test]
+async fn ending_a_session_answers_204() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = root(dir.path());
+    let server = start(dir.path(), &root).await;
+    let client = reqwest::Client::new();
+    let init = json!({
+        "jsonrpc": "2.0", "id": 1, "method": "initialize",
+        "params": {
+            "protocolVersion": "2025-06-18", "capabilities": {},
+            "clientInfo": { "name": "raw", "version": "1" }
+        }
+    });
+    let opened = client
+        .post(server.url("/mcp"))
+        .bearer_auth(KEY)
+        .header("accept", "application/json, text/event-stream")
+        .json(&init)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(opened.status(), 200);
+    let session = opened.headers()["mcp-session-id"]
+        .to_str()
+        .unwrap()
+        .to_owned();
+    let ended = client
+        .delete(server.url("/mcp"))
+        .bearer_auth(KEY)
+        .header("mcp-session-id", &session)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(ended.status(), 204);
 }

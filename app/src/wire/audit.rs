@@ -98,6 +98,7 @@ impl AuditItem {
             "slack" => "Slack".to_owned(),
             "relayed" => "relayed by the agent".to_owned(),
             "cli" => "terminal".to_owned(),
+            "mcp" => "MCP client".to_owned(),
             "system" => "Airlock".to_owned(),
             "allowed_page" => "Allowed page".to_owned(),
             other => other.to_owned(),

@@ -203,6 +203,7 @@ impl ToolCallItem {
         let place = match d.channel.as_str() {
             "slack" => " in Slack",
             "cli" => " from the terminal",
+            "mcp" => " (the MCP client)",
             _ => "",
         };
         Some(match &d.reason {

@@ -187,6 +187,9 @@ pub enum Channel {
     /// A person's own HTTP API (`/api/v1/calls`), as `airlock approve`
     /// and scripts use it.
     Cli,
+    /// An MCP client of the proxy, withdrawing the calls it no longer
+    /// waits for.
+    Mcp,
     /// Airlock itself (expiry).
     System,
 }
@@ -201,6 +204,7 @@ impl Channel {
             Channel::Slack => "slack",
             Channel::Relayed => "relayed",
             Channel::Cli => "cli",
+            Channel::Mcp => "mcp",
             Channel::System => "system",
         }
     }
@@ -214,6 +218,7 @@ impl Channel {
             Self::Slack,
             Self::Relayed,
             Self::Cli,
+            Self::Mcp,
             Self::System,
         ]
         .into_iter()

@@ -9,7 +9,10 @@ use std::time::Duration;
 use serde_json::Value;
 
 use crate::config::Connection;
-use crate::domain::{CallStatus, ReviewCase, ReviewToken, ToolCall, ToolCallId};
+use crate::decisions;
+use crate::domain::{
+    CallStatus, Channel, ReviewCase, ReviewToken, Reviewer, ToolCall, ToolCallId, Verdict,
+};
 use crate::error::EngineError;
 use crate::reviews::{gateway, GatewayOutcome, GatewayRequest, Requester};
 use crate::tools::mcp::result_value;
@@ -170,6 +173,26 @@ impl Engine {
                 }
             })
             .await;
+        }
+    }
+
+    /// Withdraws a proxied call its client no longer waits for (it
+    /// cancelled the request, or went away), recorded as that client's
+    /// (`by`: the key's name, else the client's) on channel `mcp` with
+    /// `reason`. A call decided meanwhile is left as it was decided.
+    pub async fn withdraw_proxied(
+        &self,
+        id: &ToolCallId,
+        by: &str,
+        reason: &str,
+    ) -> Result<(), EngineError> {
+        let reviewer = Reviewer::named(by, Channel::Mcp);
+        let verdict = Verdict::Cancel {
+            reason: Some(reason.to_owned()),
+        };
+        match decisions::decide_known(&self.core, id, verdict, &reviewer, None).await {
+            Ok(_) | Err(EngineError::AlreadyDecided { .. }) => Ok(()),
+            Err(e) => Err(e),
         }
     }
 

@@ -155,6 +155,7 @@ fn place(channel: &str) -> String {
         "slack" => "in Slack".to_owned(),
         "relayed" => "relayed by the agent".to_owned(),
         "cli" => "from the terminal".to_owned(),
+        "mcp" => "by the MCP client".to_owned(),
         "system" => "by Airlock".to_owned(),
         other => format!("through {other}"),
     }

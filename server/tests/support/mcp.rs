@@ -149,9 +149,8 @@ pub fn call_via(
     })
 }
 
-/// The newest call, once it no longer waits. A client that went away
-/// takes a few seconds to withdraw its call: `airlock mcp` first gives the
-/// requests in flight 5 s to finish, as rmcp does.
+/// The newest call, once it no longer waits: a client killed without a
+/// word has its call withdrawn once its link's connection is seen closed.
 pub async fn waiting_or_ended(server: &TestServer) -> engine::domain::ToolCall {
     let started = Instant::now();
     loop {
