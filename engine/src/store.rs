@@ -218,6 +218,13 @@ pub trait Store:
         at: DateTime<Utc>,
     ) -> Result<Vec<(Message, Event)>, StoreError>;
 
+    /// Appends a person's message `m` that is not held, after any message
+    /// of its conversation held before it, in one transaction: messages are
+    /// stored in the order Airlock answered them, even when one comes in
+    /// the moment a run ended before its held ones were released. The
+    /// messages appended, `m` last.
+    async fn append_after_held(&self, m: NewMessage) -> Result<Vec<(Message, Event)>, StoreError>;
+
     /// Takes the lease on a run that is running or waiting and not leased by
     /// a live owner; `None` when someone else holds it or the run is over.
     async fn acquire_run(

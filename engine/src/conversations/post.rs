@@ -64,12 +64,21 @@ pub(crate) async fn post_message(
     {
         return queued(core, new).await;
     }
-    let (message, event) = core
+    // After whatever was held before it: a run may have just ended with
+    // messages not released yet, and this one was answered after them.
+    let appended = core
         .store
-        .append_message(new)
+        .append_after_held(new)
         .await
         .map_err(EngineError::missing)?;
-    core.events.publish([event]);
+    let mut events = Vec::with_capacity(appended.len());
+    let mut last = None;
+    for (message, event) in appended {
+        events.push(event);
+        last = Some(message);
+    }
+    core.events.publish(events);
+    let message = last.ok_or(EngineError::NotFound("message"))?;
     // Named before the agent starts, so the name comes first in the stream.
     let conversation_title = if message.seq == 1 {
         let title = title_from_message(content);

@@ -241,6 +241,7 @@ conformance!(
     a_decision_closes_its_case_as_stored,
     a_stop_is_asked_of_a_run_under_way,
     held_messages_join_the_conversation_once_in_order,
+    a_message_in_after_a_run_ends_follows_the_held_ones,
     every_change_is_audited_and_sealed_into_one_chain,
     the_audit_pages_and_filters,
     concurrent_sealers_make_one_chain,

@@ -65,3 +65,35 @@ pub(crate) async fn held_messages_join_the_conversation_once_in_order(f: &Fixtur
     let nowhere = message(&conversation(1), Role::User, "lost?");
     assert!(!f.store.queue_message(&nowhere).await.unwrap());
 }
+
+pub(crate) async fn a_message_in_after_a_run_ends_follows_the_held_ones(f: &Fixture) {
+    let c = new_conversation(&f.store).await;
+    f.store
+        .append_message(message(&c, Role::User, "tell a story"))
+        .await
+        .unwrap();
+    let now = Utc::now();
+    let run = super::leases::running_run(f, &c, now).await;
+    assert!(f
+        .store
+        .queue_message(&message(&c, Role::User, "and then?"))
+        .await
+        .unwrap());
+    // The run ends; before its held message is released, another comes.
+    let leased = super::leases::leased(f, &run.id, now).await;
+    f.store
+        .release_run(&leased.id, "a", crate::domain::RunStatus::Done, None, now)
+        .await
+        .unwrap();
+    let appended = f
+        .store
+        .append_after_held(message(&c, Role::User, "and after?"))
+        .await
+        .unwrap();
+    let placed: Vec<_> = appended
+        .iter()
+        .map(|(m, _)| (m.content.as_str(), m.seq))
+        .collect();
+    assert_eq!(placed, [("and then?", 2), ("and after?", 3)]);
+    assert!(f.store.release_queued(&c.id, now).await.unwrap().is_empty());
+}

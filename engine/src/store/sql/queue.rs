@@ -79,9 +79,31 @@ impl<B: Backend> SqlStore<B> {
         at: DateTime<Utc>,
     ) -> Result<Vec<(Message, Event)>, StoreError> {
         let mut tx = self.begin().await?;
+        let released = Self::release_held_in(&mut tx, conversation, at).await?;
+        tx.commit().await?;
+        Ok(released)
+    }
+
+    pub(super) async fn append_after_held(
+        &self,
+        m: NewMessage,
+    ) -> Result<Vec<(Message, Event)>, StoreError> {
+        let mut tx = self.begin().await?;
+        let mut appended = Self::release_held_in(&mut tx, &m.conversation_id, m.created_at).await?;
+        appended.push(Self::append_message_in(&mut tx, m).await?);
+        tx.commit().await?;
+        Ok(appended)
+    }
+
+    /// Appends the conversation's held messages inside `tx`, oldest first.
+    async fn release_held_in(
+        tx: &mut B::Tx<'_>,
+        conversation: &ConversationId,
+        at: DateTime<Utc>,
+    ) -> Result<Vec<(Message, Event)>, StoreError> {
         let rows = query(RELEASE)
             .bind(conversation.as_str())
-            .fetch_all(&mut tx)
+            .fetch_all(&mut *tx)
             .await?;
         let mut held = rows
             .iter()
@@ -98,9 +120,8 @@ impl<B: Backend> SqlStore<B> {
                 author: m.author,
                 created_at: at,
             };
-            released.push(Self::append_message_in(&mut tx, new).await?);
+            released.push(Self::append_message_in(tx, new).await?);
         }
-        tx.commit().await?;
         Ok(released)
     }
 }

@@ -175,6 +175,10 @@ impl<B: Backend> Store for SqlStore<B> {
         SqlStore::release_queued(self, c, at).await
     }
 
+    async fn append_after_held(&self, m: NewMessage) -> Result<Vec<(Message, Event)>, StoreError> {
+        SqlStore::append_after_held(self, m).await
+    }
+
     async fn acquire_run(
         &self,
         id: &RunId,
