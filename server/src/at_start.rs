@@ -28,7 +28,11 @@ pub(crate) fn refuse_open_without_sign_in(
 /// Prints the setup link while sign-in is on and nobody has been added:
 /// the first administrator opens it to add themselves. The link is a
 /// credential, so it goes to the log once, and works once, for a day.
-pub(crate) async fn announce_setup_link(state: &AppState, addr: SocketAddr) -> anyhow::Result<()> {
+pub(crate) async fn announce_setup_link(
+    state: &AppState,
+    addr: SocketAddr,
+    ready: crate::Ready,
+) -> anyhow::Result<()> {
     if state.engine.config().auth.is_none() {
         return Ok(());
     }
@@ -41,8 +45,11 @@ pub(crate) async fn announce_setup_link(state: &AppState, addr: SocketAddr) -> a
         .unwrap_or_else(|| format!("http://{addr}"));
     let link = format!("{base}{SETUP_PAGE}?token={}", token.as_str());
     tracing::warn!("nobody can sign in yet: open the setup link printed below to add the first administrator (it works once, for a day)");
-    // On standard output, beside the ready line, rather than in a log
-    // line a log collector would keep.
-    println!("Set up Airlock: {link}");
+    // Beside the ready line, rather than in a log line a log collector
+    // would keep.
+    match ready {
+        crate::Ready::Stdout => println!("Set up Airlock: {link}"),
+        crate::Ready::Stderr => eprintln!("Set up Airlock: {link}"),
+    }
     Ok(())
 }

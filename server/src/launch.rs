@@ -16,7 +16,10 @@ pub async fn launch(
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> anyhow::Result<()> {
     let services = build(&settings).await?;
-    run(services, listener, shutdown, Ready::Stdout).await
+    // A JSON log keeps standard output to itself, for its collector.
+    let json = crate::telemetry::LogSettings::from_env().is_ok_and(|log| log.json);
+    let ready = if json { Ready::Stderr } else { Ready::Stdout };
+    run(services, listener, shutdown, ready).await
 }
 
 /// Where the line saying Airlock is ready goes: standard output, which
@@ -105,7 +108,7 @@ pub async fn run(
     }
     let runner = tokio::spawn(run_worker(agent, workers_stop));
     let events = state.engine.events().clone();
-    at_start::announce_setup_link(&state, addr).await?;
+    at_start::announce_setup_link(&state, addr, ready).await?;
     let app = router(state, doors);
     tracing::info!(%addr, store, "listening");
     // The line scripts and tests wait for; keep its shape.

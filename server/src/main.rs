@@ -132,8 +132,10 @@ async fn main() -> ExitCode {
     };
     match run(cli.command.unwrap_or(Command::Serve)).await {
         Ok(code) => code,
+        // One line, with its causes: a refusal to start is the operator's
+        // to read, and a backtrace (RUST_BACKTRACE=1) says nothing to them.
         Err(e) => {
-            eprintln!("Error: {e:?}");
+            eprintln!("Error: {e:#}");
             ExitCode::FAILURE
         }
     }
@@ -240,7 +242,8 @@ async fn logged<W, T>(
 where
     W: for<'w> tracing_subscriber::fmt::MakeWriter<'w> + Send + Sync + 'static,
 {
-    let telemetry = server::telemetry::init(out);
+    let log = server::telemetry::LogSettings::from_env()?;
+    let telemetry = server::telemetry::init(out, &log);
     let done = work.await;
     telemetry.shutdown();
     done

@@ -42,20 +42,70 @@ impl Telemetry {
     }
 }
 
-/// Starts the log on `out`, and the traces when a collector is named.
-pub fn init<W>(out: W) -> Telemetry
+/// How the log is written: `AIRLOCK_LOG` (its filter) and
+/// `AIRLOCK_LOG_FORMAT` (`text` or `json`), read before anything else
+/// starts. A value that is not one stops start-up, naming the setting: a
+/// log that silently says less than asked is found out too late.
+#[derive(Debug, Clone)]
+pub struct LogSettings {
+    filter: String,
+    /// One JSON object per line, and nothing else on standard output.
+    pub json: bool,
+}
+
+/// A log setting that is not one.
+#[derive(Debug, thiserror::Error)]
+pub enum LogSettingError {
+    #[error("AIRLOCK_LOG={0:?} is not a log filter: {1}. Give a level (error, warn, info, debug, trace) or directives such as info,engine=debug")]
+    Filter(String, String),
+    #[error("AIRLOCK_LOG_FORMAT={0:?} is not a log format: give text or json")]
+    Format(String),
+}
+
+impl LogSettings {
+    /// The settings from the environment.
+    pub fn from_env() -> Result<Self, LogSettingError> {
+        Self::from_lookup(|name| std::env::var(name).ok())
+    }
+
+    /// The settings from `lookup`, which gives a variable's value.
+    pub fn from_lookup(lookup: impl Fn(&str) -> Option<String>) -> Result<Self, LogSettingError> {
+        let filter = match lookup("AIRLOCK_LOG") {
+            None => LOG_FILTER.to_owned(),
+            Some(text) => match EnvFilter::try_new(&text) {
+                Ok(_) if text.trim().is_empty() => {
+                    let why = "it is empty, which would log nothing".to_owned();
+                    return Err(LogSettingError::Filter(text, why));
+                }
+                Ok(_) => text,
+                Err(e) => return Err(LogSettingError::Filter(text, e.to_string())),
+            },
+        };
+        let json = match lookup("AIRLOCK_LOG_FORMAT").as_deref() {
+            None | Some("text") => false,
+            Some("json") => true,
+            Some(other) => return Err(LogSettingError::Format(other.to_owned())),
+        };
+        Ok(Self { filter, json })
+    }
+}
+
+/// Starts the log on `out` as `settings` say, and the traces when a
+/// collector is named. Colours only go to a terminal.
+pub fn init<W>(out: W, settings: &LogSettings) -> Telemetry
 where
     W: for<'w> MakeWriter<'w> + Send + Sync + 'static,
 {
-    let filter =
-        EnvFilter::try_from_env("AIRLOCK_LOG").unwrap_or_else(|_| EnvFilter::new(LOG_FILTER));
-    let lines = tracing_subscriber::fmt::layer().with_writer(out);
-    let (log, unknown_format): (Box<dyn Layer<Registry> + Send + Sync>, _) =
-        match std::env::var("AIRLOCK_LOG_FORMAT").as_deref() {
-            Ok("json") => (lines.json().boxed(), None),
-            Ok("text") | Err(_) => (lines.boxed(), None),
-            Ok(other) => (lines.boxed(), Some(other.to_owned())),
-        };
+    use std::io::IsTerminal;
+    let filter = EnvFilter::new(&settings.filter);
+    let terminal = std::io::stdout().is_terminal() && std::io::stderr().is_terminal();
+    let lines = tracing_subscriber::fmt::layer()
+        .with_writer(out)
+        .with_ansi(terminal);
+    let log: Box<dyn Layer<Registry> + Send + Sync> = match settings.json {
+        true => lines.json().boxed(),
+        false => lines.boxed(),
+    };
     let endpoint = std::env::var("AIRLOCK_OTLP_ENDPOINT")
         .ok()
         .filter(|e| !e.is_empty());
@@ -73,11 +123,6 @@ where
         .with(log.with_filter(filter))
         .with(traces)
         .init();
-    if let Some(other) = unknown_format {
-        tracing::warn!(
-            "AIRLOCK_LOG_FORMAT={other} is not a log format (json or text): logging text"
-        );
-    }
     if let Some(e) = failed {
         tracing::error!(error = %e, "AIRLOCK_OTLP_ENDPOINT: spans are not sent anywhere");
     }
@@ -124,7 +169,7 @@ fn traces_url(endpoint: &str) -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::traces_url;
+    use super::{traces_url, LogSettingError, LogSettings};
 
     #[test]
     fn spans_go_to_the_collectors_traces_path() {
@@ -140,5 +185,29 @@ mod tests {
             traces_url("https://otel.example/v1/traces"),
             "https://otel.example/v1/traces"
         );
+    }
+
+    fn read(pairs: &[(&str, &str)]) -> Result<LogSettings, LogSettingError> {
+        LogSettings::from_lookup(|name| {
+            pairs
+                .iter()
+                .find(|(n, _)| *n == name)
+                .map(|(_, v)| v.to_string())
+        })
+    }
+
+    #[test]
+    fn a_log_setting_that_is_not_one_is_refused_by_name() {
+        assert!(!read(&[]).unwrap().json);
+        assert!(read(&[("AIRLOCK_LOG_FORMAT", "json")]).unwrap().json);
+        assert!(read(&[("AIRLOCK_LOG", "warn,engine=debug")]).is_ok());
+        for (name, value) in [
+            ("AIRLOCK_LOG", ""),
+            ("AIRLOCK_LOG", "info,engine=loud"),
+            ("AIRLOCK_LOG_FORMAT", "yaml"),
+        ] {
+            let refused = read(&[(name, value)]).unwrap_err().to_string();
+            assert!(refused.starts_with(name), "{refused}");
+        }
     }
 }
