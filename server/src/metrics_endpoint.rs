@@ -83,20 +83,27 @@ pub async fn count_requests(
     next: Next,
 ) -> Response {
     let started = Instant::now();
-    let route = request
+    let template = request
         .extensions()
         .get::<MatchedPath>()
-        .map(|path| path.as_str().replace('{', ":").replace('}', ""));
+        .map(|path| path.as_str().to_owned());
+    let route = template
+        .as_deref()
+        .map(|path| path.replace('{', ":").replace('}', ""));
     let method = request.method().clone();
     // At debug level: only a collector (AIRLOCK_OTLP_ENDPOINT) asks for it.
+    // Named and attributed as OpenTelemetry's HTTP server conventions say.
+    let template = template.unwrap_or_default();
     let span = tracing::debug_span!(
         "request",
-        http.method = %method,
-        http.route = route.as_deref().unwrap_or_default(),
-        http.status = tracing::field::Empty,
+        otel.kind = "server",
+        otel.name = %format!("{method} {template}").trim_end(),
+        http.request.method = %method,
+        http.route = template.as_str(),
+        http.response.status_code = tracing::field::Empty,
     );
     let response = next.run(request).instrument(span.clone()).await;
-    span.record("http.status", response.status().as_u16());
+    span.record("http.response.status_code", response.status().as_u16());
     if let Some(route) = route {
         let took = started.elapsed().as_secs_f64();
         metrics.request(&route, method.as_str(), response.status().as_u16(), took);

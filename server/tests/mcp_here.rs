@@ -45,6 +45,29 @@ fn here_command(file: &Path, data: &Path, words: &[&str]) -> tokio::process::Com
     command
 }
 
+/// A client's own Airlock set up in `dir`: its configuration file, its
+/// data directory, and a write (its target and arguments) that waits.
+struct OwnAirlock {
+    file: std::path::PathBuf,
+    data: std::path::PathBuf,
+    target: std::path::PathBuf,
+    arguments: String,
+}
+
+fn own_airlock(dir: &Path) -> OwnAirlock {
+    let root = root(dir);
+    let file = dir.join("airlock.yaml");
+    std::fs::write(&file, config(dir, &root, "node")).unwrap();
+    let target = root.join("orphan.txt");
+    let arguments = json!({ "path": target.display().to_string(), "content": "x" });
+    OwnAirlock {
+        file,
+        data: dir.join("data"),
+        target,
+        arguments: arguments.to_string(),
+    }
+}
+
 /// The status of the write_file calls in the store in `data`, once one is
 /// recorded and, when `moved_on`, no longer waits.
 async fn stored_status(data: &Path, moved_on: bool) -> String {
@@ -237,20 +260,16 @@ async fn a_client_that_goes_away_withdraws_its_waiting_call() {
 
     // An Airlock of the client's own withdraws it as it stops.
     let dir = tempfile::tempdir().unwrap();
-    let root = root(dir.path());
-    let file = dir.path().join("airlock.yaml");
-    std::fs::write(&file, config(dir.path(), &root, "node")).unwrap();
-    let data = dir.path().join("data");
-    let target = root.join("orphan.txt");
-    let arguments = json!({ "path": target.display().to_string(), "content": "x" });
-    let mut client = here_command(
-        &file,
-        &data,
-        &["call", "write_file", &arguments.to_string()],
-    )
-    .kill_on_drop(true)
-    .spawn()
-    .unwrap();
+    let OwnAirlock {
+        file,
+        data,
+        target,
+        arguments,
+    } = own_airlock(dir.path());
+    let mut client = here_command(&file, &data, &["call", "write_file", &arguments])
+        .kill_on_drop(true)
+        .spawn()
+        .unwrap();
     assert_eq!(stored_status(&data, false).await, "pending_approval");
     client.kill().await.unwrap();
     assert_eq!(stored_status(&data, true).await, "cancelled");
@@ -389,16 +408,16 @@ async fn a_client_that_leaves_as_the_sdks_do_has_its_calls_withdrawn_before_it_i
     // An Airlock of the client's own withdraws them before it stops, as
     // the client (it has no key).
     let dir = tempfile::tempdir().unwrap();
-    let root = root(dir.path());
-    let file = dir.path().join("airlock.yaml");
-    std::fs::write(&file, config(dir.path(), &root, "node")).unwrap();
-    let data = dir.path().join("data");
-    let target = root.join("orphan.txt");
-    let arguments = json!({ "path": target.display().to_string(), "content": "x" });
+    let OwnAirlock {
+        file,
+        data,
+        target,
+        arguments,
+    } = own_airlock(dir.path());
     let client = leaving(here_command(
         &file,
         &data,
-        &["leave", "write_file", &arguments.to_string()],
+        &["leave", "write_file", &arguments],
     ));
     assert_eq!(stored_status(&data, false).await, "pending_approval");
     leave(client).await;

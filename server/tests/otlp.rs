@@ -90,10 +90,13 @@ async fn an_approval_is_traced_to_the_collector_from_request_to_tool() {
     assert_eq!(approved.status(), 200);
 
     let arrived_by = Instant::now() + Duration::from_secs(30);
+    // Named and attributed as OpenTelemetry's HTTP server conventions say.
     let words = [
         "airlock",
-        "request",
-        "/api/v1/calls/:call_id/approve",
+        "POST /api/v1/calls/{call_id}/approve",
+        "http.request.method",
+        "http.route",
+        "http.response.status_code",
         "decide",
         "tool",
         "delete_file",
