@@ -44,7 +44,7 @@ test('a tool approved without looking is flagged with the rule that would allow 
 
       const card = page.getByRole('article', { name: 'send_email from mail' });
       await expect(card).toContainText('approved 22 of 22 times');
-      await expect(card.locator('pre')).toHaveText('sources:\n  "mail":\n    rules:\n      # last, after the rules there\n      - tool: "send_email"\n        action: allow\n');
+      await expect(card.locator('pre')).toHaveText('sources:\n  "mail":\n    rules:\n      # after any rules there\n      - tool: "send_email"\n        action: allow\n');
       await expect(card).toContainText('Replaying its 22 calls of the last 7 days under this rule: 22 calls ask → allow.');
 
       const row = page.getByRole('region', { name: 'Calls by tool' }).getByRole('row', { name: /send_email/ });

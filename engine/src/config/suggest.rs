@@ -47,11 +47,11 @@ impl Config {
         let tool = quoted(tool);
         match self.sources.contains_key(source) {
             true => format!(
-                "sources:\n  {}:\n    rules:\n      # last, after the rules there\n      - tool: {tool}\n        action: allow\n",
+                "sources:\n  {}:\n    rules:\n      # after any rules there\n      - tool: {tool}\n        action: allow\n",
                 quoted(source)
             ),
             false => {
-                format!("default_policy:\n  rules:\n    # last, after the rules there\n    - tool: {tool}\n      action: allow\n")
+                format!("default_policy:\n  rules:\n    # after any rules there\n    - tool: {tool}\n      action: allow\n")
             }
         }
     }
@@ -126,12 +126,12 @@ mod tests {
         let yaml = config.allowing_yaml("mail", "send_email");
         assert_eq!(
             yaml,
-            "sources:\n  \"mail\":\n    rules:\n      # last, after the rules there\n      - tool: \"send_email\"\n        action: allow\n"
+            "sources:\n  \"mail\":\n    rules:\n      # after any rules there\n      - tool: \"send_email\"\n        action: allow\n"
         );
         let unconfigured = config.allowing_yaml("gateway", "deploy");
         assert_eq!(
             unconfigured,
-            "default_policy:\n  rules:\n    # last, after the rules there\n    - tool: \"deploy\"\n      action: allow\n"
+            "default_policy:\n  rules:\n    # after any rules there\n    - tool: \"deploy\"\n      action: allow\n"
         );
         let pasted = Config::parse("b.yaml", &unconfigured).unwrap();
         let candidate = config.allowing("gateway", "deploy").unwrap();
