@@ -51,7 +51,7 @@ pub fn PendingBar(
     // Hidden rather than unmounted, so its forms exist before hydration too.
     view! {
             <section class="pending-bar" aria-label=label hidden=move || { waiting.get() < 2 }>
-                <p class="pending-count">{move || format!("{} tool calls waiting for approval", waiting.get())}</p>
+                <p class="pending-count">{move || waiting_words(waiting.get())}</p>
                 <div class="pending-actions">
                     <PostForm to={decide.to::<ApproveAll>()}>
                         <input type="hidden" name="conversation_id" value=conversation_id.clone()/>
@@ -67,5 +67,24 @@ pub fn PendingBar(
                 </div>
                 {move || problem().map(|text| view! { <p class="form-error" role="alert">{text}</p> })}
             </section>
+    }
+}
+
+/// "1 tool call waiting for approval", "3 tool calls waiting for approval".
+fn waiting_words(count: usize) -> String {
+    match count {
+        1 => "1 tool call waiting for approval".to_owned(),
+        n => format!("{n} tool calls waiting for approval"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::waiting_words;
+
+    #[test]
+    fn one_call_is_one_call() {
+        assert_eq!(waiting_words(1), "1 tool call waiting for approval");
+        assert_eq!(waiting_words(3), "3 tool calls waiting for approval");
     }
 }
