@@ -370,31 +370,6 @@ impl Engine {
         callbacks::deliver_callbacks(&self.core, client, secret).await
     }
 
-    /// Delivers every notice of a waiting call that is due, the channels
-    /// at once; returns how many were delivered.
-    pub async fn deliver_notices(
-        &self,
-        sender: crate::reviews::notices::NoticeSender<'_>,
-    ) -> Result<usize, EngineError> {
-        crate::reviews::notices::deliver_notices(&self.core, sender).await
-    }
-
-    /// The notices due now, for a worker that delivers each channel on a
-    /// task of its own ([`Engine::deliver_in_order`]).
-    pub async fn due_notices(&self) -> Result<Vec<crate::domain::Notice>, EngineError> {
-        crate::reviews::notices::due_notices(&self.core).await
-    }
-
-    /// Delivers one channel's notices, one after another; how many were
-    /// delivered.
-    pub async fn deliver_in_order(
-        &self,
-        sender: crate::reviews::notices::NoticeSender<'_>,
-        notices: Vec<crate::domain::Notice>,
-    ) -> Result<usize, EngineError> {
-        crate::reviews::notices::deliver_in_order(&self.core, sender, notices).await
-    }
-
     // Other replicas' events.
 
     /// Places stored events in the shared feed and relays what other
@@ -407,6 +382,7 @@ impl Engine {
 
 mod audit;
 mod calls;
+mod notices;
 mod observe;
 mod people;
 pub mod proxy;
