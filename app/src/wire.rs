@@ -230,6 +230,8 @@ pub struct Inbox {
     pub deciding: Deciding,
     /// The calls waiting for a person, oldest first.
     pub items: Vec<InboxItem>,
+    /// How many wait that the page's filters ask for, on all pages.
+    pub total: i64,
     /// The sources of those calls that are not up now, each in a sentence.
     pub sources_down: Vec<String>,
     /// Where the next page starts, when more calls wait.

@@ -1,4 +1,5 @@
-import { test, expect } from './fixtures';
+import { test, expect, AirlockServer } from './fixtures';
+import { createHash } from 'node:crypto';
 import { newConversation, send } from './chat';
 
 test('the inbox lists and decides approvals of two conversations, live', async ({ page, context }) => {
@@ -87,4 +88,38 @@ test("the inbox groups calls by conversation and approves a conversation's calls
   await expect(inbox.getByRole('article', { name: 'write_file call' })).toHaveAttribute('data-status', 'pending_approval');
   await page.goto(chat);
   await expect(page.getByRole('list', { name: 'Messages' })).toContainText('I deleted todo.md.');
+});
+
+test('the inbox counts every waiting call, not only the page it shows', async ({ browser }) => {
+  const key = 'e2e-inbox-key';
+  const sha = createHash('sha256').update(key).digest('hex');
+  const server = await AirlockServer.start(
+    `gateway:\n  api_keys:\n    - name: many\n      sha256: ${sha}\n` +
+      `sources:\n  mail:\n    policy_only: true\n    require_approval: [send_email]\n`,
+  );
+  try {
+    // 1,001 calls wait, asked ten at a time.
+    const ask = async (i: number) => {
+      const asked = await fetch(`${server.url}/api/v1/tool-calls`, {
+        method: 'POST',
+        headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json' },
+        body: JSON.stringify({ source: 'mail', tool: 'send_email', arguments: { to: `p${i}@example.com` } }),
+      });
+      expect(asked.status).toBe(202);
+    };
+    for (let i = 0; i < 1001; i += 10) {
+      await Promise.all(Array.from({ length: Math.min(10, 1001 - i) }, (_, j) => ask(i + j)));
+    }
+    const page = await (await browser.newContext()).newPage();
+    await page.goto(`${server.url}/approvals`);
+    await expect(page.getByRole('article', { name: 'send_email call' })).toHaveCount(100);
+    await expect(page.getByRole('status').filter({ hasText: 'waiting' })).toHaveText('100 of 1,001 waiting');
+    // Deciding one here leaves 99 here of 1,000.
+    await page.getByRole('article', { name: 'send_email call' }).first().getByRole('button', { name: 'Approve', exact: true }).click();
+    await expect(page.getByRole('status').filter({ hasText: 'waiting' })).toHaveText('99 of 1,000 waiting');
+    await page.context().close();
+  } finally {
+    await server.stop();
+    server.dispose();
+  }
 });

@@ -1,6 +1,7 @@
 // Four eyes: a call that needs two approvals, in two people's browsers. The
 // first approval shows on both cards as "1 of 2", the first approver may
-// not approve again, and the second approval runs the call.
+// not approve again, nobody is offered Always allow, and the second
+// approval, through the review link signed in, runs the call.
 import { test, expect, AirlockServer } from './fixtures';
 import { PASSWORD, signedIn } from './people';
 
@@ -48,8 +49,29 @@ test('two approvers take a call that needs two from 1 of 2 to completed', async 
     await expect(inbox.getByRole('article', { name: 'delete_file call' })).toContainText('1 of 2 approvals: Rita Reyes');
     await inbox.context().close();
 
-    // Sam approves: the call runs, and both pages follow it.
-    await samsCard.getByRole('button', { name: 'Approve', exact: true }).click();
+    // One person may not decide it for good: no Always allow.
+    await expect(samsCard.getByRole('button', { name: 'Always allow' })).toHaveCount(0);
+    await expect(samsCard.getByRole('button', { name: 'Edit arguments' })).toBeVisible();
+
+    // Sam approves through its review link, in a browser without
+    // JavaScript where nobody signed in: the link asks him to sign in, and
+    // comes back to the review.
+    await samsCard.getByRole('button', { name: 'Copy review link' }).click();
+    const link = await samsCard.getByRole('textbox', { name: 'Review link' }).inputValue();
+    const plain = await (await browser.newContext({ javaScriptEnabled: false })).newPage();
+    await plain.goto(link);
+    await expect(plain.getByRole('heading', { name: 'Sign in to review' })).toBeVisible();
+    await expect(plain.getByRole('button', { name: 'Approve', exact: true })).toHaveCount(0);
+    await plain.getByRole('link', { name: 'Sign in' }).click();
+    await plain.getByLabel('Name').fill('sam');
+    await plain.getByLabel('Password').fill(PASSWORD);
+    await plain.getByRole('button', { name: 'Sign in' }).click();
+    await expect(plain).toHaveURL(link);
+    await plain.getByRole('button', { name: 'Approve', exact: true }).click();
+    await expect(plain.getByRole('status').filter({ hasText: 'Approved by Sam Ito' })).toBeVisible();
+    await plain.context().close();
+
+    // The call runs, and both pages follow it.
     await expect(samsCard).toHaveAttribute('data-status', 'completed');
     await expect(ritasCard).toHaveAttribute('data-status', 'completed');
     await expect(ritasCard).toContainText(/2 of 2 approvals: Rita Reyes \d\d:\d\d, Sam Ito \d\d:\d\d/);

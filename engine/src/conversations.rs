@@ -153,10 +153,16 @@ pub(crate) async fn titled_inbox(
             titles.insert(call.conversation_id.clone(), title);
         }
     }
+    // A full page needs the count; a shorter one is the whole of it.
+    let total = match (&next, &query.after) {
+        (None, None) => inbox.pending.len() as i64,
+        _ => core.store.count_pending(query).await?,
+    };
     Ok(TitledInbox {
         inbox,
         titles,
         next,
+        total,
     })
 }
 

@@ -272,6 +272,10 @@ async fn apply_batch(
     Ok(calls)
 }
 
+/// Decides every waiting call of a conversation that `reviewer` may
+/// decide, as Approve all and Reject all do: a batch they may decide whole
+/// at once, the calls they may decide of any other one by one. Refused,
+/// with the reason, only when they may decide none of them.
 pub(crate) async fn decide_pending(
     core: &Core,
     conversation: &ConversationId,
@@ -282,19 +286,52 @@ pub(crate) async fn decide_pending(
     if core.store.conversation(conversation).await?.is_none() {
         return Err(EngineError::NotFound("conversation"));
     }
-    let mut batches: Vec<BatchId> = Vec::new();
+    let mut mine: Vec<ToolCall> = Vec::new();
+    let mut partial: Vec<BatchId> = Vec::new();
+    let mut refusal = None;
     for call in core.store.tool_calls(conversation).await? {
-        if call.status == CallStatus::PendingApproval {
-            // Every batch is checked before any is decided: all or nothing.
-            access::check(reviewer, &call, approve)?;
-            if !batches.contains(&call.batch_id) {
-                batches.push(call.batch_id);
+        if call.status != CallStatus::PendingApproval {
+            continue;
+        }
+        // A question is answered, never approved, so only refusing it counts.
+        match access::check(reviewer, &call, approve && !call.is_question()) {
+            Ok(()) => mine.push(call),
+            Err(refused) => {
+                refusal.get_or_insert(refused);
+                partial.push(call.batch_id);
             }
         }
     }
+    if let (true, Some(refused)) = (mine.is_empty(), refusal) {
+        return Err(refused);
+    }
     let mut decided = Vec::new();
-    for batch in &batches {
-        decided.extend(apply_batch(core, batch, approve, reason.clone(), reviewer).await?);
+    let mut whole: Vec<&BatchId> = Vec::new();
+    for call in &mine {
+        if !partial.contains(&call.batch_id) {
+            if !whole.contains(&&call.batch_id) {
+                whole.push(&call.batch_id);
+                let batch = apply_batch(core, &call.batch_id, approve, reason.clone(), reviewer);
+                decided.extend(batch.await?);
+            }
+            continue;
+        }
+        if call.is_question() {
+            continue;
+        }
+        let verdict = match approve {
+            true => Verdict::Approve,
+            false => Verdict::Reject {
+                reason: reason.clone(),
+            },
+        };
+        match decide(core, &call.id, verdict, reviewer).await {
+            Ok(call) => decided.push(call),
+            // Someone else decided it meanwhile: theirs stands.
+            Err(EngineError::AlreadyDecided { .. }) => {}
+            Err(EngineError::AlreadyApprovedByYou { .. }) => {}
+            Err(e) => return Err(e),
+        }
     }
     Ok(decided)
 }

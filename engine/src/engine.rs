@@ -32,11 +32,15 @@ pub use crate::conversations::MAX_MESSAGE_CHARS;
 #[derive(Debug, Clone)]
 pub struct Engine {
     core: Arc<Core>,
+    /// When this process's engine was made: holds on proxied calls that
+    /// end before this plus their length are a process's before it.
+    started: chrono::DateTime<chrono::Utc>,
 }
 
 impl Engine {
     /// An engine over `store`, telling time by `clock`, applying `config`.
     pub fn new(store: Arc<dyn Store>, clock: Arc<dyn Clock>, config: Config) -> Self {
+        let started = clock.now();
         let core = Core {
             store,
             clock,
@@ -49,6 +53,7 @@ impl Engine {
         };
         Self {
             core: Arc::new(core),
+            started,
         }
     }
 
@@ -78,7 +83,8 @@ impl Engine {
     /// The engine over `core`, for tests that hold only an agent.
     #[cfg(test)]
     pub(crate) fn with_core(core: Arc<Core>) -> Self {
-        Self { core }
+        let started = core.clock.now();
+        Self { core, started }
     }
 
     /// What the services work with, for tests that call one directly.

@@ -44,7 +44,7 @@ pub use quorum::{ApprovalAdded, NewApproval, QuorumStore};
 pub use reviews::ReviewStore;
 pub(crate) use time::{from_millis, to_millis};
 pub use values::{
-    Announcement, Applied, Concluded, Decided, DecisionChange, FeedBatch, NewMessage,
+    Announcement, Applied, Concluded, Decided, DecisionChange, FeedBatch, HeldCall, NewMessage,
 };
 
 /// Durable storage for everything Airlock knows.
@@ -151,6 +151,10 @@ pub trait Store:
         query: &InboxQuery,
         limit: i64,
     ) -> Result<Vec<ToolCall>, StoreError>;
+
+    /// How many calls wait for a person that `query` asks for, on all its
+    /// pages (its cursor is left out).
+    async fn count_pending(&self, query: &InboxQuery) -> Result<i64, StoreError>;
 
     /// Up to `limit` calls proposed at or after `since`, in the order they
     /// were made (their ids'), after the call `after` when given: a window
@@ -331,6 +335,22 @@ pub trait Store:
     /// (SQLite), at startup: such a call's client lost its answer with the
     /// process that ran it.
     async fn fail_unowned(&self, now: DateTime<Utc>) -> Result<Vec<(ToolCall, Event)>, StoreError>;
+
+    /// Holds waiting call `id` for the MCP client `by` until `until`;
+    /// false when it no longer waits.
+    async fn hold_call(
+        &self,
+        id: &ToolCallId,
+        by: &str,
+        until: DateTime<Utc>,
+    ) -> Result<bool, StoreError>;
+
+    /// Up to `limit` waiting calls held until before `before`.
+    async fn lapsed_holds(
+        &self,
+        before: DateTime<Utc>,
+        limit: i64,
+    ) -> Result<Vec<HeldCall>, StoreError>;
 
     /// The position of a conversation's newest event (0 when it has none).
     async fn event_cursor(&self, id: &ConversationId) -> Result<i64, StoreError>;

@@ -65,6 +65,13 @@ pub async fn run(
                 "failed the MCP clients' calls left running by a process that stopped abruptly"
             );
         }
+        let withdrawn = state.engine.withdraw_left_held().await?;
+        if withdrawn > 0 {
+            tracing::warn!(
+                calls = withdrawn,
+                "withdrew the MCP clients' calls left waiting by a process that stopped abruptly"
+            );
+        }
     }
     let (stop_workers, workers_stop) = tokio::sync::watch::channel(false);
     let expiry = tokio::spawn(workers::run_expiry(

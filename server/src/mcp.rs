@@ -264,7 +264,7 @@ impl ServerHandler for Proxy {
                 let session = asked_session.as_deref().unwrap_or_default();
                 let _noted = self.waiting.note(session, &call.id, &by);
                 tokio::select! {
-                    decided = self.wait_for_decision(&call.id, &context) => {
+                    decided = self.wait_for_decision(&call.id, &by, &context) => {
                         let decided = decided.map_err(internal)?;
                         self.engine.run_proxied(decided).await.map_err(internal)?
                     }
@@ -293,14 +293,15 @@ impl ServerHandler for Proxy {
 }
 
 impl Proxy {
-    /// Waits for the call's decision, telling a client that asked for
-    /// progress every so often that it still waits.
+    /// Waits for the call's decision, held for its client `by`, telling a
+    /// client that asked for progress every so often that it still waits.
     async fn wait_for_decision(
         &self,
         id: &engine::domain::ToolCallId,
+        by: &str,
         context: &RequestContext<RoleServer>,
     ) -> Result<engine::domain::ToolCall, engine::EngineError> {
-        told_while_waiting(context, self.engine.decided(id)).await
+        told_while_waiting(context, self.engine.decided(id, by)).await
     }
 }
 

@@ -10,14 +10,25 @@ const EXPIRY_INTERVAL: Duration = Duration::from_secs(1);
 
 /// Applies lapsed approvals' default actions, at startup (for approvals that
 /// lapsed while the server was down) and then every second, until `stop`
-/// turns true. The store's compare-and-set makes each expiry happen once even
-/// with several replicas running this.
+/// turns true; and withdraws the calls of MCP clients whose process let its
+/// hold lapse. The store's compare-and-set makes each expiry or withdrawal
+/// happen once even with several replicas running this.
 pub async fn run_expiry(engine: engine::Engine, mut stop: watch::Receiver<bool>) {
     loop {
         match engine.expire_due().await {
             Ok(0) => {}
             Ok(n) => tracing::info!(expired = n, "applied default actions of lapsed approvals"),
             Err(e) => tracing::warn!(error = %e, "expiry pass failed; retrying"),
+        }
+        match engine.withdraw_unheld().await {
+            Ok(0) => {}
+            Ok(n) => tracing::info!(
+                withdrawn = n,
+                "withdrew the calls of MCP clients whose process is gone"
+            ),
+            Err(e) => {
+                tracing::warn!(error = %e, "withdrawing calls of gone MCP clients failed; retrying")
+            }
         }
         tokio::select! {
             _ = tokio::time::sleep(EXPIRY_INTERVAL) => {}

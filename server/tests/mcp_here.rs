@@ -437,6 +437,60 @@ async fn a_client_that_leaves_as_the_sdks_do_has_its_calls_withdrawn_before_it_i
 }
 
 #[tokio::test]
+async fn a_clients_own_airlock_killed_outright_leaves_no_call_to_approve_at_its_next_start() {
+    let dir = tempfile::tempdir().unwrap();
+    let OwnAirlock {
+        file,
+        data,
+        target,
+        arguments,
+    } = own_airlock(dir.path());
+    let client = leaving(here_command(
+        &file,
+        &data,
+        &["leave", "write_file", &arguments],
+    ));
+    assert_eq!(stored_status(&data, false).await, "pending_approval");
+    // Killed as by the OOM killer: no word to anyone, its call left waiting.
+    let node = client.id().unwrap().to_string();
+    let children = std::process::Command::new("pgrep")
+        .args(["-P", &node])
+        .output()
+        .unwrap();
+    let pids = String::from_utf8(children.stdout).unwrap();
+    assert!(!pids.trim().is_empty(), "no Airlock under the client");
+    for pid in pids.split_whitespace() {
+        std::process::Command::new("kill")
+            .args(["-9", pid])
+            .status()
+            .unwrap();
+    }
+    drop(client);
+    assert_eq!(stored_status(&data, false).await, "pending_approval");
+
+    // Its next start withdraws the call as the client's, before it serves.
+    here(&file, &data, false, &["list"]).await;
+    let db = rusqlite::Connection::open(data.join("airlock.db")).unwrap();
+    let stored: (String, String, String, String) = db
+        .query_row(
+            "select status, decided_by, decision_channel, decision_reason from tool_calls where tool = 'write_file'",
+            [],
+            |row| Ok((row.get(0)?, row.get(1)?, row.get(2)?, row.get(3)?)),
+        )
+        .unwrap();
+    assert_eq!(
+        stored,
+        (
+            "cancelled".into(),
+            "proxy-test".into(),
+            "mcp".into(),
+            "the MCP client went away".into()
+        )
+    );
+    assert!(!target.exists());
+}
+
+#[tokio::test]
 async fn ending_a_session_answers_204() {
     let dir = tempfile::tempdir().unwrap();
     let root = root(dir.path());

@@ -76,13 +76,16 @@ impl Deciding {
             })
     }
 
-    /// Whether they may approve every call of `calls` that waits, as
-    /// Approve all does (all of them or none).
-    pub fn may_approve_all<'a>(&self, calls: impl IntoIterator<Item = &'a ToolCallItem>) -> bool {
-        calls
-            .into_iter()
-            .filter(|c| c.can_decide())
-            .all(|c| matches!(self.may_do(c), MayDo::Decide | MayDo::ApprovedAlready))
+    /// Whether Approve all approves `call` for them: a waiting call, not a
+    /// question (it takes an answer), that they may approve.
+    pub fn may_approve(&self, call: &ToolCallItem) -> bool {
+        call.can_decide() && !call.is_question() && self.may_do(call) == MayDo::Decide
+    }
+
+    /// Whether Reject all refuses `call` for them: a waiting call, not a
+    /// question, that they may at least refuse.
+    pub fn may_refuse(&self, call: &ToolCallItem) -> bool {
+        call.can_decide() && !call.is_question() && !matches!(self.may_do(call), MayDo::Wait(_))
     }
 }
 

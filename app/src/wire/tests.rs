@@ -157,8 +157,10 @@ fn the_cards_show_each_person_what_they_may_do() {
     );
     let own = waiting(&["ops"], Some("person_ana"));
     assert_eq!(person(true, &["ops"]).may_do(&own), MayDo::RefuseOnly);
-    assert!(!person(true, &["ops"]).may_approve_all([&own]));
-    assert!(person(true, &["ops"]).may_approve_all([&waiting(&["ops"], Some("person_bo"))]));
+    assert!(!person(true, &["ops"]).may_approve(&own));
+    assert!(person(true, &["ops"]).may_refuse(&own));
+    assert!(person(true, &["ops"]).may_approve(&waiting(&["ops"], Some("person_bo"))));
+    assert!(!person(false, &["ops"]).may_refuse(&waiting(&["ops"], None)));
 }
 
 /// The cards' rule is a copy of the engine's, which refuses what the cards
@@ -311,7 +313,9 @@ fn a_call_that_needs_two_says_who_approved_and_who_may_still() {
         MayDo::ApprovedAlready
     );
     assert_eq!(person("person_sam").may_do(&waiting), MayDo::Decide);
-    assert!(person("person_rita").may_approve_all([&waiting]));
+    // Approve all leaves the call she approved already to someone else.
+    assert!(!person("person_rita").may_approve(&waiting));
+    assert!(person("person_rita").may_refuse(&waiting));
     // Nobody signs in: the local person is known by name.
     let local = Deciding {
         name: Some("Rita".into()),

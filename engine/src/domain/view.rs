@@ -53,6 +53,8 @@ pub struct TitledInbox {
     pub titles: HashMap<ConversationId, String>,
     /// Where the next page starts, when more calls wait.
     pub next: Option<super::InboxCursor>,
+    /// How many calls wait that the query asks for, on all its pages.
+    pub total: i64,
 }
 
 /// A person's message as stored, with its conversation's title (which the

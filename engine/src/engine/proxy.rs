@@ -24,6 +24,16 @@ use crate::Engine;
 /// taken on another replica sends none to this process.
 const RECHECK: Duration = Duration::from_secs(2);
 
+/// How long a waiting call stays held for its MCP client without a renewal,
+/// and how often the process serving the client renews it: a few missed
+/// renewals (a slow store, a pause) do not withdraw a call.
+const HOLD: chrono::Duration = chrono::Duration::seconds(20);
+const HOLD_RENEWED: chrono::Duration = chrono::Duration::seconds(5);
+
+/// Why a call is withdrawn when its client's session ends, or when the
+/// process serving the client is gone.
+pub const CLIENT_GONE: &str = "the MCP client went away";
+
 /// One call an MCP client asks for.
 #[derive(Debug, Clone)]
 pub struct ProxyRequest {
@@ -151,10 +161,14 @@ impl Engine {
         })
     }
 
-    /// The call once nobody needs to decide it any more.
-    pub async fn decided(&self, id: &ToolCallId) -> Result<ToolCall, EngineError> {
+    /// The call once nobody needs to decide it any more, held for its
+    /// client `by` meanwhile: the hold is renewed while this waits, so one
+    /// that lapses means the process serving the client is gone (see
+    /// [`Engine::withdraw_unheld`]).
+    pub async fn decided(&self, id: &ToolCallId, by: &str) -> Result<ToolCall, EngineError> {
         // Subscribe before reading, so no change falls between the two.
         let mut changes = self.core.events.subscribe_cases();
+        let mut renew_at = self.core.clock.now();
         loop {
             let call = self
                 .core
@@ -165,6 +179,11 @@ impl Engine {
             if call.status != CallStatus::PendingApproval {
                 return Ok(call);
             }
+            let now = self.core.clock.now();
+            if now >= renew_at {
+                self.core.store.hold_call(id, by, now + HOLD).await?;
+                renew_at = now + HOLD_RENEWED;
+            }
             let _ = tokio::time::timeout(RECHECK, async {
                 while let Ok(changed) = changes.recv().await {
                     if &*changed == id.as_str() {
@@ -173,6 +192,40 @@ impl Engine {
                 }
             })
             .await;
+        }
+    }
+
+    /// Withdraws the waiting calls whose hold lapsed, each as its client's
+    /// ([`CLIENT_GONE`]): the process serving their client stopped without
+    /// a word (killed, its machine lost). Any replica may; returns how many.
+    pub async fn withdraw_unheld(&self) -> Result<usize, EngineError> {
+        self.withdraw_held_until(self.core.clock.now()).await
+    }
+
+    /// Withdraws, as [`Engine::withdraw_unheld`] does, every call a process
+    /// before this one held, lapsed or not: only for a store no other live
+    /// process uses (SQLite), at startup. Such holds end before this
+    /// engine's start plus a hold's length, and this process's after it.
+    pub async fn withdraw_left_held(&self) -> Result<usize, EngineError> {
+        self.withdraw_held_until(self.started + HOLD).await
+    }
+
+    async fn withdraw_held_until(
+        &self,
+        before: chrono::DateTime<chrono::Utc>,
+    ) -> Result<usize, EngineError> {
+        const AT_ONCE: i64 = 100;
+        let mut total = 0;
+        loop {
+            let lapsed = self.core.store.lapsed_holds(before, AT_ONCE).await?;
+            for held in &lapsed {
+                self.withdraw_proxied(&held.call, &held.by, CLIENT_GONE)
+                    .await?;
+            }
+            total += lapsed.len();
+            if (lapsed.len() as i64) < AT_ONCE {
+                return Ok(total);
+            }
         }
     }
 
@@ -272,3 +325,6 @@ fn why_not(call: &ToolCall) -> String {
         (status, _) => format!("the call is {}, not approved", status.as_str()),
     }
 }
+
+#[cfg(test)]
+mod tests;

@@ -1,7 +1,7 @@
 //! Who holds a review link, and who decides through it: anyone with the
 //! token for a capability link (the HITL Protocol's), or only a signed-in
 //! person who may decide the call, for a policy that says
-//! `review_link: sign_in`.
+//! `review_link: sign_in` or a call that needs several people's approval.
 
 use super::ReviewCase;
 use crate::core::Core;
@@ -20,15 +20,18 @@ fn reviewer_named(name: Option<&str>, channel: Channel) -> Reviewer {
 
 /// Who holds a link: anyone, for a capability link (the HITL Protocol's:
 /// the token is the credential, and the holder decides under the name they
-/// give); for a call whose policy says `review_link: sign_in`, only `by`, a
-/// signed-in person who may decide it, who then decides as themselves.
-/// Without such a policy anywhere, no call is read to find out.
+/// give); for a call whose policy says `review_link: sign_in`, or that
+/// needs several approvals where people sign in (each approval must be a
+/// person's, see `decisions/quorum.rs`), only `by`, a signed-in person who
+/// may decide it, who then decides as themselves. Where nobody signs in
+/// and no policy asks for it, no call is read to find out.
 pub(super) async fn holder(
     core: &Core,
     case: &ReviewCase,
     by: Option<&Actor>,
 ) -> Result<Option<Actor>, EngineError> {
-    if !core.config.sign_in_links() {
+    let people = core.config.auth.is_some();
+    if !people && !core.config.sign_in_links() {
         return Ok(None);
     }
     let call = core
@@ -36,7 +39,9 @@ pub(super) async fn holder(
         .tool_call(&case.tool_call_id)
         .await?
         .ok_or(EngineError::NotFound("tool call"))?;
-    if !core.config.policy_for(&call.source).review_sign_in() {
+    let signed_in = core.config.policy_for(&call.source).review_sign_in()
+        || (people && call.quorum.is_needed());
+    if !signed_in {
         return Ok(None);
     }
     let actor = by.ok_or(EngineError::SignInRequired)?;

@@ -208,6 +208,8 @@ conformance!(
     a_session_is_found_by_its_token_hash,
     disabling_a_person_ends_their_sessions_at_once,
     leases_hold_until_released_or_ended,
+    a_held_call_lapses_when_its_hold_runs_out,
+    the_waiting_calls_are_counted_by_filter,
     a_run_is_taken_with_its_open_calls,
     a_run_wakes_when_its_last_waiting_call_is_decided,
     concurrent_last_decisions_wake_their_run_once,

@@ -220,6 +220,11 @@ const MIGRATIONS: &[Migration] = &[
         description: "audit entries cannot be replaced",
         sql: include_str!("../../migrations/postgres/0037_audit_no_replace.sql"),
     },
+    Migration {
+        version: 38,
+        description: "proxied calls held by their client's process",
+        sql: include_str!("../../migrations/postgres/0038_held_calls.sql"),
+    },
 ];
 
 /// Arbitrary key of the advisory lock that serialises migrations across replicas.

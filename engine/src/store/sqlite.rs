@@ -203,6 +203,11 @@ const MIGRATIONS: &[Migration] = &[
         description: "audit entries cannot be replaced",
         sql: include_str!("../../migrations/sqlite/0037_audit_no_replace.sql"),
     },
+    Migration {
+        version: 38,
+        description: "proxied calls held by their client's process",
+        sql: include_str!("../../migrations/sqlite/0038_held_calls.sql"),
+    },
 ];
 
 /// How many read-only connections serve reads: one per core. Statements run

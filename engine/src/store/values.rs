@@ -104,3 +104,11 @@ pub enum Announcement {
     /// An "always allow" grant was made or revoked.
     Grants,
 }
+
+/// A waiting call whose MCP client's process let its hold lapse, and whom
+/// to record its withdrawal as (the client's key or name).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HeldCall {
+    pub call: crate::domain::ToolCallId,
+    pub by: String,
+}

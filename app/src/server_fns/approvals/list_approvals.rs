@@ -60,6 +60,7 @@ pub async fn list_approvals(
         cursor: titled.inbox.cursor,
         deciding: crate::state::deciding(),
         items,
+        total: titled.total,
         sources_down,
         next: titled.next.map(|c| c.to_text()),
         live: query.is_first_page(),

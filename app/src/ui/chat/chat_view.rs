@@ -5,7 +5,7 @@ use leptos::prelude::*;
 
 use crate::ui::chat::composer::Composer;
 use crate::ui::chat::live::{LiveChat, CHAT_EVENTS};
-use crate::ui::chat::pending_bar::{approvable, PendingBar};
+use crate::ui::chat::pending_bar::{PendingBar, Waiting};
 use crate::ui::chat::show_earlier::ShowEarlier;
 use crate::ui::chat::stop_button::StopButton;
 use crate::ui::chat::timeline::Timeline;
@@ -57,7 +57,7 @@ pub fn ChatView(detail: ConversationDetail) -> impl IntoView {
     });
     let deciding = detail.deciding.clone();
     let stop_id = detail.id.clone();
-    let waiting = Memo::new(move |_| approvable(live.calls.read().iter(), &deciding));
+    let waiting = Memo::new(move |_| Waiting::count(live.calls.read().iter(), &deciding));
     let on_decided = Callback::new(move |call: ToolCallItem| live.put_call(call));
     let url = format!(
         "/api/conversations/{}/events?after={}",

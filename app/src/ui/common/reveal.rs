@@ -9,7 +9,8 @@ use leptos::prelude::*;
 #[component]
 pub fn Reveal(
     /// The label of the button that opens it.
-    label: &'static str,
+    #[prop(into)]
+    label: Signal<String>,
     /// Extra classes for the opening button ("danger", …).
     #[prop(optional)]
     class: &'static str,
@@ -31,7 +32,7 @@ pub fn Reveal(
                 class=format!("button {class}")
                 aria-disabled=move || disabled.get().to_string()
             >
-                {label}
+                {move || label.get()}
                 <span class="reveal-caret" aria-hidden="true">"▾"</span>
             </summary>
             <div class="reveal-body">

@@ -4,7 +4,7 @@
 
 use leptos::prelude::*;
 
-use crate::ui::chat::pending_bar::{approvable, PendingBar};
+use crate::ui::chat::pending_bar::{PendingBar, Waiting};
 use crate::ui::chat::tool_card::{deciding, ToolCard};
 use crate::wire::{InboxItem, ToolCallItem};
 
@@ -24,7 +24,8 @@ pub fn InboxGroup(
             .cloned()
             .collect::<Vec<_>>()
     });
-    let waiting = Memo::new(move |_| approvable(mine.read().iter().map(|i| &i.call), &deciding()));
+    let waiting =
+        Memo::new(move |_| Waiting::count(mine.read().iter().map(|i| &i.call), &deciding()));
     let title = Memo::new(move |_| {
         mine.read()
             .first()

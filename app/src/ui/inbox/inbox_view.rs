@@ -63,6 +63,12 @@ fn name(items: &mut [InboxItem], fresh: &[InboxItem]) {
 #[island]
 pub fn InboxView(inbox: Inbox, children: Children) -> impl IntoView {
     provide_context(inbox.deciding.clone());
+    // Those on other pages, as the server counted them; the ones here are
+    // counted live.
+    let here = inbox.items.iter().filter(|i| i.call.can_decide()).count();
+    let elsewhere = usize::try_from(inbox.total)
+        .unwrap_or_default()
+        .saturating_sub(here);
     let items = RwSignal::new(inbox.items);
     let reconnecting = RwSignal::new(false);
     let notices = LiveNotices::provide();
@@ -110,11 +116,7 @@ pub fn InboxView(inbox: Inbox, children: Children) -> impl IntoView {
         <div class="page-head">
             <h1>"Approvals"</h1>
             <span class="pending-summary" role="status">
-                {move || match waiting() {
-                    0 => "Nothing waiting".to_owned(),
-                    1 => "1 waiting".to_owned(),
-                    n => format!("{n} waiting"),
-                }}
+                {move || waiting_words(waiting(), elsewhere)}
             </span>
             <Show when=move || reconnecting.get()>
                 <span class="live-badge" role="status">"Reconnecting…"</span>
@@ -140,8 +142,40 @@ pub fn InboxView(inbox: Inbox, children: Children) -> impl IntoView {
     }
 }
 
+/// "Nothing waiting", "3 waiting", or "100 of 1,001 waiting" when
+/// `elsewhere` more wait on other pages.
+fn waiting_words(here: usize, elsewhere: usize) -> String {
+    match (here, elsewhere) {
+        (0, 0) => "Nothing waiting".to_owned(),
+        (n, 0) => format!("{} waiting", grouped(n)),
+        (n, more) => format!("{} of {} waiting", grouped(n), grouped(n + more)),
+    }
+}
+
+/// 1001 as "1,001".
+fn grouped(n: usize) -> String {
+    let digits = n.to_string();
+    let mut out = String::new();
+    for (i, digit) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(digit);
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn the_count_says_how_many_wait_on_every_page() {
+        assert_eq!(waiting_words(0, 0), "Nothing waiting");
+        assert_eq!(waiting_words(1, 0), "1 waiting");
+        assert_eq!(waiting_words(100, 901), "100 of 1,001 waiting");
+        assert_eq!(grouped(1_234_567), "1,234,567");
+        assert_eq!(grouped(999), "999");
+    }
+
     use super::*;
 
     fn call(id: &str, conversation: &str, status: &str) -> ToolCallItem {

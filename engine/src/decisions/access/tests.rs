@@ -287,3 +287,40 @@ async fn an_agents_api_key_names_the_person_who_may_not_approve_its_calls() {
         "{refused:?}"
     );
 }
+
+#[tokio::test]
+async fn approve_all_decides_only_the_calls_the_person_may_and_refuses_when_none() {
+    let f = Fixture::new().await;
+    let ada = person("Ada", Access::Approver, &["ops"]);
+    let bo = person("Bo", Access::Approver, &["dev"]);
+    let vi = person("Vi", Access::Viewer, &["ops", "dev"]);
+    let (c, calls) = f.waiting(&ada).await;
+    // Vi may decide nothing; Bo (dev) only deploy; Ada only refuse delete_file.
+    let refused = decisions::decide_pending(&f.core, &c, true, None, &as_(&vi)).await;
+    assert!(
+        matches!(refused, Err(EngineError::NotAllowed)),
+        "{refused:?}"
+    );
+    let approved = decisions::decide_pending(&f.core, &c, true, None, &as_(&bo))
+        .await
+        .unwrap();
+    assert_eq!(
+        approved.iter().map(|c| &c.id).collect::<Vec<_>>(),
+        [&calls[1].id]
+    );
+    assert_eq!(f.status(&calls[0]).await, CallStatus::PendingApproval);
+    // The requester may approve none of what is left, but may refuse it.
+    let refused = decisions::decide_pending(&f.core, &c, true, None, &as_(&ada)).await;
+    assert!(
+        matches!(refused, Err(EngineError::OwnRequest)),
+        "{refused:?}"
+    );
+    let rejected = decisions::decide_pending(&f.core, &c, false, None, &as_(&ada))
+        .await
+        .unwrap();
+    assert_eq!(
+        rejected.iter().map(|c| &c.id).collect::<Vec<_>>(),
+        [&calls[0].id]
+    );
+    assert_eq!(f.status(&calls[0]).await, CallStatus::Rejected);
+}

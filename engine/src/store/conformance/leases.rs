@@ -255,3 +255,53 @@ pub(crate) async fn a_run_concludes_with_its_last_message_in_one_commit(f: &Fixt
     assert_eq!(message_event.data, kept.to_json());
     assert_eq!(message_event.data["seq"], 1);
 }
+
+/// A waiting call held for its MCP client is lapsed once its hold runs
+/// out, and a decided call is neither held nor lapsed.
+pub(crate) async fn a_held_call_lapses_when_its_hold_runs_out(f: &Fixture) {
+    let (c, held) = one_pending_call(&f.store).await;
+    let now = Utc::now();
+    let never = call(&c, 1, CallStatus::PendingApproval);
+    f.store
+        .insert_calls(std::slice::from_ref(&never), &[])
+        .await
+        .unwrap();
+    let far = now + Duration::days(1);
+    assert!(f.store.lapsed_holds(far, 10).await.unwrap().is_empty());
+    let until = now + Duration::seconds(20);
+    assert!(f.store.hold_call(&held.id, "desktop", until).await.unwrap());
+    let lapsed = |at| {
+        let store = f.store.clone();
+        async move { store.lapsed_holds(at, 10).await.unwrap() }
+    };
+    assert!(lapsed(now).await.is_empty(), "the hold still runs");
+    let expected = vec![crate::store::HeldCall {
+        call: held.id.clone(),
+        by: "desktop".into(),
+    }];
+    assert_eq!(lapsed(until + Duration::seconds(1)).await, expected);
+    // Decided: no longer held, nor lapsed.
+    f.store.decide(&approve(&held)).await.unwrap();
+    assert!(!f.store.hold_call(&held.id, "desktop", until).await.unwrap());
+    assert!(lapsed(far).await.is_empty());
+}
+
+/// The inbox counts every waiting call its filters ask for, whatever page.
+pub(crate) async fn the_waiting_calls_are_counted_by_filter(f: &Fixture) {
+    let c = new_conversation(&f.store).await;
+    let calls: Vec<_> = (0..3)
+        .map(|i| call(&c, i, CallStatus::PendingApproval))
+        .chain([call(&c, 3, CallStatus::Completed)])
+        .collect();
+    f.store.insert_calls(&calls, &[]).await.unwrap();
+    let all = crate::domain::InboxQuery::default();
+    let before = f.store.count_pending(&all).await.unwrap();
+    assert!(before >= 3, "{before}");
+    let unknown = crate::domain::InboxQuery {
+        tool: Some("no_such_tool".into()),
+        ..Default::default()
+    };
+    assert_eq!(f.store.count_pending(&unknown).await.unwrap(), 0);
+    f.store.decide(&approve(&calls[0])).await.unwrap();
+    assert_eq!(f.store.count_pending(&all).await.unwrap(), before - 1);
+}

@@ -1,11 +1,11 @@
 //! Tool calls read: one by id, a batch, a conversation's (whole, from a
 //! message on, or a window of its messages), the waiting ones for the
-//! inbox, and a window of history for replaying policy.
+//! inbox and how many they are, and a window of history for replaying policy.
 
 use chrono::{DateTime, Utc};
 
 use super::decode::row_call;
-use super::{query, Backend, SqlStore};
+use super::{query, query_scalar, Backend, SqlStore};
 use crate::domain::{BatchId, ConversationId, InboxQuery, ToolCall, ToolCallId};
 use crate::store::{to_millis, StoreError};
 
@@ -36,6 +36,10 @@ const PENDING_CALLS: &str = "select * from tool_calls where status = 'pending_ap
        and ($3 is null or source = $3) and ($4 is null or tool = $4)
        and ($5 is null or created_at <= $5)
      order by created_at, tool_call_id limit $6";
+
+const COUNT_PENDING: &str = "select count(*) from tool_calls where status = 'pending_approval'
+       and ($1 is null or source = $1) and ($2 is null or tool = $2)
+       and ($3 is null or created_at <= $3)";
 
 /// Up to `$3` calls proposed at or after `$2` with ids above `$1`, in id
 /// order: ids are time-ordered, so this reads a range of the key.
@@ -113,6 +117,16 @@ impl<B: Backend> SqlStore<B> {
             .fetch_all(self.reader())
             .await?;
         found.iter().map(row_call).collect()
+    }
+
+    pub(super) async fn count_pending(&self, q: &InboxQuery) -> Result<i64, StoreError> {
+        let count: i64 = query_scalar(COUNT_PENDING)
+            .bind(q.source.as_deref())
+            .bind(q.tool.as_deref())
+            .bind(q.waiting_since.map(to_millis))
+            .fetch_one(self.reader())
+            .await?;
+        Ok(count)
     }
 
     pub(super) async fn calls_since(

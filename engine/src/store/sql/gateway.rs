@@ -1,13 +1,16 @@
 //! The HITL gateway's own rows: the conversation each agent session maps
-//! to, and the callbacks owed to requesters.
+//! to, and the callbacks owed to requesters; and [`ReviewStore`] for
+//! [`SqlStore`], whose cases' rows are in `reviews.rs`.
 
+use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 
 use super::conversations::INSERT_CONVERSATION;
 use super::decode::corrupt;
 use super::{query, query_scalar, Backend, Pool, SqlStore, Transaction};
 use crate::domain::{Callback, CallbackAttempt, CaseId, ConversationId};
-use crate::store::{to_millis, StoreError};
+use crate::domain::{CaseEvent, CaseStatus, ReviewCase, ToolCallId};
+use crate::store::{to_millis, ReviewStore, StoreError};
 
 const IS_AGENT_SESSION: &str =
     "select exists (select 1 from gateway_sessions where conversation_id = $1)";
@@ -155,5 +158,86 @@ pub(super) fn attempt_columns(
         CallbackAttempt::GaveUp { at, error } => {
             (None, None, Some(to_millis(*at)), Some(error.as_str()))
         }
+    }
+}
+
+#[async_trait]
+impl<B: Backend> ReviewStore for SqlStore<B> {
+    async fn review_case(&self, id: &CaseId) -> Result<Option<ReviewCase>, StoreError> {
+        SqlStore::review_case(self, id).await
+    }
+
+    async fn case_for_call(&self, id: &ToolCallId) -> Result<Option<ReviewCase>, StoreError> {
+        SqlStore::case_for_call(self, id).await
+    }
+
+    async fn review_case_with_tokens(
+        &self,
+        id: &CaseId,
+    ) -> Result<Option<(ReviewCase, Vec<String>)>, StoreError> {
+        SqlStore::review_case_with_tokens(self, id).await
+    }
+
+    async fn review_case_for_submit(
+        &self,
+        id: &CaseId,
+    ) -> Result<Option<(ReviewCase, Option<String>)>, StoreError> {
+        SqlStore::review_case_for_submit(self, id).await
+    }
+
+    async fn add_case_token(
+        &self,
+        id: &CaseId,
+        hash: &str,
+        at: DateTime<Utc>,
+    ) -> Result<(), StoreError> {
+        SqlStore::add_case_token(self, id, hash, at).await
+    }
+
+    async fn advance_case(
+        &self,
+        id: &CaseId,
+        to: CaseStatus,
+        at: DateTime<Utc>,
+    ) -> Result<Option<(ReviewCase, CaseEvent)>, StoreError> {
+        SqlStore::advance_case(self, id, to, at).await
+    }
+
+    async fn case_events_after(&self, id: &CaseId, seq: i64) -> Result<Vec<CaseEvent>, StoreError> {
+        SqlStore::case_events_after(self, id, seq).await
+    }
+
+    async fn gateway_conversation(
+        &self,
+        key: &str,
+        title: &str,
+        now: DateTime<Utc>,
+    ) -> Result<ConversationId, StoreError> {
+        SqlStore::gateway_conversation(self, key, title, now).await
+    }
+
+    async fn is_agent_session(&self, id: &ConversationId) -> Result<bool, StoreError> {
+        SqlStore::is_agent_session(self, id).await
+    }
+
+    async fn due_callbacks(
+        &self,
+        now: DateTime<Utc>,
+        limit: i64,
+    ) -> Result<Vec<Callback>, StoreError> {
+        SqlStore::due_callbacks(self, now, limit).await
+    }
+
+    async fn claim_callback(
+        &self,
+        id: i64,
+        now: DateTime<Utc>,
+        until: DateTime<Utc>,
+    ) -> Result<bool, StoreError> {
+        SqlStore::claim_callback(self, id, now, until).await
+    }
+
+    async fn record_callback(&self, id: i64, attempt: &CallbackAttempt) -> Result<(), StoreError> {
+        SqlStore::record_callback(self, id, attempt).await
     }
 }

@@ -1,13 +1,22 @@
 //! Leases: which process steps a run. A lease is taken, renewed, and given
 //! up when the run ends or the process stops; one that lapses lets another
-//! process take the run.
+//! process take the run. And holds: which process's MCP client waits on a
+//! proxied call; one that lapses lets any process withdraw the call.
 
 use chrono::{DateTime, Utc};
 
 use super::decode::{corrupt, row_call, row_run, row_run_named};
 use super::{query, query_scalar, Backend, SqlStore};
-use crate::domain::{Run, RunId, ToolCall};
-use crate::store::{to_millis, StoreError};
+use crate::domain::{Run, RunId, ToolCall, ToolCallId};
+use crate::store::{to_millis, HeldCall, StoreError};
+
+const HOLD_CALL: &str = "update tool_calls set held_until = $1, held_by = $2
+     where tool_call_id = $3 and status = 'pending_approval'";
+
+/// Waiting calls held until before `$1`, at most `$2`.
+const LAPSED_HOLDS: &str = "select tool_call_id, held_by from tool_calls
+     where held_until < $1 and status = 'pending_approval'
+     order by held_until limit $2";
 
 const RENEW_LEASE: &str = "update runs set lease_until = $1 where run_id = $2 and lease_owner = $3";
 
@@ -133,6 +142,43 @@ impl<B: Backend> SqlStore<B> {
             .await?;
         ids.iter()
             .map(|id| RunId::parse(id).map_err(|e| corrupt("runs", e)))
+            .collect()
+    }
+
+    pub(super) async fn hold_call(
+        &self,
+        id: &ToolCallId,
+        by: &str,
+        until: DateTime<Utc>,
+    ) -> Result<bool, StoreError> {
+        let held = query(HOLD_CALL)
+            .bind(to_millis(until))
+            .bind(by)
+            .bind(id.as_str())
+            .execute(self.lax_writer())
+            .await?;
+        Ok(held > 0)
+    }
+
+    pub(super) async fn lapsed_holds(
+        &self,
+        before: DateTime<Utc>,
+        limit: i64,
+    ) -> Result<Vec<HeldCall>, StoreError> {
+        let rows = query(LAPSED_HOLDS)
+            .bind(to_millis(before))
+            .bind(limit)
+            .fetch_all(self.reader())
+            .await?;
+        rows.iter()
+            .map(|row| {
+                let id: String = row.try_get("tool_call_id")?;
+                let by: Option<String> = row.try_get("held_by")?;
+                Ok(HeldCall {
+                    call: ToolCallId::parse(&id).map_err(|e| corrupt("tool_calls", e))?,
+                    by: by.unwrap_or_else(|| "MCP client".to_owned()),
+                })
+            })
             .collect()
     }
 }

@@ -1,20 +1,20 @@
 //! [`Store`] for [`SqlStore`]: each method is the one of the same name in
 //! the file of its concern (`conversations.rs`, `calls.rs`, `decisions.rs`,
-//! `runs.rs`, `leases.rs`, `events.rs`, `grants.rs`, `reviews.rs`,
-//! `gateway.rs`), or the backend's own for the shared feed.
+//! `runs.rs`, `leases.rs`, `events.rs`, `grants.rs`, `reviews.rs`),
+//! or the backend's own for the shared feed. The other stores are each
+//! implemented in their concern's file (`ReviewStore` in `gateway.rs`).
 
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 
 use super::{Backend, SqlStore};
+use crate::domain::NewCase;
 use crate::domain::{BatchId, ConversationId, RunId, ToolCallId};
 use crate::domain::{CallStatus, Decision, Event, ToolCall};
-use crate::domain::{Callback, CallbackAttempt};
-use crate::domain::{CaseEvent, CaseId, CaseStatus, NewCase, ReviewCase};
 use crate::domain::{Conversation, ConversationSummary, InboxQuery, ListPage, Message};
 use crate::domain::{Run, RunStatus};
 use crate::store::{Announcement, Concluded, Decided, DecisionChange, FeedBatch, NewMessage};
-use crate::store::{ReviewStore, Store, StoreError};
+use crate::store::{HeldCall, Store, StoreError};
 
 #[async_trait]
 impl<B: Backend> Store for SqlStore<B> {
@@ -116,6 +116,10 @@ impl<B: Backend> Store for SqlStore<B> {
         limit: i64,
     ) -> Result<Vec<ToolCall>, StoreError> {
         SqlStore::pending_calls(self, query, limit).await
+    }
+
+    async fn count_pending(&self, query: &InboxQuery) -> Result<i64, StoreError> {
+        SqlStore::count_pending(self, query).await
     }
 
     async fn decide(&self, change: &DecisionChange) -> Result<Decided, StoreError> {
@@ -269,6 +273,23 @@ impl<B: Backend> Store for SqlStore<B> {
         SqlStore::fail_interrupted(self, now).await
     }
 
+    async fn hold_call(
+        &self,
+        id: &ToolCallId,
+        by: &str,
+        until: DateTime<Utc>,
+    ) -> Result<bool, StoreError> {
+        SqlStore::hold_call(self, id, by, until).await
+    }
+
+    async fn lapsed_holds(
+        &self,
+        before: DateTime<Utc>,
+        limit: i64,
+    ) -> Result<Vec<HeldCall>, StoreError> {
+        SqlStore::lapsed_holds(self, before, limit).await
+    }
+
     async fn fail_unowned(&self, now: DateTime<Utc>) -> Result<Vec<(ToolCall, Event)>, StoreError> {
         SqlStore::fail_unowned(self, now).await
     }
@@ -318,86 +339,5 @@ impl<B: Backend> Store for SqlStore<B> {
 
     async fn feed_head(&self) -> Result<i64, StoreError> {
         self.backend.feed_head().await
-    }
-}
-
-#[async_trait]
-impl<B: Backend> ReviewStore for SqlStore<B> {
-    async fn review_case(&self, id: &CaseId) -> Result<Option<ReviewCase>, StoreError> {
-        SqlStore::review_case(self, id).await
-    }
-
-    async fn case_for_call(&self, id: &ToolCallId) -> Result<Option<ReviewCase>, StoreError> {
-        SqlStore::case_for_call(self, id).await
-    }
-
-    async fn review_case_with_tokens(
-        &self,
-        id: &CaseId,
-    ) -> Result<Option<(ReviewCase, Vec<String>)>, StoreError> {
-        SqlStore::review_case_with_tokens(self, id).await
-    }
-
-    async fn review_case_for_submit(
-        &self,
-        id: &CaseId,
-    ) -> Result<Option<(ReviewCase, Option<String>)>, StoreError> {
-        SqlStore::review_case_for_submit(self, id).await
-    }
-
-    async fn add_case_token(
-        &self,
-        id: &CaseId,
-        hash: &str,
-        at: DateTime<Utc>,
-    ) -> Result<(), StoreError> {
-        SqlStore::add_case_token(self, id, hash, at).await
-    }
-
-    async fn advance_case(
-        &self,
-        id: &CaseId,
-        to: CaseStatus,
-        at: DateTime<Utc>,
-    ) -> Result<Option<(ReviewCase, CaseEvent)>, StoreError> {
-        SqlStore::advance_case(self, id, to, at).await
-    }
-
-    async fn case_events_after(&self, id: &CaseId, seq: i64) -> Result<Vec<CaseEvent>, StoreError> {
-        SqlStore::case_events_after(self, id, seq).await
-    }
-
-    async fn gateway_conversation(
-        &self,
-        key: &str,
-        title: &str,
-        now: DateTime<Utc>,
-    ) -> Result<ConversationId, StoreError> {
-        SqlStore::gateway_conversation(self, key, title, now).await
-    }
-
-    async fn is_agent_session(&self, id: &ConversationId) -> Result<bool, StoreError> {
-        SqlStore::is_agent_session(self, id).await
-    }
-
-    async fn due_callbacks(
-        &self,
-        now: DateTime<Utc>,
-        limit: i64,
-    ) -> Result<Vec<Callback>, StoreError> {
-        SqlStore::due_callbacks(self, now, limit).await
-    }
-
-    async fn claim_callback(
-        &self,
-        id: i64,
-        now: DateTime<Utc>,
-        until: DateTime<Utc>,
-    ) -> Result<bool, StoreError> {
-        SqlStore::claim_callback(self, id, now, until).await
-    }
-
-    async fn record_callback(&self, id: i64, attempt: &CallbackAttempt) -> Result<(), StoreError> {
-        SqlStore::record_callback(self, id, attempt).await
     }
 }

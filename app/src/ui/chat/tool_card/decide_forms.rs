@@ -49,6 +49,8 @@ pub fn DecideForms(
     let link_id = call.id.clone();
     let allow_note = format!("Run {} without asking from now on:", call.tool);
     let always = decide.to::<AlwaysAllowCall>();
+    // A grant would let one person decide what needs several.
+    let grantable = call.quorum.required <= 1;
     let approving = (!refuse_only).then(|| {
         view! {
             <PostForm to={decide.to::<ApproveCall>()}>
@@ -61,31 +63,33 @@ pub fn DecideForms(
         <Reveal label="Edit arguments" disabled=busy>
             <EditForm call to={decide.to::<EditCall>()} busy/>
         </Reveal>
-        <Reveal label="Always allow" disabled=busy>
-            <p class="reveal-note">{allow_note}</p>
-            // One form: the button pressed says where, the choice how long.
-            <PostForm to=always class="always-form">
-                <input type="hidden" name="call_id" value=always_id/>
-                <label class="always-lasts">
-                    "Which calls"
-                    <select name="arguments">
-                        <option value="any" selected>"With any arguments"</option>
-                        {folder_rule.map(|rule| view! { <option value="same_folder">{rule}</option> })}
-                        <option value="exactly">"With exactly these arguments"</option>
-                    </select>
-                </label>
-                <label class="always-lasts">
-                    "For how long"
-                    <select name="lasts">
-                        <option value="revoked" selected>"Until revoked"</option>
-                        <option value="1h">"For an hour"</option>
-                        <option value="8h">"For 8 hours"</option>
-                    </select>
-                </label>
-                <button type="submit" name="everywhere" value="false" class="button" disabled=busy>"In this conversation"</button>
-                <button type="submit" name="everywhere" value="true" class="button" disabled=busy>"Everywhere"</button>
-            </PostForm>
-        </Reveal>
+        {grantable.then(|| view! {
+            <Reveal label="Always allow" disabled=busy>
+                <p class="reveal-note">{allow_note}</p>
+                // One form: the button pressed says where, the choice how long.
+                <PostForm to=always class="always-form">
+                    <input type="hidden" name="call_id" value=always_id/>
+                    <label class="always-lasts">
+                        "Which calls"
+                        <select name="arguments">
+                            <option value="any" selected>"With any arguments"</option>
+                            {folder_rule.map(|rule| view! { <option value="same_folder">{rule}</option> })}
+                            <option value="exactly">"With exactly these arguments"</option>
+                        </select>
+                    </label>
+                    <label class="always-lasts">
+                        "For how long"
+                        <select name="lasts">
+                            <option value="revoked" selected>"Until revoked"</option>
+                            <option value="1h">"For an hour"</option>
+                            <option value="8h">"For 8 hours"</option>
+                        </select>
+                    </label>
+                    <button type="submit" name="everywhere" value="false" class="button" disabled=busy>"In this conversation"</button>
+                    <button type="submit" name="everywhere" value="true" class="button" disabled=busy>"Everywhere"</button>
+                </PostForm>
+            </Reveal>
+        })}
     });
     view! {
         <div class="decide">

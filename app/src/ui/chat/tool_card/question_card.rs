@@ -9,7 +9,7 @@ use super::inline_answer::{AnswerOnItsPage, InlineAnswer};
 use crate::error::AppError;
 use crate::server_fns::approvals::{AnswerAsked, AnswerQuestion};
 use crate::ui::common::post_form::{Post, PostForm};
-use crate::wire::ToolCallItem;
+use crate::wire::{MayDo, ToolCallItem};
 
 /// A question card, named "Question from the agent".
 #[component]
@@ -66,11 +66,17 @@ pub fn QuestionCard(
     let asked = call.asked_type();
     let presses = call.one_press_answers();
     let pressed_id = call.id.clone();
-    let form = pending.then(move || match (actions, asked) {
-        (Some(actions), _) => actions.run(),
+    // Someone who may not answer sees whom it waits for, and no form.
+    let waiting_for = match super::deciding().may_do(&call) {
+        MayDo::Wait(note) => Some(note),
+        _ => None,
+    };
+    let form = pending.then(move || match (actions, asked, waiting_for) {
+        (Some(actions), _, _) => actions.run(),
+        (None, _, Some(note)) => view! { <p class="tool-waiting">{note}</p> }.into_any(),
         // A typed question is answered with one press here when it can
         // be, and on its review page, with its whole form, always.
-        (None, Some(asked)) => view! {
+        (None, Some(asked), None) => view! {
             <div class="decide">
                 {if presses.is_empty() {
                     // The form under the card, or its page when the card cannot hold it.
@@ -96,7 +102,7 @@ pub fn QuestionCard(
             </div>
         }
         .into_any(),
-        (None, None) => view! {
+        (None, None, None) => view! {
             <div class="decide">
                 {choices}
                 <PostForm to={answer.to::<AnswerQuestion>()}>
