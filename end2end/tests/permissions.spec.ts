@@ -43,6 +43,8 @@ test('Approve all and Reject all offer only the calls a person may decide', asyn
     await expect(anasBar).toContainText('3 tool calls waiting for approval, 2 of them for you');
     await expect(anasBar.getByRole('button', { name: /^Approve/ })).toHaveCount(0);
     await expect(anasBar.getByRole('button', { name: 'Reject 2 of 3' })).toBeVisible();
+    await ana.setViewportSize({ width: 360, height: 800 });
+    await anasBar.screenshot({ path: test.info().outputPath('reject-2-of-3-360.png') });
 
     // A viewer gets no bar at all.
     const vic = await signedIn(browser, server, 'vic', chat);
@@ -54,13 +56,13 @@ test('Approve all and Reject all offer only the calls a person may decide', asyn
     const cy = await signedIn(browser, server, 'cy', chat);
     const cysBar = cy.getByRole('region', { name: 'Pending approvals' });
     await expect(cysBar).toContainText('3 tool calls waiting for approval, 2 of them for you');
+    await cysBar.screenshot({ path: test.info().outputPath('approve-2-of-3.png') });
     await cysBar.getByRole('button', { name: 'Approve 2 of 3' }).click();
     const drafts = cy.getByRole('article', { name: 'delete_file call' }).filter({ hasText: 'drafts/plan.md' });
     await expect(cy.locator('article[data-status="approved"]')).toHaveCount(2);
     await expect(drafts).toHaveAttribute('data-status', 'pending_approval');
     await expect(drafts).toContainText('Waiting for dev');
     await expect(cysBar).toBeHidden();
-    await cy.screenshot({ path: test.info().outputPath('approve-2-of-3.png'), fullPage: true });
 
     // Bo decides the last one on its card, and the agent goes on.
     const bo = await signedIn(browser, server, 'bo', chat);
