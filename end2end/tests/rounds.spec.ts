@@ -67,3 +67,40 @@ for (const width of [360, 1280]) {
     }
   });
 }
+
+test("the next round of an agent's own approval shows the feedback and edits asked for", async ({ browser }) => {
+  const sha = createHash('sha256').update(KEY).digest('hex');
+  const server = await AirlockServer.start(`gateway:\n  api_keys:\n    - name: writer\n      sha256: ${sha}\n`);
+  const review = async (body: object) => {
+    const res = await fetch(`${server.url}/api/v1/reviews`, {
+      method: 'POST',
+      headers: { Authorization: `Bearer ${KEY}`, 'Content-Type': 'application/json' },
+      body: JSON.stringify(body),
+    });
+    expect(res.status).toBe(202);
+    return (await res.json()).hitl;
+  };
+  const context = await browser.newContext({ viewport: { width: 360, height: 900 } });
+  try {
+    const page = await context.newPage();
+    const first = await review({ type: 'approval', prompt: 'Publish this post?', context: { title: 'Scaling' } });
+    await page.goto(first.review_url);
+    await page.getByRole('textbox', { name: /Feedback/ }).fill('Warmer, please');
+    await page.getByRole('textbox', { name: 'Your name' }).fill('Rita');
+    await page.getByRole('button', { name: 'Request changes' }).click();
+    await expect(page.getByRole('status').filter({ hasText: 'Changes requested' })).toBeVisible();
+
+    const second = await review({
+      type: 'approval', prompt: 'Publish this post?', context: { title: 'Scaling, warmly' },
+      previous_case_id: first.case_id,
+    });
+    await page.goto(second.review_url);
+    const rounds = page.getByRole('region', { name: 'Earlier rounds' });
+    await expect(rounds).toContainText('Answered by Rita: changes requested');
+    await expect(rounds.getByRole('definition')).toHaveText('Warmer, please');
+    await page.screenshot({ path: test.info().outputPath('round-2-feedback-360.png'), fullPage: true });
+  } finally {
+    await context.close();
+    await server.stop();
+  }
+});

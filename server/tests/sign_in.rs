@@ -320,3 +320,68 @@ async fn behind_a_trusted_proxy_each_client_is_held_back_alone() {
         assert_eq!(other, other_client, "trusted proxies: {trusted:?}");
     }
 }
+
+#[tokio::test]
+async fn a_password_is_refused_where_passwords_are_off() {
+    // Passwords off (people sign in with a provider), and no sign-in at all.
+    let provider = discovery_only().await;
+    let off = format!(
+        "auth:\n  passwords: false\n  oidc:\n    issuer: {provider}\n    client_id: airlock\n"
+    );
+    for (config, says) in [(off.as_str(), "takes no passwords"), ("", "nobody signs in")] {
+        let dir = tempfile::tempdir().unwrap();
+        let server = support::start(dir.path(), config, &[], support::Workers::default()).await;
+        server
+            .engine
+            .add_person(NewPerson {
+                name: "ana".into(),
+                display_name: "Ana Lima".into(),
+                access: Access::Admin,
+                password: Some(PASSWORD.into()),
+                email: None,
+            })
+            .await
+            .unwrap();
+        let client = Client::builder().redirect(Policy::none()).build().unwrap();
+        let refused = client
+            .post(server.url("/api/fn/sign_in"))
+            .header("accept", "application/json")
+            .header("origin", &server.base)
+            .form(&[("name", "ana"), ("password", PASSWORD), ("next", "/")])
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(refused.status(), 400, "{config}");
+        assert!(refused.headers().get("set-cookie").is_none(), "{config}");
+        let body: Value = refused.json().await.unwrap();
+        assert_eq!(body["code"], "invalid", "{body}");
+        assert!(body["message"].as_str().unwrap().contains(says), "{body}");
+    }
+}
+
+/// An OpenID provider's discovery document and empty key set, all that
+/// Airlock reads at start-up; nobody signs in through it here.
+async fn discovery_only() -> String {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let issuer = format!("http://{}", listener.local_addr().unwrap());
+    let document = serde_json::json!({
+        "issuer": issuer,
+        "authorization_endpoint": format!("{issuer}/authorize"),
+        "token_endpoint": format!("{issuer}/token"),
+        "jwks_uri": format!("{issuer}/jwks"),
+        "response_types_supported": ["code"],
+        "subject_types_supported": ["public"],
+        "id_token_signing_alg_values_supported": ["RS256"],
+    });
+    let app = axum::Router::new()
+        .route(
+            "/.well-known/openid-configuration",
+            axum::routing::get(move || async move { axum::Json(document) }),
+        )
+        .route(
+            "/jwks",
+            axum::routing::get(|| async { axum::Json(serde_json::json!({"keys": []})) }),
+        );
+    tokio::spawn(async move { axum::serve(listener, app).await });
+    issuer
+}

@@ -74,7 +74,7 @@ impl ToolCallItem {
             return Some(filled);
         }
         let Some(ids) = result["data"]["selected"].as_array() else {
-            return Some(action.to_owned());
+            return Some(action_words(action).to_owned());
         };
         let options = self.arguments["context"]["options"].as_array();
         let label = |id: &str| {
@@ -115,5 +115,64 @@ impl ToolCallItem {
             })
             .collect();
         (!said.is_empty()).then(|| said.join("; "))
+    }
+
+    /// What the person said with a typed answer beyond its action, each
+    /// as (label, text): an approval's feedback and edits, an escalation's
+    /// changed parameters, a reason. A form's fields and a selection's
+    /// choices are the answer itself, not notes.
+    pub fn answer_notes(&self) -> Vec<(String, String)> {
+        let Some(result) = self.result.as_ref() else {
+            return Vec::new();
+        };
+        let Some(data) = result["data"].as_object() else {
+            return Vec::new();
+        };
+        if self.filled_in(&result["data"]).is_some() {
+            return Vec::new();
+        }
+        let mut notes = Vec::new();
+        for (key, value) in data {
+            match (key.as_str(), value) {
+                ("selected" | "confirmed_items", _) => {}
+                ("edits" | "modified_params", serde_json::Value::Object(changes)) => {
+                    notes.extend(changes.iter().map(|(name, to)| (format!("Changed {name}"), text_of(to))));
+                }
+                (key, value) => notes.push((label_of(key), text_of(value))),
+            }
+        }
+        notes
+    }
+}
+
+/// An approval's or escalation's action in words: "changes requested" for
+/// an approval's `edit`, the action itself otherwise.
+fn action_words(action: &str) -> &str {
+    match action {
+        "approve" => "approved",
+        "edit" => "changes requested",
+        "reject" => "rejected",
+        "confirm" => "confirmed",
+        "cancel" => "cancelled",
+        other => other,
+    }
+}
+
+/// `edit_instructions` as "Edit instructions".
+fn label_of(key: &str) -> String {
+    let words = key.replace('_', " ");
+    let mut chars = words.chars();
+    chars
+        .next()
+        .map(|first| first.to_uppercase().chain(chars).collect())
+        .unwrap_or_default()
+}
+
+/// A value as a person reads it: text as it is, a list one item a line.
+fn text_of(value: &serde_json::Value) -> String {
+    match value {
+        serde_json::Value::String(text) => text.clone(),
+        serde_json::Value::Array(items) => items.iter().map(text_of).collect::<Vec<_>>().join("\n"),
+        other => serde_json::to_string_pretty(other).unwrap_or_default(),
     }
 }

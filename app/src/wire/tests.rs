@@ -390,4 +390,30 @@ fn a_forms_answer_reads_as_its_labels_and_values_but_a_sensitive_one() {
         )
     };
     assert_eq!(chosen.answer().as_deref(), Some("A file"));
+    assert!(chosen.answer_notes().is_empty(), "the choice is the answer");
+}
+
+/// An approval answered with changes requested says so, with what the
+/// person wrote and each edit: an earlier round's card is what the next
+/// round's reviewer reads.
+#[test]
+fn an_answers_feedback_and_edits_are_shown_beside_it() {
+    let edited = ToolCallItem {
+        tool: "request_human_input".into(),
+        result: Some(serde_json::json!({"action": "edit", "data": {
+            "feedback": "Warmer, please",
+            "edits": {"title": "Scaling with Kubernetes"},
+            "edit_instructions": ["Name the platform", "Add a metric"],
+        }})),
+        ..call(serde_json::json!({"type": "approval"}), None)
+    };
+    assert_eq!(edited.answer().as_deref(), Some("changes requested"));
+    assert_eq!(
+        edited.answer_notes(),
+        [
+            ("Edit instructions".to_owned(), "Name the platform\nAdd a metric".to_owned()),
+            ("Changed title".to_owned(), "Scaling with Kubernetes".to_owned()),
+            ("Feedback".to_owned(), "Warmer, please".to_owned()),
+        ]
+    );
 }

@@ -47,6 +47,8 @@ pub fn QuestionCard(
         )),
         (None, decided) => decided,
     };
+    // What else the answer said: feedback, edits, changed parameters.
+    let notes = call.answer_notes();
     let choices = call
         .choices()
         .into_iter()
@@ -128,6 +130,11 @@ pub fn QuestionCard(
             </header>
             <p class="question-text">{call.question()}</p>
             {outcome.map(|o| view! { <p class="tool-decision">{o}</p> })}
+            {(!notes.is_empty()).then(|| view! {
+                <dl class="answer-notes">
+                    {notes.into_iter().map(|(label, text)| view! { <dt>{label}</dt> <dd>{text}</dd> }).collect_view()}
+                </dl>
+            })}
             {form}
         </article>
     }
