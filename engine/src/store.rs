@@ -38,7 +38,7 @@ pub use drafts::DraftStore;
 pub use error::StoreError;
 pub use grants::{GrantAudit, GrantStore};
 pub use notices::NoticeStore;
-pub use open::connect;
+pub use open::{connect, sqlite_path};
 pub use people::{Credentials, PeopleStore, SignedIn};
 pub use quorum::{ApprovalAdded, NewApproval, QuorumStore};
 pub use reviews::ReviewStore;

@@ -26,11 +26,10 @@ pub async fn replay(config: PathBuf, since: &str) -> anyhow::Result<u8> {
     let settings = Settings::from_env()?;
     // Replay reads history: an empty store made here would say "nothing
     // changes" of a store that was never found.
-    if let Some(file) = sqlite_file(&settings.database_url) {
+    if let Ok(Some(file)) = engine::store::sqlite_path(&settings.database_url) {
         anyhow::ensure!(
-            file.exists(),
-            "there is no store at {}: set AIRLOCK_DATA_DIR or AIRLOCK_DATABASE_URL to the server's",
-            file.display()
+            std::path::Path::new(file).exists(),
+            "there is no store at {file}: set AIRLOCK_DATA_DIR or AIRLOCK_DATABASE_URL to the server's"
         );
     }
     let store = crate::open_store(&settings).await?;
@@ -47,16 +46,6 @@ pub async fn replay(config: PathBuf, since: &str) -> anyhow::Result<u8> {
     }
     print!("{}", described(&report, since, &name));
     Ok(0)
-}
-
-/// The file of a SQLite store's URL; none for PostgreSQL.
-fn sqlite_file(url: &str) -> Option<&std::path::Path> {
-    if url.starts_with("postgres://") || url.starts_with("postgresql://") {
-        return None;
-    }
-    Some(std::path::Path::new(
-        url.strip_prefix("sqlite://").unwrap_or(url),
-    ))
 }
 
 /// The report for a person.

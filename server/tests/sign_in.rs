@@ -328,7 +328,10 @@ async fn a_password_is_refused_where_passwords_are_off() {
     let off = format!(
         "auth:\n  passwords: false\n  oidc:\n    issuer: {provider}\n    client_id: airlock\n"
     );
-    for (config, says) in [(off.as_str(), "takes no passwords"), ("", "nobody signs in")] {
+    for (config, says) in [
+        (off.as_str(), "takes no passwords"),
+        ("", "nobody signs in"),
+    ] {
         let dir = tempfile::tempdir().unwrap();
         let server = support::start(dir.path(), config, &[], support::Workers::default()).await;
         server

@@ -136,7 +136,11 @@ impl ToolCallItem {
             match (key.as_str(), value) {
                 ("selected" | "confirmed_items", _) => {}
                 ("edits" | "modified_params", serde_json::Value::Object(changes)) => {
-                    notes.extend(changes.iter().map(|(name, to)| (format!("Changed {name}"), text_of(to))));
+                    notes.extend(
+                        changes
+                            .iter()
+                            .map(|(name, to)| (format!("Changed {name}"), text_of(to))),
+                    );
                 }
                 (key, value) => notes.push((label_of(key), text_of(value))),
             }

@@ -1,5 +1,5 @@
 //! The façade's methods for notices (see `reviews/notices.rs`): delivering
-//! them all at once, or a channel at a time from a worker of its own.
+//! a channel at a time from a worker of its own (or, in tests, all at once).
 
 use crate::domain::Notice;
 use crate::error::EngineError;
@@ -8,8 +8,13 @@ use crate::Engine;
 
 impl Engine {
     /// Delivers every notice of a waiting call that is due, the channels
-    /// at once; returns how many were delivered.
-    pub async fn deliver_notices(&self, sender: NoticeSender<'_>) -> Result<usize, EngineError> {
+    /// at once; returns how many were delivered. The server's worker
+    /// delivers a channel at a time instead, so tests do whole passes.
+    #[cfg(test)]
+    pub(crate) async fn deliver_notices(
+        &self,
+        sender: NoticeSender<'_>,
+    ) -> Result<usize, EngineError> {
         notices::deliver_notices(&self.core, sender).await
     }
 

@@ -75,6 +75,7 @@ pub fn by_channel(notices: Vec<Notice>) -> BTreeMap<String, Vec<Notice>> {
 
 /// Delivers every notice that is due, the channels at once and each
 /// channel's notices in order; how many were delivered.
+#[cfg(test)]
 pub(crate) async fn deliver_notices(
     core: &Core,
     sender: NoticeSender<'_>,
