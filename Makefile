@@ -16,7 +16,7 @@ CARGO_LEPTOS_VERSION := 0.3.11
 WASM_BINDGEN_VERSION := $(shell awk '/^name = "wasm-bindgen"$$/ { getline; gsub(/"/, "", $$3); print $$3; exit }' Cargo.lock)
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: help run dev release site-release nightly-wasm test tools rust-tools node-tools chromium lint fmt test-postgres bench faults fuzz
+.PHONY: help run dev release site-release nightly-wasm test tools rust-tools node-tools python-tools chromium lint fmt test-postgres bench faults fuzz
 
 help:
 	@echo "make run    serve Airlock on http://127.0.0.1:3000 (embedded defaults, optimised build)"
@@ -54,6 +54,14 @@ node-tools: end2end/node_modules/.package-lock.json
 
 end2end/node_modules/.package-lock.json: end2end/package-lock.json
 	cd end2end && npm ci --no-audit --no-fund
+	@touch $@
+
+# The MCP Python SDK, for the tests that leave as its programs do.
+python-tools: .venv/.installed
+
+.venv/.installed: server/tests/requirements.txt
+	python3 -m venv .venv
+	.venv/bin/pip install --quiet --disable-pip-version-check -r server/tests/requirements.txt
 	@touch $@
 
 chromium:
@@ -99,7 +107,7 @@ release: site-release
 
 ## Testing ---------------------------------------------------------------------
 
-test: tools chromium
+test: tools python-tools chromium
 	cargo test --workspace
 	cargo leptos build
 	AIRLOCK_FUZZ_SIGN_IN=1 .ci/schemathesis short

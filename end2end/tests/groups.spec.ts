@@ -3,7 +3,7 @@
 // another group and a viewer see whom it waits for, and the approver's
 // decision reaches every page with their name.
 import { test, expect, AirlockServer } from './fixtures';
-import { PASSWORD, signedIn } from './people';
+import { PASSWORD, signedIn, startsConversation } from './people';
 
 const CONFIG = `
 auth:
@@ -28,11 +28,7 @@ test('a call waits for its group, and not for the person who asked for it', asyn
 
     // Ana asks for a deletion: her card may only refuse it.
     const ana = await signedIn(browser, server, 'ana', '/');
-    await ana.getByRole('button', { name: 'New conversation' }).click();
-    await expect(ana).toHaveURL(/\/c\/conv_/);
-    const chat = new URL(ana.url()).pathname;
-    await ana.getByRole('textbox', { name: 'Message' }).fill('delete notes.txt');
-    await ana.getByRole('button', { name: 'Send' }).click();
+    const chat = await startsConversation(ana, 'delete notes.txt');
     const anasCard = ana.getByRole('article', { name: 'delete_file call' });
     await expect(anasCard).toContainText('You asked for this call: another approver must approve it.');
     await expect(anasCard.getByRole('button', { name: 'Approve' })).toHaveCount(0);

@@ -19,3 +19,13 @@ export async function signedIn(browser: Browser, server: AirlockServer, name: st
   await expect(page).toHaveURL(`${server.url}${path}`);
   return page;
 }
+
+/** Starts a conversation on `page` by sending `message`; its path. */
+export async function startsConversation(page: Page, message: string): Promise<string> {
+  await page.getByRole('button', { name: 'New conversation' }).click();
+  await expect(page).toHaveURL(/\/c\/conv_/);
+  const chat = new URL(page.url()).pathname;
+  await page.getByRole('textbox', { name: 'Message' }).fill(message);
+  await page.getByRole('button', { name: 'Send' }).click();
+  return chat;
+}

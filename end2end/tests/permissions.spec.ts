@@ -3,7 +3,7 @@
 // form on the agent's question, and nobody is offered a review link they
 // could not use.
 import { test, expect, AirlockServer } from './fixtures';
-import { PASSWORD, signedIn } from './people';
+import { PASSWORD, signedIn, startsConversation } from './people';
 
 const CONFIG = `
 auth:
@@ -33,11 +33,7 @@ test('Approve all and Reject all offer only the calls a person may decide', asyn
 
     // Ana asks for three deletions: two for ops, which she may only refuse, one for dev.
     const ana = await signedIn(browser, server, 'ana', '/');
-    await ana.getByRole('button', { name: 'New conversation' }).click();
-    await expect(ana).toHaveURL(/\/c\/conv_/);
-    const chat = new URL(ana.url()).pathname;
-    await ana.getByRole('textbox', { name: 'Message' }).fill('delete notes.txt, todo.md and drafts/plan.md');
-    await ana.getByRole('button', { name: 'Send' }).click();
+    const chat = await startsConversation(ana, 'delete notes.txt, todo.md and drafts/plan.md');
     await expect(ana.getByRole('article', { name: 'delete_file call' })).toHaveCount(3);
     const anasBar = ana.getByRole('region', { name: 'Pending approvals' });
     await expect(anasBar).toContainText('3 tool calls waiting for approval, 2 of them for you');
@@ -82,11 +78,7 @@ test("a viewer sees the agent's question and whom it waits for, with no form", a
     server.addPerson('ana', PASSWORD, '--display-name', 'Ana Lima');
     server.addPerson('vic', PASSWORD, '--access', 'viewer', '--display-name', 'Vic Moss');
     const ana = await signedIn(browser, server, 'ana', '/');
-    await ana.getByRole('button', { name: 'New conversation' }).click();
-    await expect(ana).toHaveURL(/\/c\/conv_/);
-    const chat = new URL(ana.url()).pathname;
-    await ana.getByRole('textbox', { name: 'Message' }).fill('ask me what to name the file');
-    await ana.getByRole('button', { name: 'Send' }).click();
+    const chat = await startsConversation(ana, 'ask me what to name the file');
     await expect(ana.getByRole('article', { name: 'Question from the agent' }).getByRole('button', { name: 'Send answer' })).toBeVisible();
 
     for (const path of [chat, '/approvals']) {

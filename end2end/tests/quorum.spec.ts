@@ -3,7 +3,7 @@
 // not approve again, nobody is offered Always allow, and the second
 // approval, through the review link signed in, runs the call.
 import { test, expect, AirlockServer } from './fixtures';
-import { PASSWORD, signedIn } from './people';
+import { PASSWORD, signedIn, startsConversation } from './people';
 
 const CONFIG = `
 auth:
@@ -22,11 +22,7 @@ test('two approvers take a call that needs two from 1 of 2 to completed', async 
     server.addPerson('sam', PASSWORD, '--display-name', 'Sam Ito');
 
     const rita = await signedIn(browser, server, 'rita', '/');
-    await rita.getByRole('button', { name: 'New conversation' }).click();
-    await expect(rita).toHaveURL(/\/c\/conv_/);
-    const chat = new URL(rita.url()).pathname;
-    await rita.getByRole('textbox', { name: 'Message' }).fill('delete notes.txt');
-    await rita.getByRole('button', { name: 'Send' }).click();
+    const chat = await startsConversation(rita, 'delete notes.txt');
     const ritasCard = rita.getByRole('article', { name: 'delete_file call' });
     await expect(ritasCard).toContainText('0 of 2 approvals');
 

@@ -90,6 +90,21 @@ async fn stored_status(data: &Path, moved_on: bool) -> String {
     }
 }
 
+/// The write_file call's decision as the store in `data` holds it:
+/// status, by, channel and reason.
+fn stored_decision(data: &Path) -> [String; 4] {
+    let db = rusqlite::Connection::open(data.join("airlock.db")).unwrap();
+    db.query_row(
+        "select status, decided_by, decision_channel, decision_reason from tool_calls where tool = 'write_file'",
+        [],
+        |row| {
+            let text = |i| row.get::<_, Option<String>>(i).map(Option::unwrap_or_default);
+            Ok([text(0)?, text(1)?, text(2)?, text(3)?])
+        },
+    )
+    .unwrap()
+}
+
 #[tokio::test]
 async fn airlock_mcp_with_a_config_file_is_the_clients_own_airlock() {
     let dir = tempfile::tempdir().unwrap();
@@ -421,19 +436,75 @@ async fn a_client_that_leaves_as_the_sdks_do_has_its_calls_withdrawn_before_it_i
     ));
     assert_eq!(stored_status(&data, false).await, "pending_approval");
     leave(client).await;
-    let db = rusqlite::Connection::open(data.join("airlock.db")).unwrap();
-    let (status, by, channel): (String, String, String) = db
-        .query_row(
-            "select status, decided_by, decision_channel from tool_calls where tool = 'write_file'",
-            [],
-            |row| Ok((row.get(0)?, row.get(1)?, row.get(2)?)),
-        )
-        .unwrap();
-    assert_eq!(
-        (status.as_str(), by.as_str(), channel.as_str()),
-        ("cancelled", "proxy-test", "mcp")
-    );
+    let [status, by, channel, _] = stored_decision(&data);
+    assert_eq!([status, by, channel], ["cancelled", "proxy-test", "mcp"]);
     assert!(!target.exists());
+}
+
+/// The Python SDK's client (`mcp_client.py`) asking through `airlock mcp`:
+/// to the Airlock at `base` with the test key, or, with `config`, an
+/// Airlock of its own keeping its data in `data`.
+fn python(base: &str, config: Option<(&Path, &Path)>, words: &[&str]) -> tokio::process::Command {
+    let here = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let interpreter = here.join("../.venv/bin/python");
+    assert!(
+        interpreter.exists(),
+        "the MCP Python SDK is not installed: run `make python-tools`"
+    );
+    let mut command = tokio::process::Command::new(interpreter);
+    command
+        .arg(here.join("tests/mcp_client.py"))
+        .args(words)
+        .env("AIRLOCK_BINARY", env!("CARGO_BIN_EXE_airlock"))
+        .env("AIRLOCK_URL", base)
+        .env("AIRLOCK_API_KEY", KEY)
+        .env("AIRLOCK_LOG", "warn");
+    if let Some((file, data)) = config {
+        command
+            .env("AIRLOCK_MCP_CONFIG", file)
+            .env("AIRLOCK_ADDR", "127.0.0.1:0")
+            .env("AIRLOCK_DATA_DIR", data);
+    }
+    command
+}
+
+#[tokio::test]
+async fn a_python_client_that_leaves_mid_call_has_its_call_withdrawn_before_it_is_gone() {
+    // Through `airlock mcp` to a running Airlock.
+    let dir = tempfile::tempdir().unwrap();
+    let root = root(dir.path());
+    let server = start(dir.path(), &root).await;
+    let target = root.join("orphan.txt");
+    let arguments = json!({ "path": target.display().to_string(), "content": "x" }).to_string();
+    let client = leaving(python(
+        &server.base,
+        None,
+        &["leave", "write_file", &arguments],
+    ));
+    let pending = support::waiting_call(&server).await;
+    let left = leave(client).await;
+    assert_eq!(left["left"], true, "{left}");
+    let call = server.engine.tool_call(&pending.id).await.unwrap();
+    assert_eq!(call.status, engine::domain::CallStatus::Cancelled);
+    let decision = call.decision.unwrap();
+    assert_eq!(decision.by, "desktop", "the key's name");
+    assert_eq!(decision.channel, engine::domain::Channel::Mcp);
+    let reason = decision.reason.unwrap_or_default();
+    assert!(reason.starts_with("the MCP client "), "{reason}");
+
+    // An Airlock of the client's own.
+    let dir = tempfile::tempdir().unwrap();
+    let own = own_airlock(dir.path());
+    let client = leaving(python(
+        "http://unused",
+        Some((&own.file, &own.data)),
+        &["leave", "write_file", &own.arguments],
+    ));
+    assert_eq!(stored_status(&own.data, false).await, "pending_approval");
+    leave(client).await;
+    let [status, _, channel, _] = stored_decision(&own.data);
+    assert_eq!([status, channel], ["cancelled", "mcp"]);
+    assert!(!target.exists() && !own.target.exists());
 }
 
 #[tokio::test]
@@ -470,22 +541,9 @@ async fn a_clients_own_airlock_killed_outright_leaves_no_call_to_approve_at_its_
 
     // Its next start withdraws the call as the client's, before it serves.
     here(&file, &data, false, &["list"]).await;
-    let db = rusqlite::Connection::open(data.join("airlock.db")).unwrap();
-    let stored: (String, String, String, String) = db
-        .query_row(
-            "select status, decided_by, decision_channel, decision_reason from tool_calls where tool = 'write_file'",
-            [],
-            |row| Ok((row.get(0)?, row.get(1)?, row.get(2)?, row.get(3)?)),
-        )
-        .unwrap();
     assert_eq!(
-        stored,
-        (
-            "cancelled".into(),
-            "proxy-test".into(),
-            "mcp".into(),
-            "the MCP client went away".into()
-        )
+        stored_decision(&data),
+        ["cancelled", "proxy-test", "mcp", "the MCP client went away"]
     );
     assert!(!target.exists());
 }
