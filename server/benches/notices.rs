@@ -44,9 +44,14 @@ fn main() {
         let mut rows = Vec::new();
         for (name, stuck) in [("alone", false), ("beside a hang", true)] {
             let row = round(stuck).await;
+            let ms = |key: &str| row[key].as_f64().unwrap_or_default();
             println!(
                 "{name:>16} {:>8} {:>8.1} {:>8.1} {:>8.1} {:>8}",
-                row["calls"], row["p50_ms"], row["p95_ms"], row["p99_ms"], row["missing"]
+                row["calls"],
+                ms("p50_ms"),
+                ms("p95_ms"),
+                ms("p99_ms"),
+                row["missing"]
             );
             rows.push(json!({ "round": name, "rate_per_s": RATE, "figures": row }));
         }

@@ -113,38 +113,52 @@ pub async fn run_notices(
         mailer,
         decide_in_slack,
     });
-    let mut busy: HashMap<String, tokio::task::JoinHandle<()>> = HashMap::new();
+    // Each channel's task, numbered so that a task that ended frees its
+    // channel only if no newer one took it since.
+    let mut busy: HashMap<String, (u64, tokio::task::JoinHandle<()>)> = HashMap::new();
+    let mut started = 0u64;
+    // A channel that finished its notices looks for more at once: waiting
+    // for the next pass would cap it at a pass's worth per interval.
+    let (done, mut freed) = tokio::sync::mpsc::unbounded_channel::<(String, u64)>();
     loop {
-        busy.retain(|_, task| !task.is_finished());
+        busy.retain(|_, (_, task)| !task.is_finished());
         match engine.due_notices().await {
             Ok(due) => {
                 for (channel, notices) in engine::reviews::notices::by_channel(due) {
                     if busy.contains_key(&channel) || busy.len() >= CHANNELS_AT_ONCE {
                         continue;
                     }
-                    let (engine, outbox) = (engine.clone(), outbox.clone());
+                    let (engine, outbox, done) = (engine.clone(), outbox.clone(), done.clone());
+                    started += 1;
+                    let ended = (channel.clone(), started);
                     let task = tokio::spawn(async move {
                         if let Err(e) = engine.deliver_in_order(outbox.sender(), notices).await {
                             tracing::warn!(error = %e, "notice delivery failed; retrying");
                         }
+                        let _ = done.send(ended);
                     });
-                    busy.insert(channel, task);
+                    busy.insert(channel, (started, task));
                 }
             }
             Err(e) => tracing::warn!(error = %e, "notice pass failed; retrying"),
         }
         tokio::select! {
             _ = tokio::time::sleep(CALLBACK_INTERVAL) => {}
+            Some((channel, number)) = freed.recv() => {
+                if busy.get(&channel).is_some_and(|(n, _)| *n == number) {
+                    busy.remove(&channel);
+                }
+            }
             _ = stop.changed() => break,
         }
     }
-    let in_flight = futures::future::join_all(busy.values_mut());
+    let in_flight = futures::future::join_all(busy.values_mut().map(|(_, task)| task));
     if tokio::time::timeout(NOTICES_GRACE, in_flight)
         .await
         .is_err()
     {
         tracing::info!("stopping with notices in flight: they go out again later");
-        for task in busy.values() {
+        for (_, task) in busy.values() {
             task.abort();
         }
     }
