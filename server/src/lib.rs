@@ -29,6 +29,7 @@ pub mod panics;
 pub mod people_cli;
 pub mod policy_cli;
 mod policy_replay;
+pub mod probes;
 pub mod review_answer;
 pub mod review_page;
 pub mod review_stream;
@@ -127,6 +128,7 @@ pub fn router_with_pages(
             get(review_page::review_page).post(review_answer::answer),
         )
         .route("/calls/{call_id}/review", post(call_review::open))
+        .merge(probes::routes(&state.leptos_options.site_root))
         .route(
             "/metrics",
             get(move |axum::extract::State(state), person, headers| {

@@ -32,6 +32,10 @@ const OPEN: &[&str] = &[
     "/auth/oidc/",
     "/pkg/",
     "/favicon.svg",
+    // What browsers probe for on their own (see `probes.rs`).
+    "/favicon.ico",
+    "/robots.txt",
+    "/apple-touch-icon",
     "/healthz",
     // Prometheus: its own token, or a person's, checked by the handler.
     "/metrics",
