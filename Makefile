@@ -100,7 +100,7 @@ nightly-wasm:
 site-release: tools nightly-wasm
 	LEPTOS_SITE_ROOT=$(SITE_RELEASE) RUSTUP_TOOLCHAIN=nightly CARGO_UNSTABLE_BUILD_STD=std,panic_abort \
 		CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUSTFLAGS="$(NIGHTLY_WASM_RUSTFLAGS)" \
-		cargo leptos build --release --frontend-only
+		cargo leptos build --release --frontend-only --precompress
 
 release: site-release
 	LEPTOS_SITE_ROOT=$(SITE_RELEASE) cargo leptos build --release --server-only

@@ -85,7 +85,8 @@ async fn main() {
         .text()
         .await
         .unwrap();
-    // Every asset the page names under /pkg/, plus the WASM the JS loads.
+    // Every asset the page names under /pkg/, and the WASM the JS loads
+    // when the page does not name it (plain names).
     let mut assets: Vec<String> = html
         .match_indices("/pkg/")
         .map(|(at, _)| {
@@ -96,7 +97,9 @@ async fn main() {
             rest[..end].to_owned()
         })
         .collect();
-    assets.push("/pkg/airlock.wasm".into());
+    if !assets.iter().any(|a| a.ends_with(".wasm")) {
+        assets.push("/pkg/airlock.wasm".into());
+    }
     assets.sort();
     assets.dedup();
 

@@ -128,7 +128,10 @@ pub fn router_with_pages(
             get(review_page::review_page).post(review_answer::answer),
         )
         .route("/calls/{call_id}/review", post(call_review::open))
-        .merge(probes::routes(&state.leptos_options.site_root))
+        .merge(probes::routes(
+            &state.leptos_options.site_root,
+            state.leptos_options.hash_files,
+        ))
         .route(
             "/metrics",
             get(move |axum::extract::State(state), person, headers| {
@@ -262,6 +265,7 @@ pub async fn build(settings: &Settings) -> anyhow::Result<Services> {
         .output_name("airlock")
         .site_root(settings.site_root.as_str())
         .site_pkg_dir("pkg")
+        .hash_files(assets_hashed())
         .site_addr(settings.addr)
         .build();
     let state = AppState {
@@ -301,6 +305,16 @@ pub async fn build(settings: &Settings) -> anyhow::Result<Services> {
             metrics_token: settings.metrics_token.clone(),
         },
     })
+}
+
+/// Whether the site's assets are named by their content: cargo-leptos
+/// then writes their names to `hash.txt` beside the binary, where Leptos
+/// reads them. A binary without one (a test's) names them plainly.
+fn assets_hashed() -> bool {
+    std::env::current_exe()
+        .ok()
+        .and_then(|exe| Some(exe.parent()?.join("hash.txt").exists()))
+        .unwrap_or(false)
 }
 
 /// A short random suffix, so two processes with the same pid (in two

@@ -1,7 +1,7 @@
 //! The document shell and the router.
 
 use leptos::prelude::*;
-use leptos_meta::{provide_meta_context, MetaTags, Stylesheet, Title};
+use leptos_meta::{provide_meta_context, HashedStylesheet, MetaTags, Title};
 use leptos_router::components::{Route, Router, Routes};
 use leptos_router::{path, SsrMode};
 
@@ -33,6 +33,7 @@ pub fn document<B: IntoView + 'static>(
                 <meta name="viewport" content="width=device-width, initial-scale=1"/>
                 <meta name="color-scheme" content="light dark"/>
                 <link rel="icon" type="image/svg+xml" href="/favicon.svg"/>
+                <HashedStylesheet options=options.clone() id="leptos"/>
                 <AutoReload options=options.clone()/>
                 <HydrationScripts options islands=true/>
                 <MetaTags/>
@@ -74,13 +75,12 @@ pub fn App() -> impl IntoView {
     }
 }
 
-/// What every page has around its content: the stylesheet, the form of its
-/// title and the header.
+/// What every page has around its content: the form of its title and the
+/// header (the document's head links the stylesheet).
 #[component]
 pub fn Frame(children: Children) -> impl IntoView {
     provide_meta_context();
     view! {
-        <Stylesheet id="leptos" href="/pkg/airlock.css"/>
         <Title formatter=|page: String| if page.is_empty() { "Airlock".to_owned() } else { format!("{page} · Airlock") }/>
         <AppHeader/>
         <main class="page">{children()}</main>
