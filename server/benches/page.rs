@@ -1,8 +1,8 @@
 //! The chat page's weight as a browser receives it: the server-rendered HTML
 //! of a conversation, then every asset the page loads (JS, WASM, CSS) from
-//! the compiled site, each fetched over HTTP with `Accept-Encoding: gzip`.
-//! Reports raw and transferred bytes per file and in all, against the
-//! 250 KB (gzip, in all) target.
+//! the compiled site, each fetched over HTTP with `Accept-Encoding: gzip,
+//! br`, as browsers ask. Reports raw and transferred bytes per file and in
+//! all, against the 200 KB (compressed, in all) target.
 //!
 //! `make bench` builds the release site into `target/site-release` first and
 //! points `LEPTOS_SITE_ROOT` at it. Prints a table and writes
@@ -17,8 +17,8 @@ use serde_json::json;
 
 use common::write_json;
 
-/// The target for the whole page, gzip.
-const TARGET_BYTES: usize = 250 * 1024;
+/// The target for the whole page, compressed.
+const TARGET_BYTES: usize = 200 * 1024;
 
 /// Raw and transferred size of one response.
 struct Weight {
@@ -33,7 +33,7 @@ async fn weigh(base: &str, path: &str) -> Weight {
     let wire = reqwest::Client::builder().build().unwrap();
     let res = wire
         .get(format!("{base}{path}"))
-        .header("accept-encoding", "gzip")
+        .header("accept-encoding", "gzip, br")
         .send()
         .await
         .unwrap();
@@ -59,14 +59,37 @@ async fn weigh(base: &str, path: &str) -> Weight {
     }
 }
 
+/// The server names the site's assets as `hash.txt` beside its binary
+/// says. The release build wrote it beside `airlock`, one folder up from
+/// this benchmark's binary: the benchmark takes it for its own.
+fn names_assets_as_built() {
+    let exe = std::env::current_exe().unwrap();
+    let here = exe.parent().unwrap().to_path_buf();
+    let built = here.parent().map(|p| p.join("hash.txt"));
+    match built.filter(|p| p.exists()) {
+        Some(names) => {
+            std::fs::copy(names, here.join("hash.txt")).unwrap();
+        }
+        None => {
+            let _ = std::fs::remove_file(here.join("hash.txt"));
+        }
+    }
+}
+
 #[tokio::main]
 async fn main() {
     let site = std::env::var("LEPTOS_SITE_ROOT").unwrap_or_else(|_| "target/site".into());
-    let wasm = std::path::Path::new(&site).join("pkg/airlock.wasm");
-    if !wasm.exists() {
+    let pkg = std::path::Path::new(&site).join("pkg");
+    let built = std::fs::read_dir(&pkg)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .any(|entry| entry.path().extension().is_some_and(|e| e == "wasm"));
+    if !built {
         eprintln!("no compiled site at {site}: run `cargo leptos build --release` first (make bench does)");
         std::process::exit(1);
     }
+    names_assets_as_built();
     let dir = tempfile::tempdir().unwrap();
     let server = support::start(
         dir.path(),
