@@ -14,7 +14,7 @@ export async function askingServer(): Promise<AirlockServer> {
 }
 
 /** Asks `body`; the `hitl` object. */
-async function ask(server: AirlockServer, body: object) {
+export async function ask(server: AirlockServer, body: object) {
   const res = await fetch(`${server.url}/api/v1/reviews`, {
     method: 'POST',
     headers: { Authorization: `Bearer ${KEY}`, 'Content-Type': 'application/json' },

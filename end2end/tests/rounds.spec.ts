@@ -5,6 +5,7 @@
 import { test, expect } from '@playwright/test';
 import { createHash } from 'node:crypto';
 import { AirlockServer } from './fixtures';
+import { ask as askReview, askingServer } from './asking';
 
 const KEY = 'e2e-rounds-key';
 
@@ -69,28 +70,18 @@ for (const width of [360, 1280]) {
 }
 
 test("the next round of an agent's own approval shows the feedback and edits asked for", async ({ browser }) => {
-  const sha = createHash('sha256').update(KEY).digest('hex');
-  const server = await AirlockServer.start(`gateway:\n  api_keys:\n    - name: writer\n      sha256: ${sha}\n`);
-  const review = async (body: object) => {
-    const res = await fetch(`${server.url}/api/v1/reviews`, {
-      method: 'POST',
-      headers: { Authorization: `Bearer ${KEY}`, 'Content-Type': 'application/json' },
-      body: JSON.stringify(body),
-    });
-    expect(res.status).toBe(202);
-    return (await res.json()).hitl;
-  };
+  const server = await askingServer();
   const context = await browser.newContext({ viewport: { width: 360, height: 900 } });
   try {
     const page = await context.newPage();
-    const first = await review({ type: 'approval', prompt: 'Publish this post?', context: { title: 'Scaling' } });
+    const first = await askReview(server, { type: 'approval', prompt: 'Publish this post?', context: { title: 'Scaling' } });
     await page.goto(first.review_url);
     await page.getByRole('textbox', { name: /Feedback/ }).fill('Warmer, please');
     await page.getByRole('textbox', { name: 'Your name' }).fill('Rita');
     await page.getByRole('button', { name: 'Request changes' }).click();
     await expect(page.getByRole('status').filter({ hasText: 'Changes requested' })).toBeVisible();
 
-    const second = await review({
+    const second = await askReview(server, {
       type: 'approval', prompt: 'Publish this post?', context: { title: 'Scaling, warmly' },
       previous_case_id: first.case_id,
     });

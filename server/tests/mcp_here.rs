@@ -68,6 +68,16 @@ fn own_airlock(dir: &Path) -> OwnAirlock {
     }
 }
 
+/// A client of an Airlock of its own set up in `dir`, asking for the write
+/// and leaving when told, once the write waits.
+async fn own_airlock_waiting(dir: &Path) -> (OwnAirlock, tokio::process::Child) {
+    let own = own_airlock(dir);
+    let words = ["leave", "write_file", own.arguments.as_str()];
+    let client = leaving(here_command(&own.file, &own.data, &words));
+    assert_eq!(stored_status(&own.data, false).await, "pending_approval");
+    (own, client)
+}
+
 /// The status of the write_file calls in the store in `data`, once one is
 /// recorded and, when `moved_on`, no longer waits.
 async fn stored_status(data: &Path, moved_on: bool) -> String {
@@ -423,22 +433,11 @@ async fn a_client_that_leaves_as_the_sdks_do_has_its_calls_withdrawn_before_it_i
     // An Airlock of the client's own withdraws them before it stops, as
     // the client (it has no key).
     let dir = tempfile::tempdir().unwrap();
-    let OwnAirlock {
-        file,
-        data,
-        target,
-        arguments,
-    } = own_airlock(dir.path());
-    let client = leaving(here_command(
-        &file,
-        &data,
-        &["leave", "write_file", &arguments],
-    ));
-    assert_eq!(stored_status(&data, false).await, "pending_approval");
+    let (own, client) = own_airlock_waiting(dir.path()).await;
     leave(client).await;
-    let [status, by, channel, _] = stored_decision(&data);
+    let [status, by, channel, _] = stored_decision(&own.data);
     assert_eq!([status, by, channel], ["cancelled", "proxy-test", "mcp"]);
-    assert!(!target.exists());
+    assert!(!own.target.exists());
 }
 
 /// The Python SDK's client (`mcp_client.py`) asking through `airlock mcp`:
@@ -510,18 +509,7 @@ async fn a_python_client_that_leaves_mid_call_has_its_call_withdrawn_before_it_i
 #[tokio::test]
 async fn a_clients_own_airlock_killed_outright_leaves_no_call_to_approve_at_its_next_start() {
     let dir = tempfile::tempdir().unwrap();
-    let OwnAirlock {
-        file,
-        data,
-        target,
-        arguments,
-    } = own_airlock(dir.path());
-    let client = leaving(here_command(
-        &file,
-        &data,
-        &["leave", "write_file", &arguments],
-    ));
-    assert_eq!(stored_status(&data, false).await, "pending_approval");
+    let (own, client) = own_airlock_waiting(dir.path()).await;
     // Killed as by the OOM killer: no word to anyone, its call left waiting.
     let node = client.id().unwrap().to_string();
     let children = std::process::Command::new("pgrep")
@@ -537,15 +525,15 @@ async fn a_clients_own_airlock_killed_outright_leaves_no_call_to_approve_at_its_
             .unwrap();
     }
     drop(client);
-    assert_eq!(stored_status(&data, false).await, "pending_approval");
+    assert_eq!(stored_status(&own.data, false).await, "pending_approval");
 
     // Its next start withdraws the call as the client's, before it serves.
-    here(&file, &data, false, &["list"]).await;
+    here(&own.file, &own.data, false, &["list"]).await;
     assert_eq!(
-        stored_decision(&data),
+        stored_decision(&own.data),
         ["cancelled", "proxy-test", "mcp", "the MCP client went away"]
     );
-    assert!(!target.exists());
+    assert!(!own.target.exists());
 }
 
 #[tokio::test]
