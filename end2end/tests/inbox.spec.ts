@@ -114,6 +114,10 @@ test('the inbox counts every waiting call, not only the page it shows', async ({
     await page.goto(`${server.url}/approvals`);
     await expect(page.getByRole('article', { name: 'send_email call' })).toHaveCount(100);
     await expect(page.getByRole('status').filter({ hasText: 'waiting' })).toHaveText('100 of 1,001 waiting');
+    for (const width of [360, 1280]) {
+      await page.setViewportSize({ width, height: 600 });
+      await page.screenshot({ path: test.info().outputPath(`inbox-count-${width}.png`) });
+    }
     // Deciding one here leaves 99 here of 1,000.
     await page.getByRole('article', { name: 'send_email call' }).first().getByRole('button', { name: 'Approve', exact: true }).click();
     await expect(page.getByRole('status').filter({ hasText: 'waiting' })).toHaveText('99 of 1,000 waiting');

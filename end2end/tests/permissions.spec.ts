@@ -85,9 +85,14 @@ test("a viewer sees the agent's question and whom it waits for, with no form", a
       const vic = await signedIn(browser, server, 'vic', path);
       const card = vic.getByRole('article', { name: 'Question from the agent' });
       await expect(card).toContainText('Waiting for an approver');
+      await expect(card).not.toContainText('Waiting for your answer');
       await expect(card.getByRole('textbox')).toHaveCount(0);
       await expect(card.getByRole('button')).toHaveCount(0);
       await expect(card.getByRole('link', { name: 'Answer on its page' })).toHaveCount(0);
+      for (const width of [360, 1280]) {
+        await vic.setViewportSize({ width, height: 800 });
+        await card.screenshot({ path: test.info().outputPath(`viewer-question${path.replace(/\W/g, '-')}-${width}.png`) });
+      }
       await vic.context().close();
     }
   } finally {

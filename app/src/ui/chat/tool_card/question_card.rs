@@ -73,6 +73,12 @@ pub fn QuestionCard(
         MayDo::Wait(note) => Some(note),
         _ => None,
     };
+    // Someone who may not answer is not asked for their answer.
+    let badge = match (pending, waiting_for.is_some()) {
+        (true, false) => "Waiting for your answer",
+        (true, true) => "Waiting for an answer",
+        (false, _) => call.status_label(),
+    };
     let form = pending.then(move || match (actions, asked, waiting_for) {
         (Some(actions), _, _) => actions.run(),
         (None, _, Some(note)) => view! { <p class="tool-waiting">{note}</p> }.into_any(),
@@ -125,7 +131,7 @@ pub fn QuestionCard(
             <header class="tool-card-head">
                 <span class="tool-name">"Question"</span>
                 <span class=format!("status-badge status-{status}")>
-                    {if pending { "Waiting for your answer" } else { call.status_label() }}
+                    {badge}
                 </span>
             </header>
             <p class="question-text">{call.question()}</p>
