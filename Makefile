@@ -16,10 +16,10 @@ CARGO_LEPTOS_VERSION := 0.3.11
 WASM_BINDGEN_VERSION := $(shell awk '/^name = "wasm-bindgen"$$/ { getline; gsub(/"/, "", $$3); print $$3; exit }' Cargo.lock)
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: help run dev release site-release nightly-wasm test tools rust-tools node-tools python-tools chromium lint fmt test-postgres bench faults fuzz
+.PHONY: help run site-run dev release site-release nightly-wasm test tools rust-tools node-tools python-tools chromium lint fmt test-postgres bench faults fuzz
 
 help:
-	@echo "make run    serve Airlock on http://127.0.0.1:3000 (embedded defaults, optimised build)"
+	@echo "make run    serve Airlock on http://127.0.0.1:3000 (embedded defaults, release build)"
 	@echo "make dev    the same from a debug build that rebuilds and reloads on every change"
 	@echo "make release  the release server and a size-optimised site in target/site-release"
 	@echo "make test   every unit, integration and browser test"
@@ -69,23 +69,33 @@ chromium:
 
 ## Running ---------------------------------------------------------------------
 
-# What people evaluate and deploy: the release server and the size-optimised
-# browser bundle (`make bench` reports its size). `make dev` is the fast
-# debug build, rebuilt and reloaded in the browser on every change.
-run: release
-	LEPTOS_SITE_ROOT=$(SITE_RELEASE) $(CARGO_TARGET_DIR)/release/airlock serve
+# What people evaluate: the release server and the browser bundle in release
+# mode (size-optimised profile, wasm-opt, precompressed), all on stable Rust,
+# so a first `make run` needs no second toolchain. `make release` builds the
+# smaller nightly bundle for deployments. `make dev` is the fast debug build,
+# rebuilt and reloaded in the browser on every change.
+SITE_RUN := $(CURDIR)/target/site-run
+
+run: site-run
+	LEPTOS_SITE_ROOT=$(SITE_RUN) $(CARGO_TARGET_DIR)/release/airlock serve
+
+# The server and the bundle in one cargo-leptos build; it also writes the
+# bundle's names (hash.txt) beside the server.
+site-run: tools
+	LEPTOS_SITE_ROOT=$(SITE_RUN) cargo leptos build --release --precompress
 
 dev: tools
 	cargo leptos watch
 
 ## Release ---------------------------------------------------------------------
 
-# The browser bundle for production is built on nightly: build-std recompiles
+# The browser bundle for deployments is built on nightly: build-std recompiles
 # the standard library for size, panics abort without formatting a message
 # or a source location, and Debug formatting compiles to nothing (the bundle
-# never shows it): a tenth off the gzipped WASM. The server is built on stable
-# as always. These flags replace .cargo/config.toml's for the browser build, so
-# they repeat its `--cfg erase_components`, which the server's HTML needs too.
+# never shows it): a tenth off the compressed WASM, for a longer build and a
+# second toolchain. The server is built on stable as always. These flags
+# replace .cargo/config.toml's for the browser build, so they repeat its
+# `--cfg erase_components`, which the server's HTML needs too.
 SITE_RELEASE := $(CURDIR)/target/site-release
 NIGHTLY_WASM_RUSTFLAGS := -Zunstable-options -Cpanic=immediate-abort -Zlocation-detail=none \
 	-Zfmt-debug=none --cfg erase_components
@@ -141,6 +151,8 @@ bench:
 	cargo bench -p server --bench notices
 	cargo bench -p server --bench fanout
 	cargo bench -p server --bench scale
+	$(MAKE) site-run
+	LEPTOS_SITE_ROOT=$(SITE_RUN) cargo bench -p server --bench page
 	$(MAKE) site-release
 	LEPTOS_SITE_ROOT=$(SITE_RELEASE) cargo bench -p server --bench page
 
