@@ -16,7 +16,7 @@ CARGO_LEPTOS_VERSION := 0.3.11
 WASM_BINDGEN_VERSION := $(shell awk '/^name = "wasm-bindgen"$$/ { getline; gsub(/"/, "", $$3); print $$3; exit }' Cargo.lock)
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: help run site-run dev release site-release nightly-wasm test tools rust-tools node-tools python-tools chromium lint fmt test-postgres bench faults fuzz
+.PHONY: help run site-run dev release site-release nightly-wasm test tools rust-tools node-tools python-tools chromium lint fmt test-postgres bench interactive faults fuzz
 
 help:
 	@echo "make run    serve Airlock on http://127.0.0.1:3000 (embedded defaults, release build)"
@@ -153,8 +153,18 @@ bench:
 	cargo bench -p server --bench scale
 	$(MAKE) site-run
 	LEPTOS_SITE_ROOT=$(SITE_RUN) cargo bench -p server --bench page
+	$(MAKE) interactive SITE=$(SITE_RUN)
 	$(MAKE) site-release
 	LEPTOS_SITE_ROOT=$(SITE_RELEASE) cargo bench -p server --bench page
+	$(MAKE) interactive SITE=$(SITE_RELEASE)
+
+# Time to interactive on a throttled phone (end2end/bench), from the release
+# server and the site SITE it was last built with (its names are in hash.txt
+# beside the server).
+SITE ?= $(SITE_RUN)
+interactive: node-tools chromium
+	cd end2end && AIRLOCK_SERVER_BIN=$(CARGO_TARGET_DIR)/release/airlock LEPTOS_SITE_ROOT=$(SITE) \
+		npx playwright test -c bench.config.ts
 
 ## Faults ----------------------------------------------------------------------
 

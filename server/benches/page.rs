@@ -4,9 +4,10 @@
 //! br`, as browsers ask. Reports raw and transferred bytes per file and in
 //! all, against the 200 KB (compressed, in all) target.
 //!
-//! `make bench` builds the release site into `target/site-release` first and
-//! points `LEPTOS_SITE_ROOT` at it. Prints a table and writes
-//! `target/bench/page.json`.
+//! `make bench` runs it twice: on the bundle `make run` serves
+//! (`target/site-run`, stable Rust) and on `make release`'s
+//! (`target/site-release`, nightly), pointing `LEPTOS_SITE_ROOT` at each.
+//! Prints a table and writes `target/bench/page-<site folder>.json`.
 
 #[path = "../../engine/benches/common/mod.rs"]
 mod common;
@@ -155,8 +156,12 @@ async fn main() {
             "NOT met"
         }
     );
+    let folder = std::path::Path::new(&site)
+        .file_name()
+        .map(|name| name.to_string_lossy().into_owned())
+        .unwrap_or_default();
     write_json(
-        "page",
+        &format!("page-{folder}"),
         &json!({
             "files": weights.iter().map(|w| json!({
                 "path": w.path, "raw_bytes": w.raw, "transferred_bytes": w.transferred, "encoding": w.encoding,
