@@ -80,8 +80,11 @@ async function throttled(context: BrowserContext): Promise<Page> {
   return page;
 }
 
-/** When, in milliseconds from navigation, the page had its HTML, its WASM, and its island alive. */
-type Timeline = { html: number; wasm: number; alive: number };
+/**
+ * When, in milliseconds from navigation, the page had its HTML, had parsed it
+ * (DOMContentLoaded), had its WASM, and had its island alive.
+ */
+type Timeline = { html: number; ready: number; wasm: number; alive: number };
 
 async function timeToInteractive(page: Page, url: string): Promise<Timeline> {
   await page.goto(url, { waitUntil: 'commit' });
@@ -91,7 +94,7 @@ async function timeToInteractive(page: Page, url: string): Promise<Timeline> {
     const wasm = performance
       .getEntriesByType('resource')
       .find((e) => e.name.endsWith('.wasm')) as PerformanceResourceTiming | undefined;
-    return { html: nav.responseEnd, wasm: wasm?.responseEnd ?? 0, alive: (window as any).__interactiveAt };
+    return { html: nav.responseEnd, ready: nav.domContentLoadedEventEnd, wasm: wasm?.responseEnd ?? 0, alive: (window as any).__interactiveAt };
   });
 }
 
@@ -134,6 +137,7 @@ test('the chat page is interactive within target on a throttled phone', async ({
     const row = (visit: string, runs: Timeline[], target: number) => ({
       visit,
       html: p50(runs.map((r) => r.html)),
+      ready: p50(runs.map((r) => r.ready)),
       wasm: p50(runs.map((r) => r.wasm)),
       p50: p50(runs.map((r) => r.alive)),
       max: Math.max(...runs.map((r) => r.alive)),
@@ -142,12 +146,12 @@ test('the chat page is interactive within target on a throttled phone', async ({
     });
     const rows = [row('cold', cold, TARGET_COLD_MS), row('warm', warm, TARGET_WARM_MS)];
     console.log(`chat page, 50 messages and 5 waiting calls, 4× CPU slowdown, slow 4G (${process.env.LEPTOS_SITE_ROOT ?? 'target/site'})`);
-    console.log('| visit | HTML in (p50) | WASM in (p50) | interactive (p50) | max | target | |');
-    console.log('|---|---|---|---|---|---|---|');
+    console.log('| visit | HTML in (p50) | parsed (p50) | WASM in (p50) | interactive (p50) | max | target | |');
+    console.log('|---|---|---|---|---|---|---|---|');
     for (const r of rows) {
       const met = r.p50 <= r.target ? 'met' : 'NOT met';
       const ms = (v: number) => `${Math.round(v)} ms`;
-      console.log(`| ${r.visit} | ${ms(r.html)} | ${ms(r.wasm)} | ${ms(r.p50)} | ${ms(r.max)} | ≤ ${r.target} ms | ${met} |`);
+      console.log(`| ${r.visit} | ${ms(r.html)} | ${ms(r.ready)} | ${ms(r.wasm)} | ${ms(r.p50)} | ${ms(r.max)} | ≤ ${r.target} ms | ${met} |`);
     }
     const out = join(__dirname, '..', 'target', 'bench');
     mkdirSync(out, { recursive: true });
