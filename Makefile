@@ -16,7 +16,7 @@ CARGO_LEPTOS_VERSION := 0.3.11
 WASM_BINDGEN_VERSION := $(shell awk '/^name = "wasm-bindgen"$$/ { getline; gsub(/"/, "", $$3); print $$3; exit }' Cargo.lock)
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: help run site-run dev release site-release nightly-wasm test tools rust-tools node-tools python-tools chromium lint fmt test-postgres bench interactive faults fuzz
+.PHONY: help run site-run FORCE dev release site-release nightly-wasm test tools rust-tools node-tools python-tools chromium lint fmt test-postgres bench interactive faults fuzz
 
 help:
 	@echo "make run    serve Airlock on http://127.0.0.1:3000 (embedded defaults, release build)"
@@ -79,10 +79,24 @@ SITE_RUN := $(CURDIR)/target/site-run
 run: site-run
 	LEPTOS_SITE_ROOT=$(SITE_RUN) $(CARGO_TARGET_DIR)/release/airlock serve
 
-# The server and the bundle in one cargo-leptos build; it also writes the
-# bundle's names (hash.txt) beside the server.
-site-run: tools
+# The server and the bundle in one cargo-leptos build, which names the
+# bundle's files in hash.txt beside the server. It runs only when a source
+# changed or a build is missing: cargo-leptos alone would bind, optimise and
+# compress the bundle again each time (two minutes). The names are kept
+# beside the site and put back, since `make release` writes its own.
+RUN_NAMES := $(CURDIR)/target/site-run.hash.txt
+RUN_SOURCES := Cargo.toml Cargo.lock .cargo/config.toml \
+	$(shell find app engine frontend server style public -type f -not -path '*/target/*')
+RUN_BUILT := $(and $(wildcard $(CARGO_TARGET_DIR)/release/airlock),$(wildcard $(SITE_RUN)/pkg))
+
+site-run: $(RUN_NAMES)
+	@cp $(RUN_NAMES) $(CARGO_TARGET_DIR)/release/hash.txt
+
+$(RUN_NAMES): $(RUN_SOURCES) $(if $(RUN_BUILT),,FORCE) | tools
 	LEPTOS_SITE_ROOT=$(SITE_RUN) cargo leptos build --release --precompress
+	cp $(CARGO_TARGET_DIR)/release/hash.txt $@
+
+FORCE:
 
 dev: tools
 	cargo leptos watch
