@@ -16,10 +16,10 @@ CARGO_LEPTOS_VERSION := 0.3.11
 WASM_BINDGEN_VERSION := $(shell awk '/^name = "wasm-bindgen"$$/ { getline; gsub(/"/, "", $$3); print $$3; exit }' Cargo.lock)
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: help run site-run FORCE dev release site-release nightly-wasm test tools rust-tools node-tools python-tools chromium lint fmt test-postgres bench interactive faults fuzz
+.PHONY: help run server-run server-release site-run cargo-leptos dev release site-release nightly-wasm test tools rust-tools node-tools python-tools chromium lint fmt test-postgres bench interactive faults fuzz
 
 help:
-	@echo "make run    serve Airlock on http://127.0.0.1:3000 (embedded defaults, release build)"
+	@echo "make run    serve Airlock on http://127.0.0.1:3000 (embedded defaults, optimised build)"
 	@echo "make dev    the same from a debug build that rebuilds and reloads on every change"
 	@echo "make release  the release server and a size-optimised site in target/site-release"
 	@echo "make test   every unit, integration and browser test"
@@ -34,20 +34,22 @@ help:
 
 tools: rust-tools node-tools
 
-# cargo-leptos is installed unoptimised (--debug): on two cores that takes
-# 7.5 minutes instead of 18, which was a third of a first `make test`. It
-# only drives cargo, wasm-bindgen and wasm-opt, so its own speed does not
-# show: builds take as long, and the release site comes out byte-identical.
-# wasm-bindgen stays optimised: unoptimised it would install in 1.5 minutes
-# instead of 3.5, but then take 6 s instead of 0.8 s on every debug build.
+# wasm-bindgen binds the browser bundle to JS (frontend/site.sh).
 rust-tools:
 	@rustup target list --installed | grep -qx wasm32-unknown-unknown \
 		|| rustup target add wasm32-unknown-unknown
+	@wasm-bindgen --version 2>/dev/null | grep -qF "$(WASM_BINDGEN_VERSION)" \
+		|| cargo install wasm-bindgen-cli --version $(WASM_BINDGEN_VERSION)
+
+# cargo-leptos rebuilds and reloads on every change for `make dev`, and only
+# there: `make run` and `make test` build with frontend/site.sh, since
+# building cargo-leptos took ten minutes of a first run. It is installed
+# unoptimised (--debug), 7.5 minutes instead of 18 on two cores: it only
+# drives cargo, wasm-bindgen and wasm-opt, so its own speed does not show.
+cargo-leptos: rust-tools
 	@cargo leptos --version 2>/dev/null | grep -qF "$(CARGO_LEPTOS_VERSION)" \
 		|| cargo install cargo-leptos --version $(CARGO_LEPTOS_VERSION) --locked \
 		   --ignore-rust-version --features no_downloads --debug
-	@wasm-bindgen --version 2>/dev/null | grep -qF "$(WASM_BINDGEN_VERSION)" \
-		|| cargo install wasm-bindgen-cli --version $(WASM_BINDGEN_VERSION)
 
 # npm's binaryen provides wasm-opt for release builds; Playwright drives Chromium.
 node-tools: end2end/node_modules/.package-lock.json
@@ -69,36 +71,29 @@ chromium:
 
 ## Running ---------------------------------------------------------------------
 
-# What people evaluate: the release server and the browser bundle in release
+# What people evaluate: an optimised server and the browser bundle in release
 # mode (size-optimised profile, wasm-opt, precompressed), all on stable Rust,
 # so a first `make run` needs no second toolchain. `make release` builds the
 # smaller nightly bundle for deployments. `make dev` is the fast debug build,
-# rebuilt and reloaded in the browser on every change.
+# rebuilt and reloaded in the browser on every change. Each site folder holds
+# its bundle's names (hash.txt), so one server serves either.
 SITE_RUN := $(CURDIR)/target/site-run
 
-run: site-run
-	LEPTOS_SITE_ROOT=$(SITE_RUN) $(CARGO_TARGET_DIR)/release/airlock serve
+run: server-run site-run
+	LEPTOS_SITE_ROOT=$(SITE_RUN) $(CARGO_TARGET_DIR)/quick-release/airlock serve
 
-# The server and the bundle in one cargo-leptos build, which names the
-# bundle's files in hash.txt beside the server. It runs only when a source
-# changed or a build is missing: cargo-leptos alone would bind, optimise and
-# compress the bundle again each time (two minutes). The names are kept
-# beside the site and put back, since `make release` writes its own.
-RUN_NAMES := $(CURDIR)/target/site-run.hash.txt
-RUN_SOURCES := Cargo.toml Cargo.lock .cargo/config.toml \
-	$(shell find app engine frontend server style public -type f -not -path '*/target/*')
-RUN_BUILT := $(and $(wildcard $(CARGO_TARGET_DIR)/release/airlock),$(wildcard $(SITE_RUN)/pkg))
+# The server at opt-level 1 (the `quick-release` profile in Cargo.toml): a
+# first run builds it in two thirds of the time `release` takes.
+server-run:
+	cargo build --profile quick-release -p server --bin airlock
 
-site-run: $(RUN_NAMES)
-	@cp $(RUN_NAMES) $(CARGO_TARGET_DIR)/release/hash.txt
+server-release:
+	cargo build --release -p server --bin airlock
 
-$(RUN_NAMES): $(RUN_SOURCES) $(if $(RUN_BUILT),,FORCE) | tools
-	LEPTOS_SITE_ROOT=$(SITE_RUN) cargo leptos build --release --precompress
-	cp $(CARGO_TARGET_DIR)/release/hash.txt $@
+site-run: tools
+	frontend/site.sh release $(SITE_RUN)
 
-FORCE:
-
-dev: tools
+dev: cargo-leptos node-tools
 	cargo leptos watch
 
 ## Release ---------------------------------------------------------------------
@@ -122,18 +117,18 @@ nightly-wasm:
 		|| rustup target add wasm32-unknown-unknown --toolchain nightly
 
 site-release: tools nightly-wasm
-	LEPTOS_SITE_ROOT=$(SITE_RELEASE) RUSTUP_TOOLCHAIN=nightly CARGO_UNSTABLE_BUILD_STD=std,panic_abort \
+	RUSTUP_TOOLCHAIN=nightly CARGO_UNSTABLE_BUILD_STD=std,panic_abort \
 		CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUSTFLAGS="$(NIGHTLY_WASM_RUSTFLAGS)" \
-		cargo leptos build --release --frontend-only --precompress
+		frontend/site.sh release $(SITE_RELEASE)
 
-release: site-release
-	LEPTOS_SITE_ROOT=$(SITE_RELEASE) cargo leptos build --release --server-only
+release: server-release site-release
 
 ## Testing ---------------------------------------------------------------------
 
 test: tools python-tools chromium
 	cargo test --workspace
-	cargo leptos build
+	cargo build -p server --bin airlock
+	frontend/site.sh debug $(LEPTOS_SITE_ROOT)
 	AIRLOCK_FUZZ_SIGN_IN=1 .ci/schemathesis short
 	@if [ -n "$$AIRLOCK_TEST_DATABASE_URL" ]; then .ci/schemathesis short "$$AIRLOCK_TEST_DATABASE_URL"; \
 	else echo "AIRLOCK_TEST_DATABASE_URL is not set: HTTP fuzzing on PostgreSQL skipped"; fi
@@ -165,7 +160,7 @@ bench:
 	cargo bench -p server --bench notices
 	cargo bench -p server --bench fanout
 	cargo bench -p server --bench scale
-	$(MAKE) site-run
+	$(MAKE) server-release site-run
 	LEPTOS_SITE_ROOT=$(SITE_RUN) cargo bench -p server --bench page
 	$(MAKE) interactive SITE=$(SITE_RUN)
 	$(MAKE) site-release
@@ -173,8 +168,7 @@ bench:
 	$(MAKE) interactive SITE=$(SITE_RELEASE)
 
 # Time to interactive on a throttled phone (end2end/bench), from the release
-# server and the site SITE it was last built with (its names are in hash.txt
-# beside the server).
+# server and the site folder SITE.
 SITE ?= $(SITE_RUN)
 interactive: node-tools chromium
 	cd end2end && AIRLOCK_SERVER_BIN=$(CARGO_TARGET_DIR)/release/airlock LEPTOS_SITE_ROOT=$(SITE) \
@@ -207,7 +201,7 @@ faults:
 		cargo test -p server --test races -- --nocapture
 	AIRLOCK_CRASH_KILLS=50 AIRLOCK_TEST_DATABASE_URL=$$(.ci/postgres) \
 		cargo test -p server --test crashes -- --nocapture --test-threads 1
-	cargo leptos build
+	cargo build -p server --bin airlock
 	.ci/schemathesis full
 	.ci/schemathesis full $$(.ci/postgres)
 	$(MAKE) fuzz FUZZ_SECONDS=300

@@ -60,23 +60,6 @@ async fn weigh(base: &str, path: &str) -> Weight {
     }
 }
 
-/// The server names the site's assets as `hash.txt` beside its binary
-/// says. The release build wrote it beside `airlock`, one folder up from
-/// this benchmark's binary: the benchmark takes it for its own.
-fn names_assets_as_built() {
-    let exe = std::env::current_exe().unwrap();
-    let here = exe.parent().unwrap().to_path_buf();
-    let built = here.parent().map(|p| p.join("hash.txt"));
-    match built.filter(|p| p.exists()) {
-        Some(names) => {
-            std::fs::copy(names, here.join("hash.txt")).unwrap();
-        }
-        None => {
-            let _ = std::fs::remove_file(here.join("hash.txt"));
-        }
-    }
-}
-
 #[tokio::main]
 async fn main() {
     let site = std::env::var("LEPTOS_SITE_ROOT").unwrap_or_else(|_| "target/site".into());
@@ -87,10 +70,9 @@ async fn main() {
         .flatten()
         .any(|entry| entry.path().extension().is_some_and(|e| e == "wasm"));
     if !built {
-        eprintln!("no compiled site at {site}: run `cargo leptos build --release` first (make bench does)");
+        eprintln!("no compiled site at {site}: run `make site-run` first (make bench does)");
         std::process::exit(1);
     }
-    names_assets_as_built();
     let dir = tempfile::tempdir().unwrap();
     let server = support::start(
         dir.path(),

@@ -45,6 +45,7 @@ pub mod terminal;
 mod tool_sources;
 pub mod workers;
 
+use std::path::Path;
 use std::sync::Arc;
 
 use anyhow::Context;
@@ -261,11 +262,13 @@ pub async fn build(settings: &Settings) -> anyhow::Result<Services> {
     let engine = Engine::new(store, Arc::new(SystemClock), config);
     let owner = format!("{}:{}", std::process::id(), uuid_suffix());
     let agent = engine.agent(model, tools, owner);
+    let names = bundle_names(&settings.site_root);
     let leptos_options = LeptosOptions::builder()
         .output_name("airlock")
         .site_root(settings.site_root.as_str())
         .site_pkg_dir("pkg")
-        .hash_files(assets_hashed())
+        .hash_files(names.is_some())
+        .hash_file(names.unwrap_or_else(|| "hash.txt".into()))
         .site_addr(settings.addr)
         .build();
     let state = AppState {
@@ -307,14 +310,13 @@ pub async fn build(settings: &Settings) -> anyhow::Result<Services> {
     })
 }
 
-/// Whether the site's assets are named by their content: cargo-leptos
-/// then writes their names to `hash.txt` beside the binary, where Leptos
-/// reads them. A binary without one (a test's) names them plainly.
-fn assets_hashed() -> bool {
-    std::env::current_exe()
-        .ok()
-        .and_then(|exe| Some(exe.parent()?.join("hash.txt").exists()))
-        .unwrap_or(false)
+/// Where the site names its bundle's files, when they are named by their
+/// content (`frontend/site.sh` writes `hash.txt` into the site). Leptos
+/// joins this to the binary's folder, so it is made absolute. A site
+/// without one (cargo-leptos's, a test's) names its files plainly.
+fn bundle_names(site_root: &str) -> Option<Arc<str>> {
+    let names = std::path::absolute(Path::new(site_root).join("hash.txt")).ok()?;
+    names.exists().then(|| names.to_string_lossy().into())
 }
 
 /// A short random suffix, so two processes with the same pid (in two

@@ -46,3 +46,40 @@ async fn browser_probes_are_answered_without_rendering_the_app() {
         }
     }
 }
+
+/// A site names its bundle's files in its own `hash.txt`: pages load those
+/// names, and browsers keep the files for good. One binary serves any site.
+#[tokio::test]
+async fn a_site_names_its_own_bundle() {
+    let dir = tempfile::tempdir().unwrap();
+    let site = dir.path().join("site");
+    std::fs::create_dir_all(site.join("pkg")).unwrap();
+    for file in ["airlock.j1.js", "airlock.w1.wasm", "airlock.c1.css"] {
+        std::fs::write(site.join("pkg").join(file), "x").unwrap();
+    }
+    std::fs::write(site.join("hash.txt"), "js: j1\nwasm: w1\ncss: c1\n").unwrap();
+    let root = site.to_string_lossy().into_owned();
+    let env = [("LEPTOS_SITE_ROOT", root.as_str())];
+    let server = support::start(dir.path(), "", &env, support::Workers::default()).await;
+    let client = reqwest::Client::new();
+
+    let page = client.get(server.url("/")).send().await.unwrap();
+    let page = page.text().await.unwrap();
+    for name in [
+        "/pkg/airlock.j1.js",
+        "/pkg/airlock.w1.wasm",
+        "/pkg/airlock.c1.css",
+    ] {
+        assert!(page.contains(name), "the page does not load {name}");
+    }
+    let script = client
+        .get(server.url("/pkg/airlock.j1.js"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(script.status(), 200);
+    assert_eq!(
+        script.headers()["cache-control"],
+        "public, max-age=31536000, immutable"
+    );
+}
