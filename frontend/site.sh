@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
-# Builds the browser bundle into a site folder: this crate compiled to WASM
-# and bound to JS by wasm-bindgen, the style sheet, and the public files.
-# The bundle's files are named by their content, and the names are written
-# to SITE/hash.txt, where the server reads them.
+# Builds the browser bundles into a site folder: this crate compiled to WASM
+# once per group of pages, each bound to JS by wasm-bindgen, the style sheet,
+# and the public files. The files are named by their content, and the names
+# written to SITE/hash.txt (the style sheet) and SITE/hash-<bundle>.txt,
+# where the server reads them.
 #
 #   frontend/site.sh debug|release SITE
 #
@@ -24,15 +25,31 @@ release) profile=(--profile wasm-release); out=wasm-release ;;
 *) echo "usage: frontend/site.sh debug|release SITE" >&2; exit 2 ;;
 esac
 
+# The bundles, each with the islands of its pages only: a page loads the
+# one `bundle_for` (app/src/ui/app.rs) names, or none.
+bundles=(
+  "chat app/chat_view"
+  "review app/review_view"
+  "pages app/inbox_view,app/live_list,app/new_token"
+)
+
 # A target folder of its own: a WASM build applies the workspace's flags to
-# its crates only, so sharing the server's would rebuild its macros.
+# its crates only, so sharing the server's would rebuild its macros. Each
+# bundle is this crate and `app` built again with its islands; the
+# dependencies are built once.
 target=${CARGO_TARGET_DIR:-target}/front
-cargo build -p frontend --lib --target wasm32-unknown-unknown --target-dir "$target" "${profile[@]}"
-wasm=$target/wasm32-unknown-unknown/$out/frontend.wasm
+mkdir -p "$target/bundles"
+for entry in "${bundles[@]}"; do
+  read -r bundle islands <<<"$entry"
+  cargo build -p frontend --lib --target wasm32-unknown-unknown --target-dir "$target" \
+    --features "$islands" "${profile[@]}"
+  cp "$target/wasm32-unknown-unknown/$out/frontend.wasm" "$target/bundles/$mode-$bundle.wasm"
+done
 
 # Binding, optimising and compressing take a minute in release: done again
-# only when the WASM, the style sheet or a public file changed.
-inputs=$( (echo "$mode"; sha256sum "$wasm" style/main.css; find public -type f -print0 | sort -z | xargs -0 sha256sum) | sha256sum)
+# only when a bundle, the style sheet or a public file changed.
+inputs=$( (echo "${bundles[@]}"; sha256sum "$target/bundles/$mode-"*.wasm style/main.css
+  find public -type f -print0 | sort -z | xargs -0 sha256sum) | sha256sum)
 if [ -f "$site/hash.txt" ] && [ "$(cat "$site/.inputs" 2>/dev/null)" = "$inputs" ]; then
   echo "$site is up to date"
   exit 0
@@ -44,22 +61,38 @@ mkdir -p "$(dirname "$site")"
 next=$(mktemp -d "$site.XXXXXX")
 trap 'rm -rf "$next"' EXIT
 cp -R public/. "$next"
-wasm-bindgen --target web --no-typescript --out-name airlock --out-dir "$next/pkg" "$wasm"
-mv "$next/pkg/airlock_bg.wasm" "$next/pkg/airlock.wasm"
+mkdir "$next/pkg"
+
+# Names a file by its content and records the name in a names file, as
+# Leptos reads them: `js: <hash>`.
+name() {
+  local file=$1 kind=$2 names=$3 hash
+  hash=$(sha256sum "$file" | cut -c1-16)
+  mv "$file" "${file%.*}.$hash.$kind"
+  echo "$kind: $hash" >>"$names"
+}
+
+for entry in "${bundles[@]}"; do
+  read -r bundle _ <<<"$entry"
+  js=$next/pkg/airlock-$bundle.js
+  wasm=$next/pkg/airlock-$bundle.wasm
+  wasm-bindgen --target web --no-typescript --out-name "airlock-$bundle" --out-dir "$next/pkg" \
+    "$target/bundles/$mode-$bundle.wasm"
+  mv "$next/pkg/airlock-${bundle}_bg.wasm" "$wasm"
+  if [ "$mode" = release ]; then
+    wasm-opt -Oz --enable-bulk-memory --enable-nontrapping-float-to-int "$wasm" -o "$wasm"
+    esbuild --minify --log-level=warning --allow-overwrite "$js" --outfile="$js"
+  fi
+  name "$js" js "$next/hash-$bundle.txt"
+  name "$wasm" wasm "$next/hash-$bundle.txt"
+done
+
 if [ "$mode" = release ]; then
-  wasm-opt -Oz --enable-bulk-memory --enable-nontrapping-float-to-int \
-    "$next/pkg/airlock.wasm" -o "$next/pkg/airlock.wasm"
-  esbuild --minify --log-level=warning --allow-overwrite "$next/pkg/airlock.js" --outfile="$next/pkg/airlock.js"
   esbuild --minify --log-level=warning style/main.css --outfile="$next/pkg/airlock.css"
 else
   cp style/main.css "$next/pkg/airlock.css"
 fi
-
-for kind in js wasm css; do
-  name=$(sha256sum "$next/pkg/airlock.$kind" | cut -c1-16)
-  mv "$next/pkg/airlock.$kind" "$next/pkg/airlock.$name.$kind"
-  echo "$kind: $name" >>"$next/hash.txt"
-done
+name "$next/pkg/airlock.css" css "$next/hash.txt"
 
 if [ "$mode" = release ]; then
   node -e '
@@ -70,7 +103,7 @@ if [ "$mode" = release ]; then
         params: { [zlib.constants.BROTLI_PARAM_QUALITY]: 11, [zlib.constants.BROTLI_PARAM_SIZE_HINT]: bytes.length },
       }));
       fs.writeFileSync(file + ".gz", zlib.gzipSync(bytes, { level: 9 }));
-    }' "$next"/pkg/airlock.*
+    }' "$next"/pkg/*
 fi
 
 echo "$inputs" >"$next/.inputs"

@@ -1,5 +1,6 @@
 // The site's JS, WASM and CSS are named by their content and kept for good:
-// after the first page, no page fetches them again.
+// after the first page, no page fetches them again. Each page loads the
+// bundle with its own islands only.
 import { test, expect } from './fixtures';
 import type { Page } from '@playwright/test';
 import { newConversation } from './chat';
@@ -20,17 +21,38 @@ async function assets(page: Page): Promise<Loaded[]> {
   );
 }
 
+/** The browser bundles among `loaded`: `chat` for `/pkg/airlock-chat.<hash>.wasm`. */
+function bundles(loaded: Loaded[]): string[] {
+  const names = loaded.map((a) => /^\/pkg\/airlock-(\w+)\.\w+\.(js|wasm)$/.exec(a.name)?.[1]);
+  return [...new Set(names.filter((n): n is string => !!n))].sort();
+}
+
+test('each page loads its own islands, and a page without islands no script', async ({ page }) => {
+  await page.goto('/');
+  expect(bundles(await assets(page))).toEqual(['pages']);
+  await newConversation(page);
+  expect(bundles(await assets(page))).toEqual(['chat']);
+
+  await page.goto('/audit');
+  await page.waitForLoadState('load');
+  const audit = await page.evaluate(() =>
+    performance.getEntriesByType('resource').map((e) => new URL(e.name).pathname),
+  );
+  expect(audit.filter((path) => path.startsWith('/pkg/') && !path.endsWith('.css'))).toEqual([]);
+});
+
 test('a second page takes every asset from the browser cache', async ({ page }) => {
   await page.goto('/');
   const first = await assets(page);
-  const names = first.map((a) => a.name);
-  expect(names.some((n) => /^\/pkg\/airlock\.[\w-]+\.wasm$/.test(n)), names.join(', ')).toBe(true);
-  expect(names.some((n) => /^\/pkg\/airlock\.[\w-]+\.js$/.test(n)), names.join(', ')).toBe(true);
   expect(first.filter((a) => a.transferSize > 0).length).toBeGreaterThan(0);
 
-  // A conversation, then the inbox: other pages, the same bundle.
+  // The inbox loads the home page's bundle; a conversation seen again, its own.
+  await page.goto('/approvals');
+  const inbox = await assets(page);
   await newConversation(page);
-  for (const visit of [await assets(page), await page.goto('/approvals').then(() => assets(page))]) {
+  await assets(page);
+  await page.goto(page.url());
+  for (const visit of [inbox, await assets(page)]) {
     expect(visit.length).toBeGreaterThan(0);
     for (const asset of visit) {
       // Served from the cache: nothing crossed the network, yet a body was read.

@@ -25,6 +25,11 @@ pub fn document<B: IntoView + 'static>(
 ) -> impl IntoView {
     #[cfg(feature = "ssr")]
     crate::csp::set_content_security_policy();
+    let path = use_context::<http::request::Parts>().map(|parts| parts.uri.path().to_owned());
+    let scripts = bundle_for(path.as_deref().unwrap_or("/")).map(|bundle| {
+        let options = bundle_options(&options, bundle);
+        view! { <HydrationScripts options islands=true/> }
+    });
     view! {
         <!DOCTYPE html>
         <html lang="en">
@@ -35,7 +40,7 @@ pub fn document<B: IntoView + 'static>(
                 <link rel="icon" type="image/svg+xml" href="/favicon.svg"/>
                 <HashedStylesheet options=options.clone() id="leptos"/>
                 <AutoReload options=options.clone()/>
-                <HydrationScripts options islands=true/>
+                {scripts}
                 <MetaTags/>
             </head>
             <body>
@@ -43,6 +48,32 @@ pub fn document<B: IntoView + 'static>(
             </body>
         </html>
     }
+}
+
+/// The browser bundle a page at `path` loads, with only its own islands'
+/// code (`frontend/site.sh` builds each); none for a page without islands.
+pub fn bundle_for(path: &str) -> Option<&'static str> {
+    match path.split('/').nth(1).unwrap_or_default() {
+        "c" => Some("chat"),
+        "review" => Some("review"),
+        "" | "approvals" | "allowed" | "sources" | "account" => Some("pages"),
+        _ => None,
+    }
+}
+
+/// `options` naming `bundle`'s files (`airlock-<bundle>.<hash>.js`, with
+/// the names in `hash-<bundle>.txt` beside the site's `hash.txt`). A site
+/// without names (cargo-leptos's, for `make dev`) has one bundle with every
+/// island.
+fn bundle_options(options: &LeptosOptions, bundle: &str) -> LeptosOptions {
+    let mut options = options.clone();
+    if options.hash_files {
+        let names =
+            std::path::Path::new(&*options.hash_file).with_file_name(format!("hash-{bundle}.txt"));
+        options.output_name = format!("airlock-{bundle}").into();
+        options.hash_file = names.to_string_lossy().into();
+    }
+    options
 }
 
 /// The application: header and routed pages.

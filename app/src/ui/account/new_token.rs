@@ -9,7 +9,10 @@ use crate::ui::common::post_form::{Post, PostForm};
 use crate::wire::NewApiToken;
 
 /// The form, and the new token's secret once made.
-#[island]
+// An island, except in the browser bundles of pages without it, where it is
+// a plain component that nothing uses (see `bundle_for`).
+#[cfg_attr(any(not(feature = "hydrate"), feature = "new_token"), island)]
+#[cfg_attr(all(feature = "hydrate", not(feature = "new_token")), component)]
 pub fn NewTokenForm() -> impl IntoView {
     let make = Post::<NewApiToken>::new();
     // Effects run in the browser only: until the island is alive the button

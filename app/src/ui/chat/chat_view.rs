@@ -19,7 +19,10 @@ use crate::wire::{ConversationDetail, PostedMessage, ToolCallItem};
 /// signals, appends what the server confirms, and follows the live stream
 /// from the position the page was rendered at. An island: the only part of
 /// the conversation page that runs in the browser.
-#[island]
+// An island, except in the browser bundles of pages without it, where it is
+// a plain component that nothing uses (see `bundle_for`).
+#[cfg_attr(any(not(feature = "hydrate"), feature = "chat_view"), island)]
+#[cfg_attr(all(feature = "hydrate", not(feature = "chat_view")), component)]
 pub fn ChatView(detail: ConversationDetail) -> impl IntoView {
     provide_context(detail.deciding.clone());
     let live = LiveChat {

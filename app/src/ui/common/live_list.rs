@@ -66,7 +66,10 @@ fn show(data: &str, element_id: &str) {
 
 /// Follows the stream of `list` and says when it is down; the list itself
 /// is the element with id [`List::element_id`], rendered by the page.
-#[island]
+// An island, except in the browser bundles of pages without it, where it is
+// a plain component that nothing uses (see `bundle_for`).
+#[cfg_attr(any(not(feature = "hydrate"), feature = "live_list"), island)]
+#[cfg_attr(all(feature = "hydrate", not(feature = "live_list")), component)]
 pub fn LiveList(list: List) -> impl IntoView {
     let reconnecting = RwSignal::new(false);
     Effect::new(move |started: Option<()>| {

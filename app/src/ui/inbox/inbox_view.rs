@@ -60,7 +60,10 @@ fn name(items: &mut [InboxItem], fresh: &[InboxItem]) {
 }
 
 /// The inbox list, with `children` (the page's filters) under its heading.
-#[island]
+// An island, except in the browser bundles of pages without it, where it is
+// a plain component that nothing uses (see `bundle_for`).
+#[cfg_attr(any(not(feature = "hydrate"), feature = "inbox_view"), island)]
+#[cfg_attr(all(feature = "hydrate", not(feature = "inbox_view")), component)]
 pub fn InboxView(inbox: Inbox, children: Children) -> impl IntoView {
     provide_context(inbox.deciding.clone());
     // Those on other pages, as the server counted them; the ones here are

@@ -45,7 +45,10 @@ fn query_value(text: &str) -> String {
 }
 
 /// The review of one case; an expired case also answers with status 410.
-#[island]
+// An island, except in the browser bundles of pages without it, where it is
+// a plain component that nothing uses (see `bundle_for`).
+#[cfg_attr(any(not(feature = "hydrate"), feature = "review_view"), island)]
+#[cfg_attr(all(feature = "hydrate", not(feature = "review_view")), component)]
 pub fn ReviewView(
     item: ReviewItem,
     access: ReviewAccess,
