@@ -70,7 +70,11 @@ test("the inbox groups calls by conversation and approves a conversation's calls
   await expect(page.getByRole('article', { name: 'write_file call' })).toHaveAttribute('data-status', 'pending_approval');
 
   const inbox = await context.newPage();
+  // Decided cards stay in place only once the island is alive (it follows
+  // the inbox's events); a click before that posts the form and reloads.
+  const alive = inbox.waitForRequest((request) => request.url().includes('/api/approvals/events'));
   await inbox.goto('/approvals');
+  await alive;
   const groups = inbox.getByRole('list', { name: 'Waiting approvals' }).getByRole('listitem');
   await expect(groups).toHaveCount(2);
   await expect(groups.nth(0).getByRole('article', { name: 'delete_file call' })).toHaveCount(2);
