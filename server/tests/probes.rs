@@ -47,39 +47,52 @@ async fn browser_probes_are_answered_without_rendering_the_app() {
     }
 }
 
-/// A site names its bundle's files in its own `hash.txt`: pages load those
-/// names, and browsers keep the files for good. One binary serves any site.
+/// A site names its bundles' files: each page loads its own bundle's, a
+/// page without islands none, and browsers keep the files for good. One
+/// binary serves any site.
 #[tokio::test]
-async fn a_site_names_its_own_bundle() {
+async fn a_site_names_its_own_bundles() {
     let dir = tempfile::tempdir().unwrap();
     let site = dir.path().join("site");
     std::fs::create_dir_all(site.join("pkg")).unwrap();
-    for file in ["airlock.j1.js", "airlock.w1.wasm", "airlock.c1.css"] {
+    let files = [
+        "airlock-pages.j1.js",
+        "airlock-pages.w1.wasm",
+        "airlock.c1.css",
+    ];
+    for file in files {
         std::fs::write(site.join("pkg").join(file), "x").unwrap();
     }
-    std::fs::write(site.join("hash.txt"), "js: j1\nwasm: w1\ncss: c1\n").unwrap();
+    std::fs::write(site.join("hash.txt"), "css: c1\n").unwrap();
+    std::fs::write(site.join("hash-pages.txt"), "js: j1\nwasm: w1\n").unwrap();
     let root = site.to_string_lossy().into_owned();
     let env = [("LEPTOS_SITE_ROOT", root.as_str())];
     let server = support::start(dir.path(), "", &env, support::Workers::default()).await;
     let client = reqwest::Client::new();
+    let get = |path: &str| client.get(server.url(path)).send();
 
-    let page = client.get(server.url("/")).send().await.unwrap();
-    let page = page.text().await.unwrap();
-    for name in [
-        "/pkg/airlock.j1.js",
-        "/pkg/airlock.w1.wasm",
-        "/pkg/airlock.c1.css",
-    ] {
-        assert!(page.contains(name), "the page does not load {name}");
+    let home = get("/").await.unwrap().text().await.unwrap();
+    for file in files {
+        assert!(
+            home.contains(&format!("/pkg/{file}")),
+            "the page does not load {file}"
+        );
     }
-    let script = client
-        .get(server.url("/pkg/airlock.j1.js"))
-        .send()
-        .await
-        .unwrap();
+    let audit = get("/audit").await.unwrap().text().await.unwrap();
+    assert!(audit.contains("/pkg/airlock.c1.css"));
+    assert!(
+        !audit.contains("/pkg/airlock-"),
+        "a page without islands loads a bundle"
+    );
+    let script = get("/pkg/airlock-pages.j1.js").await.unwrap();
     assert_eq!(script.status(), 200);
     assert_eq!(
         script.headers()["cache-control"],
         "public, max-age=31536000, immutable"
     );
+    // The chat's bundle is missing from this site: its page works without.
+    let id = support::create_conversation(&client, &server.base).await;
+    let chat = get(&format!("/c/{id}")).await.unwrap();
+    assert_eq!(chat.status(), 200);
+    assert!(!chat.text().await.unwrap().contains("/pkg/airlock-"));
 }

@@ -26,10 +26,9 @@ pub fn document<B: IntoView + 'static>(
     #[cfg(feature = "ssr")]
     crate::csp::set_content_security_policy();
     let path = use_context::<http::request::Parts>().map(|parts| parts.uri.path().to_owned());
-    let scripts = bundle_for(path.as_deref().unwrap_or("/")).map(|bundle| {
-        let options = bundle_options(&options, bundle);
-        view! { <HydrationScripts options islands=true/> }
-    });
+    let scripts = bundle_for(path.as_deref().unwrap_or("/"))
+        .and_then(|bundle| bundle_options(&options, bundle))
+        .map(|options| view! { <HydrationScripts options islands=true/> });
     view! {
         <!DOCTYPE html>
         <html lang="en">
@@ -62,18 +61,22 @@ pub fn bundle_for(path: &str) -> Option<&'static str> {
 }
 
 /// `options` naming `bundle`'s files (`airlock-<bundle>.<hash>.js`, with
-/// the names in `hash-<bundle>.txt` beside the site's `hash.txt`). A site
+/// the names in `hash-<bundle>.txt` beside the site's `hash.txt`); none
+/// when the site lacks them, and the page works without its script. A site
 /// without names (cargo-leptos's, for `make dev`) has one bundle with every
 /// island.
-fn bundle_options(options: &LeptosOptions, bundle: &str) -> LeptosOptions {
+fn bundle_options(options: &LeptosOptions, bundle: &str) -> Option<LeptosOptions> {
     let mut options = options.clone();
     if options.hash_files {
         let names =
             std::path::Path::new(&*options.hash_file).with_file_name(format!("hash-{bundle}.txt"));
+        if !names.exists() {
+            return None;
+        }
         options.output_name = format!("airlock-{bundle}").into();
         options.hash_file = names.to_string_lossy().into();
     }
-    options
+    Some(options)
 }
 
 /// The application: header and routed pages.
