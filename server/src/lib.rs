@@ -45,7 +45,6 @@ pub mod terminal;
 mod tool_sources;
 pub mod workers;
 
-use std::path::Path;
 use std::sync::Arc;
 
 use anyhow::Context;
@@ -262,7 +261,7 @@ pub async fn build(settings: &Settings) -> anyhow::Result<Services> {
     let engine = Engine::new(store, Arc::new(SystemClock), config);
     let owner = format!("{}:{}", std::process::id(), uuid_suffix());
     let agent = engine.agent(model, tools, owner);
-    let names = bundle_names(&settings.site_root);
+    let names = probes::bundle_names(&settings.site_root);
     let leptos_options = LeptosOptions::builder()
         .output_name("airlock")
         .site_root(settings.site_root.as_str())
@@ -308,15 +307,6 @@ pub async fn build(settings: &Settings) -> anyhow::Result<Services> {
             metrics_token: settings.metrics_token.clone(),
         },
     })
-}
-
-/// Where the site names its bundle's files, when they are named by their
-/// content (`frontend/site.sh` writes `hash.txt` into the site). Leptos
-/// joins this to the binary's folder, so it is made absolute. A site
-/// without one (cargo-leptos's, a test's) names its files plainly.
-fn bundle_names(site_root: &str) -> Option<Arc<str>> {
-    let names = std::path::absolute(Path::new(site_root).join("hash.txt")).ok()?;
-    names.exists().then(|| names.to_string_lossy().into())
 }
 
 /// A short random suffix, so two processes with the same pid (in two

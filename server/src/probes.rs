@@ -1,12 +1,14 @@
-//! The site's assets, and what browsers and crawlers ask for on their own,
-//! answered without rendering the app. `/pkg/` files go out as the build
-//! compressed them (brotli or gzip, when it did), and for good when they
-//! are named by their content. `/favicon.ico` is the site's icon, read once
-//! and kept in memory; `robots.txt`, Apple's touch icons and missing `/pkg/`
-//! files are a plain 404. Each used to render the app's "not found" page,
-//! at twice the cost of `/healthz`, on every first visit.
+//! The site's assets (and where it names them), and what browsers and
+//! crawlers ask for on their own, answered without rendering the app.
+//! `/pkg/` files go out as the build compressed them (brotli or gzip, when
+//! it did), and for good when they are named by their content.
+//! `/favicon.ico` is the site's icon, read once and kept in memory;
+//! `robots.txt`, Apple's touch icons and missing `/pkg/` files are a plain
+//! 404. Each used to render the app's "not found" page, at twice the cost
+//! of `/healthz`, on every first visit.
 
 use std::path::Path;
+use std::sync::Arc;
 
 use axum::body::Bytes;
 use axum::http::{header, StatusCode};
@@ -46,6 +48,15 @@ pub fn routes<S: Clone + Send + Sync + 'static>(site_root: &str, hashed: bool) -
         router = router.route(path, get(not_found));
     }
     router
+}
+
+/// Where the site names its bundle's files, when they are named by their
+/// content (`frontend/site.sh` writes `hash.txt` into the site). Leptos
+/// joins this to the binary's folder, so it is made absolute. A site
+/// without one (cargo-leptos's, a test's) names its files plainly.
+pub fn bundle_names(site_root: &str) -> Option<Arc<str>> {
+    let names = std::path::absolute(Path::new(site_root).join("hash.txt")).ok()?;
+    names.exists().then(|| names.to_string_lossy().into())
 }
 
 /// Marks a found asset to be kept for good.

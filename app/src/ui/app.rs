@@ -25,8 +25,9 @@ pub fn document<B: IntoView + 'static>(
 ) -> impl IntoView {
     #[cfg(feature = "ssr")]
     crate::csp::set_content_security_policy();
-    let path = use_context::<http::request::Parts>().map(|parts| parts.uri.path().to_owned());
-    let scripts = bundle_for(path.as_deref().unwrap_or("/"))
+    let bundle = with_context(|parts: &http::request::Parts| bundle_for(parts.uri.path()));
+    let scripts = bundle
+        .unwrap_or_else(|| bundle_for("/"))
         .and_then(|bundle| bundle_options(&options, bundle))
         .map(|options| view! { <HydrationScripts options islands=true/> });
     view! {
@@ -51,7 +52,7 @@ pub fn document<B: IntoView + 'static>(
 
 /// The browser bundle a page at `path` loads, with only its own islands'
 /// code (`frontend/site.sh` builds each); none for a page without islands.
-pub fn bundle_for(path: &str) -> Option<&'static str> {
+fn bundle_for(path: &str) -> Option<&'static str> {
     match path.split('/').nth(1).unwrap_or_default() {
         "c" => Some("chat"),
         "review" => Some("review"),
