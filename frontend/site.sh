@@ -5,11 +5,13 @@
 # written to SITE/hash.txt (the style sheet) and SITE/hash-<bundle>.txt,
 # where the server reads them.
 #
-#   frontend/site.sh debug|release SITE
+#   frontend/site.sh debug|release|style SITE
 #
 # release: the `wasm-release` profile, wasm-opt, minified JS and CSS, and a
 # brotli and a gzip copy of each file, served as they are. The toolchain and
 # flags come from the environment (`make release` builds on nightly).
+# style: the style sheet and the public files only, as release writes them:
+# what a first `make run` serves while its bundles build.
 #
 # `make dev` uses cargo-leptos, which does the same and reloads the browser;
 # `make run` and `make test` use this, since building cargo-leptos itself
@@ -19,12 +21,6 @@ mode=$1
 site=$2
 cd "$(dirname "$0")/.."
 
-case $mode in
-debug) profile=(); out=debug ;;
-release) profile=(--profile wasm-release); out=wasm-release ;;
-*) echo "usage: frontend/site.sh debug|release SITE" >&2; exit 2 ;;
-esac
-
 # The bundles, each with the islands of its pages only: a page loads the
 # one `bundle_for` (app/src/ui/app.rs) names, or none.
 bundles=(
@@ -33,22 +29,31 @@ bundles=(
   "pages app/inbox_view,app/live_list,app/new_token"
 )
 
+case $mode in
+debug) profile=(); out=debug ;;
+release) profile=(--profile wasm-release); out=wasm-release ;;
+style) bundles=() ;;
+*) echo "usage: frontend/site.sh debug|release|style SITE" >&2; exit 2 ;;
+esac
+
 # A target folder of its own: a WASM build applies the workspace's flags to
 # its crates only, so sharing the server's would rebuild its macros. Each
 # bundle is this crate and `app` built again with its islands; the
 # dependencies are built once.
 target=${CARGO_TARGET_DIR:-target}/front
 mkdir -p "$target/bundles"
+built=()
 for entry in "${bundles[@]}"; do
   read -r bundle islands <<<"$entry"
   cargo build -p frontend --lib --target wasm32-unknown-unknown --target-dir "$target" \
     --features "$islands" "${profile[@]}"
-  cp "$target/wasm32-unknown-unknown/$out/frontend.wasm" "$target/bundles/$mode-$bundle.wasm"
+  built+=("$target/bundles/$mode-$bundle.wasm")
+  cp "$target/wasm32-unknown-unknown/$out/frontend.wasm" "${built[-1]}"
 done
 
 # Binding, optimising and compressing take a minute in release: done again
 # only when a bundle, the style sheet or a public file changed.
-inputs=$( (echo "${bundles[@]}"; sha256sum "$target/bundles/$mode-"*.wasm style/main.css
+inputs=$( (echo "$mode ${bundles[*]}"; sha256sum "${built[@]}" style/main.css
   find public -type f -print0 | sort -z | xargs -0 sha256sum) | sha256sum)
 if [ -f "$site/hash.txt" ] && [ "$(cat "$site/.inputs" 2>/dev/null)" = "$inputs" ]; then
   echo "$site is up to date"
@@ -87,14 +92,14 @@ for entry in "${bundles[@]}"; do
   name "$wasm" wasm "$next/hash-$bundle.txt"
 done
 
-if [ "$mode" = release ]; then
+if [ "$mode" != debug ]; then
   esbuild --minify --log-level=warning style/main.css --outfile="$next/pkg/airlock.css"
 else
   cp style/main.css "$next/pkg/airlock.css"
 fi
 name "$next/pkg/airlock.css" css "$next/hash.txt"
 
-if [ "$mode" = release ]; then
+if [ "$mode" != debug ]; then
   node -e '
     const fs = require("fs"), zlib = require("zlib");
     for (const file of process.argv.slice(1)) {
