@@ -1,7 +1,8 @@
 //! The HITL Protocol v0.8 service: the gateway external agents ask before
 //! running a tool call, the status they poll, the response endpoint review
-//! pages submit to, inline submit for a press an agent relays, the per-case
-//! event stream, and the discovery document.
+//! pages submit to, inline submit for a press an agent relays, withdrawal
+//! by an agent that no longer waits, the per-case event stream, and the
+//! discovery document.
 //!
 //! Every error answers with the protocol's `{ "error", "message" }` body and
 //! a 4xx status for the caller's mistakes (see `hitl/error.rs`).
@@ -18,6 +19,7 @@ mod respond;
 mod status;
 mod submit;
 mod wire;
+mod withdraw;
 
 use std::sync::Arc;
 
@@ -63,6 +65,7 @@ pub fn routes<S: Clone + Send + Sync + 'static>(
         .routes(routes!(status::poll))
         .routes(routes!(respond::respond))
         .routes(routes!(submit::submit))
+        .routes(routes!(withdraw::withdraw))
         .routes(routes!(events::stream))
         .routes(routes!(discovery::document))
         .split_for_parts();

@@ -254,6 +254,107 @@ async fn a_review_withdrawn_on_its_page_polls_as_cancelled() {
 }
 
 #[tokio::test]
+async fn an_agent_withdraws_the_case_it_no_longer_waits_for() {
+    let dir = tempfile::tempdir().unwrap();
+    let s = Server::start(dir.path(), "24h").await;
+    let body = s.waiting(None).await;
+    let hitl = &body["hitl"];
+    let case = hitl["case_id"].as_str().unwrap();
+    let withdraw = |key: &'static str, body: &'static str| {
+        reqwest::Client::new()
+            .post(s.url(&format!("/api/v1/reviews/{case}/withdraw")))
+            .bearer_auth(key)
+            .header("content-type", "application/json")
+            .body(body)
+            .send()
+    };
+    let code = |res: reqwest::Response| async move {
+        let status = res.status().as_u16();
+        (status, res.json::<Value>().await.unwrap()["code"].clone())
+    };
+    // Another key's case is not found; a mistake records nothing.
+    assert_eq!(
+        code(withdraw(OTHER_KEY, "").await.unwrap()).await,
+        (404, json!("not_found"))
+    );
+    assert_eq!(
+        code(withdraw(KEY, "{").await.unwrap()).await,
+        (400, json!("invalid_json"))
+    );
+    assert_eq!(
+        code(withdraw(KEY, r#"{"reason": "a\u0000b"}"#).await.unwrap()).await,
+        (400, json!("invalid"))
+    );
+    assert_eq!(
+        s.poll(hitl, KEY).await.json::<Value>().await.unwrap()["status"],
+        "pending"
+    );
+
+    let res = withdraw(KEY, r#"{"reason": "the task was cancelled"}"#)
+        .await
+        .unwrap();
+    assert_eq!(res.status(), 200);
+    let withdrawn: Value = res.json().await.unwrap();
+    assert_valid(&schemas().poll, &withdrawn);
+    assert_eq!(withdrawn["status"], "cancelled");
+    assert_eq!(withdrawn["reason"], "the task was cancelled");
+    assert_eq!(
+        s.poll(hitl, KEY).await.json::<Value>().await.unwrap(),
+        withdrawn
+    );
+    let call = s
+        .engine
+        .store()
+        .tool_call(
+            &engine::domain::ToolCallId::parse(hitl["context"]["call_id"].as_str().unwrap())
+                .unwrap(),
+        )
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(call.status, engine::domain::CallStatus::Cancelled);
+    assert_eq!(call.decision.unwrap().by, "builder");
+
+    // Once only, and a person cannot decide it after.
+    assert_eq!(
+        code(withdraw(KEY, "").await.unwrap()).await,
+        (409, json!("duplicate_submission"))
+    );
+    let res = s
+        .respond(
+            hitl,
+            hitl["review_url"].as_str().unwrap(),
+            json!({"action": "approve"}),
+        )
+        .await;
+    assert_eq!(res.status(), 409);
+
+    // A case a person decided first stays decided.
+    let decided = s.waiting(None).await;
+    let hitl = &decided["hitl"];
+    let res = s
+        .respond(
+            hitl,
+            hitl["review_url"].as_str().unwrap(),
+            json!({"action": "approve"}),
+        )
+        .await;
+    assert_eq!(res.status(), 200);
+    let case = hitl["case_id"].as_str().unwrap();
+    let res = reqwest::Client::new()
+        .post(s.url(&format!("/api/v1/reviews/{case}/withdraw")))
+        .bearer_auth(KEY)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(code(res).await, (409, json!("duplicate_submission")));
+    assert_eq!(
+        s.poll(hitl, KEY).await.json::<Value>().await.unwrap()["status"],
+        "completed"
+    );
+}
+
+#[tokio::test]
 async fn more_than_60_polls_a_minute_get_429() {
     let dir = tempfile::tempdir().unwrap();
     let s = Server::start(dir.path(), "24h").await;

@@ -95,4 +95,15 @@ async fn a_site_names_its_own_bundles() {
     let chat = get(&format!("/c/{id}")).await.unwrap();
     assert_eq!(chat.status(), 200);
     assert!(!chat.text().await.unwrap().contains("/pkg/airlock-"));
+    // A first `make run` builds the bundles behind the running server: the
+    // next page loads one once it is in.
+    std::fs::write(site.join("hash-chat.txt"), "js: j2\nwasm: w2\n").unwrap();
+    let chat = get(&format!("/c/{id}"))
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    assert!(chat.contains("/pkg/airlock-chat.j2.js"));
+    assert!(chat.contains("/pkg/airlock-chat.w2.wasm"));
 }

@@ -74,6 +74,18 @@ impl Engine {
         respond::cancel_review(core, id, presented, reason, responded_by, channel, by).await
     }
 
+    /// Withdraws a case for the API client that asked it, which no longer
+    /// waits for the answer: the call does not run, the case ends
+    /// `cancelled` with `reason`. Once only, like a response.
+    pub async fn withdraw_review(
+        &self,
+        id: &CaseId,
+        client: &str,
+        reason: Option<String>,
+    ) -> Result<ReviewCase, EngineError> {
+        respond::withdraw_review(&self.core, id, client, reason).await
+    }
+
     /// A case as its agent polls it. A gateway case is visible only to the
     /// API client that created it.
     pub async fn review_status(

@@ -5,7 +5,7 @@
 //! inbox and the agent see it exactly as if it had been taken in the chat.
 
 use super::holder::{holder, link_reviewer};
-use super::link::{current, still_open, verified_case};
+use super::link::{current, open_case, still_open, verified_case};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
@@ -248,6 +248,31 @@ pub(crate) async fn cancel_review(
         None,
     )
     .await?;
+    closed_case(core, closed, &case.id).await
+}
+
+/// Withdraws a waiting case for the API client that asked it, which no
+/// longer waits for the answer. The call does not run, and the case ends
+/// `cancelled` with `reason`, recorded as the client's on channel `api`.
+/// Another client's case, or one asked in the chat, is not found.
+pub(crate) async fn withdraw_review(
+    core: &Core,
+    id: &CaseId,
+    client: &str,
+    reason: Option<String>,
+) -> Result<ReviewCase, EngineError> {
+    let case = core
+        .store
+        .review_case(id)
+        .await?
+        .filter(|case| case.requester.client.as_deref() == Some(client))
+        .ok_or(EngineError::NotFound("review case"))?;
+    let case = open_case(core, case).await?;
+    let reviewer = Reviewer::named(client, Channel::Api);
+    let reason = reason.or_else(|| Some("withdrawn by the agent that asked".to_owned()));
+    let verdict = Verdict::Cancel { reason };
+    let (_call, closed) =
+        decisions::decide_known(core, &case.tool_call_id, verdict, &reviewer, None).await?;
     closed_case(core, closed, &case.id).await
 }
 
