@@ -16,7 +16,7 @@ CARGO_LEPTOS_VERSION := 0.3.11
 WASM_BINDGEN_VERSION := $(shell awk '/^name = "wasm-bindgen"$$/ { getline; gsub(/"/, "", $$3); print $$3; exit }' Cargo.lock)
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: help run server-run server-release site-run cargo-leptos dev release site-release nightly-wasm test tools rust-tools node-tools python-tools chromium lint fmt test-postgres bench interactive faults fuzz
+.PHONY: help run server-run server-release site-run cargo-leptos dev release site-release nightly-wasm test clients tools rust-tools node-tools python-tools chromium lint fmt test-postgres bench interactive faults fuzz
 
 help:
 	@echo "make run    serve Airlock on http://127.0.0.1:3000 (embedded defaults, optimised build)"
@@ -58,12 +58,14 @@ end2end/node_modules/.package-lock.json: end2end/package-lock.json
 	cd end2end && npm ci --no-audit --no-fund
 	@touch $@
 
-# The MCP Python SDK, for the tests that leave as its programs do.
+# The MCP Python SDK, for the tests that leave as its programs do, and the
+# Python client (clients/python) with what tests and lints it.
 python-tools: .venv/.installed
 
-.venv/.installed: server/tests/requirements.txt
+.venv/.installed: server/tests/requirements.txt clients/python/pyproject.toml
 	python3 -m venv .venv
-	.venv/bin/pip install --quiet --disable-pip-version-check -r server/tests/requirements.txt
+	.venv/bin/pip install --quiet --disable-pip-version-check -r server/tests/requirements.txt \
+		-e 'clients/python[test]'
 	@touch $@
 
 chromium:
@@ -139,11 +141,19 @@ release: server-release site-release
 test: tools python-tools chromium
 	cargo test --workspace
 	cargo build -p server --bin airlock
+	$(MAKE) --no-print-directory clients
 	frontend/site.sh debug $(LEPTOS_SITE_ROOT)
 	AIRLOCK_FUZZ_SIGN_IN=1 .ci/schemathesis short
 	@if [ -n "$$AIRLOCK_TEST_DATABASE_URL" ]; then .ci/schemathesis short "$$AIRLOCK_TEST_DATABASE_URL"; \
 	else echo "AIRLOCK_TEST_DATABASE_URL is not set: HTTP fuzzing on PostgreSQL skipped"; fi
 	cd end2end && npx playwright test
+
+# The client packages (clients/): linted, then tested against the debug server.
+clients: python-tools
+	.venv/bin/ruff check clients/python
+	.venv/bin/ruff format --check clients/python
+	cd clients/python && ../../.venv/bin/mypy
+	.venv/bin/pytest -q clients/python
 
 lint:
 	cargo fmt --all --check
