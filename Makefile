@@ -149,11 +149,16 @@ test: tools python-tools chromium
 	cd end2end && npx playwright test
 
 # The client packages (clients/): linted, then tested against the debug server.
-clients: python-tools
+clients: python-tools clients/typescript/node_modules/.package-lock.json
 	.venv/bin/ruff check clients/python
 	.venv/bin/ruff format --check clients/python
 	cd clients/python && ../../.venv/bin/mypy
 	.venv/bin/pytest -q clients/python
+	cd clients/typescript && npm run --silent lint && npm test --silent
+
+clients/typescript/node_modules/.package-lock.json: clients/typescript/package-lock.json
+	cd clients/typescript && npm ci --no-audit --no-fund
+	@touch $@
 
 lint:
 	cargo fmt --all --check
