@@ -60,6 +60,11 @@ def test_poll_answers_become_decisions() -> None:
     )
     assert edited is not None and edited.outcome is Outcome.APPROVED
     assert edited.arguments == {"path": "b"} and edited.edited and edited.decided_by == "Ana"
+    always = read_status(
+        {"status": "completed", "result": {"action": "approve", "data": {"always_allow": True}}},
+        PENDING,
+    )
+    assert always is not None and always.always_allowed and not always.edited
     expired = read_status({"status": "expired", "default_action": "approve"}, PENDING)
     assert expired is not None and expired.outcome is Outcome.EXPIRED and expired.runs
     with pytest.raises(ServerError):

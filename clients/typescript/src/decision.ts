@@ -30,6 +30,8 @@ export interface Decision {
   decidedBy?: string;
   /** For an expired call: what the policy does then (`approve` or `reject`). */
   defaultAction?: string;
+  /** The person approved with "Always allow": such calls pass from now on. */
+  alwaysAllowed?: boolean;
 }
 
 /** A call waiting for a person: hand `reviewUrl` to someone who may decide, or just wait. */

@@ -79,7 +79,7 @@ export function readStatus(body: unknown, pending: Pending): Decision | undefine
   if (status === "cancelled") return end("withdrawn", { reason: text(fields.reason) });
   const result = object(fields.result);
   const data = object(result.data);
-  if (result.action === "approve") return end("approved");
+  if (result.action === "approve") return end("approved", { alwaysAllowed: data.always_allow === true });
   if (result.action === "edit" && typeof data.edits === "object" && data.edits !== null) {
     return end("approved", { arguments: data.edits as Arguments, reason: text(data.feedback) });
   }

@@ -38,6 +38,11 @@ test("poll answers become decisions", () => {
   assert.equal(edited?.outcome, "approved");
   assert.deepEqual(edited?.arguments, { path: "b" });
   assert.ok(edited?.edited && edited.runs && edited.decidedBy === "Ana");
+  const always = readStatus(
+    { status: "completed", result: { action: "approve", data: { always_allow: true } } },
+    pending,
+  );
+  assert.ok(always?.alwaysAllowed && !always.edited);
   assert.equal(readStatus({ status: "expired", default_action: "approve" }, pending)?.runs, true);
   assert.throws(() => readStatus({ status: "completed", result: { action: "dance" } }, pending));
 });

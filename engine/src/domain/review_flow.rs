@@ -95,8 +95,11 @@ pub fn closing(
         json!({"action": "submit", "data": {"answer": answer}})
     } else {
         match decision.kind {
-            DecisionKind::Approve | DecisionKind::AlwaysAllow => {
-                json!({"action": "approve", "data": {}})
+            DecisionKind::Approve => json!({"action": "approve", "data": {}}),
+            // The protocol's approve, with what only Airlock has: the person
+            // allowed such calls from now on, so an agent can stop asking.
+            DecisionKind::AlwaysAllow => {
+                json!({"action": "approve", "data": {"always_allow": true}})
             }
             DecisionKind::Edit => {
                 json!({"action": "edit", "data": {"edits": arguments.clone()}})

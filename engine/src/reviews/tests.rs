@@ -343,4 +343,29 @@ async fn a_decision_in_the_chat_completes_the_case_too() {
     assert!(matches!(again, Err(EngineError::AlreadyDecided { .. })));
 }
 
+#[tokio::test]
+async fn always_allow_completes_the_case_as_an_approval_that_says_so() {
+    let f = Fixture::new().await;
+    let (case, _) = f.waiting(None).await;
+    let reviewer = Reviewer::named("chat user", Channel::Chat);
+    let always = Verdict::AlwaysAllow {
+        everywhere: false,
+        lasts: None,
+        arguments: Default::default(),
+    };
+    f.engine
+        .decide(&case.tool_call_id, always, &reviewer)
+        .await
+        .unwrap();
+    let status = f
+        .engine
+        .review_status(&case.id, Some("builder"))
+        .await
+        .unwrap();
+    assert_eq!(
+        status.result,
+        Some(json!({"action": "approve", "data": {"always_allow": true}}))
+    );
+}
+
 mod lifecycle;

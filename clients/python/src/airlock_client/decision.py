@@ -40,6 +40,8 @@ class Decision:
     decided_by: Optional[str] = None
     default_action: Optional[str] = None
     """For an expired call: what the policy does then (`approve` or `reject`)."""
+    always_allowed: bool = False
+    """The person approved with "Always allow": such calls pass from now on."""
 
     @property
     def runs(self) -> bool:

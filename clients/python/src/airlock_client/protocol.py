@@ -115,7 +115,7 @@ def read_status(body: Any, pending: Pending) -> Optional[Decision]:
     action = result.get("action")
     data = result.get("data") or {}
     if action == "approve":
-        return decision(Outcome.APPROVED)
+        return decision(Outcome.APPROVED, always_allowed=data.get("always_allow") is True)
     if action == "edit" and isinstance(data.get("edits"), dict):
         return decision(Outcome.APPROVED, arguments=data["edits"], reason=data.get("feedback"))
     if action == "reject":
