@@ -52,6 +52,12 @@ class Decision:
         return self.outcome in (Outcome.ALLOWED, Outcome.APPROVED)
 
     @property
+    def why_not(self) -> str:
+        """Why the call did not run, in words a model reads as the tool's result."""
+        said = f": {self.reason}" if self.reason else ""
+        return f"This call was {self.outcome.value}{said}. It did not run."
+
+    @property
     def edited(self) -> bool:
         """Whether a person changed the arguments before approving."""
         return self.arguments != self.asked

@@ -85,6 +85,11 @@ class Refused(Rejected):
         self.call_id = call_id
         self.tool = tool
 
+    @property
+    def why_not(self) -> str:
+        """Why the call did not run, in words a model reads as the tool's result."""
+        return f"Airlock's policy refuses this call: {self.rule}. It did not run."
+
 
 class StillWaiting(AirlockError):
     """The wait given to `ask` or `wait` ended before anyone decided. The call

@@ -71,7 +71,7 @@ class _Gate:
             try:
                 asked = airlock.request(name, args, **self._ask(request))
             except Refused as refused:
-                return _refusal(request, refused.message)
+                return _refusal(request, refused.why_not)
             if isinstance(asked, Pending):
                 self._keep(request, asked)
                 asked = airlock.wait(asked, timeout=self.wait)
@@ -89,13 +89,13 @@ class _Gate:
             try:
                 asked = await airlock.request(name, args, **self._ask(request))
             except Refused as refused:
-                return _refusal(request, refused.message)
+                return _refusal(request, refused.why_not)
             if isinstance(asked, Pending):
                 self._keep(request, asked)
                 asked = await airlock.wait(asked, timeout=self.wait)
             decision = asked
         if not decision.runs:
-            return _refusal(request, _why(decision))
+            return _refusal(request, decision.why_not)
         answer: Answer = await execute(_decided(request, decision))
         return answer
 
@@ -129,7 +129,7 @@ class _Gate:
 
 def _answer(request: ToolCallRequest, decision: Decision, execute: Any) -> Answer:
     if not decision.runs:
-        return _refusal(request, _why(decision))
+        return _refusal(request, decision.why_not)
     answer: Answer = execute(_decided(request, decision))
     return answer
 
@@ -139,16 +139,6 @@ def _decided(request: ToolCallRequest, decision: Decision) -> ToolCallRequest:
     call = request.tool_call.copy()
     call["args"] = decision.arguments
     return request.override(tool_call=call)
-
-
-def _why(decision: Decision) -> str:
-    said = f": {decision.reason}" if decision.reason else ""
-    what = {
-        "rejected": "A person rejected this call",
-        "expired": "Nobody decided on this call in time",
-        "withdrawn": "The review of this call was withdrawn",
-    }[decision.outcome.value]
-    return f"{what}{said}. It did not run."
 
 
 def _refusal(request: ToolCallRequest, why: str) -> ToolMessage:

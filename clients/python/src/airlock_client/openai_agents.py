@@ -53,10 +53,9 @@ def airlock_tools(
                     wait=wait,
                 )
             except Refused as refused:
-                return f"Airlock's policy refuses this call: {refused.rule}. It did not run."
+                return refused.why_not
             if not decision.runs:
-                said = f": {decision.reason}" if decision.reason else ""
-                return f"This call was {decision.outcome.value}{said}. It did not run."
+                return decision.why_not
             return await run(context, json.dumps(decision.arguments))
 
         return dataclasses.replace(tool, on_invoke_tool=ask_first, needs_approval=False)

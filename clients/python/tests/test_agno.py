@@ -1,0 +1,99 @@
+"""Agno's tool hooks, asking Airlock: an agent whose model is scripted behind
+an OpenAI-compatible endpoint on loopback, against a real Airlock."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import threading
+from typing import Any, Dict, Iterator, List
+
+import pytest
+from agno.agent import Agent
+from agno.models.openai import OpenAIChat
+from conftest import KEY, Server
+from scripted_model import ScriptedModel
+
+from airlock_client import Airlock, AsyncAirlock
+from airlock_client.agno import airlock_ahook, airlock_hook
+
+ran: List[Dict[str, Any]] = []
+
+
+def write_file(path: str, content: str) -> str:
+    """Writes a file."""
+    ran.append({"path": path, "content": content})
+    return f"wrote {content!r} to {path}"
+
+
+@pytest.fixture
+def calls(session_id: str) -> List[Dict[str, Any]]:
+    ran.clear()
+    return [
+        {"name": "write_file", "args": {"path": f"{session_id}.txt", "content": "draft"}},
+        {"name": "write_file", "args": {"path": f"{session_id}.old", "content": "x"}},
+        {"name": "write_file", "args": {"path": "/etc/passwd", "content": "x"}},
+        {"name": "read_file", "args": {"path": "a"}},
+    ]
+
+
+@pytest.fixture
+def model(calls: List[Dict[str, Any]]) -> Iterator[ScriptedModel]:
+    scripted = ScriptedModel(calls)
+    for url in scripted.serve():
+        scripted.url = url  # type: ignore[attr-defined]
+        yield scripted
+
+
+def decide(server: Server, calls: List[Dict[str, Any]]) -> None:
+    edited = dict(calls[0]["args"], content="final")
+
+    def person() -> None:
+        waiting = server.waiting_call("write_file", calls[0]["args"])
+        server.press("edit_call", call_id=waiting["id"], arguments=json.dumps(edited))
+        waiting = server.waiting_call("write_file", calls[1]["args"])
+        server.press("reject_call", call_id=waiting["id"], reason="keep it")
+
+    threading.Thread(target=person, daemon=True).start()
+
+
+def read_file(path: str) -> str:
+    """Reads a file."""
+    return f"contents of {path}"
+
+
+def check(model: ScriptedModel, calls: List[Dict[str, Any]]) -> None:
+    said = model.tool_results()
+    assert said["call_0"] == f"wrote 'final' to {calls[0]['args']['path']}"
+    assert said["call_1"] == "This call was rejected: keep it. It did not run."
+    assert "matched rule 1: write_file /path glob /etc/**" in said["call_2"]
+    assert said["call_3"] == "contents of a"
+    assert ran == [{"path": calls[0]["args"]["path"], "content": "final"}]
+
+
+def test_a_hooked_agent_runs_calls_as_decided(
+    server: Server, model: ScriptedModel, calls: List[Dict[str, Any]], session_id: str
+) -> None:
+    decide(server, calls)
+    agent = Agent(
+        model=OpenAIChat(id="scripted", base_url=model.url, api_key="x"),  # type: ignore[attr-defined]
+        tools=[write_file, read_file],
+        tool_hooks=[airlock_hook(source="files", airlock=Airlock(server.url, KEY))],
+        session_id=session_id,
+    )
+    agent.run("tidy up")
+    check(model, calls)
+
+
+def test_an_async_hooked_agent_runs_calls_as_decided(
+    server: Server, model: ScriptedModel, calls: List[Dict[str, Any]], session_id: str
+) -> None:
+    decide(server, calls)
+    agent = Agent(
+        model=OpenAIChat(id="scripted", base_url=model.url, api_key="x"),  # type: ignore[attr-defined]
+        tools=[write_file, read_file],
+        tool_hooks=[airlock_ahook(source="files", airlock=AsyncAirlock(server.url, KEY))],
+        session_id=session_id,
+    )
+    asyncio.run(agent.arun("tidy up"))
+    check(model, calls)
