@@ -179,10 +179,16 @@ class AsyncAirlock:
                 kind = response.headers.get("content-type", "")
                 if response.status_code != 200 or not kind.startswith("text/event-stream"):
                     return False
-                async for line in response.aiter_lines():
-                    for event in parser.feed(line):
-                        if event.name in protocol.TERMINAL_EVENTS:
-                            return True
+                # Closed here, not when collected: a generator left to the
+                # collector is closed outside its event loop.
+                lines = response.aiter_lines()
+                try:
+                    async for line in lines:
+                        for event in parser.feed(line):
+                            if event.name in protocol.TERMINAL_EVENTS:
+                                return True
+                finally:
+                    await lines.aclose()  # type: ignore[attr-defined]
         except httpx.ReadTimeout:
             return True
         except httpx.TransportError as e:
