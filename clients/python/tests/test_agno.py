@@ -15,7 +15,7 @@ from conftest import KEY, Server
 from scripted_model import ScriptedModel
 
 from airlock_client import Airlock, AsyncAirlock
-from airlock_client.agno import airlock_ahook, airlock_hook
+from airlock_client.agno import airlock_hook
 
 ran: List[Dict[str, Any]] = []
 
@@ -71,28 +71,39 @@ def check(model: ScriptedModel, calls: List[Dict[str, Any]]) -> None:
     assert ran == [{"path": calls[0]["args"]["path"], "content": "final"}]
 
 
+# Given either kind of client, the hook asks under `run`: Agno would skip an
+# `async def` hook there and run the tool unasked.
+@pytest.mark.parametrize("given", ["blocking", "asyncio"])
 def test_a_hooked_agent_runs_calls_as_decided(
-    server: Server, model: ScriptedModel, calls: List[Dict[str, Any]], session_id: str
+    server: Server,
+    model: ScriptedModel,
+    calls: List[Dict[str, Any]],
+    session_id: str,
+    given: str,
 ) -> None:
     decide(server, calls)
+    if given == "blocking":
+        hook = airlock_hook(source="files", airlock=Airlock(server.url, KEY))
+    else:
+        hook = airlock_hook(source="files", async_airlock=AsyncAirlock(server.url, KEY))
     agent = Agent(
         model=OpenAIChat(id="scripted", base_url=model.url, api_key="x"),  # type: ignore[attr-defined]
         tools=[write_file, read_file],
-        tool_hooks=[airlock_hook(source="files", airlock=Airlock(server.url, KEY))],
+        tool_hooks=[hook],
         session_id=session_id,
     )
     agent.run("tidy up")
     check(model, calls)
 
 
-def test_an_async_hooked_agent_runs_calls_as_decided(
+def test_the_same_hook_asks_for_an_agent_run_with_arun(
     server: Server, model: ScriptedModel, calls: List[Dict[str, Any]], session_id: str
 ) -> None:
     decide(server, calls)
     agent = Agent(
         model=OpenAIChat(id="scripted", base_url=model.url, api_key="x"),  # type: ignore[attr-defined]
         tools=[write_file, read_file],
-        tool_hooks=[airlock_ahook(source="files", airlock=AsyncAirlock(server.url, KEY))],
+        tool_hooks=[airlock_hook(source="files", async_airlock=AsyncAirlock(server.url, KEY))],
         session_id=session_id,
     )
     asyncio.run(agent.arun("tidy up"))

@@ -9,13 +9,18 @@ exclude lists.
 A call runs with the arguments decided (a person's edits applied); one that
 may not run gives the model the reason as the tool's result. The agent's
 session is the call's session in Airlock unless `session_id` says otherwise.
-`airlock_ahook` is the same for agents run with `arun`.
+
+One hook serves `run` and `arun`: Agno skips an `async def` hook in `run`
+with a warning and runs the tool unasked, so this one is a plain function
+that asks at once when no event loop runs, and otherwise returns the asking
+as a coroutine, which Agno's `arun` awaits.
 """
 
 from __future__ import annotations
 
+import asyncio
 from inspect import isawaitable
-from typing import Any, Callable, Dict, Optional
+from typing import Any, Callable, Dict, List, Optional, Union
 
 from .aio import AsyncAirlock
 from .client import Airlock
@@ -29,12 +34,21 @@ def airlock_hook(
     *,
     source: str,
     airlock: Optional[Airlock] = None,
+    async_airlock: Optional[AsyncAirlock] = None,
     session_id: Optional[str] = None,
     agent_id: Optional[str] = None,
     wait: Optional[float] = None,
 ) -> Hook:
-    """A tool hook for agents run with `run` (blocking)."""
-    clients = [airlock] if airlock else []
+    """A tool hook for agents run with `run` or `arun`; under `arun`, a
+    cancelled run withdraws the waiting call."""
+    blocking: List[Airlock] = [airlock] if airlock else []
+    asynchronous: List[AsyncAirlock] = [async_airlock] if async_airlock else []
+
+    def settings() -> Dict[str, Any]:
+        given: Union[Airlock, AsyncAirlock, None] = airlock or async_airlock
+        if given is None:
+            return {}
+        return {"url": given.settings.url, "key": given.settings.key}
 
     def airlock_gate(
         function_name: str,
@@ -42,71 +56,44 @@ def airlock_hook(
         arguments: Dict[str, Any],
         run_context: Any = None,
     ) -> Any:
-        if not clients:
-            clients.append(Airlock())
-        session = session_id or getattr(run_context, "session_id", None)
+        ask: Dict[str, Any] = {
+            "source": source,
+            "session_id": session_id or getattr(run_context, "session_id", None),
+            "agent_id": agent_id,
+            "wait": wait,
+        }
         try:
-            decision = clients[0].ask(
-                function_name,
-                arguments,
-                source=source,
-                session_id=session,
-                agent_id=agent_id,
-                wait=wait,
-            )
-        except Refused as refused:
-            return refused.why_not
-        if not decision.runs:
-            return decision.why_not
-        _decided(arguments, decision)
-        return function_call(**decision.arguments)
+            asyncio.get_running_loop()
+        except RuntimeError:
+            if not blocking:
+                blocking.append(Airlock(**settings()))
+            try:
+                decision = blocking[0].ask(function_name, arguments, **ask)
+            except Refused as refused:
+                return refused.why_not
+            return _run(decision, function_call, arguments)
+
+        async def asking() -> Any:
+            if not asynchronous:
+                asynchronous.append(AsyncAirlock(**settings()))
+            try:
+                decision = await asynchronous[0].ask(function_name, arguments, **ask)
+            except Refused as refused:
+                return refused.why_not
+            result = _run(decision, function_call, arguments)
+            return await result if isawaitable(result) else result
+
+        return asking()
 
     return airlock_gate
 
 
-def airlock_ahook(
-    *,
-    source: str,
-    airlock: Optional[AsyncAirlock] = None,
-    session_id: Optional[str] = None,
-    agent_id: Optional[str] = None,
-    wait: Optional[float] = None,
-) -> Hook:
-    """A tool hook for agents run with `arun` (asyncio); a cancelled run
-    withdraws the waiting call."""
-    clients = [airlock] if airlock else []
-
-    async def airlock_gate(
-        function_name: str,
-        function_call: Callable[..., Any],
-        arguments: Dict[str, Any],
-        run_context: Any = None,
-    ) -> Any:
-        if not clients:
-            clients.append(AsyncAirlock())
-        session = session_id or getattr(run_context, "session_id", None)
-        try:
-            decision = await clients[0].ask(
-                function_name,
-                arguments,
-                source=source,
-                session_id=session,
-                agent_id=agent_id,
-                wait=wait,
-            )
-        except Refused as refused:
-            return refused.why_not
-        if not decision.runs:
-            return decision.why_not
-        _decided(arguments, decision)
-        result = function_call(**decision.arguments)
-        return await result if isawaitable(result) else result
-
-    return airlock_gate
-
-
-def _decided(arguments: Dict[str, Any], decision: Decision) -> None:
-    """Agno runs the tool with the call's own arguments, whatever the hook
-    passes on: a person's edits are written into them."""
+def _run(decision: Decision, function_call: Callable[..., Any], arguments: Dict[str, Any]) -> Any:
+    """The tool's result, or why it did not run. Agno runs a tool with the
+    call's own arguments, whatever a hook passes on: a person's edits are
+    written into them."""
+    if not decision.runs:
+        return decision.why_not
     arguments.clear()
     arguments.update(decision.arguments)
+    return function_call(**decision.arguments)
