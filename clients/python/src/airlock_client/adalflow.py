@@ -92,10 +92,7 @@ class AirlockPermissionManager(PermissionManager):  # type: ignore[misc]
         return False, None, why
 
     def _client(self) -> AsyncAirlock:
-        if self.airlock is None:
-            return AsyncAirlock()
-        settings = self.airlock.settings
-        return AsyncAirlock(settings.url, settings.key, timeout=settings.timeout)
+        return AsyncAirlock.like(self.airlock)
 
 
 class AirlockRunner(Runner):  # type: ignore[misc]

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import asyncio
 from inspect import isawaitable
-from typing import Any, Callable, Dict, List, Optional, Union
+from typing import Any, Callable, Dict, List, Optional
 
 from .aio import AsyncAirlock
 from .client import Airlock
@@ -44,12 +44,6 @@ def airlock_hook(
     blocking: List[Airlock] = [airlock] if airlock else []
     asynchronous: List[AsyncAirlock] = [async_airlock] if async_airlock else []
 
-    def settings() -> Dict[str, Any]:
-        given: Union[Airlock, AsyncAirlock, None] = airlock or async_airlock
-        if given is None:
-            return {}
-        return {"url": given.settings.url, "key": given.settings.key}
-
     def airlock_gate(
         function_name: str,
         function_call: Callable[..., Any],
@@ -66,7 +60,7 @@ def airlock_hook(
             asyncio.get_running_loop()
         except RuntimeError:
             if not blocking:
-                blocking.append(Airlock(**settings()))
+                blocking.append(Airlock.like(async_airlock))
             try:
                 decision = blocking[0].ask(function_name, arguments, **ask)
             except Refused as refused:
@@ -75,7 +69,7 @@ def airlock_hook(
 
         async def asking() -> Any:
             if not asynchronous:
-                asynchronous.append(AsyncAirlock(**settings()))
+                asynchronous.append(AsyncAirlock.like(airlock))
             try:
                 decision = await asynchronous[0].ask(function_name, arguments, **ask)
             except Refused as refused:

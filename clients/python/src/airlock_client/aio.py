@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
+from functools import partial
 from typing import Any, Callable, Mapping, Optional, Tuple, TypeVar, Union
 
 import httpx
@@ -13,13 +14,13 @@ import httpx
 from . import protocol
 from .client import Airlock, _json
 from .decision import Decision, Pending
-from .errors import Closed, StillWaiting, Unreachable, error_of
-from .settings import Patience, Settings, stream_timeout
+from .errors import Unreachable
+from .settings import Client, Patience, stream_timeout
 
 F = TypeVar("F", bound=Callable[..., Any])
 
 
-class AsyncAirlock:
+class AsyncAirlock(Client):
     """A client of one Airlock, with one API key (a `gateway.api_keys` entry).
 
     `url` and `key` default to `AIRLOCK_URL` and `AIRLOCK_API_KEY`."""
@@ -32,7 +33,7 @@ class AsyncAirlock:
         timeout: float = 10.0,
         transport: Optional[httpx.AsyncBaseTransport] = None,
     ) -> None:
-        self.settings = Settings.of(url, key, timeout)
+        super().__init__(url, key, timeout=timeout)
         self._http = httpx.AsyncClient(
             headers=self.settings.headers(), timeout=timeout, transport=transport
         )
@@ -110,15 +111,10 @@ class AsyncAirlock:
         body = {"reason": reason} if reason else {}
         path = f"/api/v1/reviews/{pending.case_id}/withdraw"
         response = await self._send("POST", path, json=body)
-        if response.status_code == 200:
-            decision = protocol.read_status(_json(response), pending)
-            assert decision is not None
-            return decision
-        error = error_of(response.status_code, _json(response))
-        if not isinstance(error, Closed):
-            raise error
-        decision, _ = await self._poll(pending, None)
-        assert decision is not None
+        decision = protocol.read_withdrawal(response.status_code, _json(response), pending)
+        if decision is None:
+            decision, _ = await self._poll(pending, None)
+        assert decision is not None, "a case over first polls as over"
         return decision
 
     def guard(
@@ -135,9 +131,7 @@ class AsyncAirlock:
         when it may not run. Plain functions are asked with a blocking client."""
         from .guard import guarded
 
-        def twin() -> Airlock:
-            return Airlock(self.settings.url, self.settings.key, timeout=self.settings.timeout)
-
+        twin = partial(Airlock.like, self)
         return guarded(twin, lambda: self, source, tool, session_id, agent_id, wait)
 
     async def _wait(self, pending: Pending, deadline: Optional[float]) -> Decision:
@@ -155,10 +149,7 @@ class AsyncAirlock:
                 continue
             if decision is not None:
                 return decision
-            left = patience.left(deadline)
-            if left <= 0:
-                raise StillWaiting(pending.case_id, pending.review_url)
-            await asyncio.sleep(min(left, pending.retry_after if not streaming else 1.0))
+            await asyncio.sleep(patience.pause(pending, streaming, deadline))
 
     async def _follow(
         self, pending: Pending, parser: protocol.EventParser, deadline: Optional[float]
@@ -205,12 +196,8 @@ class AsyncAirlock:
             if response.status_code != 429:
                 break
             await asyncio.sleep(protocol.retry_after(response.headers, 5.0))
-        if response.status_code == 304:
-            return None, etag
-        if response.status_code != 200:
-            raise error_of(response.status_code, _json(response))
-        decision = protocol.read_status(_json(response), pending)
-        return decision, response.headers.get("etag")
+        status, body = response.status_code, _json(response)
+        return protocol.read_poll(status, body, response.headers, pending, etag)
 
     async def _withdraw_quietly(self, pending: Pending, reason: str) -> None:
         # The interruption is what the caller sees, whatever the withdrawal met.

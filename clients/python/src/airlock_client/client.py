@@ -5,19 +5,20 @@ from __future__ import annotations
 
 import contextlib
 import time
+from functools import partial
 from typing import Any, Callable, Dict, Mapping, Optional, Tuple, TypeVar, Union
 
 import httpx
 
 from . import protocol
 from .decision import Decision, Pending
-from .errors import Closed, StillWaiting, Unreachable, error_of
-from .settings import Patience, Settings, stream_timeout
+from .errors import Unreachable
+from .settings import Client, Patience, stream_timeout
 
 F = TypeVar("F", bound=Callable[..., Any])
 
 
-class Airlock:
+class Airlock(Client):
     """A client of one Airlock, with one API key (a `gateway.api_keys` entry).
 
     `url` and `key` default to `AIRLOCK_URL` and `AIRLOCK_API_KEY`."""
@@ -30,7 +31,7 @@ class Airlock:
         timeout: float = 10.0,
         transport: Optional[httpx.BaseTransport] = None,
     ) -> None:
-        self.settings = Settings.of(url, key, timeout)
+        super().__init__(url, key, timeout=timeout)
         self._http = httpx.Client(
             headers=self.settings.headers(), timeout=timeout, transport=transport
         )
@@ -107,15 +108,10 @@ class Airlock:
         body = {"reason": reason} if reason else {}
         path = f"/api/v1/reviews/{pending.case_id}/withdraw"
         response = self._send("POST", path, json=body)
-        if response.status_code == 200:
-            decision = protocol.read_status(_json(response), pending)
-            assert decision is not None
-            return decision
-        error = error_of(response.status_code, _json(response))
-        if not isinstance(error, Closed):
-            raise error
-        decision, _ = self._poll(pending, None)
-        assert decision is not None
+        decision = protocol.read_withdrawal(response.status_code, _json(response), pending)
+        if decision is None:
+            decision, _ = self._poll(pending, None)
+        assert decision is not None, "a case over first polls as over"
         return decision
 
     def guard(
@@ -133,9 +129,7 @@ class Airlock:
         from .aio import AsyncAirlock
         from .guard import guarded
 
-        def twin() -> AsyncAirlock:
-            return AsyncAirlock(self.settings.url, self.settings.key, timeout=self.settings.timeout)
-
+        twin = partial(AsyncAirlock.like, self)
         return guarded(lambda: self, twin, source, tool, session_id, agent_id, wait)
 
     def _wait(self, pending: Pending, deadline: Optional[float]) -> Decision:
@@ -153,10 +147,7 @@ class Airlock:
                 continue
             if decision is not None:
                 return decision
-            left = patience.left(deadline)
-            if left <= 0:
-                raise StillWaiting(pending.case_id, pending.review_url)
-            time.sleep(min(left, pending.retry_after if not streaming else 1.0))
+            time.sleep(patience.pause(pending, streaming, deadline))
 
     def _follow(
         self, pending: Pending, parser: protocol.EventParser, deadline: Optional[float]
@@ -197,12 +188,8 @@ class Airlock:
             if response.status_code != 429:
                 break
             time.sleep(protocol.retry_after(response.headers, 5.0))
-        if response.status_code == 304:
-            return None, etag
-        if response.status_code != 200:
-            raise error_of(response.status_code, _json(response))
-        decision = protocol.read_status(_json(response), pending)
-        return decision, response.headers.get("etag")
+        status, body = response.status_code, _json(response)
+        return protocol.read_poll(status, body, response.headers, pending, etag)
 
     def _withdraw_quietly(self, pending: Pending, reason: str) -> None:
         # The interruption is what the caller sees, whatever the withdrawal met.

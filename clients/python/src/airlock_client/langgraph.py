@@ -63,7 +63,7 @@ class _Gate:
     wait: Optional[float]
 
     def run(self, request: ToolCallRequest, execute: Any) -> Answer:
-        airlock = self.airlock = self.airlock or Airlock(*self._settings(self.async_airlock))
+        airlock = self.airlock = self.airlock or Airlock.like(self.async_airlock)
         name, args, kept = self._call(request)
         if kept is not None:
             decision = airlock.wait(kept, timeout=self.wait)
@@ -79,9 +79,7 @@ class _Gate:
         return _answer(request, decision, execute)
 
     async def arun(self, request: ToolCallRequest, execute: Any) -> Answer:
-        airlock = self.async_airlock = self.async_airlock or AsyncAirlock(
-            *self._settings(self.airlock)
-        )
+        airlock = self.async_airlock = self.async_airlock or AsyncAirlock.like(self.airlock)
         name, args, kept = self._call(request)
         if kept is not None:
             decision = await airlock.wait(kept, timeout=self.wait)
@@ -98,11 +96,6 @@ class _Gate:
             return _refusal(request, decision.why_not)
         answer: Answer = await execute(_decided(request, decision))
         return answer
-
-    @staticmethod
-    def _settings(twin: Union[Airlock, AsyncAirlock, None]) -> Tuple[Optional[str], Optional[str]]:
-        """Where the other kind of client asks, so one given serves both paths."""
-        return (twin.settings.url, twin.settings.key) if twin is not None else (None, None)
 
     def _call(self, request: ToolCallRequest) -> Tuple[str, Dict[str, Any], Optional[Pending]]:
         """The call's name and arguments, and the waiting call kept for it."""

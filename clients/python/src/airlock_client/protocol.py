@@ -6,10 +6,10 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
-from typing import Any, Dict, Iterator, List, Mapping, Optional, Union
+from typing import Any, Dict, Iterator, List, Mapping, Optional, Tuple, Union
 
 from .decision import Decision, Outcome, Pending
-from .errors import Refused, ServerError, error_of
+from .errors import Closed, Refused, ServerError, error_of
 
 TERMINAL_EVENTS = ("review.completed", "review.expired", "review.cancelled")
 OPEN_STATUSES = ("pending", "opened", "in_progress")
@@ -121,6 +121,32 @@ def read_status(body: Any, pending: Pending) -> Optional[Decision]:
     if action == "reject":
         return decision(Outcome.REJECTED, reason=data.get("feedback"))
     raise ServerError("unreadable", f"a completed case with the action {action!r}")
+
+
+def read_poll(
+    status: int, body: Any, headers: Mapping[str, str], pending: Pending, etag: Optional[str]
+) -> Tuple[Optional[Decision], Optional[str]]:
+    """What a poll's answer (other than a 429) says: the decision once the
+    case is over, and the ETag to send with the next poll."""
+    if status == 304:
+        return None, etag
+    if status != 200:
+        raise error_of(status, body)
+    return read_status(body, pending), headers.get("etag")
+
+
+def read_withdrawal(status: int, body: Any, pending: Pending) -> Optional[Decision]:
+    """The decision a withdrawal's answer holds; None when the case was over
+    first (decided or expired), so that a poll says how it ended."""
+    if status == 200:
+        decision = read_status(body, pending)
+        if decision is None:
+            raise ServerError("unreadable", "a withdrawal answered with an open case")
+        return decision
+    error = error_of(status, body)
+    if isinstance(error, Closed):
+        return None
+    raise error
 
 
 def retry_after(headers: Mapping[str, str], default: float) -> float:

@@ -6,11 +6,12 @@ from __future__ import annotations
 import os
 import time
 from dataclasses import dataclass
-from typing import Dict, Optional
+from typing import Dict, Optional, Type, TypeVar
 
 import httpx
 
-from .errors import Unauthorized, Unreachable
+from .decision import Pending
+from .errors import StillWaiting, Unauthorized, Unreachable
 
 VERSION = "0.1.0"
 PATIENCE_SECONDS = 300.0
@@ -44,6 +45,27 @@ class Settings:
         }
 
 
+C = TypeVar("C", bound="Client")
+
+
+class Client:
+    """What both kinds of client share: where Airlock is, and the key."""
+
+    def __init__(
+        self, url: Optional[str] = None, key: Optional[str] = None, *, timeout: float = 10.0
+    ) -> None:
+        self.settings = Settings.of(url, key, timeout)
+
+    @classmethod
+    def like(cls: Type[C], other: Optional[Client] = None) -> C:
+        """A client of this kind asking the same Airlock as `other` (of
+        either kind), with its key and timeout; without one, the
+        environment's."""
+        if other is None:
+            return cls()
+        return cls(other.settings.url, other.settings.key, timeout=other.settings.timeout)
+
+
 def stream_timeout(timeout: float, deadline: Optional[float]) -> httpx.Timeout:
     """An event stream's timeouts: the usual to connect, and a read that
     ends at the caller's deadline if that comes first."""
@@ -71,6 +93,15 @@ class Patience:
             raise unreachable
         pause, self._pause = self._pause, min(self._pause * 2, 15.0)
         return min(pause, self.left(deadline))
+
+    def pause(self, pending: Pending, streaming: bool, deadline: Optional[float]) -> float:
+        """The pause before looking at a case still open again: a moment
+        before following its stream once more, else what the 202's
+        `Retry-After` asked; `StillWaiting` once the deadline passed."""
+        left = self.left(deadline)
+        if left <= 0:
+            raise StillWaiting(pending.case_id, pending.review_url)
+        return min(left, 1.0 if streaming else pending.retry_after)
 
     @staticmethod
     def left(deadline: Optional[float]) -> float:
