@@ -16,7 +16,7 @@ CARGO_LEPTOS_VERSION := 0.3.11
 WASM_BINDGEN_VERSION := $(shell awk '/^name = "wasm-bindgen"$$/ { getline; gsub(/"/, "", $$3); print $$3; exit }' Cargo.lock)
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 
-.PHONY: help run server-run server-release site-run cargo-leptos dev release site-release nightly-wasm test clients tools rust-tools node-tools python-tools chromium lint fmt test-postgres bench interactive faults fuzz
+.PHONY: help run server-run server-release site-run cargo-leptos dev release site-release nightly-wasm test test-setup clients tools rust-tools node-tools python-tools chromium lint fmt test-postgres bench interactive faults fuzz
 
 help:
 	@echo "make run    serve Airlock on http://127.0.0.1:3000 (embedded defaults, optimised build)"
@@ -138,7 +138,12 @@ release: server-release site-release
 
 ## Testing ---------------------------------------------------------------------
 
-test: tools python-tools chromium
+# What the tests need, installed side by side: the installs wait on the
+# network and the disk while wasm-bindgen-cli compiles.
+test-setup: tools python-tools chromium clients/typescript/node_modules/.package-lock.json
+
+test:
+	$(MAKE) --no-print-directory -j4 test-setup
 	cargo test --workspace
 	cargo build -p server --bin airlock
 	$(MAKE) --no-print-directory clients

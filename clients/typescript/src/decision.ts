@@ -67,3 +67,9 @@ export function decision(
     asked,
   };
 }
+
+/** Why a call that may not run did not, in words a model reads as the tool's result. */
+export function whyNot(decision: Decision): string {
+  const said = decision.reason ? `: ${decision.reason}` : "";
+  return `This call was ${decision.outcome}${said}. It did not run.`;
+}
