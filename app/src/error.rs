@@ -349,6 +349,10 @@ impl From<engine::EngineError> for AppError {
                 field: "previous_case_id".into(),
                 message: e.to_string(),
             },
+            e @ EngineError::IdempotencyKeyReused { .. } => AppError::Invalid {
+                field: "idempotency_key".into(),
+                message: e.to_string(),
+            },
             EngineError::InvalidFields(problems) => AppError::InvalidFields {
                 problems: problems
                     .into_iter()

@@ -97,6 +97,16 @@ pub enum EngineError {
         /// Its next round.
         next: String,
     },
+    /// An `Idempotency-Key` sent again with another request than the one it
+    /// was first sent with.
+    #[error(
+        "the Idempotency-Key `{key}` came with another request before: a retry sends \
+         the same request, and a new request needs a new key"
+    )]
+    IdempotencyKeyReused {
+        /// The key.
+        key: String,
+    },
     /// A question's definition, or an answer to one, is not acceptable:
     /// each problem names its field, and nothing was stored.
     #[error("{}", .0.iter().map(|p| format!("{}: {}", p.field, p.message)).collect::<Vec<_>>().join("; "))]

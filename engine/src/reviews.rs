@@ -12,6 +12,7 @@ pub(crate) mod drafts;
 pub(crate) mod gateway;
 mod holder;
 pub mod inline;
+mod kept;
 mod link;
 pub mod notices;
 pub(crate) mod respond;

@@ -140,6 +140,7 @@ impl Engine {
         };
         let asked = GatewayRequest {
             previous_case_id: None,
+            idempotency_key: None,
             tool: offer.tool,
             arguments: request.arguments,
             source: offer.source,

@@ -5,12 +5,12 @@
 use chrono::Duration;
 use serde_json::Value;
 
-use super::{case_for, rounds, CaseId, NewCase, Requester, ReviewCase, ReviewToken};
+use super::{case_for, kept, rounds, CaseId, NewCase, Requester, ReviewCase, ReviewToken};
 use crate::core::Core;
 use crate::decisions;
 use crate::domain::ProposedCall;
 use crate::domain::{BatchId, ConversationId, PersonId};
-use crate::domain::{CallStatus, ToolCall};
+use crate::domain::{CallStatus, KeptAnswer, ToolCall};
 use crate::error::EngineError;
 use crate::policy::Outcome;
 use crate::store::StoreError;
@@ -36,6 +36,9 @@ pub struct GatewayRequest {
     pub requester: Requester,
     /// The case this call's case is the next round of, when it waits.
     pub previous_case_id: Option<CaseId>,
+    /// The request's `Idempotency-Key`: sent again with the same request,
+    /// it gets the same call back (`kept.rs`).
+    pub idempotency_key: Option<String>,
 }
 
 /// What the gateway answers.
@@ -148,23 +151,29 @@ pub(super) async fn insert_waiting(
     call: &ToolCall,
     case: NewCase,
 ) -> Result<(), EngineError> {
-    let previous = case.case.previous_case_id.clone();
     let cases = std::slice::from_ref(&case);
     let events = core
         .store
         .insert_calls(std::slice::from_ref(call), cases)
         .await
-        .map_err(|e| match (e, previous) {
-            (StoreError::Duplicate("previous_case_id"), Some(previous)) => {
-                EngineError::PreviousCaseFollowed {
-                    case: previous,
-                    next: "another case".to_owned(),
-                }
-            }
-            (e, _) => e.into(),
-        })?;
+        .map_err(|e| insert_failed(e, Some(&case)))?;
     core.events.publish(events);
     Ok(())
+}
+
+/// Why storing a call with `case` failed: a next round of a case that got
+/// one meanwhile is refused as such.
+pub(super) fn insert_failed(e: StoreError, case: Option<&NewCase>) -> EngineError {
+    let previous = case.and_then(|c| c.case.previous_case_id.clone());
+    match (e, previous) {
+        (StoreError::Duplicate("previous_case_id"), Some(previous)) => {
+            EngineError::PreviousCaseFollowed {
+                case: previous,
+                next: "another case".to_owned(),
+            }
+        }
+        (e, _) => e.into(),
+    }
 }
 
 /// The conversation title of an external agent's session. A long session
@@ -205,6 +214,14 @@ pub(crate) async fn gateway_call(
 ) -> Result<GatewayOutcome, EngineError> {
     request.validate()?;
     let r = &request.requester;
+    // A retry is answered before anything is checked again: its first
+    // request may have made the next round `previous_case_id` names.
+    let keeping = kept::keeping(&request);
+    if let Some(keeping) = &keeping {
+        if let Some(earlier) = kept::earlier(core, keeping).await? {
+            return Ok(earlier);
+        }
+    }
     if let Some(previous) = &request.previous_case_id {
         rounds::check_previous(core, previous, r.client.as_deref()).await?;
     }
@@ -250,13 +267,26 @@ pub(crate) async fn gateway_call(
         };
         NewCase::linked(case, announce)
     });
-    let waiting = match pending {
-        Some(super::LinkedCase { new, token, submit }) => {
+    let answer = match (&pending, call.status) {
+        (Some(_), _) => KeptAnswer::Waiting,
+        (None, CallStatus::Approved) => KeptAnswer::Allowed,
+        (None, _) if hidden => KeptAnswer::Hidden,
+        (None, _) => KeptAnswer::Denied,
+    };
+    let waiting = match (pending, &keeping) {
+        (pending, Some(keeping)) => {
+            let case = pending.as_ref().map(|p| &p.new);
+            if let Some(earlier) = kept::insert(core, keeping, &call, case, answer).await? {
+                return Ok(earlier);
+            }
+            pending.map(|p| (p.new.case, p.token, p.submit))
+        }
+        (Some(super::LinkedCase { new, token, submit }), None) => {
             let case = new.case.clone();
             insert_waiting(core, &call, new).await?;
             Some((case, token, submit))
         }
-        None => {
+        (None, None) => {
             let events = core
                 .store
                 .insert_calls(std::slice::from_ref(&call), &[])

@@ -58,6 +58,7 @@ impl Fixture {
         self.engine
             .gateway_call(GatewayRequest {
                 previous_case_id: None,
+                idempotency_key: None,
                 tool: tool.into(),
                 arguments: json!({"path": "notes.txt"}),
                 source: "filesystem".into(),
@@ -161,6 +162,7 @@ async fn bad_requests_are_refused_with_the_field_at_fault() {
     let f = Fixture::new().await;
     let mut request = GatewayRequest {
         previous_case_id: None,
+        idempotency_key: None,
         tool: String::new(),
         arguments: json!({}),
         source: "filesystem".into(),

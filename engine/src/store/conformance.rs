@@ -24,6 +24,7 @@ mod drafts;
 mod events;
 mod grants;
 mod history;
+mod kept;
 mod leases;
 mod notices;
 mod people;
@@ -41,6 +42,7 @@ use drafts::*;
 use events::*;
 use grants::*;
 use history::*;
+use kept::*;
 use leases::*;
 use notices::*;
 use people::*;
@@ -238,6 +240,7 @@ conformance!(
     review_cases_follow_their_calls,
     a_form_draft_is_kept_while_its_case_is_open,
     a_case_has_at_most_one_next_round,
+    a_request_is_kept_with_its_call_once,
     calls_since_read_a_window_page_by_page,
     the_backlog_counts_what_waits,
     a_decision_closes_its_case_as_stored,

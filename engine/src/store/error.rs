@@ -73,6 +73,7 @@ impl StoreError {
             StoreError::Database(sqlx::Error::Database(e)) => e.code().as_deref() == Some("23505"),
             StoreError::Sqlite(sqlite::db::Error::Sqlite(rusqlite::Error::SqliteFailure(e, _))) => {
                 e.extended_code == rusqlite::ffi::SQLITE_CONSTRAINT_UNIQUE
+                    || e.extended_code == rusqlite::ffi::SQLITE_CONSTRAINT_PRIMARYKEY
             }
             _ => false,
         }

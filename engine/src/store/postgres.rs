@@ -225,6 +225,11 @@ const MIGRATIONS: &[Migration] = &[
         description: "proxied calls held by their client's process",
         sql: include_str!("../../migrations/postgres/0038_held_calls.sql"),
     },
+    Migration {
+        version: 39,
+        description: "gateway requests kept under their idempotency keys",
+        sql: include_str!("../../migrations/postgres/0039_kept_requests.sql"),
+    },
 ];
 
 /// Arbitrary key of the advisory lock that serialises migrations across replicas.

@@ -9,6 +9,7 @@ use chrono::{DateTime, Utc};
 use super::StoreError;
 use crate::domain::{Callback, CallbackAttempt, ConversationId, ToolCallId};
 use crate::domain::{CaseEvent, CaseId, CaseStatus, ReviewCase};
+use crate::domain::{Event, KeptRequest, NewCase, ToolCall};
 
 /// Review cases, the gateway's conversations, and callbacks.
 #[async_trait]
@@ -61,6 +62,23 @@ pub trait ReviewStore: Send + Sync {
         title: &str,
         now: DateTime<Utc>,
     ) -> Result<ConversationId, StoreError>;
+
+    /// The gateway request `client` kept under `key`, if any.
+    async fn kept_request(
+        &self,
+        client: &str,
+        key: &str,
+    ) -> Result<Option<KeptRequest>, StoreError>;
+
+    /// Stores a gateway call (and its case, when it waits) with the request
+    /// kept under its key, in one transaction; `Duplicate("idempotency_key")`
+    /// and nothing stored when another request kept the key first.
+    async fn insert_kept_call(
+        &self,
+        call: &ToolCall,
+        case: Option<&NewCase>,
+        kept: &KeptRequest,
+    ) -> Result<Vec<Event>, StoreError>;
 
     /// Whether the conversation is an external agent's session (its calls
     /// come through the gateway or the MCP proxy), not a person's chat.

@@ -23,6 +23,7 @@ mod drafts;
 mod events;
 mod gateway;
 mod grants;
+mod kept;
 mod leases;
 mod notices;
 mod people;

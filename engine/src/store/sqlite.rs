@@ -208,6 +208,11 @@ const MIGRATIONS: &[Migration] = &[
         description: "proxied calls held by their client's process",
         sql: include_str!("../../migrations/sqlite/0038_held_calls.sql"),
     },
+    Migration {
+        version: 39,
+        description: "gateway requests kept under their idempotency keys",
+        sql: include_str!("../../migrations/sqlite/0039_kept_requests.sql"),
+    },
 ];
 
 /// How many read-only connections serve reads: one per core. Statements run

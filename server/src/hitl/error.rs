@@ -77,6 +77,9 @@ pub enum ApiError {
          leave out verification_policy, or ask a service that verifies it"
     )]
     VerificationUnsupported,
+    /// An `Idempotency-Key` sent again with another request.
+    #[error("{0}")]
+    IdempotencyKeyReused(String),
     /// Polled too often.
     #[error("too many requests for this case: wait {0} seconds")]
     RateLimited(u64),
@@ -98,6 +101,7 @@ impl ApiError {
             ApiError::Refused { code, .. } | ApiError::Conflict { code, .. } => code,
             ApiError::NotInline { .. } => "action_not_inline",
             ApiError::VerificationUnsupported => "verification_unsupported",
+            ApiError::IdempotencyKeyReused(_) => "idempotency_key_reused",
             ApiError::Duplicate { .. } => "duplicate_submission",
             ApiError::Expired(_) => "case_expired",
             ApiError::RateLimited(_) => "rate_limited",
@@ -114,9 +118,9 @@ impl ApiError {
             ApiError::Refused { .. } | ApiError::NotInline { .. } => StatusCode::FORBIDDEN,
             ApiError::Duplicate { .. } | ApiError::Conflict { .. } => StatusCode::CONFLICT,
             ApiError::Expired(_) => StatusCode::GONE,
-            ApiError::VerificationUnsupported | ApiError::InvalidFields(_) => {
-                StatusCode::UNPROCESSABLE_ENTITY
-            }
+            ApiError::VerificationUnsupported
+            | ApiError::InvalidFields(_)
+            | ApiError::IdempotencyKeyReused(_) => StatusCode::UNPROCESSABLE_ENTITY,
             ApiError::RateLimited(_) => StatusCode::TOO_MANY_REQUESTS,
             ApiError::Internal => StatusCode::INTERNAL_SERVER_ERROR,
         }
@@ -175,6 +179,9 @@ impl From<EngineError> for ApiError {
                 message: e.to_string(),
             },
             EngineError::InvalidFields(problems) => ApiError::InvalidFields(problems),
+            e @ EngineError::IdempotencyKeyReused { .. } => {
+                ApiError::IdempotencyKeyReused(e.to_string())
+            }
             EngineError::SignInFailed => ApiError::Unauthorized,
             EngineError::TooManyAttempts { retry_after_secs } => {
                 ApiError::RateLimited(retry_after_secs)

@@ -26,6 +26,7 @@ pub const POLL_INTERVAL_SECONDS: u32 = 30;
     path = "/api/v1/tool-calls",
     tag = "HITL Protocol",
     request_body = ToolCallRequest,
+    params(("Idempotency-Key" = Option<String>, Header, description = "Up to 255 visible ASCII characters. The same request sent again with the same key gets the first answer again (the same call and case; a 202 with a review link of its own), never a second call.")),
     security(("bearer" = [])),
     responses(
         (status = 200, description = "The policy allows the call: run it.", body = Allowed),
@@ -36,7 +37,7 @@ pub const POLL_INTERVAL_SECONDS: u32 = 30;
         (status = 403, description = "The policy refuses the call (`denied`, or `hidden`).", body = Refused),
         (status = 404, description = "`previous_case_id` names no case this API key asked.", body = ErrorBody),
         (status = 409, description = "`previous_case_id` is still open (`previous_case_open`) or has a next round already (`previous_case_followed`).", body = ErrorBody),
-        (status = 422, description = "The request asks for proof of a person (`verification_policy`), which Airlock does not verify (`verification_unsupported`).", body = ErrorBody),
+        (status = 422, description = "The request asks for proof of a person (`verification_policy`), which Airlock does not verify (`verification_unsupported`); or its `Idempotency-Key` came with another request before (`idempotency_key_reused`).", body = ErrorBody),
     )
 )]
 pub async fn create(
@@ -60,6 +61,7 @@ pub async fn create(
         })?;
     let request = GatewayRequest {
         previous_case_id,
+        idempotency_key: idempotency_key(&headers)?,
         tool: body.tool,
         arguments: body.arguments.unwrap_or_else(|| json!({})),
         source: body.source,
@@ -112,6 +114,23 @@ pub async fn create(
                 .into_response()
         }
     })
+}
+
+/// The request's `Idempotency-Key`, checked.
+fn idempotency_key(headers: &HeaderMap) -> Result<Option<String>, ApiError> {
+    let Some(value) = headers.get("idempotency-key") else {
+        return Ok(None);
+    };
+    let invalid = |message: String| ApiError::Invalid {
+        field: "Idempotency-Key".into(),
+        message,
+    };
+    let text = value
+        .to_str()
+        .map_err(|_| invalid("Idempotency-Key is not ASCII".into()))?;
+    engine::domain::idempotency_key(text)
+        .map(Some)
+        .map_err(invalid)
 }
 
 /// The tokens a 202 hands out: its review link's, and the submit token

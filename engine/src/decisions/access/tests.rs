@@ -262,6 +262,7 @@ async fn an_agents_api_key_names_the_person_who_may_not_approve_its_calls() {
     .unwrap();
     let request = GatewayRequest {
         previous_case_id: None,
+        idempotency_key: None,
         tool: "delete_file".into(),
         arguments: json!({}),
         source: "fs".into(),

@@ -53,6 +53,7 @@ impl Fixture {
             source: "fs".into(),
             requester: Default::default(),
             previous_case_id: None,
+            idempotency_key: None,
         };
         let GatewayOutcome::Waiting { call, .. } = self.engine.gateway_call(asked).await.unwrap()
         else {

@@ -48,6 +48,7 @@ async fn ask(engine: &Engine) -> ToolCall {
 async fn asked(engine: &Engine) -> (ToolCall, crate::domain::ReviewCase) {
     let request = GatewayRequest {
         previous_case_id: None,
+        idempotency_key: None,
         tool: "delete_file".into(),
         arguments: json!({ "path": "notes.txt" }),
         source: "filesystem".into(),

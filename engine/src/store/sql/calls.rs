@@ -167,6 +167,17 @@ impl<B: Backend> SqlStore<B> {
         cases: &[NewCase],
     ) -> Result<Vec<Event>, StoreError> {
         let mut tx = self.begin().await?;
+        let events = Self::insert_calls_in(&mut tx, calls, cases).await?;
+        tx.commit().await?;
+        Ok(events)
+    }
+
+    /// `insert_calls` inside a transaction the caller commits.
+    pub(super) async fn insert_calls_in(
+        tx: &mut B::Tx<'_>,
+        calls: &[ToolCall],
+        cases: &[NewCase],
+    ) -> Result<Vec<Event>, StoreError> {
         let mut events = Vec::with_capacity(calls.len());
         for c in calls {
             query(INSERT_CALL)
@@ -188,12 +199,12 @@ impl<B: Backend> SqlStore<B> {
                 .bind(c.not_by.as_ref().map(|p| p.as_str()))
                 .bind(i64::from(c.quorum.required))
                 .bind(c.shadow.as_ref().map(|s| serde_json::json!(s).to_string()))
-                .execute(&mut tx)
+                .execute(&mut *tx)
                 .await?;
-            Self::audit(&mut tx, c, "propose", "agent", "system", c.created_at).await?;
+            Self::audit(&mut *tx, c, "propose", "agent", "system", c.created_at).await?;
             events.push(
                 Self::append_event(
-                    &mut tx,
+                    &mut *tx,
                     call_event(c, EventKind::ToolCallCreated),
                     c.created_at,
                 )
@@ -201,9 +212,8 @@ impl<B: Backend> SqlStore<B> {
             );
         }
         for case in cases {
-            Self::insert_case(&mut tx, case).await?;
+            Self::insert_case(&mut *tx, case).await?;
         }
-        tx.commit().await?;
         Ok(events)
     }
 

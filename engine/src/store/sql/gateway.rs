@@ -10,6 +10,7 @@ use super::decode::corrupt;
 use super::{query, query_scalar, Backend, Pool, SqlStore, Transaction};
 use crate::domain::{Callback, CallbackAttempt, CaseId, ConversationId};
 use crate::domain::{CaseEvent, CaseStatus, ReviewCase, ToolCallId};
+use crate::domain::{Event, KeptRequest, NewCase, ToolCall};
 use crate::store::{to_millis, ReviewStore, StoreError};
 
 const IS_AGENT_SESSION: &str =
@@ -214,6 +215,23 @@ impl<B: Backend> ReviewStore for SqlStore<B> {
         now: DateTime<Utc>,
     ) -> Result<ConversationId, StoreError> {
         SqlStore::gateway_conversation(self, key, title, now).await
+    }
+
+    async fn kept_request(
+        &self,
+        client: &str,
+        key: &str,
+    ) -> Result<Option<KeptRequest>, StoreError> {
+        SqlStore::kept_request(self, client, key).await
+    }
+
+    async fn insert_kept_call(
+        &self,
+        call: &ToolCall,
+        case: Option<&NewCase>,
+        kept: &KeptRequest,
+    ) -> Result<Vec<Event>, StoreError> {
+        SqlStore::insert_kept_call(self, call, case, kept).await
     }
 
     async fn is_agent_session(&self, id: &ConversationId) -> Result<bool, StoreError> {
