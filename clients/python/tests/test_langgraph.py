@@ -7,6 +7,7 @@ import json
 import threading
 from typing import Any, Dict, List
 
+import httpx
 import pytest
 from conftest import KEY, Server
 from langchain_core.messages import AIMessage, AnyMessage, HumanMessage, ToolMessage
@@ -114,6 +115,26 @@ def test_a_run_again_waits_on_the_same_call_and_never_asks_twice(
     decided = server.call(waiting["id"])
     assert decided["status"] in ("approved", "executed", "completed")
     assert still.value.case_id.startswith("review_")
+
+
+def test_a_run_that_died_before_keeping_its_case_gets_the_same_case(
+    server: Server, session_id: str
+) -> None:
+    ran.clear()
+    args = {"path": f"{session_id}.lost"}
+    airlock = Airlock(server.url, KEY)
+    app = graph(airlock, [call("delete_file", args, 1)], wait=0.2)
+    config = {"configurable": {"thread_id": session_id}}
+    with pytest.raises(StillWaiting) as first:
+        app.invoke({"messages": [HumanMessage("clean")]}, config)
+    # As if the process died between asking and keeping the case.
+    app.store.delete(("airlock", session_id), "call_1")
+    with pytest.raises(StillWaiting) as again:
+        app.invoke(None, config)
+    assert again.value.case_id == first.value.case_id
+    pending = httpx.get(f"{server.url}/api/v1/calls/pending", params={"tool": "delete_file"})
+    assert [c["arguments"] for c in pending.json()["calls"]].count(args) == 1
+    assert ran == []
 
 
 def test_an_async_graph_is_gated_too(server: Server, session_id: str) -> None:

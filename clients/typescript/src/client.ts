@@ -32,6 +32,8 @@ export interface AskOptions {
   agentId?: string;
   /** An earlier case this one is the next round of. */
   previousCaseId?: string;
+  /** The same request sent again with the same key gets the same call back, never a second one. */
+  idempotencyKey?: string;
   /** Aborting it withdraws a waiting call. */
   signal?: AbortSignal;
 }
@@ -66,7 +68,8 @@ export class Airlock {
     if (options.sessionId !== undefined) body.session_id = options.sessionId;
     if (options.agentId !== undefined) body.agent_id = options.agentId;
     if (options.previousCaseId !== undefined) body.previous_case_id = options.previousCaseId;
-    const sent = await this.#send("POST", "/api/v1/tool-calls", { body, signal: options.signal });
+    const headers: Record<string, string> = options.idempotencyKey ? { "idempotency-key": options.idempotencyKey } : {};
+    const sent = await this.#send("POST", "/api/v1/tool-calls", { body, headers, signal: options.signal });
     return readAsk(sent.status, sent.body, sent.headers, tool, asked);
   }
 

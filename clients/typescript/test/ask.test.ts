@@ -4,7 +4,7 @@
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 
-import { Airlock, Refused, Rejected, StillWaiting, Unauthorized, Unreachable } from "../src/index.js";
+import { Airlock, InvalidRequest, Refused, Rejected, StillWaiting, Unauthorized, Unreachable } from "../src/index.js";
 import { KEY, Server, session } from "./support.js";
 
 let server: Server;
@@ -111,6 +111,20 @@ test("a wait that ends first leaves the call to pick up or withdraw", async () =
   assert.equal(withdrawn.outcome, "withdrawn");
   assert.equal(withdrawn.reason, "changed my mind");
   assert.deepEqual(await airlock.wait(asked), withdrawn);
+});
+
+test("a request sent again with its idempotency key gets the same call", async () => {
+  const airlock = new Airlock({ url: server.url, key: KEY });
+  const options = { source: "files", idempotencyKey: `${session()}-once` };
+  const first = await airlock.request("delete_file", { path: "once.txt" }, options);
+  const again = await airlock.request("delete_file", { path: "once.txt" }, options);
+  assert.ok(!("outcome" in first) && !("outcome" in again));
+  assert.equal(again.caseId, first.caseId);
+  await assert.rejects(
+    airlock.request("delete_file", { path: "other.txt" }, options),
+    (e: unknown) => e instanceof InvalidRequest && e.code === "idempotency_key_reused",
+  );
+  await airlock.withdraw(first);
 });
 
 test("a call nobody decides expires and does not run", async () => {

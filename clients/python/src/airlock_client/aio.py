@@ -56,13 +56,15 @@ class AsyncAirlock(Client):
         session_id: Optional[str] = None,
         agent_id: Optional[str] = None,
         previous_case_id: Optional[str] = None,
+        idempotency_key: Optional[str] = None,
     ) -> Union[Decision, Pending]:
         """Asks once, without waiting: the decision when the policy allows
         the call at once, or the call waiting for a person. Raises `Refused`
         when the policy refuses it."""
         args = protocol.arguments_of(arguments)
         body = protocol.ask_body(tool, args, source, session_id, agent_id, previous_case_id)
-        response = await self._send("POST", "/api/v1/tool-calls", json=body)
+        headers = {"idempotency-key": idempotency_key} if idempotency_key else {}
+        response = await self._send("POST", "/api/v1/tool-calls", json=body, headers=headers)
         return protocol.read_ask(
             response.status_code, _json(response), response.headers, tool, args
         )
@@ -76,6 +78,7 @@ class AsyncAirlock(Client):
         session_id: Optional[str] = None,
         agent_id: Optional[str] = None,
         previous_case_id: Optional[str] = None,
+        idempotency_key: Optional[str] = None,
         wait: Optional[float] = None,
     ) -> Decision:
         """Asks, and waits for the decision: at most `wait` seconds when
@@ -88,6 +91,7 @@ class AsyncAirlock(Client):
             session_id=session_id,
             agent_id=agent_id,
             previous_case_id=previous_case_id,
+            idempotency_key=idempotency_key,
         )
         if isinstance(asked, Decision):
             return asked

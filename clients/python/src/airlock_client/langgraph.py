@@ -107,10 +107,14 @@ class _Gate:
 
     def _ask(self, request: ToolCallRequest) -> Dict[str, Any]:
         thread = _thread(request)
+        # The thread and the tool call name one call for good: a run that
+        # died before keeping its case gets the same case back when resumed.
+        key = f"langgraph/{thread}/{request.tool_call['id']}" if thread is not None else None
         return {
             "source": self.source,
             "session_id": self.session_id or (str(thread) if thread is not None else None),
             "agent_id": self.agent_id,
+            "idempotency_key": key,
         }
 
     @staticmethod
