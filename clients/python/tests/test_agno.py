@@ -5,7 +5,10 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
+import sys
 import threading
+from pathlib import Path
 from typing import Any, Dict, Iterator, List
 
 import pytest
@@ -108,3 +111,40 @@ def test_the_same_hook_asks_for_an_agent_run_with_arun(
     )
     asyncio.run(agent.arun("tidy up"))
     check(model, calls)
+
+
+def test_an_agents_mcp_tools_are_hooked_too(
+    server: Server,
+    model: ScriptedModel,
+    calls: List[Dict[str, Any]],
+    session_id: str,
+    tmp_path: Path,
+) -> None:
+    """Airlock's policy for the tools of an MCP server, in place of the
+    include and exclude lists MCPTools would otherwise keep."""
+    from agno.tools.mcp import MCPTools
+
+    decide(server, calls)
+    ran_by_mcp = tmp_path / "written"
+    script = Path(__file__).with_name("files_mcp.py")
+    hook = airlock_hook(source="files", async_airlock=AsyncAirlock(server.url, KEY))
+
+    async def run() -> None:
+        env = dict(os.environ, FILES_ROOT=str(ran_by_mcp))
+        async with MCPTools(f"{sys.executable} {script}", env=env) as files:
+            agent = Agent(
+                model=OpenAIChat(id="scripted", base_url=model.url, api_key="x"),  # type: ignore[attr-defined]
+                tools=[files],
+                tool_hooks=[hook],
+                session_id=session_id,
+            )
+            await agent.arun("tidy up")
+
+    asyncio.run(run())
+    said = model.tool_results()
+    assert said["call_1"] == "This call was rejected: keep it. It did not run."
+    assert "matched rule 1: write_file /path glob /etc/**" in said["call_2"]
+    assert "contents of a" in said["call_3"]
+    written = sorted(str(p.relative_to(ran_by_mcp)) for p in ran_by_mcp.rglob("*") if p.is_file())
+    assert written == [calls[0]["args"]["path"]]
+    assert (ran_by_mcp / calls[0]["args"]["path"]).read_text() == "final"

@@ -76,18 +76,7 @@ test("an allowed call runs and a refused one does not, the model told the rule",
 
 test("a waiting call runs with a person's edits; a rejected one tells the model why", async () => {
   const airlock = new Airlock({ url: server.url, key: KEY });
-  const id = session();
-  const asked = { path: `${id}.txt`, content: "draft" };
-  const edited = { ...asked, content: "final" };
-  const refused = { path: `${id}.old`, content: "x" };
-  const people = Promise.all([
-    server
-      .waitingCall("write_file", asked)
-      .then((call) => server.press("edit_call", { call_id: call.id, arguments: JSON.stringify(edited) })),
-    server
-      .waitingCall("write_file", refused)
-      .then((call) => server.press("reject_call", { call_id: call.id, reason: "keep the old one" })),
-  ]);
+  const { asked, edited, refused, people } = server.editOneRejectOther();
   const { ran, told, result } = await run(
     [
       { name: "write_file", args: asked },

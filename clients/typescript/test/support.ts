@@ -96,6 +96,26 @@ export class Server {
     });
     if (response.status !== 200) throw new Error(`${endpoint}: ${response.status} ${await response.text()}`);
   }
+
+  /**
+   * Two `write_file` calls a person decides once they wait: `asked` is
+   * approved as `edited`, `refused` rejected with "keep the old one".
+   */
+  editOneRejectOther() {
+    const id = session();
+    const asked = { path: `${id}.txt`, content: "draft" };
+    const edited = { ...asked, content: "final" };
+    const refused = { path: `${id}.old`, content: "x" };
+    const people = Promise.all([
+      this.waitingCall("write_file", asked).then((call) =>
+        this.press("edit_call", { call_id: call.id, arguments: JSON.stringify(edited) }),
+      ),
+      this.waitingCall("write_file", refused).then((call) =>
+        this.press("reject_call", { call_id: call.id, reason: "keep the old one" }),
+      ),
+    ]);
+    return { asked, edited, refused, people };
+  }
 }
 
 let sessions = 0;
