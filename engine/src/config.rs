@@ -55,6 +55,7 @@ pub use source::BUILT_IN_SOURCES;
 use std::collections::BTreeMap;
 use std::time::Duration;
 
+use crate::domain::notice::{DECIDED, WAITING};
 use crate::policy::{Policy, PolicyConfig, PolicyError};
 
 pub use crate::domain::ExpiryAction;
@@ -290,7 +291,19 @@ impl Config {
                 channels.push(channel.clone());
             }
         }
-        verdict.follow_up.plan(&channels, from)
+        // An `inngest` channel hears of a call once, when it is decided.
+        let planned = verdict.follow_up.plan(&channels, from).into_iter();
+        planned
+            .filter_map(|notice| match self.notify.get(&notice.channel) {
+                Some(NotifyChannel::Inngest { .. }) => {
+                    (notice.kind == WAITING).then_some(crate::domain::PlannedNotice {
+                        kind: DECIDED,
+                        ..notice
+                    })
+                }
+                _ => Some(notice),
+            })
+            .collect()
     }
 
     /// Whether any policy opens review links only to signed-in people, so

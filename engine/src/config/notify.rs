@@ -17,6 +17,10 @@ pub enum NotifyChannel {
     /// An e-mail to these addresses, through the SMTP server of
     /// `AIRLOCK_SMTP_URL`.
     Email { to: Vec<String> },
+    /// An `airlock/call.decided` event to an Inngest event URL
+    /// (`…/e/<event key>`), once a call is decided: an agent's durable
+    /// function waits for it with `step.waitForEvent`.
+    Inngest { url: String },
 }
 
 /// A channel as written: one of its keys.
@@ -29,6 +33,8 @@ pub(super) struct RawChannel {
     slack: Option<String>,
     #[serde(default)]
     email: Option<RawEmail>,
+    #[serde(default)]
+    inngest: Option<String>,
     /// The approver groups whose calls it announces, besides the calls
     /// whose policy names it.
     #[serde(default)]
@@ -71,16 +77,26 @@ pub(super) fn channels(
         let key = format!("notify.{name}");
         let refused =
             |at: &str, problem: String| PolicyError::new(file, format!("{key}{at}"), problem);
-        let channel = match (channel.webhook, channel.slack, channel.email) {
-            (Some(url), None, None) => {
+        let said = (
+            channel.webhook,
+            channel.slack,
+            channel.email,
+            channel.inngest,
+        );
+        let channel = match said {
+            (Some(url), None, None, None) => {
                 check_url(&url).map_err(|p| refused(".webhook", p))?;
                 NotifyChannel::Webhook { url }
             }
-            (None, Some(webhook), None) => {
+            (None, Some(webhook), None, None) => {
                 check_url(&webhook).map_err(|p| refused(".slack", p))?;
                 NotifyChannel::Slack { webhook }
             }
-            (None, None, Some(email)) => {
+            (None, None, None, Some(url)) => {
+                check_url(&url).map_err(|p| refused(".inngest", p))?;
+                NotifyChannel::Inngest { url }
+            }
+            (None, None, Some(email), None) => {
                 if email.to.is_empty() {
                     return Err(refused(".email.to", "name at least one address".into()));
                 }
@@ -94,7 +110,8 @@ pub(super) fn channels(
             }
             _ => {
                 let problem = "a channel says where it sends, in one of `webhook: https://…`, \
-                               `slack: https://hooks.slack.com/…` or `email: {to: [...]}`";
+                               `slack: https://hooks.slack.com/…`, `email: {to: [...]}` or \
+                               `inngest: https://inn.gs/e/<event key>`";
                 return Err(refused("", problem.into()));
             }
         };
@@ -198,6 +215,8 @@ mod tests {
         assert_eq!(e.key, "notify.a.email.to");
         let e = refused("notify:\n  a: {email: {to: [ops@example.com, on call]}}\n");
         assert_eq!(e.key, "notify.a.email.to[1]");
+        let e = refused("notify:\n  a: {inngest: inn.gs/e/key}\n");
+        assert_eq!(e.key, "notify.a.inngest");
         let e = refused("notify:\n  a: {pager: x}\n");
         assert!(e.key.starts_with("notify"), "{e}");
     }
@@ -232,5 +251,29 @@ mod tests {
         )
         .unwrap_err();
         assert_eq!(e.key, "notify.a.approvers[0]");
+    }
+
+    #[test]
+    fn an_inngest_channel_hears_once_when_the_call_is_decided() {
+        use crate::domain::notice::{DECIDED, REMINDER, WAITING};
+        let yaml =
+            "notify:\n  agents: {inngest: https://inn.gs/e/key}\n  hook: {webhook: https://x}\n";
+        let config = Config::parse("c.yaml", yaml).unwrap();
+        assert_eq!(
+            config.notify["agents"],
+            NotifyChannel::Inngest {
+                url: "https://inn.gs/e/key".into()
+            }
+        );
+        let mut verdict = crate::policy::Verdict::new(crate::policy::Outcome::RequireApproval, "r");
+        verdict.notify = vec!["agents".into(), "hook".into()];
+        verdict.follow_up.remind_after = Some(std::time::Duration::from_secs(900));
+        let planned: Vec<(String, &str)> = config
+            .notices(&verdict, chrono::Utc::now())
+            .into_iter()
+            .map(|n| (n.channel, n.kind))
+            .collect();
+        let expected = [("agents", DECIDED), ("hook", WAITING), ("hook", REMINDER)];
+        assert_eq!(planned, expected.map(|(c, k)| (c.to_owned(), k)));
     }
 }

@@ -12,6 +12,10 @@ pub const WAITING: &str = "waiting";
 pub const REMINDER: &str = "reminder";
 /// The call still waits, `escalate_after` later, told to `escalate_to`.
 pub const ESCALATION: &str = "escalation";
+/// The call was decided: an `inngest` channel's one notice, written with
+/// the case like the others and due once the case is over, so a decision
+/// is never stored without it.
+pub const DECIDED: &str = "decided";
 
 /// A notice waiting in the outbox.
 #[derive(Debug, Clone, PartialEq)]
@@ -22,7 +26,7 @@ pub struct Notice {
     pub case_id: CaseId,
     /// The channel's name under `notify:`.
     pub channel: String,
-    /// What it says: [`WAITING`], [`REMINDER`] or [`ESCALATION`].
+    /// What it says: [`WAITING`], [`REMINDER`], [`ESCALATION`] or [`DECIDED`].
     pub kind: String,
     /// Attempts made so far.
     pub attempts: i64,

@@ -13,7 +13,6 @@ use crate::domain::{BatchId, ConversationId, PersonId};
 use crate::domain::{CallStatus, KeptAnswer, ToolCall};
 use crate::error::EngineError;
 use crate::policy::Outcome;
-use crate::store::StoreError;
 
 /// The longest a gateway case stays open (HITL Protocol §13.1).
 pub const MAX_TIMEOUT: Duration = Duration::days(7);
@@ -156,24 +155,9 @@ pub(super) async fn insert_waiting(
         .store
         .insert_calls(std::slice::from_ref(call), cases)
         .await
-        .map_err(|e| insert_failed(e, Some(&case)))?;
+        .map_err(|e| rounds::insert_failed(e, Some(&case)))?;
     core.events.publish(events);
     Ok(())
-}
-
-/// Why storing a call with `case` failed: a next round of a case that got
-/// one meanwhile is refused as such.
-pub(super) fn insert_failed(e: StoreError, case: Option<&NewCase>) -> EngineError {
-    let previous = case.and_then(|c| c.case.previous_case_id.clone());
-    match (e, previous) {
-        (StoreError::Duplicate("previous_case_id"), Some(previous)) => {
-            EngineError::PreviousCaseFollowed {
-                case: previous,
-                next: "another case".to_owned(),
-            }
-        }
-        (e, _) => e.into(),
-    }
 }
 
 /// The conversation title of an external agent's session. A long session

@@ -23,6 +23,7 @@ pub(super) struct Keeping {
 /// keep it under.
 pub(super) fn keeping(request: &GatewayRequest) -> Option<Keeping> {
     let r = &request.requester;
+    let (client, key) = (r.client.clone()?, request.idempotency_key.clone()?);
     let text = |v: &Option<String>| json!(v);
     let fingerprint = request_fingerprint(&[
         &json!(request.tool),
@@ -34,8 +35,8 @@ pub(super) fn keeping(request: &GatewayRequest) -> Option<Keeping> {
         &json!(request.previous_case_id.as_ref().map(|id| id.to_string())),
     ]);
     Some(Keeping {
-        client: r.client.clone()?,
-        key: request.idempotency_key.clone()?,
+        client,
+        key,
         fingerprint,
     })
 }
@@ -84,7 +85,7 @@ pub(super) async fn insert(
             Ok(None)
         }
         Err(StoreError::Duplicate("idempotency_key")) => earlier(core, keeping).await,
-        Err(e) => Err(super::gateway::insert_failed(e, case)),
+        Err(e) => Err(super::rounds::insert_failed(e, case)),
     }
 }
 

@@ -11,9 +11,12 @@
 //! is delivered on its own, in order, so one that hangs delays no other.
 //! Reminders and
 //! escalations are notices written with the rest, due later
-//! (`FollowUp::plan`); a call decided by then gets none.
+//! (`FollowUp::plan`); a call decided by then gets none. An `inngest`
+//! channel's one notice is written with the rest too, and is due once the
+//! call is decided (`inngest`).
 
 mod email;
+pub mod inngest;
 pub(crate) mod slack;
 #[cfg(test)]
 mod tests;
@@ -28,7 +31,7 @@ use serde_json::{json, Value};
 use super::callbacks::{after_failure, post_signed, DELIVERY_TIMEOUT};
 use crate::config::NotifyChannel;
 use crate::core::Core;
-use crate::domain::notice::{ESCALATION, REMINDER};
+use crate::domain::notice::{DECIDED, ESCALATION, REMINDER};
 use crate::domain::{rfc3339, CallStatus, CallbackAttempt, CaseId, Notice, ReviewToken, ToolCall};
 use crate::error::EngineError;
 use crate::metrics::Delivery;
@@ -161,6 +164,15 @@ async fn deliver(
     let Some(call) = store.tool_call(&case.tool_call_id).await? else {
         return Ok(Sent::Pointless("the call is gone".into()));
     };
+    if let NotifyChannel::Inngest { url } = channel {
+        let decided = (notice.kind == DECIDED).then(|| inngest::decided_body(&case, &call));
+        let Some(body) = decided.flatten() else {
+            let why = "an inngest channel hears of decided calls only";
+            return Ok(Sent::Pointless(why.into()));
+        };
+        let sent = post_signed(sender.client, url, sender.secret, body).await;
+        return Ok(sent.map_or_else(Sent::Failed, |()| Sent::Delivered));
+    }
     if call.status != CallStatus::PendingApproval {
         let why = format!("the call no longer waits: it is {}", call.status.as_str());
         return Ok(Sent::Pointless(why));
@@ -189,6 +201,9 @@ async fn deliver(
             Some(mailer) => mailer.send(to, &call, &link, Words::of(&notice.kind)).await,
             None => Err("no SMTP server to send e-mail through: set AIRLOCK_SMTP_URL".into()),
         },
+        NotifyChannel::Inngest { .. } => {
+            Err("an inngest channel hears of decided calls only".into())
+        }
     };
     Ok(match sent {
         Ok(()) => Sent::Delivered,

@@ -4,10 +4,11 @@
 //! one names it as `next_case_id`, and the review page shows the rounds
 //! before.
 
-use super::{CaseId, ReviewCase};
+use super::{CaseId, NewCase, ReviewCase};
 use crate::core::Core;
 use crate::domain::ToolCall;
 use crate::error::EngineError;
+use crate::store::StoreError;
 
 /// The most earlier rounds a review page shows, newest first when cut.
 pub const ROUNDS_SHOWN: usize = 10;
@@ -68,4 +69,19 @@ pub(crate) async fn earlier_rounds(
     }
     rounds.reverse();
     Ok(rounds)
+}
+
+/// Why storing a call with `case` failed: a next round of a case that got
+/// one meanwhile is refused as such.
+pub(super) fn insert_failed(e: StoreError, case: Option<&NewCase>) -> EngineError {
+    let previous = case.and_then(|c| c.case.previous_case_id.clone());
+    match (e, previous) {
+        (StoreError::Duplicate("previous_case_id"), Some(previous)) => {
+            EngineError::PreviousCaseFollowed {
+                case: previous,
+                next: "another case".to_owned(),
+            }
+        }
+        (e, _) => e.into(),
+    }
 }

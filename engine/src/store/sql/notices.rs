@@ -14,12 +14,15 @@ use crate::domain::{Announcement, CallbackAttempt, CaseId, Event, EventKind, Not
 use crate::store::{from_millis, to_millis, NoticeStore, StoreError};
 
 /// At most `$2` of each channel, so a channel whose backlog grows (its
-/// receiver hangs) never crowds the others out of a pass.
+/// receiver hangs) never crowds the others out of a pass. A `decided`
+/// notice waits for its case to be over.
 const DUE_NOTICES: &str = "select notice_id, case_id, channel, kind, attempts from (
        select notice_id, case_id, channel, kind, attempts, next_attempt_at,
               row_number() over (partition by channel order by next_attempt_at, notice_id) as place
-       from notice_outbox
+       from notice_outbox n
        where delivered_at is null and failed_at is null and next_attempt_at <= $1
+         and (kind <> 'decided' or exists (select 1 from review_cases c
+              where c.case_id = n.case_id and c.status in ('completed', 'expired', 'cancelled')))
      ) due
      where place <= $2
      order by next_attempt_at, notice_id";
