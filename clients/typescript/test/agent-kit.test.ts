@@ -2,6 +2,8 @@
 // network's agent runs its tools only as Airlock decides.
 
 import assert from "node:assert/strict";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { after, before, test } from "node:test";
 
 import { createAgent, createNetwork, createTool, openai } from "@inngest/agent-kit";
@@ -103,10 +105,15 @@ test("an unreachable Airlock runs nothing", async () => {
  * step's result is kept by its id, and a step that fails is run again on the
  * next replay. `failing` names a step whose first run dies.
  */
-function replayedSteps(failing: string) {
+function replayedSteps(failing: string, events?: EventApi) {
   const kept = new Map<string, unknown>();
   let failed = false;
   return {
+    // The event whose case the expression names, as Inngest would match it.
+    waitForEvent: async (_id: string, options: { event: string; if: string }) => {
+      assert.equal(options.event, "airlock/call.decided");
+      return events!.next(JSON.parse(options.if.split(" == ")[1]!) as string);
+    },
     run: async (id: string, fn: () => Promise<unknown>) => {
       if (kept.has(id)) return kept.get(id);
       if (id === failing && !failed) {
@@ -133,4 +140,57 @@ test("inside an Inngest function a replay re-attaches to the same call", async (
   assert.deepEqual(ran, [asked]);
   const pending = await (await fetch(`${server.url}/api/v1/calls/pending?tool=write_file`)).json();
   assert.ok(!JSON.stringify(pending).includes(asked.path), "no second call waits");
+});
+
+/** An Inngest Event API on loopback (`POST /e/<key>`): the events it is sent. */
+class EventApi {
+  readonly events: { name: string; data: { case_id: string } }[] = [];
+  #server = createServer((request, response) => {
+    let body = "";
+    request.on("data", (chunk: Buffer) => (body += chunk.toString()));
+    request.on("end", () => {
+      this.events.push(...JSON.parse(body));
+      response.writeHead(200, { "content-type": "application/json" }).end('{"ids":[],"status":200}');
+    });
+  });
+
+  async url(): Promise<string> {
+    await new Promise<void>((ready) => this.#server.listen(0, "127.0.0.1", ready));
+    return `http://127.0.0.1:${(this.#server.address() as AddressInfo).port}/e/test-event-key`;
+  }
+
+  /** The event of case `caseId`, once it arrives. */
+  async next(caseId: string) {
+    for (;;) {
+      const found = this.events.find((event) => event.data.case_id === caseId);
+      if (found) return found;
+      await new Promise((tick) => setTimeout(tick, 50));
+    }
+  }
+
+  stop(): void {
+    this.#server.close();
+  }
+}
+
+test("inside an Inngest function the decision can come as Airlock's event", async () => {
+  const api = new EventApi();
+  const sending = await Server.start("24h", await api.url());
+  try {
+    const airlock = new Airlock({ url: sending.url, key: KEY });
+    const ran: unknown[] = [];
+    const options = { airlock, source: "files", sessionId: session(), decidedEvents: true };
+    const [, writeFile] = airlockTools(files(ran), options);
+    const { asked, edited, refused, people } = sending.editOneRejectOther();
+    // Each call in a function of its own: a fake step names its steps by their ids alone.
+    const context = () => ({ step: replayedSteps("none", api) }) as never;
+    const answers = await Promise.all([writeFile!.handler(asked, context()), writeFile!.handler(refused, context())]);
+    await people;
+    assert.deepEqual(answers, [`wrote ${asked.path}`, "This call was rejected: keep the old one. It did not run."]);
+    assert.deepEqual(ran, [edited]);
+    assert.equal(api.events.length, 2);
+  } finally {
+    sending.stop();
+    api.stop();
+  }
 });

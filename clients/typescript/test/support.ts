@@ -12,9 +12,11 @@ import { isDeepStrictEqual } from "node:util";
 
 export const KEY = "test-key-builder";
 
-function policy(expiresAfter: string): string {
+/** The policy; with `inngest`, the files' calls are sent there once decided. */
+function policy(expiresAfter: string, inngest?: string): string {
   const sha256 = createHash("sha256").update(KEY).digest("hex");
-  return `
+  const notify = inngest ? `notify:\n  agents:\n    inngest: ${inngest}\n` : "";
+  return `${notify}
 approvals:
   expires_after: ${expiresAfter}
   default_action: reject
@@ -28,6 +30,7 @@ sources:
     tool_blacklist: ["admin_*"]
     auto_approved_tools: ["read_*"]
     require_approval: [delete_file, write_file, send_email]
+    notify: [${inngest ? "agents" : ""}]
     rules:
       - tool: write_file
         when: [{ arg: /path, glob: "/etc/**" }]
@@ -49,9 +52,9 @@ export class Server {
     private readonly process: ChildProcess,
   ) {}
 
-  static async start(expiresAfter = "24h"): Promise<Server> {
+  static async start(expiresAfter = "24h", inngest?: string): Promise<Server> {
     const folder = mkdtempSync(join(tmpdir(), "airlock-ts-"));
-    writeFileSync(join(folder, "airlock.yaml"), policy(expiresAfter));
+    writeFileSync(join(folder, "airlock.yaml"), policy(expiresAfter, inngest));
     const env: NodeJS.ProcessEnv = {
       ...process.env,
       AIRLOCK_ADDR: "127.0.0.1:0",
