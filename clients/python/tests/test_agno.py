@@ -113,6 +113,40 @@ def test_the_same_hook_asks_for_an_agent_run_with_arun(
     check(model, calls)
 
 
+def test_a_cancelled_arun_withdraws_the_waiting_call(server: Server, session_id: str) -> None:
+    """An async tool is asked about on the run's loop, so cancelling the run
+    withdraws the call. (A plain function tool is run, hook and all, on a
+    worker thread that Agno cannot stop: its call waits on until decided.)"""
+    ran.clear()
+    args = {"path": f"{session_id}.cancelled", "content": "x"}
+    scripted = ScriptedModel([{"name": "write_file", "args": args}])
+
+    async def write_file(path: str, content: str) -> str:  # noqa: F811 - the same tool, async
+        """Writes a file."""
+        ran.append({"path": path, "content": content})
+        return f"wrote {content!r} to {path}"
+
+    async def scenario(url: str) -> str:
+        agent = Agent(
+            model=OpenAIChat(id="scripted", base_url=url, api_key="x"),
+            tools=[write_file],
+            tool_hooks=[airlock_hook(source="files", async_airlock=AsyncAirlock(server.url, KEY))],
+            session_id=session_id,
+        )
+        running = asyncio.ensure_future(agent.arun("tidy up"))
+        waiting = await asyncio.to_thread(server.waiting_call, "write_file", args)
+        running.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await running
+        return str(waiting["id"])
+
+    for url in scripted.serve():
+        decided = server.call(asyncio.run(scenario(url)))
+    assert decided["status"] == "cancelled"
+    assert decided["decision"]["reason"] == "the agent's task was cancelled"
+    assert ran == []
+
+
 def test_an_agents_mcp_tools_are_hooked_too(
     server: Server,
     model: ScriptedModel,

@@ -149,6 +149,29 @@ def test_an_async_graph_is_gated_too(server: Server, session_id: str) -> None:
     assert ran == []
 
 
+def test_a_cancelled_async_run_withdraws_the_waiting_call(server: Server, session_id: str) -> None:
+    import asyncio
+
+    ran.clear()
+    args = {"path": f"{session_id}.cancelled"}
+    app = graph(Airlock(server.url, KEY), [call("delete_file", args, 1)])
+    config = {"configurable": {"thread_id": session_id}}
+
+    async def scenario() -> str:
+        running = asyncio.ensure_future(app.ainvoke({"messages": [HumanMessage("go")]}, config))
+        waiting = await asyncio.to_thread(server.waiting_call, "delete_file", args)
+        running.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await running
+        return str(waiting["id"])
+
+    call_id = asyncio.run(scenario())
+    decided = server.call(call_id)
+    assert decided["status"] == "cancelled"
+    assert decided["decision"]["reason"] == "the agent's task was cancelled"
+    assert ran == []
+
+
 def test_an_unreachable_airlock_stops_the_run_and_nothing_runs(session_id: str) -> None:
     ran.clear()
     app = graph(Airlock("http://127.0.0.1:9", KEY), [call("delete_file", {"path": "a"}, 1)])
