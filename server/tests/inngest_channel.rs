@@ -1,49 +1,14 @@
 //! The `inngest` channel through the public HTTP surface: a decided call is
-//! sent as an `airlock/call.decided` event to an Inngest Event API on
-//! loopback (`POST /e/<key>`, a JSON array of events, answered `{ids,
-//! status}`), again after a failure with the same event id, and a call
-//! that still waits is sent nothing.
+//! sent as an `airlock/call.decided` event in the format of Inngest's Event
+//! API (a JSON array of events), signed, again after a failure with the same
+//! event id, and a call that still waits is sent nothing.
 
 mod support;
-
-use std::sync::{Arc, Mutex};
-use std::time::Duration;
 
 use serde_json::{json, Value};
 
 const KEY: &str = "inngest-test-key";
-
-/// An Inngest Event API that answers 500 to its first request, then keeps
-/// each event it is sent: its URL, and the events.
-async fn event_api() -> (String, Arc<Mutex<Vec<Value>>>) {
-    use axum::routing::post;
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let url = format!("http://{}/e/test-event-key", listener.local_addr().unwrap());
-    let got: Arc<Mutex<Vec<Value>>> = Arc::default();
-    let (keep, failed) = (got.clone(), Arc::new(Mutex::new(false)));
-    let app = axum::Router::new().route(
-        "/e/test-event-key",
-        post(move |axum::Json(events): axum::Json<Vec<Value>>| {
-            let (keep, failed) = (keep.clone(), failed.clone());
-            async move {
-                if !std::mem::replace(&mut *failed.lock().unwrap(), true) {
-                    return (
-                        axum::http::StatusCode::INTERNAL_SERVER_ERROR,
-                        axum::Json(json!({})),
-                    );
-                }
-                let ids: Vec<Value> = events.iter().map(|e| e["id"].clone()).collect();
-                keep.lock().unwrap().extend(events);
-                (
-                    axum::http::StatusCode::OK,
-                    axum::Json(json!({"ids": ids, "status": 200})),
-                )
-            }
-        }),
-    );
-    tokio::spawn(async move { axum::serve(listener, app).await });
-    (url, got)
-}
+const SECRET: &str = "inngest-test-secret";
 
 async fn ask(server: &support::TestServer, path: &str) -> Value {
     let answer = reqwest::Client::new()
@@ -81,7 +46,9 @@ async fn respond(hitl: &Value, body: Value) {
 
 #[tokio::test]
 async fn a_decided_call_reaches_an_inngest_event_api_once_and_a_waiting_one_does_not() {
-    let (events_url, got) = event_api().await;
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let events_url = format!("http://{}/hook", listener.local_addr().unwrap());
+    let got = support::receiver::signed_receiver(listener, SECRET, 1).await;
     let dir = tempfile::tempdir().unwrap();
     let config = format!(
         "gateway:
@@ -103,7 +70,8 @@ sources:
         notices: true,
         ..Default::default()
     };
-    let server = support::start(dir.path(), &config, &[], workers).await;
+    let env = [("AIRLOCK_CALLBACK_SECRET", SECRET)];
+    let server = support::start(dir.path(), &config, &env, workers).await;
 
     let edited = ask(&server, "a.txt").await;
     let rejected = ask(&server, "b.txt").await;
@@ -120,14 +88,18 @@ sources:
     )
     .await;
 
-    let mut events = Vec::new();
-    for _ in 0..200 {
-        events = got.lock().unwrap().clone();
-        if events.len() >= 2 {
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
+    // The first request fails; its event comes again, the same, after it.
+    let sent = support::receiver::received(&got, 3).await;
+    assert_eq!(sent.len(), 3, "{sent:?}");
+    assert!(sent.iter().all(|(_, signed)| *signed), "signed");
+    let first_id = sent[0].0[0]["id"].clone();
+    assert_eq!(
+        sent.iter()
+            .filter(|(body, _)| body[0]["id"] == first_id)
+            .count(),
+        2
+    );
+    let events: Vec<Value> = sent[1..].iter().map(|(body, _)| body[0].clone()).collect();
     assert_eq!(events.len(), 2, "{events:?}");
     let of = |hitl: &Value| {
         let case = hitl["case_id"].as_str().unwrap();

@@ -78,14 +78,7 @@ sources:
     let asked = ask(&server, "write_file").await;
     let quiet = ask(&server, "delete_file").await;
     // The receiver fails the first attempt; the second, a second later, lands.
-    let mut delivered = Vec::new();
-    for _ in 0..100 {
-        delivered = got.lock().unwrap().clone();
-        if delivered.len() >= 2 {
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(100)).await;
-    }
+    let delivered = support::receiver::received(&got, 2).await;
     assert_eq!(delivered.len(), 2, "{delivered:?}");
     tokio::time::sleep(Duration::from_millis(1500)).await;
     assert_eq!(

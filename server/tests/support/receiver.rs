@@ -76,6 +76,19 @@ pub async fn signed_receiver(
     got
 }
 
+/// What `got` holds once it holds at least `count` bodies: the tests act
+/// when the receiver says so (at most 30 s, for a delivery that never comes).
+pub async fn received(got: &Signed, count: usize) -> Vec<(Value, bool)> {
+    for _ in 0..600 {
+        let now = got.lock().unwrap().clone();
+        if now.len() >= count {
+            return now;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    got.lock().unwrap().clone()
+}
+
 /// A webhook receiver that takes each request and never answers: how many
 /// connections it took, and how many of them the sender has given up on.
 #[derive(Debug, Default)]
