@@ -146,8 +146,11 @@ test:
 	$(MAKE) --no-print-directory -j4 test-setup
 	cargo test --workspace
 	cargo build -p server --bin airlock
-	$(MAKE) --no-print-directory clients
-	frontend/site.sh debug $(LEPTOS_SITE_ROOT)
+	@# The clients' tests mostly wait on servers: they run while the site compiles.
+	@$(MAKE) --no-print-directory clients >$(CARGO_TARGET_DIR)/clients.log 2>&1 & clients=$$!; \
+		frontend/site.sh debug $(LEPTOS_SITE_ROOT); built=$$?; \
+		wait $$clients; tested=$$?; cat $(CARGO_TARGET_DIR)/clients.log; \
+		[ $$built = 0 ] && [ $$tested = 0 ] || { echo "make clients: $$tested, the site: $$built"; exit 1; }
 	AIRLOCK_FUZZ_SIGN_IN=1 .ci/schemathesis short
 	@if [ -n "$$AIRLOCK_TEST_DATABASE_URL" ]; then .ci/schemathesis short "$$AIRLOCK_TEST_DATABASE_URL"; \
 	else echo "AIRLOCK_TEST_DATABASE_URL is not set: HTTP fuzzing on PostgreSQL skipped"; fi
