@@ -132,8 +132,14 @@ def test_an_interrupted_wait_withdraws_the_call(server: Server, session_id: str)
         signal.pthread_kill(threading.main_thread().ident or 0, signal.SIGINT)
 
     beside(interrupt)
-    with Airlock(server.url, KEY) as airlock, pytest.raises(KeyboardInterrupt):
-        airlock.ask("delete_file", arguments, source="files", session_id=session_id)
+    # Python's own Ctrl-C handler, also where the tests run in the background
+    # (as `make test` runs them), which starts them with SIGINT ignored.
+    before = signal.signal(signal.SIGINT, signal.default_int_handler)
+    try:
+        with Airlock(server.url, KEY) as airlock, pytest.raises(KeyboardInterrupt):
+            airlock.ask("delete_file", arguments, source="files", session_id=session_id)
+    finally:
+        signal.signal(signal.SIGINT, before)
     call = server.call(found[0]["id"])
     assert call["status"] == "cancelled"
     assert call["decision"]["reason"] == "the agent was interrupted"
