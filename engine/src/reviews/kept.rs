@@ -24,16 +24,15 @@ pub(super) struct Keeping {
 pub(super) fn keeping(request: &GatewayRequest) -> Option<Keeping> {
     let r = &request.requester;
     let (client, key) = (r.client.clone()?, request.idempotency_key.clone()?);
-    let text = |v: &Option<String>| json!(v);
-    let fingerprint = request_fingerprint(&[
-        &json!(request.tool),
-        &json!(request.source),
-        &request.arguments,
-        &text(&r.agent_id),
-        &text(&r.session_id),
-        &text(&r.callback_url),
-        &json!(request.previous_case_id.as_ref().map(|id| id.to_string())),
-    ]);
+    let fingerprint = request_fingerprint(&json!([
+        request.tool,
+        request.source,
+        request.arguments,
+        r.agent_id,
+        r.session_id,
+        r.callback_url,
+        request.previous_case_id,
+    ]));
     Some(Keeping {
         client,
         key,

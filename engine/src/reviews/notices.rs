@@ -36,6 +36,9 @@ use crate::domain::{rfc3339, CallStatus, CallbackAttempt, CaseId, Notice, Review
 use crate::error::EngineError;
 use crate::metrics::Delivery;
 
+/// Why an `inngest` channel is sent no notice but a decided call's.
+const DECIDED_ONLY: &str = "an inngest channel hears of decided calls only";
+
 /// How many notices of each channel one pass takes.
 const DELIVERY_BATCH: i64 = 20;
 
@@ -167,8 +170,7 @@ async fn deliver(
     if let NotifyChannel::Inngest { url } = channel {
         let decided = (notice.kind == DECIDED).then(|| inngest::decided_body(&case, &call));
         let Some(body) = decided.flatten() else {
-            let why = "an inngest channel hears of decided calls only";
-            return Ok(Sent::Pointless(why.into()));
+            return Ok(Sent::Pointless(DECIDED_ONLY.into()));
         };
         let sent = post_signed(sender.client, url, sender.secret, body).await;
         return Ok(sent.map_or_else(Sent::Failed, |()| Sent::Delivered));
@@ -201,9 +203,8 @@ async fn deliver(
             Some(mailer) => mailer.send(to, &call, &link, Words::of(&notice.kind)).await,
             None => Err("no SMTP server to send e-mail through: set AIRLOCK_SMTP_URL".into()),
         },
-        NotifyChannel::Inngest { .. } => {
-            Err("an inngest channel hears of decided calls only".into())
-        }
+        // Sent above, before a link is minted for it.
+        NotifyChannel::Inngest { .. } => Err(DECIDED_ONLY.into()),
     };
     Ok(match sent {
         Ok(()) => Sent::Delivered,
