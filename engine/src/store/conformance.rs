@@ -16,6 +16,7 @@ use crate::domain::{BatchId, ConversationId, GrantId, MessageId, ToolCallId};
 use crate::domain::{CallStatus, Channel, Decision, DecisionKind, Grant, GrantScope, ToolCall};
 use crate::domain::{Conversation, Role};
 use crate::domain::{Event, EventKind};
+use crate::store::ConversationStore;
 
 mod audit;
 mod conversations;

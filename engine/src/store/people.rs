@@ -5,7 +5,7 @@ use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 
 use super::StoreError;
-use crate::domain::{ApiToken, ApiTokenId, Person, PersonId, Session, SessionId};
+use crate::domain::{Person, PersonId, Session, SessionId};
 
 /// A person with what they sign in with.
 #[derive(Debug, Clone, PartialEq)]
@@ -14,13 +14,6 @@ pub struct Credentials {
     /// The Argon2id hash of their password (PHC string); `None` for a
     /// person who signs in only through an identity provider.
     pub password_hash: Option<String>,
-}
-
-/// A personal API token found by its hash, with the person it signs in.
-#[derive(Debug, Clone, PartialEq)]
-pub struct TokenHolder {
-    pub token: ApiToken,
-    pub person: Person,
 }
 
 /// A session found by its token, with the person it signs in.
@@ -90,23 +83,4 @@ pub trait PeopleStore: Send + Sync {
 
     /// A person's sessions, the most recently used first.
     async fn sessions_of(&self, person: &PersonId) -> Result<Vec<Session>, StoreError>;
-
-    /// Stores a new personal API token under its hash.
-    async fn insert_api_token(&self, token_hash: &str, token: &ApiToken) -> Result<(), StoreError>;
-
-    /// The token whose secret hashes to `token_hash`, and its person.
-    async fn api_token(&self, token_hash: &str) -> Result<Option<TokenHolder>, StoreError>;
-
-    /// Records that the token was used at `at`.
-    async fn touch_api_token(&self, id: &ApiTokenId, at: DateTime<Utc>) -> Result<(), StoreError>;
-
-    /// A person's tokens, newest first.
-    async fn api_tokens_of(&self, person: &PersonId) -> Result<Vec<ApiToken>, StoreError>;
-
-    /// Deletes a token of `person`; false when they have no such token.
-    async fn delete_api_token(
-        &self,
-        id: &ApiTokenId,
-        person: &PersonId,
-    ) -> Result<bool, StoreError>;
 }

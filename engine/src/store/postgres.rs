@@ -245,7 +245,7 @@ const GRANTS: &str = "grants";
 /// A store in a PostgreSQL database.
 ///
 /// Several Airlock processes (replicas) may share one database. Events are
-/// placed in one shared feed after they commit ([`Store::place_events`](super::Store::place_events)),
+/// placed in one shared feed after they commit ([`EventStore::place_events`](super::EventStore::place_events)),
 /// and each batch is announced with `NOTIFY`; every replica follows the
 /// feed and relays to its own subscribers what other processes stored (see
 /// `Engine::follow_feed`).

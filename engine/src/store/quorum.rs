@@ -38,7 +38,7 @@ pub enum ApprovalAdded {
 pub trait QuorumStore: Send + Sync {
     /// Records an approval of a pending call, if its approvals are still
     /// `before`, with its audit entry and event; when it `completes` the
-    /// quorum, approves the call as [`Store::decide`](super::Store::decide)
+    /// quorum, approves the call as [`DecisionStore::decide`](super::DecisionStore::decide)
     /// does. Exactly once: of two approvals that read the same approvals,
     /// one is counted and the other is told to read again.
     async fn add_approval(&self, approval: &NewApproval) -> Result<ApprovalAdded, StoreError>;

@@ -1,6 +1,7 @@
 //! The queries of both backends, written once. SQLite and PostgreSQL accept
 //! the same SQL here (numbered `$n` parameters, `returning`), so one generic
-//! [`SqlStore`] implements [`Store`](super::Store) for each. What really
+//! [`SqlStore`] implements every concern's store trait for each, in the file
+//! of the concern's name. What really
 //! differs is the [`Backend`]: how statements reach the database, how a
 //! transaction opens, and three things PostgreSQL can do that SQLite cannot
 //! (its constants below). Each file here holds one concern's statements, as
@@ -23,7 +24,6 @@ mod drafts;
 mod events;
 mod gateway;
 mod grants;
-mod kept;
 mod leases;
 mod notices;
 mod people;
@@ -33,8 +33,6 @@ mod quorum;
 mod reviews;
 mod row;
 mod runs;
-mod stops;
-mod store;
 
 #[cfg(test)]
 mod fragments;
@@ -91,13 +89,13 @@ pub trait Backend: Send + Sync + std::fmt::Debug + 'static {
         async { Ok(None) }
     }
 
-    /// See [`Store::announce_grants`](super::Store::announce_grants): nobody
+    /// See [`EventStore::announce_grants`](super::EventStore::announce_grants): nobody
     /// else writes to a SQLite file.
     fn announce_grants(&self) -> impl Future<Output = Result<(), StoreError>> + Send {
         async { Ok(()) }
     }
 
-    /// See [`Store::place_events`](super::Store::place_events): a store one
+    /// See [`EventStore::place_events`](super::EventStore::place_events): a store one
     /// process writes to numbers its events as it stores them.
     fn place_events(
         &self,
@@ -106,7 +104,7 @@ pub trait Backend: Send + Sync + std::fmt::Debug + 'static {
         async { Ok(FeedBatch::default()) }
     }
 
-    /// See [`Store::feed_after`](super::Store::feed_after).
+    /// See [`EventStore::feed_after`](super::EventStore::feed_after).
     fn feed_after(
         &self,
         after: i64,
@@ -120,7 +118,7 @@ pub trait Backend: Send + Sync + std::fmt::Debug + 'static {
         }
     }
 
-    /// See [`Store::feed_head`](super::Store::feed_head).
+    /// See [`EventStore::feed_head`](super::EventStore::feed_head).
     fn feed_head(&self) -> impl Future<Output = Result<i64, StoreError>> + Send {
         async { Ok(0) }
     }
@@ -183,5 +181,11 @@ impl<B: Backend> SqlStore<B> {
 
     async fn begin(&self) -> Result<B::Tx<'_>, StoreError> {
         self.backend.begin().await
+    }
+}
+
+impl<B: Backend> super::Store for SqlStore<B> {
+    fn backend(&self) -> &'static str {
+        B::NAME
     }
 }

@@ -43,7 +43,7 @@ pub struct DecisionChange {
     pub submission: Option<crate::domain::SubmissionContext>,
 }
 
-/// A run ended with its last message (see [`Store::conclude_run`](super::Store::conclude_run)).
+/// A run ended with its last message (see [`RunStore::conclude_run`](super::RunStore::conclude_run)).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Concluded {
     /// The message, stored.
@@ -64,7 +64,7 @@ pub struct Applied {
     /// The review case the decision closed, when the call had one open.
     pub closed_case: Option<ReviewCase>,
     /// The run's `run.updated` event, when the decision woke the call's run
-    /// (see [`Store::wake_run`](super::Store::wake_run)).
+    /// (see [`RunStore::wake_run`](super::RunStore::wake_run)).
     pub woken_run: Option<Event>,
 }
 

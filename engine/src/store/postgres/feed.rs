@@ -94,7 +94,7 @@ pub(super) async fn listen(pg: &Postgres) -> Result<Receiver<Announcement>, Stor
     Ok(rx)
 }
 
-/// See [`Store::place_events`](crate::store::Store::place_events).
+/// See [`EventStore::place_events`](crate::store::EventStore::place_events).
 pub(super) async fn place_events(pg: &Postgres, limit: i64) -> Result<FeedBatch, StoreError> {
     // One statement, its own transaction: the database looks for events
     // without a place, and if there are any takes the sequencers' lock,
@@ -124,7 +124,7 @@ pub(super) async fn place_events(pg: &Postgres, limit: i64) -> Result<FeedBatch,
     })
 }
 
-/// See [`Store::announce_grants`](crate::store::Store::announce_grants).
+/// See [`EventStore::announce_grants`](crate::store::EventStore::announce_grants).
 pub(super) async fn announce_grants(pg: &Postgres) -> Result<(), StoreError> {
     query(ANNOUNCE)
         .bind(EVENTS_CHANNEL)
@@ -134,7 +134,7 @@ pub(super) async fn announce_grants(pg: &Postgres) -> Result<(), StoreError> {
     Ok(())
 }
 
-/// See [`Store::feed_after`](crate::store::Store::feed_after).
+/// See [`EventStore::feed_after`](crate::store::EventStore::feed_after).
 pub(super) async fn after(pg: &Postgres, after: i64, limit: i64) -> Result<FeedBatch, StoreError> {
     // Batches commit whole and in turn, so the placed positions are always
     // 1..n: these follow `after` without a gap.
@@ -150,7 +150,7 @@ pub(super) async fn after(pg: &Postgres, after: i64, limit: i64) -> Result<FeedB
     Ok(FeedBatch { after, events })
 }
 
-/// See [`Store::feed_head`](crate::store::Store::feed_head).
+/// See [`EventStore::feed_head`](crate::store::EventStore::feed_head).
 pub(super) async fn head(pg: &Postgres) -> Result<i64, StoreError> {
     query_scalar(FEED_HEAD)
         .fetch_one(on(pg, PoolKind::Reader))

@@ -1,12 +1,14 @@
-//! Personal API tokens, found by their hash with their person.
+//! [`ApiTokenStore`]: personal API tokens, found by their hash with their person.
 
+use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 
 use super::decode::corrupt;
 use super::people::row_person;
 use super::{query, Backend, Row, SqlStore};
 use crate::domain::{ApiToken, ApiTokenId, PersonId};
-use crate::store::people::TokenHolder;
+use crate::store::ApiTokenStore;
+use crate::store::TokenHolder;
 use crate::store::{from_millis, to_millis, StoreError};
 
 const INSERT_TOKEN: &str = "insert into api_tokens
@@ -43,12 +45,9 @@ fn row_token(row: &Row) -> Result<ApiToken, StoreError> {
     })
 }
 
-impl<B: Backend> SqlStore<B> {
-    pub(super) async fn insert_api_token(
-        &self,
-        token_hash: &str,
-        token: &ApiToken,
-    ) -> Result<(), StoreError> {
+#[async_trait]
+impl<B: Backend> ApiTokenStore for SqlStore<B> {
+    async fn insert_api_token(&self, token_hash: &str, token: &ApiToken) -> Result<(), StoreError> {
         query(INSERT_TOKEN)
             .bind(token_hash)
             .bind(token.id.as_str())
@@ -60,10 +59,7 @@ impl<B: Backend> SqlStore<B> {
         Ok(())
     }
 
-    pub(super) async fn api_token(
-        &self,
-        token_hash: &str,
-    ) -> Result<Option<TokenHolder>, StoreError> {
+    async fn api_token(&self, token_hash: &str) -> Result<Option<TokenHolder>, StoreError> {
         let row = query(TOKEN)
             .bind(token_hash)
             .fetch_optional(self.reader())
@@ -77,11 +73,7 @@ impl<B: Backend> SqlStore<B> {
         .transpose()
     }
 
-    pub(super) async fn touch_api_token(
-        &self,
-        id: &ApiTokenId,
-        at: DateTime<Utc>,
-    ) -> Result<(), StoreError> {
+    async fn touch_api_token(&self, id: &ApiTokenId, at: DateTime<Utc>) -> Result<(), StoreError> {
         query(TOUCH_TOKEN)
             .bind(to_millis(at))
             .bind(id.as_str())
@@ -90,10 +82,7 @@ impl<B: Backend> SqlStore<B> {
         Ok(())
     }
 
-    pub(super) async fn api_tokens_of(
-        &self,
-        person: &PersonId,
-    ) -> Result<Vec<ApiToken>, StoreError> {
+    async fn api_tokens_of(&self, person: &PersonId) -> Result<Vec<ApiToken>, StoreError> {
         let rows = query(TOKENS_OF)
             .bind(person.as_str())
             .fetch_all(self.reader())
@@ -101,7 +90,7 @@ impl<B: Backend> SqlStore<B> {
         rows.iter().map(row_token).collect()
     }
 
-    pub(super) async fn delete_api_token(
+    async fn delete_api_token(
         &self,
         id: &ApiTokenId,
         person: &PersonId,

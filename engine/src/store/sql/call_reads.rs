@@ -1,12 +1,14 @@
-//! Tool calls read: one by id, a batch, a conversation's (whole, from a
+//! [`CallReads`]: tool calls read, one by id, a batch, a conversation's (whole, from a
 //! message on, or a window of its messages), the waiting ones for the
 //! inbox and how many they are, and a window of history for replaying policy.
 
+use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 
 use super::decode::row_call;
 use super::{query, query_scalar, Backend, SqlStore};
 use crate::domain::{BatchId, ConversationId, InboxQuery, ToolCall, ToolCallId};
+use crate::store::CallReads;
 use crate::store::{to_millis, StoreError};
 
 const TOOL_CALL: &str = "select * from tool_calls where tool_call_id = $1";
@@ -46,8 +48,9 @@ const COUNT_PENDING: &str = "select count(*) from tool_calls where status = 'pen
 const CALLS_SINCE: &str = "select * from tool_calls where tool_call_id > $1 and created_at >= $2
      order by tool_call_id limit $3";
 
-impl<B: Backend> SqlStore<B> {
-    pub(super) async fn tool_call(&self, id: &ToolCallId) -> Result<Option<ToolCall>, StoreError> {
+#[async_trait]
+impl<B: Backend> CallReads for SqlStore<B> {
+    async fn tool_call(&self, id: &ToolCallId) -> Result<Option<ToolCall>, StoreError> {
         let row = query(TOOL_CALL)
             .bind(id.as_str())
             .fetch_optional(self.reader())
@@ -55,7 +58,15 @@ impl<B: Backend> SqlStore<B> {
         row.as_ref().map(row_call).transpose()
     }
 
-    pub(super) async fn batch_calls(&self, batch: &BatchId) -> Result<Vec<ToolCall>, StoreError> {
+    async fn tool_calls(&self, id: &ConversationId) -> Result<Vec<ToolCall>, StoreError> {
+        let found = query(TOOL_CALLS)
+            .bind(id.as_str())
+            .fetch_all(self.reader())
+            .await?;
+        found.iter().map(row_call).collect()
+    }
+
+    async fn batch_calls(&self, batch: &BatchId) -> Result<Vec<ToolCall>, StoreError> {
         let rows = query(BATCH_CALLS)
             .bind(batch.as_str())
             .fetch_all(self.reader())
@@ -63,7 +74,20 @@ impl<B: Backend> SqlStore<B> {
         rows.iter().map(row_call).collect()
     }
 
-    pub(super) async fn window_calls(
+    async fn tool_calls_from(
+        &self,
+        id: &ConversationId,
+        seq: i64,
+    ) -> Result<Vec<ToolCall>, StoreError> {
+        let found = query(TOOL_CALLS_FROM)
+            .bind(id.as_str())
+            .bind(seq)
+            .fetch_all(self.reader())
+            .await?;
+        found.iter().map(row_call).collect()
+    }
+
+    async fn window_calls(
         &self,
         id: &ConversationId,
         from: Option<i64>,
@@ -78,35 +102,7 @@ impl<B: Backend> SqlStore<B> {
         found.iter().map(row_call).collect()
     }
 
-    pub(super) async fn tool_calls(
-        &self,
-        id: &ConversationId,
-    ) -> Result<Vec<ToolCall>, StoreError> {
-        let found = query(TOOL_CALLS)
-            .bind(id.as_str())
-            .fetch_all(self.reader())
-            .await?;
-        found.iter().map(row_call).collect()
-    }
-
-    pub(super) async fn tool_calls_from(
-        &self,
-        id: &ConversationId,
-        seq: i64,
-    ) -> Result<Vec<ToolCall>, StoreError> {
-        let found = query(TOOL_CALLS_FROM)
-            .bind(id.as_str())
-            .bind(seq)
-            .fetch_all(self.reader())
-            .await?;
-        found.iter().map(row_call).collect()
-    }
-
-    pub(super) async fn pending_calls(
-        &self,
-        q: &InboxQuery,
-        limit: i64,
-    ) -> Result<Vec<ToolCall>, StoreError> {
+    async fn pending_calls(&self, q: &InboxQuery, limit: i64) -> Result<Vec<ToolCall>, StoreError> {
         let found = query(PENDING_CALLS)
             .bind(q.after.as_ref().map(|c| to_millis(c.created_at)))
             .bind(q.after.as_ref().map(|c| c.id.as_str()))
@@ -119,7 +115,7 @@ impl<B: Backend> SqlStore<B> {
         found.iter().map(row_call).collect()
     }
 
-    pub(super) async fn count_pending(&self, q: &InboxQuery) -> Result<i64, StoreError> {
+    async fn count_pending(&self, q: &InboxQuery) -> Result<i64, StoreError> {
         let count: i64 = query_scalar(COUNT_PENDING)
             .bind(q.source.as_deref())
             .bind(q.tool.as_deref())
@@ -129,7 +125,7 @@ impl<B: Backend> SqlStore<B> {
         Ok(count)
     }
 
-    pub(super) async fn calls_since(
+    async fn calls_since(
         &self,
         since: DateTime<Utc>,
         after: Option<&ToolCallId>,

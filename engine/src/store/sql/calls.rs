@@ -1,6 +1,7 @@
-//! Tool calls: proposed, and moved on by the process running them (reading
-//! them is `call_reads.rs`).
+//! [`CallStore`]: tool calls, proposed, and moved on by the process running
+//! them (reading them is `call_reads.rs`).
 
+use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 use serde_json::Value;
 
@@ -8,6 +9,7 @@ use super::decode::{row_call, stored_groups};
 use super::events::{appended, call_event};
 use super::{query, Backend, Row, SqlStore, Transaction};
 use crate::domain::{CallStatus, Event, EventKind, NewCase, RunId, ToolCall};
+use crate::store::CallStore;
 use crate::store::{from_millis, to_millis, StoreError};
 
 pub(super) const INSERT_AUDIT_ENTRY: &str =
@@ -78,6 +80,80 @@ pub(super) fn audit_detail(call: &ToolCall) -> String {
         });
     }
     detail.to_string()
+}
+
+#[async_trait]
+impl<B: Backend> CallStore for SqlStore<B> {
+    async fn insert_calls(
+        &self,
+        calls: &[ToolCall],
+        cases: &[NewCase],
+    ) -> Result<Vec<Event>, StoreError> {
+        let mut tx = self.begin().await?;
+        let events = Self::insert_calls_in(&mut tx, calls, cases).await?;
+        tx.commit().await?;
+        Ok(events)
+    }
+
+    async fn open_calls(&self, run: &RunId) -> Result<Vec<ToolCall>, StoreError> {
+        let found = query(OPEN_CALLS)
+            .bind(run.as_str())
+            .fetch_all(self.reader())
+            .await?;
+        found.iter().map(row_call).collect()
+    }
+
+    async fn claim_call(
+        &self,
+        call: &ToolCall,
+        now: DateTime<Utc>,
+    ) -> Result<Option<(ToolCall, Event)>, StoreError> {
+        let claimed = ToolCall {
+            status: CallStatus::Executing,
+            updated_at: now,
+            ..call.clone()
+        };
+        self.advance_call(call, claimed, "execute").await
+    }
+
+    async fn finish_call(
+        &self,
+        call: &ToolCall,
+        outcome: Result<Value, String>,
+        now: DateTime<Utc>,
+    ) -> Result<Option<(ToolCall, Event)>, StoreError> {
+        let (status, result, error) = match outcome {
+            Ok(result) => (CallStatus::Completed, Some(result), None),
+            Err(error) => (CallStatus::Failed, None, Some(error)),
+        };
+        let finished = ToolCall {
+            status,
+            result,
+            error,
+            updated_at: now,
+            ..call.clone()
+        };
+        let action = finished.status.as_str();
+        self.advance_call(call, finished, action).await
+    }
+
+    async fn fail_interrupted(
+        &self,
+        now: DateTime<Utc>,
+    ) -> Result<Vec<(ToolCall, Event)>, StoreError> {
+        // Only calls whose run no live process holds: another replica
+        // may be running the rest right now.
+        let rows = query(INTERRUPTED_CALLS)
+            .bind(to_millis(now))
+            .fetch_all(self.reader())
+            .await?;
+        self.fail_rows(&rows, now).await
+    }
+
+    async fn fail_unowned(&self, now: DateTime<Utc>) -> Result<Vec<(ToolCall, Event)>, StoreError> {
+        let rows = query(UNOWNED_CALLS).fetch_all(self.reader()).await?;
+        self.fail_rows(&rows, now).await
+    }
 }
 
 impl<B: Backend> SqlStore<B> {
@@ -161,17 +237,6 @@ impl<B: Backend> SqlStore<B> {
         Ok(Some((after, event)))
     }
 
-    pub(super) async fn insert_calls(
-        &self,
-        calls: &[ToolCall],
-        cases: &[NewCase],
-    ) -> Result<Vec<Event>, StoreError> {
-        let mut tx = self.begin().await?;
-        let events = Self::insert_calls_in(&mut tx, calls, cases).await?;
-        tx.commit().await?;
-        Ok(events)
-    }
-
     /// `insert_calls` inside a transaction the caller commits.
     pub(super) async fn insert_calls_in(
         tx: &mut B::Tx<'_>,
@@ -215,69 +280,6 @@ impl<B: Backend> SqlStore<B> {
             Self::insert_case(&mut *tx, case).await?;
         }
         Ok(events)
-    }
-
-    pub(super) async fn open_calls(&self, run: &RunId) -> Result<Vec<ToolCall>, StoreError> {
-        let found = query(OPEN_CALLS)
-            .bind(run.as_str())
-            .fetch_all(self.reader())
-            .await?;
-        found.iter().map(row_call).collect()
-    }
-
-    pub(super) async fn claim_call(
-        &self,
-        call: &ToolCall,
-        now: DateTime<Utc>,
-    ) -> Result<Option<(ToolCall, Event)>, StoreError> {
-        let claimed = ToolCall {
-            status: CallStatus::Executing,
-            updated_at: now,
-            ..call.clone()
-        };
-        self.advance_call(call, claimed, "execute").await
-    }
-
-    pub(super) async fn finish_call(
-        &self,
-        call: &ToolCall,
-        outcome: Result<Value, String>,
-        now: DateTime<Utc>,
-    ) -> Result<Option<(ToolCall, Event)>, StoreError> {
-        let (status, result, error) = match outcome {
-            Ok(result) => (CallStatus::Completed, Some(result), None),
-            Err(error) => (CallStatus::Failed, None, Some(error)),
-        };
-        let finished = ToolCall {
-            status,
-            result,
-            error,
-            updated_at: now,
-            ..call.clone()
-        };
-        let action = finished.status.as_str();
-        self.advance_call(call, finished, action).await
-    }
-
-    pub(super) async fn fail_interrupted(
-        &self,
-        now: DateTime<Utc>,
-    ) -> Result<Vec<(ToolCall, Event)>, StoreError> {
-        // Only calls whose run no live process holds: another replica
-        // may be running the rest right now.
-        let rows = query(INTERRUPTED_CALLS)
-            .bind(to_millis(now))
-            .fetch_all(self.reader())
-            .await?;
-        self.fail_rows(&rows, now).await
-    }
-
-    pub(super) async fn fail_unowned(
-        &self,
-        now: DateTime<Utc>,
-    ) -> Result<Vec<(ToolCall, Event)>, StoreError> {
-        let rows = query(UNOWNED_CALLS).fetch_all(self.reader()).await?;
-        self.fail_rows(&rows, now).await
     }
 
     /// Fails each running call in `rows` as interrupted.

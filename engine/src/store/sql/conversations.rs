@@ -1,5 +1,6 @@
-//! Conversations and their messages.
+//! [`ConversationStore`]: conversations and their messages.
 
+use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 
 use super::decode::{row_conversation, row_message};
@@ -8,6 +9,7 @@ use crate::domain::{
     Conversation, ConversationId, ConversationSummary, Event, EventKind, ListPage, Message,
     NewEvent, RunStatus,
 };
+use crate::store::ConversationStore;
 use crate::store::{from_millis, to_millis, NewMessage, StoreError};
 
 pub(super) const INSERT_CONVERSATION: &str = "insert into conversations (conversation_id, title, created_at, updated_at) values ($1, $2, $3, $4)";
@@ -75,8 +77,9 @@ pub(super) fn message_stored(m: NewMessage, seq: i64) -> Result<(Message, NewEve
     Ok((message, event))
 }
 
-impl<B: Backend> SqlStore<B> {
-    pub(super) async fn insert_conversation(&self, c: &Conversation) -> Result<(), StoreError> {
+#[async_trait]
+impl<B: Backend> ConversationStore for SqlStore<B> {
+    async fn insert_conversation(&self, c: &Conversation) -> Result<(), StoreError> {
         query(INSERT_CONVERSATION)
             .bind(c.id.as_str())
             .bind(&c.title)
@@ -87,10 +90,7 @@ impl<B: Backend> SqlStore<B> {
         Ok(())
     }
 
-    pub(super) async fn conversation(
-        &self,
-        id: &ConversationId,
-    ) -> Result<Option<Conversation>, StoreError> {
+    async fn conversation(&self, id: &ConversationId) -> Result<Option<Conversation>, StoreError> {
         let row = query(CONVERSATION)
             .bind(id.as_str())
             .fetch_optional(self.reader())
@@ -98,7 +98,7 @@ impl<B: Backend> SqlStore<B> {
         row.as_ref().map(row_conversation).transpose()
     }
 
-    pub(super) async fn list_conversations(
+    async fn list_conversations(
         &self,
         page: &ListPage,
         limit: i64,
@@ -136,7 +136,7 @@ impl<B: Backend> SqlStore<B> {
             .collect()
     }
 
-    pub(super) async fn set_title(
+    async fn set_title(
         &self,
         id: &ConversationId,
         title: &str,
@@ -162,16 +162,42 @@ impl<B: Backend> SqlStore<B> {
         Ok(event)
     }
 
-    pub(super) async fn append_message(
-        &self,
-        m: NewMessage,
-    ) -> Result<(Message, Event), StoreError> {
+    async fn append_message(&self, m: NewMessage) -> Result<(Message, Event), StoreError> {
         let mut tx = self.begin().await?;
         let appended = Self::append_message_in(&mut tx, m).await?;
         tx.commit().await?;
         Ok(appended)
     }
 
+    async fn messages(&self, id: &ConversationId) -> Result<Vec<Message>, StoreError> {
+        let found = query(MESSAGES)
+            .bind(id.as_str())
+            .fetch_all(self.reader())
+            .await?;
+        found.iter().map(row_message).collect()
+    }
+
+    async fn recent_messages(
+        &self,
+        id: &ConversationId,
+        before: Option<i64>,
+        limit: i64,
+    ) -> Result<Vec<Message>, StoreError> {
+        let mut found = query(RECENT_MESSAGES)
+            .bind(id.as_str())
+            .bind(before)
+            .bind(limit)
+            .fetch_all(self.reader())
+            .await?
+            .iter()
+            .map(row_message)
+            .collect::<Result<Vec<_>, _>>()?;
+        found.reverse();
+        Ok(found)
+    }
+}
+
+impl<B: Backend> SqlStore<B> {
     /// Appends message `m` at the end of its conversation inside `tx`, with its event.
     pub(super) async fn append_message_in(
         tx: &mut B::Tx<'_>,
@@ -197,32 +223,5 @@ impl<B: Backend> SqlStore<B> {
         let (message, event) = message_stored(m, seq)?;
         let event = Self::append_event(tx, event, message.created_at).await?;
         Ok((message, event))
-    }
-
-    pub(super) async fn messages(&self, id: &ConversationId) -> Result<Vec<Message>, StoreError> {
-        let found = query(MESSAGES)
-            .bind(id.as_str())
-            .fetch_all(self.reader())
-            .await?;
-        found.iter().map(row_message).collect()
-    }
-
-    pub(super) async fn recent_messages(
-        &self,
-        id: &ConversationId,
-        before: Option<i64>,
-        limit: i64,
-    ) -> Result<Vec<Message>, StoreError> {
-        let mut found = query(RECENT_MESSAGES)
-            .bind(id.as_str())
-            .bind(before)
-            .bind(limit)
-            .fetch_all(self.reader())
-            .await?
-            .iter()
-            .map(row_message)
-            .collect::<Result<Vec<_>, _>>()?;
-        found.reverse();
-        Ok(found)
     }
 }

@@ -1,7 +1,6 @@
-//! A person's decision on one pending call, in one transaction; and
 //! `decide_in`, the part every way of deciding shares (one call, a batch, an
-//! expiry): the compare-and-set, the call's review case closed, its audit
-//! entry and events, and its run woken.
+//! expiry; see `decisions.rs`): the compare-and-set, the call's review case
+//! closed, its audit entry and events, and its run woken.
 
 use serde_json::Value;
 
@@ -9,10 +8,10 @@ use super::calls::audit_detail;
 use super::decode::{row_call, row_run_named};
 use super::events::{appended_by_kind, call_event, run_event};
 use super::reviews::{callback_of, closed_case};
-use super::{query, Backend, Query, SqlStore, Transaction};
+use super::{query, Backend, Query, SqlStore};
 use crate::domain::{DecisionKind, Event, EventKind, ReviewCase, Run, RunStatus, ToolCall};
 use crate::domain::{AGENT_SOURCE, QUESTION_TOOL};
-use crate::store::{to_millis, Applied, Decided, DecisionChange, StoreError};
+use crate::store::{to_millis, DecisionChange, StoreError};
 
 /// What a decision does to its call's run, in the decision's transaction.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -138,35 +137,6 @@ pub(super) const RECORD_DECISION: &str = "with audited as (
      returning event_id, seq, kind";
 
 impl<B: Backend> SqlStore<B> {
-    pub(super) async fn decide(&self, change: &DecisionChange) -> Result<Decided, StoreError> {
-        let mut tx = self.begin().await?;
-        // Waking the run in the decision's commit saves a commit on the way
-        // from the decision to the call running.
-        match Self::decide_in(&mut tx, change, ItsRun::Wake).await? {
-            Some(AppliedIn {
-                call,
-                event,
-                case,
-                woken,
-            }) => {
-                tx.commit().await?;
-                Ok(Decided::Applied(Box::new(Applied {
-                    call,
-                    event,
-                    closed_case: case,
-                    woken_run: woken.map(|(_, event)| event),
-                })))
-            }
-            None => {
-                tx.rollback().await?;
-                Ok(match self.tool_call(&change.call_id).await? {
-                    Some(call) => Decided::AlreadyDecided(Box::new(call)),
-                    None => Decided::NotFound,
-                })
-            }
-        }
-    }
-
     /// Decides one pending call inside `tx` (with `refuse_questions`, one
     /// that is not the agent's question): the compare-and-set, its audit
     /// entry, its review case closed, its event, and what `its_run` says.

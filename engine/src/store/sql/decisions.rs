@@ -1,14 +1,18 @@
-//! Deciding many calls in one transaction: a whole batch at once, and every
-//! call whose deadline passed. Each decides its calls with `decide_in`.
+//! [`DecisionStore`]: a person's decision on one pending call, in one
+//! transaction; and deciding many calls in one transaction: a whole batch
+//! at once, and every call whose deadline passed. Each decides its calls
+//! with `decide_in` (`decide.rs`).
 
+use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 
-use super::decide::ItsRun;
+use super::decide::{AppliedIn, ItsRun};
 use super::decode::corrupt;
 use super::{query, query_scalar, Backend, SqlStore, Transaction};
 use crate::domain::{BatchId, CallStatus, Channel, Decision, DecisionKind, Event};
 use crate::domain::{ExpiryAction, ToolCall, ToolCallId};
-use crate::store::{to_millis, DecisionChange, StoreError};
+use crate::store::DecisionStore;
+use crate::store::{to_millis, Applied, CallReads, Decided, DecisionChange, StoreError};
 
 /// The waiting calls of batch `$1` a decision to `$2` covers (approving
 /// never covers the agent's questions: they need an answer), in the batch's order.
@@ -36,8 +40,38 @@ pub(super) const DUE_CALLS_LOCKED: &str =
 
 const LOCK_CONVERSATION: &str = "select 1 from conversations where conversation_id = $1 for update";
 
-impl<B: Backend> SqlStore<B> {
-    pub(super) async fn decide_batch(
+#[async_trait]
+impl<B: Backend> DecisionStore for SqlStore<B> {
+    async fn decide(&self, change: &DecisionChange) -> Result<Decided, StoreError> {
+        let mut tx = self.begin().await?;
+        // Waking the run in the decision's commit saves a commit on the way
+        // from the decision to the call running.
+        match Self::decide_in(&mut tx, change, ItsRun::Wake).await? {
+            Some(AppliedIn {
+                call,
+                event,
+                case,
+                woken,
+            }) => {
+                tx.commit().await?;
+                Ok(Decided::Applied(Box::new(Applied {
+                    call,
+                    event,
+                    closed_case: case,
+                    woken_run: woken.map(|(_, event)| event),
+                })))
+            }
+            None => {
+                tx.rollback().await?;
+                Ok(match self.tool_call(&change.call_id).await? {
+                    Some(call) => Decided::AlreadyDecided(Box::new(call)),
+                    None => Decided::NotFound,
+                })
+            }
+        }
+    }
+
+    async fn decide_batch(
         &self,
         batch_id: &BatchId,
         decision: &Decision,
@@ -90,7 +124,7 @@ impl<B: Backend> SqlStore<B> {
         Ok((changed, woken))
     }
 
-    pub(super) async fn expire_due(
+    async fn expire_due(
         &self,
         now: DateTime<Utc>,
         limit: i64,

@@ -1,12 +1,14 @@
-//! Events: appended in the transaction of the change they report, and read
-//! back by position for the streams.
+//! [`EventStore`]: events, appended in the transaction of the change they
+//! report, and read back by position for the streams.
 
+use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 
 use super::decode::{corrupt, row_event};
 use super::{query, query_scalar, Backend, Row, SqlStore};
 use crate::domain::{ConversationId, Event, EventKind, NewEvent, Run, ToolCall};
-use crate::store::{from_millis, to_millis, StoreError};
+use crate::store::EventStore;
+use crate::store::{from_millis, to_millis, Announcement, FeedBatch, StoreError};
 
 /// Appends an event at its conversation's next position, from the
 /// conversation's counter, in one round trip; the inbox numbers it after it
@@ -110,6 +112,83 @@ pub(super) fn appended_by_kind(
     Ok(found)
 }
 
+#[async_trait]
+impl<B: Backend> EventStore for SqlStore<B> {
+    async fn event_cursor(&self, id: &ConversationId) -> Result<i64, StoreError> {
+        let sql = if B::PLACES_EVENTS_LATER {
+            CURSOR_BY_COUNTER
+        } else {
+            CURSOR_AFTER_LAST
+        };
+        let seq: Option<i64> = query_scalar(sql)
+            .bind(id.as_str())
+            .fetch_optional(self.reader())
+            .await?;
+        seq.ok_or(StoreError::NotFound("conversation"))
+    }
+
+    async fn inbox_cursor(&self) -> Result<i64, StoreError> {
+        let sql = if B::PLACES_EVENTS_LATER {
+            INBOX_CURSOR_BY_COUNTER
+        } else {
+            INBOX_CURSOR_AFTER_LAST
+        };
+        query_scalar(sql).fetch_one(self.reader()).await
+    }
+
+    async fn events_after(
+        &self,
+        id: &ConversationId,
+        seq: i64,
+        limit: i64,
+    ) -> Result<Vec<Event>, StoreError> {
+        let found = query(EVENTS_AFTER)
+            .bind(id.as_str())
+            .bind(seq)
+            .bind(limit)
+            .fetch_all(self.reader())
+            .await?;
+        found.iter().map(row_event).collect()
+    }
+
+    async fn inbox_events_after(
+        &self,
+        inbox_seq: i64,
+        limit: i64,
+    ) -> Result<Vec<Event>, StoreError> {
+        let found = query(INBOX_EVENTS_AFTER)
+            .bind(inbox_seq)
+            .bind(limit)
+            .fetch_all(self.reader())
+            .await?;
+        found.iter().map(row_event).collect()
+    }
+
+    // The shared feed is the backend's own: PostgreSQL's is in
+    // `postgres/feed.rs`; SQLite, which one process writes, has none.
+    async fn feed_announcements(
+        &self,
+    ) -> Result<Option<tokio::sync::mpsc::Receiver<Announcement>>, StoreError> {
+        self.database().listen().await
+    }
+
+    async fn announce_grants(&self) -> Result<(), StoreError> {
+        self.database().announce_grants().await
+    }
+
+    async fn place_events(&self, limit: i64) -> Result<FeedBatch, StoreError> {
+        self.database().place_events(limit).await
+    }
+
+    async fn feed_after(&self, after: i64, limit: i64) -> Result<FeedBatch, StoreError> {
+        self.database().feed_after(after, limit).await
+    }
+
+    async fn feed_head(&self) -> Result<i64, StoreError> {
+        self.database().feed_head().await
+    }
+}
+
 impl<B: Backend> SqlStore<B> {
     /// Appends an event inside `tx`, at the next position of its
     /// conversation's stream (and of the inbox's, for call events).
@@ -153,55 +232,5 @@ impl<B: Backend> SqlStore<B> {
             data: event.data,
             created_at: from_millis("events", to_millis(at))?,
         })
-    }
-
-    pub(super) async fn event_cursor(&self, id: &ConversationId) -> Result<i64, StoreError> {
-        let sql = if B::PLACES_EVENTS_LATER {
-            CURSOR_BY_COUNTER
-        } else {
-            CURSOR_AFTER_LAST
-        };
-        let seq: Option<i64> = query_scalar(sql)
-            .bind(id.as_str())
-            .fetch_optional(self.reader())
-            .await?;
-        seq.ok_or(StoreError::NotFound("conversation"))
-    }
-
-    pub(super) async fn inbox_cursor(&self) -> Result<i64, StoreError> {
-        let sql = if B::PLACES_EVENTS_LATER {
-            INBOX_CURSOR_BY_COUNTER
-        } else {
-            INBOX_CURSOR_AFTER_LAST
-        };
-        query_scalar(sql).fetch_one(self.reader()).await
-    }
-
-    pub(super) async fn events_after(
-        &self,
-        id: &ConversationId,
-        seq: i64,
-        limit: i64,
-    ) -> Result<Vec<Event>, StoreError> {
-        let found = query(EVENTS_AFTER)
-            .bind(id.as_str())
-            .bind(seq)
-            .bind(limit)
-            .fetch_all(self.reader())
-            .await?;
-        found.iter().map(row_event).collect()
-    }
-
-    pub(super) async fn inbox_events_after(
-        &self,
-        inbox_seq: i64,
-        limit: i64,
-    ) -> Result<Vec<Event>, StoreError> {
-        let found = query(INBOX_EVENTS_AFTER)
-            .bind(inbox_seq)
-            .bind(limit)
-            .fetch_all(self.reader())
-            .await?;
-        found.iter().map(row_event).collect()
     }
 }

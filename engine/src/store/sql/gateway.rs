@@ -1,6 +1,7 @@
-//! The HITL gateway's own rows: the conversation each agent session maps
-//! to, and the callbacks owed to requesters; and [`ReviewStore`] for
-//! [`SqlStore`], whose cases' rows are in `reviews.rs`.
+//! [`GatewayStore`]: the HITL gateway's own rows: the conversation each
+//! agent session maps to, the requests kept under their `Idempotency-Key`
+//! (each written in the transaction of the call it made, so a call and its
+//! key are kept together or not at all), and the callbacks owed to requesters.
 
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
@@ -9,9 +10,10 @@ use super::conversations::INSERT_CONVERSATION;
 use super::decode::corrupt;
 use super::{query, query_scalar, Backend, Pool, SqlStore, Transaction};
 use crate::domain::{Callback, CallbackAttempt, CaseId, ConversationId};
-use crate::domain::{CaseEvent, CaseStatus, ReviewCase, ToolCallId};
 use crate::domain::{Event, KeptRequest, NewCase, ToolCall};
-use crate::store::{to_millis, ReviewStore, StoreError};
+use crate::domain::{KeptAnswer, ToolCallId};
+use crate::store::GatewayStore;
+use crate::store::{from_millis, to_millis, StoreError};
 
 const IS_AGENT_SESSION: &str =
     "select exists (select 1 from gateway_sessions where conversation_id = $1)";
@@ -34,22 +36,17 @@ const RECORD_CALLBACK: &str = "update callback_outbox set attempts = attempts + 
         next_attempt_at = coalesce($2, next_attempt_at), failed_at = $3, last_error = coalesce($4, last_error)
      where callback_id = $5";
 
-impl<B: Backend> SqlStore<B> {
-    pub(super) async fn is_agent_session(&self, id: &ConversationId) -> Result<bool, StoreError> {
-        query_scalar(IS_AGENT_SESSION)
-            .bind(id.as_str())
-            .fetch_one(self.reader())
-            .await
-    }
+const KEPT_REQUEST: &str =
+    "select client, idempotency_key, fingerprint, tool_call_id, answer, created_at
+     from kept_requests where client = $1 and idempotency_key = $2";
 
-    async fn find_session(pool: Pool<'_, B>, key: &str) -> Result<Option<String>, StoreError> {
-        query_scalar(FIND_SESSION)
-            .bind(key)
-            .fetch_optional(pool)
-            .await
-    }
+const KEEP_REQUEST: &str = "insert into kept_requests
+        (client, idempotency_key, fingerprint, tool_call_id, answer, created_at)
+     values ($1, $2, $3, $4, $5, $6)";
 
-    pub(super) async fn gateway_conversation(
+#[async_trait]
+impl<B: Backend> GatewayStore for SqlStore<B> {
+    async fn gateway_conversation(
         &self,
         key: &str,
         title: &str,
@@ -88,7 +85,69 @@ impl<B: Backend> SqlStore<B> {
         parse(id)
     }
 
-    pub(super) async fn due_callbacks(
+    async fn kept_request(
+        &self,
+        client: &str,
+        key: &str,
+    ) -> Result<Option<KeptRequest>, StoreError> {
+        const T: &str = "kept_requests";
+        // On the writer: a retry racing its first request must see it.
+        let Some(row) = query(KEPT_REQUEST)
+            .bind(client)
+            .bind(key)
+            .fetch_optional(self.writer())
+            .await?
+        else {
+            return Ok(None);
+        };
+        let call: String = row.try_get("tool_call_id")?;
+        let answer: String = row.try_get("answer")?;
+        Ok(Some(KeptRequest {
+            client: row.try_get("client")?,
+            key: row.try_get("idempotency_key")?,
+            fingerprint: row.try_get("fingerprint")?,
+            call_id: ToolCallId::parse(&call).map_err(|e| corrupt(T, e))?,
+            answer: KeptAnswer::parse(&answer)
+                .ok_or_else(|| corrupt(T, format!("unknown answer `{answer}`")))?,
+            created_at: from_millis(T, row.try_get("created_at")?)?,
+        }))
+    }
+
+    async fn insert_kept_call(
+        &self,
+        call: &ToolCall,
+        case: Option<&NewCase>,
+        kept: &KeptRequest,
+    ) -> Result<Vec<Event>, StoreError> {
+        let mut tx = self.begin().await?;
+        let cases = case.map(std::slice::from_ref).unwrap_or_default();
+        let events = Self::insert_calls_in(&mut tx, std::slice::from_ref(call), cases).await?;
+        query(KEEP_REQUEST)
+            .bind(&kept.client)
+            .bind(&kept.key)
+            .bind(&kept.fingerprint)
+            .bind(kept.call_id.as_str())
+            .bind(kept.answer.as_str())
+            .bind(to_millis(kept.created_at))
+            .execute(&mut tx)
+            .await
+            // Another request with this key was kept first; this one's call goes with it.
+            .map_err(|e| match e.is_unique_violation() {
+                true => StoreError::Duplicate("idempotency_key"),
+                false => e,
+            })?;
+        tx.commit().await?;
+        Ok(events)
+    }
+
+    async fn is_agent_session(&self, id: &ConversationId) -> Result<bool, StoreError> {
+        query_scalar(IS_AGENT_SESSION)
+            .bind(id.as_str())
+            .fetch_one(self.reader())
+            .await
+    }
+
+    async fn due_callbacks(
         &self,
         now: DateTime<Utc>,
         limit: i64,
@@ -113,7 +172,7 @@ impl<B: Backend> SqlStore<B> {
             .collect()
     }
 
-    pub(super) async fn claim_callback(
+    async fn claim_callback(
         &self,
         id: i64,
         now: DateTime<Utc>,
@@ -128,11 +187,7 @@ impl<B: Backend> SqlStore<B> {
         Ok(claimed == 1)
     }
 
-    pub(super) async fn record_callback(
-        &self,
-        id: i64,
-        attempt: &CallbackAttempt,
-    ) -> Result<(), StoreError> {
+    async fn record_callback(&self, id: i64, attempt: &CallbackAttempt) -> Result<(), StoreError> {
         let (delivered, next, failed, error) = attempt_columns(attempt);
         query(RECORD_CALLBACK)
             .bind(delivered)
@@ -143,6 +198,15 @@ impl<B: Backend> SqlStore<B> {
             .execute(self.writer())
             .await?;
         Ok(())
+    }
+}
+
+impl<B: Backend> SqlStore<B> {
+    async fn find_session(pool: Pool<'_, B>, key: &str) -> Result<Option<String>, StoreError> {
+        query_scalar(FIND_SESSION)
+            .bind(key)
+            .fetch_optional(pool)
+            .await
     }
 }
 
@@ -159,103 +223,5 @@ pub(super) fn attempt_columns(
         CallbackAttempt::GaveUp { at, error } => {
             (None, None, Some(to_millis(*at)), Some(error.as_str()))
         }
-    }
-}
-
-#[async_trait]
-impl<B: Backend> ReviewStore for SqlStore<B> {
-    async fn review_case(&self, id: &CaseId) -> Result<Option<ReviewCase>, StoreError> {
-        SqlStore::review_case(self, id).await
-    }
-
-    async fn case_for_call(&self, id: &ToolCallId) -> Result<Option<ReviewCase>, StoreError> {
-        SqlStore::case_for_call(self, id).await
-    }
-
-    async fn review_case_with_tokens(
-        &self,
-        id: &CaseId,
-    ) -> Result<Option<(ReviewCase, Vec<String>)>, StoreError> {
-        SqlStore::review_case_with_tokens(self, id).await
-    }
-
-    async fn review_case_for_submit(
-        &self,
-        id: &CaseId,
-    ) -> Result<Option<(ReviewCase, Option<String>)>, StoreError> {
-        SqlStore::review_case_for_submit(self, id).await
-    }
-
-    async fn add_case_token(
-        &self,
-        id: &CaseId,
-        hash: &str,
-        at: DateTime<Utc>,
-    ) -> Result<(), StoreError> {
-        SqlStore::add_case_token(self, id, hash, at).await
-    }
-
-    async fn advance_case(
-        &self,
-        id: &CaseId,
-        to: CaseStatus,
-        at: DateTime<Utc>,
-    ) -> Result<Option<(ReviewCase, CaseEvent)>, StoreError> {
-        SqlStore::advance_case(self, id, to, at).await
-    }
-
-    async fn case_events_after(&self, id: &CaseId, seq: i64) -> Result<Vec<CaseEvent>, StoreError> {
-        SqlStore::case_events_after(self, id, seq).await
-    }
-
-    async fn gateway_conversation(
-        &self,
-        key: &str,
-        title: &str,
-        now: DateTime<Utc>,
-    ) -> Result<ConversationId, StoreError> {
-        SqlStore::gateway_conversation(self, key, title, now).await
-    }
-
-    async fn kept_request(
-        &self,
-        client: &str,
-        key: &str,
-    ) -> Result<Option<KeptRequest>, StoreError> {
-        SqlStore::kept_request(self, client, key).await
-    }
-
-    async fn insert_kept_call(
-        &self,
-        call: &ToolCall,
-        case: Option<&NewCase>,
-        kept: &KeptRequest,
-    ) -> Result<Vec<Event>, StoreError> {
-        SqlStore::insert_kept_call(self, call, case, kept).await
-    }
-
-    async fn is_agent_session(&self, id: &ConversationId) -> Result<bool, StoreError> {
-        SqlStore::is_agent_session(self, id).await
-    }
-
-    async fn due_callbacks(
-        &self,
-        now: DateTime<Utc>,
-        limit: i64,
-    ) -> Result<Vec<Callback>, StoreError> {
-        SqlStore::due_callbacks(self, now, limit).await
-    }
-
-    async fn claim_callback(
-        &self,
-        id: i64,
-        now: DateTime<Utc>,
-        until: DateTime<Utc>,
-    ) -> Result<bool, StoreError> {
-        SqlStore::claim_callback(self, id, now, until).await
-    }
-
-    async fn record_callback(&self, id: i64, attempt: &CallbackAttempt) -> Result<(), StoreError> {
-        SqlStore::record_callback(self, id, attempt).await
     }
 }

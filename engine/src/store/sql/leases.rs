@@ -1,14 +1,16 @@
-//! Leases: which process steps a run. A lease is taken, renewed, and given
+//! [`LeaseStore`]: leases, which process steps a run. A lease is taken, renewed, and given
 //! up when the run ends or the process stops; one that lapses lets another
 //! process take the run. And holds: which process's MCP client waits on a
 //! proxied call; one that lapses lets any process withdraw the call.
 
+use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 
 use super::decode::{corrupt, row_call, row_run, row_run_named};
 use super::{query, query_scalar, Backend, SqlStore};
 use crate::domain::{Run, RunId, ToolCall, ToolCallId};
-use crate::store::{to_millis, HeldCall, StoreError};
+use crate::store::LeaseStore;
+use crate::store::{to_millis, CallStore, HeldCall, StoreError};
 
 const HOLD_CALL: &str = "update tool_calls set held_until = $1, held_by = $2
      where tool_call_id = $3 and status = 'pending_approval'";
@@ -55,8 +57,9 @@ pub(super) const RUNS_TO_STEP: &str = "select run_id from runs r where (lease_un
             and not exists (select 1 from tool_calls t where t.run_id = r.run_id and t.status = 'pending_approval')))
      order by updated_at limit $2";
 
-impl<B: Backend> SqlStore<B> {
-    pub(super) async fn acquire_run(
+#[async_trait]
+impl<B: Backend> LeaseStore for SqlStore<B> {
+    async fn acquire_run(
         &self,
         id: &RunId,
         owner: &str,
@@ -73,7 +76,7 @@ impl<B: Backend> SqlStore<B> {
         row.as_ref().map(row_run).transpose()
     }
 
-    pub(super) async fn acquire_run_with_open_calls(
+    async fn acquire_run_with_open_calls(
         &self,
         id: &RunId,
         owner: &str,
@@ -110,7 +113,7 @@ impl<B: Backend> SqlStore<B> {
         Ok(Some((run, open)))
     }
 
-    pub(super) async fn renew_lease(
+    async fn renew_lease(
         &self,
         id: &RunId,
         owner: &str,
@@ -125,16 +128,12 @@ impl<B: Backend> SqlStore<B> {
         Ok(())
     }
 
-    pub(super) async fn end_leases(&self) -> Result<u64, StoreError> {
+    async fn end_leases(&self) -> Result<u64, StoreError> {
         let done = query(END_LEASES).execute(self.writer()).await?;
         Ok(done)
     }
 
-    pub(super) async fn runs_to_step(
-        &self,
-        now: DateTime<Utc>,
-        limit: i64,
-    ) -> Result<Vec<RunId>, StoreError> {
+    async fn runs_to_step(&self, now: DateTime<Utc>, limit: i64) -> Result<Vec<RunId>, StoreError> {
         let ids: Vec<String> = query_scalar(RUNS_TO_STEP)
             .bind(to_millis(now))
             .bind(limit)
@@ -145,7 +144,7 @@ impl<B: Backend> SqlStore<B> {
             .collect()
     }
 
-    pub(super) async fn hold_call(
+    async fn hold_call(
         &self,
         id: &ToolCallId,
         by: &str,
@@ -160,7 +159,7 @@ impl<B: Backend> SqlStore<B> {
         Ok(held > 0)
     }
 
-    pub(super) async fn lapsed_holds(
+    async fn lapsed_holds(
         &self,
         before: DateTime<Utc>,
         limit: i64,

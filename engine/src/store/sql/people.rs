@@ -1,13 +1,13 @@
-//! People and their sessions.
+//! [`PeopleStore`]: people and their sessions.
 
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 
 use super::decode::corrupt;
 use super::{query, query_scalar, Backend, Row, SqlStore, Transaction};
-use crate::domain::{Access, ApiToken, ApiTokenId, Person, PersonId, Session, SessionId};
-use crate::store::people::{Credentials, PeopleStore, SignedIn, TokenHolder};
+use crate::domain::{Access, Person, PersonId, Session, SessionId};
 use crate::store::{from_millis, to_millis, StoreError};
+use crate::store::{Credentials, PeopleStore, SignedIn};
 
 const INSERT_PERSON: &str = "insert into people
         (person_id, name, display_name, access, password_hash, disabled_at, created_at, oidc_subject,
@@ -248,29 +248,5 @@ impl<B: Backend> PeopleStore for SqlStore<B> {
             .fetch_all(self.reader())
             .await?;
         rows.iter().map(row_session).collect()
-    }
-
-    async fn insert_api_token(&self, token_hash: &str, token: &ApiToken) -> Result<(), StoreError> {
-        SqlStore::insert_api_token(self, token_hash, token).await
-    }
-
-    async fn api_token(&self, token_hash: &str) -> Result<Option<TokenHolder>, StoreError> {
-        SqlStore::api_token(self, token_hash).await
-    }
-
-    async fn touch_api_token(&self, id: &ApiTokenId, at: DateTime<Utc>) -> Result<(), StoreError> {
-        SqlStore::touch_api_token(self, id, at).await
-    }
-
-    async fn api_tokens_of(&self, person: &PersonId) -> Result<Vec<ApiToken>, StoreError> {
-        SqlStore::api_tokens_of(self, person).await
-    }
-
-    async fn delete_api_token(
-        &self,
-        id: &ApiTokenId,
-        person: &PersonId,
-    ) -> Result<bool, StoreError> {
-        SqlStore::delete_api_token(self, id, person).await
     }
 }

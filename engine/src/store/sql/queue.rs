@@ -1,10 +1,12 @@
-//! Messages held while the agent writes (see `0018_queued_messages.sql`).
+//! [`QueueStore`]: messages held while the agent writes (see `0018_queued_messages.sql`).
 
+use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 
 use super::decode::{corrupt, row_message};
 use super::{query, query_scalar, Backend, SqlStore, Transaction};
 use crate::domain::{ConversationId, Event, Message, Role, RunId, RunStatus};
+use crate::store::QueueStore;
 use crate::store::{to_millis, NewMessage, StoreError};
 
 const QUEUE: &str = "insert into queued_messages
@@ -25,12 +27,13 @@ const QUEUED: &str = "select *, cast(0 as bigint) as seq, 'user' as role from qu
 const RELEASE: &str = "delete from queued_messages where conversation_id = $1
      returning *, cast(0 as bigint) as seq, 'user' as role";
 
-impl<B: Backend> SqlStore<B> {
+#[async_trait]
+impl<B: Backend> QueueStore for SqlStore<B> {
     /// Holds `m` if the conversation's run is running, with the run's row
     /// locked: the run's end waits for this commit, so the release that
     /// follows its end sees the message; or, if the run ended first, this
     /// sees that it did and holds nothing.
-    pub(super) async fn queue_message(&self, m: &NewMessage) -> Result<bool, StoreError> {
+    async fn queue_message(&self, m: &NewMessage) -> Result<bool, StoreError> {
         let conversation = m.conversation_id.as_str();
         let mut tx = self.begin().await?;
         let run: Option<String> = query_scalar(ACTIVE_RUN_ID)
@@ -62,7 +65,7 @@ impl<B: Backend> SqlStore<B> {
         Ok(true)
     }
 
-    pub(super) async fn queued_messages(
+    async fn queued_messages(
         &self,
         conversation: &ConversationId,
     ) -> Result<Vec<Message>, StoreError> {
@@ -73,7 +76,7 @@ impl<B: Backend> SqlStore<B> {
         rows.iter().map(row_message).collect()
     }
 
-    pub(super) async fn release_queued(
+    async fn release_queued(
         &self,
         conversation: &ConversationId,
         at: DateTime<Utc>,
@@ -84,17 +87,16 @@ impl<B: Backend> SqlStore<B> {
         Ok(released)
     }
 
-    pub(super) async fn append_after_held(
-        &self,
-        m: NewMessage,
-    ) -> Result<Vec<(Message, Event)>, StoreError> {
+    async fn append_after_held(&self, m: NewMessage) -> Result<Vec<(Message, Event)>, StoreError> {
         let mut tx = self.begin().await?;
         let mut appended = Self::release_held_in(&mut tx, &m.conversation_id, m.created_at).await?;
         appended.push(Self::append_message_in(&mut tx, m).await?);
         tx.commit().await?;
         Ok(appended)
     }
+}
 
+impl<B: Backend> SqlStore<B> {
     /// Appends the conversation's held messages inside `tx`, oldest first.
     async fn release_held_in(
         tx: &mut B::Tx<'_>,

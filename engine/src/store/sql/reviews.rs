@@ -1,12 +1,14 @@
-//! Review cases (HITL): opened with their call, moved forward as a
+//! [`ReviewStore`]: review cases (HITL), opened with their call, moved forward as a
 //! reviewer opens and works on them, and closed by the call's decision.
 
+use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 
 use super::decode::{row_case, row_case_event, row_case_named};
 use super::{query, Backend, Row, SqlStore, Transaction};
 use crate::domain::{CaseEvent, CaseId, CaseStatus, NewCase, ReviewCase, SubmissionContext};
 use crate::domain::{ToolCall, ToolCallId};
+use crate::store::ReviewStore;
 use crate::store::{from_millis, to_millis, StoreError};
 
 const INSERT_CASE: &str =
@@ -95,6 +97,113 @@ pub(super) fn closed_case(
 pub(super) fn callback_of(case: &ReviewCase, event: &CaseEvent) -> Option<(String, String)> {
     let url = case.requester.callback_url.clone()?;
     Some((url, crate::domain::callback::body(event)))
+}
+
+#[async_trait]
+impl<B: Backend> ReviewStore for SqlStore<B> {
+    async fn review_case(&self, id: &CaseId) -> Result<Option<ReviewCase>, StoreError> {
+        let row = query(REVIEW_CASE)
+            .bind(id.as_str())
+            .fetch_optional(self.reader())
+            .await?;
+        row.as_ref().map(row_case).transpose()
+    }
+
+    async fn case_for_call(&self, id: &ToolCallId) -> Result<Option<ReviewCase>, StoreError> {
+        let row = query(CASE_FOR_CALL)
+            .bind(id.as_str())
+            .fetch_optional(self.reader())
+            .await?;
+        row.as_ref().map(row_case).transpose()
+    }
+
+    async fn review_case_with_tokens(
+        &self,
+        id: &CaseId,
+    ) -> Result<Option<(ReviewCase, Vec<String>)>, StoreError> {
+        // One row per token (one row with a null hash when it has none).
+        let rows = query(REVIEW_CASE_WITH_TOKENS)
+            .bind(id.as_str())
+            .fetch_all(self.reader())
+            .await?;
+        let Some(first) = rows.first() else {
+            return Ok(None);
+        };
+        let hashes = rows
+            .iter()
+            .map(|row| row.try_get::<Option<String>>("token_hash"))
+            .filter_map(Result::transpose)
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(Some((row_case(first)?, hashes)))
+    }
+
+    async fn review_case_for_submit(
+        &self,
+        id: &CaseId,
+    ) -> Result<Option<(ReviewCase, Option<String>)>, StoreError> {
+        let row = query(REVIEW_CASE)
+            .bind(id.as_str())
+            .fetch_optional(self.reader())
+            .await?;
+        row.map(|row| Ok((row_case(&row)?, row.try_get("submit_token_hash")?)))
+            .transpose()
+    }
+
+    async fn add_case_token(
+        &self,
+        id: &CaseId,
+        hash: &str,
+        at: DateTime<Utc>,
+    ) -> Result<(), StoreError> {
+        query(INSERT_TOKEN)
+            .bind(hash)
+            .bind(id.as_str())
+            .bind(to_millis(at))
+            .execute(self.writer())
+            .await?;
+        Ok(())
+    }
+
+    async fn advance_case(
+        &self,
+        id: &CaseId,
+        to: CaseStatus,
+        at: DateTime<Utc>,
+    ) -> Result<Option<(ReviewCase, CaseEvent)>, StoreError> {
+        // Only forward: opening moves a pending case; interacting moves a
+        // pending or opened one. Terminal cases never move.
+        let from: &[&str] = match to {
+            CaseStatus::Opened => &["pending"],
+            CaseStatus::InProgress => &["pending", "opened"],
+            _ => return Ok(None),
+        };
+        let mut tx = self.begin().await?;
+        let row = query(ADVANCE_CASE)
+            .bind(to.as_str())
+            .bind(to_millis(at))
+            .bind(id.as_str())
+            .bind(from[0])
+            .bind(from[from.len() - 1])
+            .fetch_optional(&mut tx)
+            .await?;
+        let Some(row) = row else {
+            tx.rollback().await?;
+            return Ok(None);
+        };
+        let case = row_case(&row)?;
+        let event = Self::append_case_event(&mut tx, &case, at).await?;
+        tx.commit().await?;
+        Ok(Some((case, event)))
+    }
+
+    async fn case_events_after(&self, id: &CaseId, seq: i64) -> Result<Vec<CaseEvent>, StoreError> {
+        let found = query(CASE_EVENTS_AFTER)
+            .bind(id.as_str())
+            .bind(seq)
+            .fetch_all(self.reader())
+            .await?;
+        found.iter().map(row_case_event).collect()
+    }
 }
 
 impl<B: Backend> SqlStore<B> {
@@ -237,116 +346,5 @@ impl<B: Backend> SqlStore<B> {
                 .await?;
         }
         Ok(())
-    }
-
-    pub(super) async fn review_case(&self, id: &CaseId) -> Result<Option<ReviewCase>, StoreError> {
-        let row = query(REVIEW_CASE)
-            .bind(id.as_str())
-            .fetch_optional(self.reader())
-            .await?;
-        row.as_ref().map(row_case).transpose()
-    }
-
-    pub(super) async fn case_for_call(
-        &self,
-        id: &ToolCallId,
-    ) -> Result<Option<ReviewCase>, StoreError> {
-        let row = query(CASE_FOR_CALL)
-            .bind(id.as_str())
-            .fetch_optional(self.reader())
-            .await?;
-        row.as_ref().map(row_case).transpose()
-    }
-
-    pub(super) async fn review_case_with_tokens(
-        &self,
-        id: &CaseId,
-    ) -> Result<Option<(ReviewCase, Vec<String>)>, StoreError> {
-        // One row per token (one row with a null hash when it has none).
-        let rows = query(REVIEW_CASE_WITH_TOKENS)
-            .bind(id.as_str())
-            .fetch_all(self.reader())
-            .await?;
-        let Some(first) = rows.first() else {
-            return Ok(None);
-        };
-        let hashes = rows
-            .iter()
-            .map(|row| row.try_get::<Option<String>>("token_hash"))
-            .filter_map(Result::transpose)
-            .collect::<Result<Vec<_>, _>>()?;
-        Ok(Some((row_case(first)?, hashes)))
-    }
-
-    pub(super) async fn review_case_for_submit(
-        &self,
-        id: &CaseId,
-    ) -> Result<Option<(ReviewCase, Option<String>)>, StoreError> {
-        let row = query(REVIEW_CASE)
-            .bind(id.as_str())
-            .fetch_optional(self.reader())
-            .await?;
-        row.map(|row| Ok((row_case(&row)?, row.try_get("submit_token_hash")?)))
-            .transpose()
-    }
-
-    pub(super) async fn add_case_token(
-        &self,
-        id: &CaseId,
-        hash: &str,
-        at: DateTime<Utc>,
-    ) -> Result<(), StoreError> {
-        query(INSERT_TOKEN)
-            .bind(hash)
-            .bind(id.as_str())
-            .bind(to_millis(at))
-            .execute(self.writer())
-            .await?;
-        Ok(())
-    }
-
-    pub(super) async fn advance_case(
-        &self,
-        id: &CaseId,
-        to: CaseStatus,
-        at: DateTime<Utc>,
-    ) -> Result<Option<(ReviewCase, CaseEvent)>, StoreError> {
-        // Only forward: opening moves a pending case; interacting moves a
-        // pending or opened one. Terminal cases never move.
-        let from: &[&str] = match to {
-            CaseStatus::Opened => &["pending"],
-            CaseStatus::InProgress => &["pending", "opened"],
-            _ => return Ok(None),
-        };
-        let mut tx = self.begin().await?;
-        let row = query(ADVANCE_CASE)
-            .bind(to.as_str())
-            .bind(to_millis(at))
-            .bind(id.as_str())
-            .bind(from[0])
-            .bind(from[from.len() - 1])
-            .fetch_optional(&mut tx)
-            .await?;
-        let Some(row) = row else {
-            tx.rollback().await?;
-            return Ok(None);
-        };
-        let case = row_case(&row)?;
-        let event = Self::append_case_event(&mut tx, &case, at).await?;
-        tx.commit().await?;
-        Ok(Some((case, event)))
-    }
-
-    pub(super) async fn case_events_after(
-        &self,
-        id: &CaseId,
-        seq: i64,
-    ) -> Result<Vec<CaseEvent>, StoreError> {
-        let found = query(CASE_EVENTS_AFTER)
-            .bind(id.as_str())
-            .bind(seq)
-            .fetch_all(self.reader())
-            .await?;
-        found.iter().map(row_case_event).collect()
     }
 }

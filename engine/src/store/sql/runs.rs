@@ -1,6 +1,11 @@
-//! Runs: one turn of the agent each, from start to end, and the wake-up
-//! of a run that waited for people.
+//! [`RunStore`]: runs, one turn of the agent each, from start to end; the
+//! wake-up of a run that waited for people; and a person's request that a
+//! run stop. The process stepping the run hears of a stop by the
+//! `run.updated` event (relayed to every replica) and ends the model's reply
+//! at once; every step reads it with the run too, so a stop it missed ends
+//! the run all the same.
 
+use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 
 use super::conversations::message_stored;
@@ -8,6 +13,7 @@ use super::decode::{corrupt, row_run};
 use super::events::{appended_by_kind, run_event};
 use super::{query, Backend, SqlStore, Transaction};
 use crate::domain::{ConversationId, Event, NewEvent, Run, RunId, RunStatus};
+use crate::store::RunStore;
 use crate::store::{from_millis, to_millis, Concluded, NewMessage, StoreError};
 
 const INSERT_RUN: &str =
@@ -64,8 +70,12 @@ pub(super) const WAKE_RUN: &str = "update runs set status = 'running', updated_a
        and not exists (select 1 from tool_calls t where t.run_id = $2 and t.status = 'pending_approval')
      returning *";
 
-impl<B: Backend> SqlStore<B> {
-    pub(super) async fn insert_run(&self, run: &Run) -> Result<Event, StoreError> {
+const REQUEST_STOP: &str = "update runs set stop_requested_at = coalesce(stop_requested_at, $2)
+     where run_id = $1 and status in ('running', 'waiting') returning *";
+
+#[async_trait]
+impl<B: Backend> RunStore for SqlStore<B> {
+    async fn insert_run(&self, run: &Run) -> Result<Event, StoreError> {
         let mut tx = self.begin().await?;
         query(INSERT_RUN)
             .bind(run.id.as_str())
@@ -80,10 +90,7 @@ impl<B: Backend> SqlStore<B> {
         Ok(event)
     }
 
-    pub(super) async fn active_run(
-        &self,
-        conversation: &ConversationId,
-    ) -> Result<Option<Run>, StoreError> {
+    async fn active_run(&self, conversation: &ConversationId) -> Result<Option<Run>, StoreError> {
         let row = query(ACTIVE_RUN)
             .bind(conversation.as_str())
             .fetch_optional(self.reader())
@@ -91,7 +98,7 @@ impl<B: Backend> SqlStore<B> {
         row.as_ref().map(row_run).transpose()
     }
 
-    pub(super) async fn run(&self, id: &RunId) -> Result<Option<Run>, StoreError> {
+    async fn run(&self, id: &RunId) -> Result<Option<Run>, StoreError> {
         let row = query(RUN)
             .bind(id.as_str())
             .fetch_optional(self.reader())
@@ -99,6 +106,88 @@ impl<B: Backend> SqlStore<B> {
         row.as_ref().map(row_run).transpose()
     }
 
+    async fn request_stop(
+        &self,
+        id: &RunId,
+        at: DateTime<Utc>,
+    ) -> Result<Option<Event>, StoreError> {
+        let mut tx = self.begin().await?;
+        let Some(row) = query(REQUEST_STOP)
+            .bind(id.as_str())
+            .bind(to_millis(at))
+            .fetch_optional(&mut tx)
+            .await?
+        else {
+            return Ok(None);
+        };
+        let run = row_run(&row)?;
+        let event = Self::append_event(&mut tx, run_event(&run), at).await?;
+        tx.commit().await?;
+        Ok(Some(event))
+    }
+
+    async fn release_run(
+        &self,
+        id: &RunId,
+        owner: &str,
+        status: RunStatus,
+        error: Option<&str>,
+        now: DateTime<Utc>,
+    ) -> Result<(Run, Event), StoreError> {
+        let mut tx = self.begin().await?;
+        if status == RunStatus::Waiting {
+            // Locked before its check for waiting calls reads them, so
+            // that read sees a decision that held the lock first.
+            Self::lock_run(&mut tx, id).await?;
+        }
+        let run = Self::release_in(&mut tx, (id, owner), status, error, now).await?;
+        let event = Self::append_event(&mut tx, run_event(&run), now).await?;
+        tx.commit().await?;
+        Ok((run, event))
+    }
+
+    async fn conclude_run(
+        &self,
+        (run, owner): (&Run, &str),
+        m: NewMessage,
+        status: RunStatus,
+        error: Option<&str>,
+    ) -> Result<Concluded, StoreError> {
+        if B::WRITES_IN_WITH
+            && matches!(
+                status,
+                RunStatus::Done | RunStatus::Failed | RunStatus::Stopped
+            )
+        {
+            return self.conclude_in_one((run, owner), m, status, error).await;
+        }
+        let at = m.created_at;
+        let mut tx = self.begin().await?;
+        // The run's row before the conversation's, as every writer takes them.
+        let run = Self::release_in(&mut tx, (&run.id, owner), status, error, at).await?;
+        let (message, said) = Self::append_message_in(&mut tx, m).await?;
+        let released = Self::append_event(&mut tx, run_event(&run), at).await?;
+        tx.commit().await?;
+        Ok(Concluded {
+            message,
+            message_event: said,
+            run_event: released,
+        })
+    }
+
+    async fn wake_run(&self, id: &RunId, now: DateTime<Utc>) -> Result<Option<Event>, StoreError> {
+        let mut tx = self.begin().await?;
+        // Locked first, as a decision that wakes the run in its own
+        // commit locks it: whichever of the two comes second sees
+        // the other's decision.
+        Self::lock_run(&mut tx, id).await?;
+        let woken = Self::wake_in(&mut tx, id, now).await?;
+        tx.commit().await?;
+        Ok(woken.map(|(_, event)| event))
+    }
+}
+
+impl<B: Backend> SqlStore<B> {
     /// Sets run `id`'s status and gives up `owner`'s lease inside `tx`;
     /// the run as stored. Its event is the caller's to append.
     pub(super) async fn release_in(
@@ -122,27 +211,7 @@ impl<B: Backend> SqlStore<B> {
         row_run(&row)
     }
 
-    pub(super) async fn release_run(
-        &self,
-        id: &RunId,
-        owner: &str,
-        status: RunStatus,
-        error: Option<&str>,
-        now: DateTime<Utc>,
-    ) -> Result<(Run, Event), StoreError> {
-        let mut tx = self.begin().await?;
-        if status == RunStatus::Waiting {
-            // Locked before its check for waiting calls reads them, so
-            // that read sees a decision that held the lock first.
-            Self::lock_run(&mut tx, id).await?;
-        }
-        let run = Self::release_in(&mut tx, (id, owner), status, error, now).await?;
-        let event = Self::append_event(&mut tx, run_event(&run), now).await?;
-        tx.commit().await?;
-        Ok((run, event))
-    }
-
-    /// [`Store::conclude_run`](crate::store::Store::conclude_run) in one statement, its own transaction: the
+    /// [`RunStore::conclude_run`](crate::store::RunStore::conclude_run) in one statement, its own transaction: the
     /// run ended, the message appended, and both events, as
     /// `append_message_in`, `release_in` and `append_event` store them
     /// one by one. While its lease is held only the run's status, error
@@ -208,35 +277,6 @@ impl<B: Backend> SqlStore<B> {
         })
     }
 
-    pub(super) async fn conclude_run(
-        &self,
-        (run, owner): (&Run, &str),
-        m: NewMessage,
-        status: RunStatus,
-        error: Option<&str>,
-    ) -> Result<Concluded, StoreError> {
-        if B::WRITES_IN_WITH
-            && matches!(
-                status,
-                RunStatus::Done | RunStatus::Failed | RunStatus::Stopped
-            )
-        {
-            return self.conclude_in_one((run, owner), m, status, error).await;
-        }
-        let at = m.created_at;
-        let mut tx = self.begin().await?;
-        // The run's row before the conversation's, as every writer takes them.
-        let run = Self::release_in(&mut tx, (&run.id, owner), status, error, at).await?;
-        let (message, said) = Self::append_message_in(&mut tx, m).await?;
-        let released = Self::append_event(&mut tx, run_event(&run), at).await?;
-        tx.commit().await?;
-        Ok(Concluded {
-            message,
-            message_event: said,
-            run_event: released,
-        })
-    }
-
     /// Takes the lock on run `id` that a wake-up needs ([`wake_in`](Self::wake_in)).
     ///
     /// Writers take rows in one order: calls, then their run, then the
@@ -272,20 +312,5 @@ impl<B: Backend> SqlStore<B> {
         let run = row_run(&row)?;
         let event = Self::append_event(tx, run_event(&run), now).await?;
         Ok(Some((run, event)))
-    }
-
-    pub(super) async fn wake_run(
-        &self,
-        id: &RunId,
-        now: DateTime<Utc>,
-    ) -> Result<Option<Event>, StoreError> {
-        let mut tx = self.begin().await?;
-        // Locked first, as a decision that wakes the run in its own
-        // commit locks it: whichever of the two comes second sees
-        // the other's decision.
-        Self::lock_run(&mut tx, id).await?;
-        let woken = Self::wake_in(&mut tx, id, now).await?;
-        tx.commit().await?;
-        Ok(woken.map(|(_, event)| event))
     }
 }

@@ -57,7 +57,7 @@ fn plain_ids_keep_every_event_and_entry_and_keep_counting_up() {
 #[tokio::test]
 async fn derived_positions_carry_on_from_the_stored_events() {
     use crate::domain::ConversationId;
-    use crate::store::Store;
+    use crate::store::{ConversationStore, EventStore};
 
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("old.db");
