@@ -1,14 +1,17 @@
 //! The engine's floors, checked from its source: every module imports only
 //! modules on lower floors, and no modules import each other in a circle,
-//! in `engine/src` and in `app/src`. Test code is left out: a test may reach
-//! anywhere to set up what it checks.
+//! in `engine/src`, `app/src` and `server/src`. Test code is left out: a
+//! test may reach anywhere to set up what it checks.
 //!
-//! The check reads `crate::` and `super::` paths (and the crate root's
-//! re-exports) line by line. It is not a compiler, but the code it reads is
-//! plain: one path per use, no glob imports of other modules.
+//! Each file is parsed (`syn`), so every `use` tree and every path in code,
+//! types and macro arguments is read, and a path names the deepest module
+//! it goes through.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
+
+use proc_macro2::{TokenStream, TokenTree};
+use syn::visit::Visit;
 
 /// The engine's top-level modules by floor: a module may import any module
 /// of a lower floor, and none of its own floor or above.
@@ -27,7 +30,7 @@ const FLOORS: &[&[&str]] = &[
 
 #[test]
 fn engine_modules_only_import_lower_floors() {
-    let graph = Graph::read(&crate_dir().join("src"));
+    let graph = Graph::read(&crate_dir().join("src"), "lib.rs");
     let floor = |module: &str| {
         FLOORS
             .iter()
@@ -48,7 +51,7 @@ fn engine_modules_only_import_lower_floors() {
 
 #[test]
 fn domain_imports_nothing_else_of_the_engine() {
-    let graph = Graph::read(&crate_dir().join("src"));
+    let graph = Graph::read(&crate_dir().join("src"), "lib.rs");
     let out: Vec<_> = graph
         .top_level_edges()
         .into_iter()
@@ -58,92 +61,126 @@ fn domain_imports_nothing_else_of_the_engine() {
 }
 
 #[test]
-fn no_module_circles_in_the_engine_or_the_app() {
-    for dir in [crate_dir().join("src"), crate_dir().join("../app/src")] {
-        let graph = Graph::read(&dir);
+fn no_module_circles_in_the_workspace() {
+    for dir in ["src", "../app/src", "../server/src"] {
+        let dir = crate_dir().join(dir);
+        let graph = Graph::read(&dir, "lib.rs");
         let circles = graph.sibling_circles();
         assert!(circles.is_empty(), "{}: {circles:#?}", dir.display());
     }
+}
+
+/// The parser reads what the old line reader could not: a `use` over
+/// several lines, nested braces, a path inside a macro's arguments.
+#[test]
+fn every_path_in_a_file_is_read() {
+    let file: syn::File = syn::parse_str(
+        "use super::{\n    a::{b, C},\n    d,\n};\nfn f() { g!(crate::h::i()); let _ = super::e::F; }\n#[cfg(test)]\nmod tests { use crate::x; }",
+    )
+    .unwrap();
+    let mut paths = Paths::new(vec!["m".into(), "n".into()], BTreeSet::new());
+    paths.visit_file(&file);
+    let named: BTreeSet<String> = paths.found.iter().map(|p| p.join("::")).collect();
+    let expected = ["m::a::b", "m::a::C", "m::d", "h::i", "m::e::F"];
+    assert_eq!(named, expected.iter().map(|s| s.to_string()).collect());
 }
 
 fn crate_dir() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
-/// Which module paths each module's production code names.
+/// Which modules each module's production code names.
 struct Graph {
-    /// From a module path (`["store", "sqlite"]`) to the paths it names.
-    edges: BTreeMap<Vec<String>, BTreeSet<Vec<String>>>,
+    /// Every module, by path (`["store", "sqlite"]`); the root is `[]`.
+    modules: BTreeSet<Vec<String>>,
+    /// From a module to the item paths it names, resolved to crate paths.
+    named: BTreeMap<Vec<String>, BTreeSet<Vec<String>>>,
+    /// The crate root's `pub use` names, to the path they stand for.
+    reexports: BTreeMap<String, Vec<String>>,
 }
 
 impl Graph {
-    fn read(src: &Path) -> Self {
-        let root = std::fs::read_to_string(src.join("lib.rs")).unwrap();
-        let reexports = root_reexports(&root);
+    fn read(src: &Path, root: &str) -> Self {
         let mut graph = Graph {
-            edges: BTreeMap::new(),
+            modules: BTreeSet::new(),
+            named: BTreeMap::new(),
+            reexports: BTreeMap::new(),
         };
-        graph.read_module(src, &src.join("lib.rs"), Vec::new(), &reexports);
+        let file = parse(&src.join(root));
+        graph.read_items(src, &file.items, Vec::new());
+        for (path, names) in &graph.named {
+            if path.is_empty() {
+                for name in names {
+                    if let Some(last) = name.last() {
+                        graph.reexports.insert(last.clone(), name.clone());
+                    }
+                }
+            }
+        }
         graph
     }
 
-    /// Reads one file (module `path`) and the files of its non-test child modules.
-    fn read_module(
-        &mut self,
-        src: &Path,
-        file: &Path,
-        path: Vec<String>,
-        reexports: &BTreeMap<String, String>,
-    ) {
-        let text = std::fs::read_to_string(file).unwrap();
-        let mut named = BTreeSet::new();
-        let mut children = Vec::new();
-        let mut test_next = false;
-        for line in text.lines() {
-            let code = line.split("//").next().unwrap_or_default().trim();
-            if code == "#[cfg(test)]" {
-                test_next = true;
+    /// Reads a module's items (module `path`, its files under `dir`) and
+    /// its non-test child modules, inline or in their own files.
+    fn read_items(&mut self, dir: &Path, items: &[syn::Item], path: Vec<String>) {
+        self.modules.insert(path.clone());
+        let children = items.iter().filter_map(|item| match item {
+            syn::Item::Mod(m) if !is_test(item) => Some(m.ident.to_string()),
+            _ => None,
+        });
+        let mut paths = Paths::new(path.clone(), children.collect());
+        for item in items {
+            if is_test(item) {
                 continue;
             }
-            let is_test = std::mem::take(&mut test_next);
-            if is_test && code.contains("mod ") && code.ends_with('{') {
-                break; // the inline test module closes the file
-            }
-            if is_test {
+            let syn::Item::Mod(module) = item else {
+                paths.visit_item(item);
                 continue;
-            }
-            if let Some(child) = child_module(code) {
-                children.push(child.to_owned());
-            }
-            for target in paths_in(code, &path, reexports) {
-                named.insert(target);
-            }
-        }
-        self.edges.insert(path.clone(), named);
-        let dir = if path.is_empty() {
-            src.to_path_buf()
-        } else {
-            file.with_extension("")
-        };
-        for child in children {
-            let mut child_path = path.clone();
-            child_path.push(child.clone());
-            let file = dir.join(format!("{child}.rs"));
-            if file.exists() {
-                self.read_module(src, &file, child_path, reexports);
+            };
+            let name = module.ident.to_string();
+            let mut child = path.clone();
+            child.push(name.clone());
+            let child_dir = dir.join(&name);
+            match &module.content {
+                Some((_, inner)) => self.read_items(&child_dir, inner, child),
+                None => {
+                    let file = dir.join(format!("{name}.rs"));
+                    if file.exists() {
+                        self.read_items(&child_dir, &parse(&file).items, child);
+                    }
+                }
             }
         }
+        self.named.entry(path).or_default().extend(paths.found);
+    }
+
+    /// What a module really names: the deepest module each named path
+    /// goes through, a root re-export followed to its module.
+    fn edges(&self) -> BTreeSet<(Vec<String>, Vec<String>)> {
+        let mut edges = BTreeSet::new();
+        for (from, names) in &self.named {
+            for name in names {
+                let name = match name.first().and_then(|n| self.reexports.get(n)) {
+                    Some(real) if !self.modules.contains(&name[..1]) => real,
+                    _ => name,
+                };
+                let depth = (0..=name.len())
+                    .rev()
+                    .find(|n| self.modules.contains(&name[..*n]))
+                    .unwrap_or(0);
+                edges.insert((from.clone(), name[..depth].to_vec()));
+            }
+        }
+        edges
     }
 
     /// Edges between the crate's top-level modules.
     fn top_level_edges(&self) -> BTreeSet<(String, String)> {
         let mut edges = BTreeSet::new();
-        for (from, targets) in &self.edges {
-            for to in targets {
-                if let (Some(f), Some(t)) = (from.first(), to.first()) {
-                    if f != t {
-                        edges.insert((f.clone(), t.clone()));
-                    }
+        for (from, to) in self.edges() {
+            if let (Some(f), Some(t)) = (from.first(), to.first()) {
+                if f != t {
+                    edges.insert((f.clone(), t.clone()));
                 }
             }
         }
@@ -155,15 +192,13 @@ impl Graph {
     /// its own children may name each other, as re-exports do).
     fn sibling_circles(&self) -> Vec<Vec<String>> {
         let mut by_parent: BTreeMap<Vec<String>, BTreeSet<(String, String)>> = BTreeMap::new();
-        for (from, targets) in &self.edges {
-            for to in targets {
-                let common = from.iter().zip(to).take_while(|(a, b)| a == b).count();
-                if common < from.len() && common < to.len() {
-                    by_parent
-                        .entry(from[..common].to_vec())
-                        .or_default()
-                        .insert((from[common].clone(), to[common].clone()));
-                }
+        for (from, to) in self.edges() {
+            let common = from.iter().zip(&to).take_while(|(a, b)| a == b).count();
+            if common < from.len() && common < to.len() {
+                by_parent
+                    .entry(from[..common].to_vec())
+                    .or_default()
+                    .insert((from[common].clone(), to[common].clone()));
             }
         }
         let mut circles = Vec::new();
@@ -176,6 +211,151 @@ impl Graph {
             }
         }
         circles
+    }
+}
+
+fn parse(file: &Path) -> syn::File {
+    let text = std::fs::read_to_string(file).unwrap();
+    syn::parse_file(&text).unwrap_or_else(|e| panic!("{}: {e}", file.display()))
+}
+
+/// Whether an item is compiled only for tests (`#[cfg(test)]`).
+fn is_test(item: &syn::Item) -> bool {
+    let attrs = match item {
+        syn::Item::Mod(i) => &i.attrs,
+        syn::Item::Use(i) => &i.attrs,
+        syn::Item::Fn(i) => &i.attrs,
+        syn::Item::Impl(i) => &i.attrs,
+        syn::Item::Struct(i) => &i.attrs,
+        syn::Item::Enum(i) => &i.attrs,
+        syn::Item::Const(i) => &i.attrs,
+        syn::Item::Static(i) => &i.attrs,
+        syn::Item::Trait(i) => &i.attrs,
+        syn::Item::Macro(i) => &i.attrs,
+        _ => return false,
+    };
+    attrs.iter().any(|a| {
+        a.path().is_ident("cfg")
+            && a.parse_args::<syn::Ident>()
+                .is_ok_and(|ident| ident == "test")
+    })
+}
+
+/// The crate paths one module's code names: through `crate::`, `super::`,
+/// `self::` or one of its child modules, in `use` trees, in code and
+/// types, and in macro arguments.
+struct Paths {
+    here: Vec<String>,
+    children: BTreeSet<String>,
+    found: BTreeSet<Vec<String>>,
+}
+
+impl Paths {
+    fn new(here: Vec<String>, children: BTreeSet<String>) -> Self {
+        Self {
+            here,
+            children,
+            found: BTreeSet::new(),
+        }
+    }
+
+    /// Adds a path given as its segments, if it starts at the crate.
+    fn add(&mut self, segments: &[String]) {
+        let Some(first) = segments.first() else {
+            return;
+        };
+        let mut path = match first.as_str() {
+            "crate" => Vec::new(),
+            "super" | "self" => self.here.clone(),
+            child if self.children.contains(child) => self.here.clone(),
+            _ => return,
+        };
+        let mut rest = segments;
+        if first == "crate" {
+            rest = &rest[1..];
+        }
+        while let Some(("super", more)) = rest.split_first().map(|(a, b)| (a.as_str(), b)) {
+            path.pop();
+            rest = more;
+        }
+        if let Some(("self", more)) = rest.split_first().map(|(a, b)| (a.as_str(), b)) {
+            rest = more;
+        }
+        path.extend(rest.iter().filter(|s| *s != "self").cloned());
+        self.found.insert(path);
+    }
+
+    fn use_tree(&mut self, prefix: &mut Vec<String>, tree: &syn::UseTree) {
+        match tree {
+            syn::UseTree::Path(p) => {
+                prefix.push(p.ident.to_string());
+                self.use_tree(prefix, &p.tree);
+                prefix.pop();
+            }
+            syn::UseTree::Name(n) => {
+                self.add(&[prefix.clone(), vec![n.ident.to_string()]].concat())
+            }
+            syn::UseTree::Rename(r) => {
+                self.add(&[prefix.clone(), vec![r.ident.to_string()]].concat())
+            }
+            syn::UseTree::Glob(_) => self.add(prefix),
+            syn::UseTree::Group(g) => {
+                for tree in &g.items {
+                    self.use_tree(prefix, tree);
+                }
+            }
+        }
+    }
+
+    /// `crate::a::b` and `super::c` sequences in a macro's tokens.
+    fn tokens(&mut self, tokens: TokenStream) {
+        let flat: Vec<TokenTree> = tokens.into_iter().collect();
+        let mut i = 0;
+        while i < flat.len() {
+            if let TokenTree::Group(g) = &flat[i] {
+                self.tokens(g.stream());
+            }
+            let starts = matches!(&flat[i], TokenTree::Ident(id) if id == "crate" || id == "super");
+            if starts {
+                let mut segments = Vec::new();
+                let mut j = i;
+                while let Some(TokenTree::Ident(id)) = flat.get(j) {
+                    segments.push(id.to_string());
+                    let colons = matches!((flat.get(j + 1), flat.get(j + 2)),
+                        (Some(TokenTree::Punct(a)), Some(TokenTree::Punct(b))) if a.as_char() == ':' && b.as_char() == ':');
+                    if !colons {
+                        break;
+                    }
+                    j += 3;
+                }
+                self.add(&segments);
+                i = j;
+            }
+            i += 1;
+        }
+    }
+}
+
+impl<'ast> Visit<'ast> for Paths {
+    fn visit_item(&mut self, item: &'ast syn::Item) {
+        if !is_test(item) {
+            syn::visit::visit_item(self, item);
+        }
+    }
+
+    fn visit_item_use(&mut self, item: &'ast syn::ItemUse) {
+        self.use_tree(&mut Vec::new(), &item.tree);
+    }
+
+    fn visit_path(&mut self, path: &'ast syn::Path) {
+        let segments: Vec<String> = path.segments.iter().map(|s| s.ident.to_string()).collect();
+        self.add(&segments);
+        syn::visit::visit_path(self, path);
+    }
+
+    fn visit_macro(&mut self, mac: &'ast syn::Macro) {
+        self.tokens(mac.tokens.clone());
+        syn::visit::visit_macro(self, mac);
     }
 }
 
@@ -197,81 +377,4 @@ fn reaches(edges: &BTreeSet<(String, String)>, from: &str, to: &str) -> bool {
         }
     }
     false
-}
-
-/// `mod name;` or `pub mod name;` (a child module in its own file).
-fn child_module(code: &str) -> Option<&str> {
-    let rest = code.strip_prefix("pub ").unwrap_or(code);
-    let rest = rest.strip_prefix("pub(crate) ").unwrap_or(rest);
-    rest.strip_prefix("mod ")?.strip_suffix(';')
-}
-
-/// The crate root's `pub use module::{Item, …}` lines: item name to module.
-fn root_reexports(root: &str) -> BTreeMap<String, String> {
-    let mut names = BTreeMap::new();
-    for line in root.lines() {
-        let Some(rest) = line.strip_prefix("pub use ") else {
-            continue;
-        };
-        let Some((module, items)) = rest.split_once("::") else {
-            continue;
-        };
-        for item in items.trim_matches(|c| "{};".contains(c)).split(',') {
-            names.insert(item.trim().to_owned(), module.to_owned());
-        }
-    }
-    names
-}
-
-/// The module paths a line of code names through `crate::` or `super::`.
-fn paths_in(code: &str, here: &[String], reexports: &BTreeMap<String, String>) -> Vec<Vec<String>> {
-    let mut found = Vec::new();
-    let starts = code
-        .match_indices("crate::")
-        .chain(code.match_indices("super::"));
-    for (at, keyword) in starts {
-        let before = code[..at].chars().last();
-        if before.is_some_and(|c| c.is_alphanumeric() || c == '_' || c == ':') {
-            continue;
-        }
-        let mut base: Vec<String> = if keyword == "crate::" {
-            Vec::new()
-        } else {
-            here[..here.len().saturating_sub(1)].to_vec()
-        };
-        let mut rest = &code[at + keyword.len()..];
-        while let Some(more) = rest.strip_prefix("super::") {
-            base.pop();
-            rest = more;
-        }
-        // `path::{a, B}` names each item; `path::a::B` names `path::a`.
-        let (stem, items) = match rest.find('{') {
-            Some(brace) if !rest[..brace].contains(|c: char| c.is_whitespace()) => {
-                let items = rest[brace + 1..].split('}').next().unwrap_or_default();
-                (&rest[..brace], items.split(',').collect::<Vec<_>>())
-            }
-            _ => (rest, vec![""]),
-        };
-        for item in items {
-            let mut path = base.clone();
-            let full = format!("{stem}{}", item.trim());
-            for segment in full.split("::") {
-                let name: String = segment
-                    .chars()
-                    .take_while(|c| c.is_alphanumeric() || *c == '_')
-                    .collect();
-                if name.is_empty() || name == "self" || name.starts_with(char::is_uppercase) {
-                    if path.is_empty() {
-                        path.extend(reexports.get(&name).cloned());
-                    }
-                    break;
-                }
-                path.push(name);
-            }
-            if !path.is_empty() {
-                found.push(path);
-            }
-        }
-    }
-    found
 }

@@ -25,19 +25,18 @@ pub(crate) fn refuse_open_without_sign_in(
     Ok(())
 }
 
-/// Prints the setup link while sign-in is on and nobody has been added:
-/// the first administrator opens it to add themselves. The link is a
-/// credential, so it goes to the log once, and works once, for a day.
-pub(crate) async fn announce_setup_link(
+/// The line with the setup link, while sign-in is on and nobody has been
+/// added: the first administrator opens it to add themselves. The link is
+/// a credential, so it is printed once, and works once, for a day.
+pub(crate) async fn setup_link_line(
     state: &AppState,
     addr: SocketAddr,
-    ready: crate::Ready,
-) -> anyhow::Result<()> {
+) -> anyhow::Result<Option<String>> {
     if state.engine.config().auth.is_none() {
-        return Ok(());
+        return Ok(None);
     }
     let Some(token) = state.engine.setup_token().await? else {
-        return Ok(());
+        return Ok(None);
     };
     let base = state
         .public_url
@@ -45,11 +44,5 @@ pub(crate) async fn announce_setup_link(
         .unwrap_or_else(|| format!("http://{addr}"));
     let link = format!("{base}{SETUP_PAGE}?token={}", token.as_str());
     tracing::warn!("nobody can sign in yet: open the setup link printed below to add the first administrator (it works once, for a day)");
-    // Beside the ready line, rather than in a log line a log collector
-    // would keep.
-    match ready {
-        crate::Ready::Stdout => println!("Set up Airlock: {link}"),
-        crate::Ready::Stderr => eprintln!("Set up Airlock: {link}"),
-    }
-    Ok(())
+    Ok(Some(format!("Set up Airlock: {link}")))
 }

@@ -31,6 +31,15 @@ pub enum Ready {
     Stderr,
 }
 
+impl Ready {
+    fn say(self, line: &str) {
+        match self {
+            Ready::Stdout => println!("{line}"),
+            Ready::Stderr => eprintln!("{line}"),
+        }
+    }
+}
+
 /// Serves the built `services` on `listener`, with every worker, until
 /// `shutdown` completes.
 pub async fn run(
@@ -115,14 +124,15 @@ pub async fn run(
     }
     let runner = tokio::spawn(run_worker(agent, workers_stop));
     let events = state.engine.events().clone();
-    at_start::announce_setup_link(&state, addr, ready).await?;
+    // Beside the ready line, rather than in a log line a log collector
+    // would keep.
+    if let Some(line) = at_start::setup_link_line(&state, addr).await? {
+        ready.say(&line);
+    }
     let app = router(state, doors);
     tracing::info!(%addr, store, "listening");
     // The line scripts and tests wait for; keep its shape.
-    match ready {
-        Ready::Stdout => println!("Airlock is ready at http://{addr}"),
-        Ready::Stderr => eprintln!("Airlock is ready at http://{addr}"),
-    }
+    ready.say(&format!("Airlock is ready at http://{addr}"));
     // Replies go out as soon as they are written, not held back for the
     // client's acknowledgement of the previous segment (Nagle).
     let listener = axum::serve::ListenerExt::tap_io(listener, |tcp| {

@@ -83,9 +83,10 @@ pub async fn run(command: PolicyCommand) -> ExitCode {
             json,
         } => check(&source, &tool, &args, read_only, config, json),
         PolicyCommand::Test { cases, config } => test(&cases, config),
-        PolicyCommand::Replay { config, since } => {
-            crate::policy_replay::replay(config, &since).await
-        }
+        PolicyCommand::Replay { config, since } => match configuration(Some(config)) {
+            Ok((candidate, name)) => crate::policy_replay::replay(candidate, name, &since).await,
+            Err(e) => Err(e),
+        },
     };
     match ran {
         Ok(code) => ExitCode::from(code),

@@ -4,10 +4,9 @@
 //! of each change (ask → allow, allow → deny, …) with a few calls of each.
 //! Nothing is changed or run.
 
-use std::path::PathBuf;
-
 use anyhow::Context;
 use engine::config::replay::ReplayReport;
+use engine::config::Config;
 use engine::domain::ToolCallId;
 
 use crate::Settings;
@@ -15,14 +14,14 @@ use crate::Settings;
 /// Calls read from the store at a time.
 const PAGE: i64 = 500;
 
-/// Replays the calls of the last `since` under the configuration `config`.
-pub async fn replay(config: PathBuf, since: &str) -> anyhow::Result<u8> {
+/// Replays the calls of the last `since` under the configuration
+/// `candidate`, called `name` in the report.
+pub async fn replay(candidate: Config, name: String, since: &str) -> anyhow::Result<u8> {
     let window = match engine::config::parse_duration(since) {
         Ok(Some(window)) => window,
         _ => anyhow::bail!("--since {since}: give a window such as 24h or 7d"),
     };
     let window = chrono::Duration::from_std(window).context("--since is too long")?;
-    let (candidate, name) = super::policy_cli::configuration(Some(config))?;
     let settings = Settings::from_env()?;
     // Replay reads history: an empty store made here would say "nothing
     // changes" of a store that was never found.
