@@ -391,7 +391,7 @@ mod calls;
 mod notices;
 mod observe;
 mod people;
-pub mod proxy;
+mod proxy;
 mod reviews;
 #[cfg(test)]
 mod tests;

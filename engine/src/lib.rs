@@ -23,10 +23,13 @@ pub mod people;
 pub mod policy;
 #[cfg(test)]
 mod private_ca;
+pub mod proxy;
 pub mod relay;
 pub mod reviews;
 pub mod store;
+pub mod takeover;
 mod throttle;
+mod tool_runs;
 pub mod tools;
 
 pub use clock::{Clock, ManualClock, SystemClock};

@@ -21,10 +21,18 @@ const FLOORS: &[&[&str]] = &[
     &["config"],
     &["store", "events", "tools"],
     &["core", "error"],
-    &["audit", "grants", "insights", "people", "relay"],
+    &[
+        "audit",
+        "grants",
+        "insights",
+        "people",
+        "relay",
+        "tool_runs",
+    ],
     &["decisions"],
     &["reviews", "agent"],
-    &["conversations"],
+    &["conversations", "proxy"],
+    &["takeover"],
     &["engine"],
 ];
 

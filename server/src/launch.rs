@@ -58,29 +58,24 @@ pub async fn run(
     } = services;
     at_start::refuse_open_without_sign_in(&state, &listener)?;
     let store = state.engine.store().backend();
-    // One process owns a SQLite file: any lease in it is a dead process's.
-    if store == "sqlite" {
-        let ended = state.engine.store().end_leases().await?;
-        if ended > 0 {
-            tracing::warn!(
-                runs = ended,
-                "took over runs left by a process that stopped abruptly"
-            );
-        }
-        let ended = state.engine.end_proxied_left_running().await?;
-        if ended > 0 {
-            tracing::warn!(
-                calls = ended,
-                "failed the MCP clients' calls left running by a process that stopped abruptly"
-            );
-        }
-        let withdrawn = state.engine.withdraw_left_held().await?;
-        if withdrawn > 0 {
-            tracing::warn!(
-                calls = withdrawn,
-                "withdrew the MCP clients' calls left waiting by a process that stopped abruptly"
-            );
-        }
+    let taken = state.engine.take_over_at_start().await?;
+    if taken.runs > 0 {
+        tracing::warn!(
+            runs = taken.runs,
+            "took over runs left by a process that stopped abruptly"
+        );
+    }
+    if taken.running_calls > 0 {
+        tracing::warn!(
+            calls = taken.running_calls,
+            "failed the MCP clients' calls left running by a process that stopped abruptly"
+        );
+    }
+    if taken.held_calls > 0 {
+        tracing::warn!(
+            calls = taken.held_calls,
+            "withdrew the MCP clients' calls left waiting by a process that stopped abruptly"
+        );
     }
     let (stop_workers, workers_stop) = tokio::sync::watch::channel(false);
     let expiry = tokio::spawn(workers::run_expiry(

@@ -33,7 +33,7 @@ use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};
 use serde_json::Value;
 
-use engine::engine::proxy::{Proxied, ProxyRequest};
+use engine::proxy::{Proxied, ProxyRequest};
 use engine::reviews::Requester;
 use engine::Engine;
 

@@ -18,7 +18,7 @@ use tokio_util::sync::CancellationToken;
 pub const CANCELLED: &str = "the MCP client cancelled its request";
 
 /// Why a call is withdrawn when its client's session ends.
-pub const GONE: &str = engine::engine::proxy::CLIENT_GONE;
+pub const GONE: &str = engine::proxy::CLIENT_GONE;
 
 /// Waiting calls by session, each with whom to record its withdrawal as.
 #[derive(Debug, Default)]

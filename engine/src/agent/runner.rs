@@ -16,7 +16,6 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use tokio::sync::{watch, Notify};
-use tracing::Instrument;
 
 use super::catalog::Catalog;
 use super::model::Model;
@@ -27,8 +26,8 @@ use crate::domain::RunId;
 use crate::domain::{lease_until, Run, RunStatus};
 use crate::domain::{CallStatus, ToolCall};
 use crate::error::EngineError;
+use crate::tool_runs::{self, Shape};
 use crate::tools::{ToolSource, ToolSpec};
-use ending::storable;
 use turn::TurnEnd;
 pub use turn::MAX_CALLS_PER_TURN;
 
@@ -237,39 +236,10 @@ impl Agent {
     /// Runs one approved call, at most once; false when someone else ran
     /// it, or its end was recorded by someone else.
     async fn execute(&self, call: &ToolCall) -> Result<bool, AgentError> {
-        let store = &self.core.store;
-        let Some((claimed, event)) = store.claim_call(call, self.core.clock.now()).await? else {
-            return Ok(false); // someone else runs it
-        };
-        self.core.events.publish([event]);
-        self.run_tool(&claimed).await
+        let source = self.sources.get(&call.source);
+        let ended = tool_runs::run_approved(&self.core, source, call, Shape::Stored).await?;
+        Ok(ended.is_some_and(|ended| ended.recorded))
     }
-
-    /// Runs a call claimed for this process, and records how it ended;
-    /// false when its end was recorded by someone else.
-    async fn run_tool(&self, claimed: &ToolCall) -> Result<bool, AgentError> {
-        let store = &self.core.store;
-        let clock = &self.core.clock;
-        let span = tool_span(claimed);
-        let outcome = match self.sources.get(&claimed.source) {
-            Some(source) => source
-                .call(&claimed.tool, &claimed.arguments)
-                .instrument(span)
-                .await
-                .map_err(|e| storable(&e.to_string())),
-            None => Err(format!("there is no tool named {}", claimed.tool)),
-        };
-        let Some((_, event)) = store.finish_call(claimed, outcome, clock.now()).await? else {
-            return Ok(false);
-        };
-        self.core.events.publish([event]);
-        Ok(true)
-    }
-}
-
-/// The span of one tool run, for a collector (see `server/src/telemetry.rs`).
-pub(crate) fn tool_span(call: &ToolCall) -> tracing::Span {
-    tracing::debug_span!("tool", source = %call.source, tool = %call.tool, call = %call.id)
 }
 
 /// Steps runs as they become runnable, until `stop` turns true.

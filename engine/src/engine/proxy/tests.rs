@@ -81,7 +81,7 @@ impl Fixture {
                 decision.channel,
                 decision.reason.as_deref()
             ),
-            ("desktop", Channel::Mcp, Some(super::CLIENT_GONE))
+            ("desktop", Channel::Mcp, Some(crate::proxy::CLIENT_GONE))
         );
     }
 }
@@ -92,7 +92,7 @@ async fn a_call_whose_hold_lapsed_is_withdrawn_as_its_clients() {
     let id = f.held_then_left().await;
     assert_eq!(f.engine.withdraw_unheld().await.unwrap(), 0, "still held");
     // The engine's own holds are not a predecessor's.
-    assert_eq!(f.engine.withdraw_left_held().await.unwrap(), 0);
+    assert_eq!(f.engine.take_over_at_start().await.unwrap().held_calls, 0);
     f.clock.advance(Duration::seconds(21));
     assert_eq!(f.engine.withdraw_unheld().await.unwrap(), 1);
     f.assert_withdrawn_as_the_clients(&id).await;
@@ -109,6 +109,6 @@ async fn the_next_process_on_the_store_withdraws_what_its_predecessor_held() {
         f.clock.clone(),
         Config::parse("t.yaml", CONFIG).unwrap(),
     );
-    assert_eq!(next.withdraw_left_held().await.unwrap(), 1);
+    assert_eq!(next.take_over_at_start().await.unwrap().held_calls, 1);
     f.assert_withdrawn_as_the_clients(&id).await;
 }
