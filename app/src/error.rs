@@ -383,8 +383,8 @@ impl From<engine::EngineError> for AppError {
 }
 
 #[cfg(feature = "ssr")]
-impl From<engine::IdError> for AppError {
-    fn from(error: engine::IdError) -> Self {
+impl From<engine::domain::IdError> for AppError {
+    fn from(error: engine::domain::IdError) -> Self {
         AppError::Invalid {
             field: "id".into(),
             message: error.to_string(),

@@ -271,7 +271,7 @@ mod from_engine {
     impl ConversationItem {
         /// The list entry for a conversation, with ages relative to `now`.
         pub fn from_summary(
-            s: engine::ConversationSummary,
+            s: engine::domain::ConversationSummary,
             now: chrono::DateTime<chrono::Utc>,
         ) -> Self {
             let c = s.conversation;
@@ -310,8 +310,8 @@ mod from_engine {
         }
     }
 
-    impl From<engine::Message> for MessageItem {
-        fn from(m: engine::Message) -> Self {
+    impl From<engine::domain::Message> for MessageItem {
+        fn from(m: engine::domain::Message) -> Self {
             via_json(&m.to_json())
         }
     }

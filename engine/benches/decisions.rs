@@ -16,10 +16,11 @@ mod common;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use engine::clock::SystemClock;
 use engine::config::Config;
 use engine::decisions::{ProposedCall, Reviewer, Verdict};
 use engine::domain::Channel;
-use engine::{Engine, SystemClock};
+use engine::Engine;
 use serde_json::json;
 
 use common::{quantile, report_decisions, CpuTimes, DecisionRow};

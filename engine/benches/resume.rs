@@ -14,13 +14,15 @@ use std::time::{Duration, Instant};
 
 use engine::agent::demo_model::DemoModel;
 use engine::agent::StepOutcome;
+use engine::clock::SystemClock;
 use engine::config::Config;
 use engine::decisions::{Reviewer, Verdict};
 use engine::domain::{CallStatus, Channel};
+use engine::domain::{MessageId, Role};
 use engine::store::NewMessage;
 use engine::tools::demo::{self, DemoTools};
 use engine::tools::ToolSource;
-use engine::{Engine, MessageId, Role, SystemClock};
+use engine::Engine;
 use serde_json::json;
 
 use common::{ms, quantile, write_json};

@@ -9,10 +9,11 @@ mod common;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use engine::clock::SystemClock;
 use engine::config::Config;
 use engine::domain::Access;
 use engine::people::NewPerson;
-use engine::{Engine, SystemClock};
+use engine::Engine;
 use serde_json::json;
 
 use common::{ms, quantile, write_json};

@@ -10,7 +10,7 @@ pub mod conversations;
 mod core;
 pub mod decisions;
 pub mod domain;
-pub mod engine;
+mod engine;
 mod error;
 pub mod events;
 pub mod grants;
@@ -32,14 +32,7 @@ mod throttle;
 mod tool_runs;
 pub mod tools;
 
-pub use clock::{Clock, ManualClock, SystemClock};
-pub use domain::{
-    Conversation, ConversationId, ConversationSummary, ConversationView, IdError, Message,
-    MessageId, Role,
-};
 pub use engine::Engine;
 pub use error::EngineError;
-pub use store::{Store, StoreError};
 
-/// Airlock's version, as reported by `/healthz`.
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");

@@ -124,10 +124,11 @@ mod tests {
 
     use serde_json::json;
 
+    use crate::clock::SystemClock;
     use crate::config::Config;
     use crate::decisions::ProposedCall;
     use crate::domain::EventKind;
-    use crate::{Engine, SystemClock};
+    use crate::Engine;
 
     /// Two replicas on one fresh PostgreSQL schema, each following the feed
     /// while this is kept.

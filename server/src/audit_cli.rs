@@ -10,8 +10,9 @@ use std::path::Path;
 use std::sync::Arc;
 
 use anyhow::{bail, Context};
+use engine::clock::SystemClock;
 use engine::domain::{AuditLine, ChainCheck, KeptHead};
-use engine::{Engine, SystemClock};
+use engine::Engine;
 
 use crate::Settings;
 

@@ -61,9 +61,10 @@ use engine::agent::demo_model::DemoModel;
 use engine::agent::openai::OpenAiModel;
 use engine::agent::Agent;
 use engine::agent::Model;
+use engine::clock::SystemClock;
 use engine::config::Config;
 use engine::tools::demo;
-use engine::{Engine, SystemClock};
+use engine::Engine;
 pub use launch::{launch, run, Ready};
 pub use settings::{ModelSettings, Settings};
 
@@ -222,7 +223,7 @@ pub struct Doors {
 }
 
 /// Opens the store `settings` name, creating the data directory first.
-pub async fn open_store(settings: &Settings) -> anyhow::Result<Arc<dyn engine::Store>> {
+pub async fn open_store(settings: &Settings) -> anyhow::Result<Arc<dyn engine::store::Store>> {
     std::fs::create_dir_all(&settings.data_dir).with_context(|| {
         format!(
             "cannot create the data directory {}",

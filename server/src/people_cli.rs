@@ -7,9 +7,10 @@ use std::io::{BufRead, IsTerminal};
 use std::sync::Arc;
 
 use anyhow::{bail, Context};
+use engine::clock::SystemClock;
 use engine::domain::Access;
 use engine::people::NewPerson;
-use engine::{Engine, SystemClock};
+use engine::Engine;
 
 use crate::Settings;
 

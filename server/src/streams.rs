@@ -27,8 +27,9 @@ use tokio_stream::wrappers::ReceiverStream;
 use tokio_stream::StreamExt;
 
 use app::state::AppState;
+use engine::domain::ConversationId;
 use engine::events::{Draft, Event};
-use engine::{ConversationId, Engine, EngineError};
+use engine::{Engine, EngineError};
 
 /// Events read back from the store per query while catching up.
 const REPLAY_PAGE: i64 = 500;
@@ -64,7 +65,7 @@ impl Feed {
                 let view = snapshot.view;
                 let data = json!({
                     "conversation": view.conversation,
-                    "messages": view.messages.iter().map(engine::Message::to_json).collect::<Vec<_>>(),
+                    "messages": view.messages.iter().map(engine::domain::Message::to_json).collect::<Vec<_>>(),
                     "tool_calls": snapshot.calls,
                 });
                 Ok((snapshot.cursor, data))

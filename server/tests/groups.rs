@@ -31,7 +31,7 @@ sources:
 /// The calls of `conversation` once the agent has proposed one that waits.
 async fn waiting_calls(
     server: &TestServer,
-    conversation: &engine::ConversationId,
+    conversation: &engine::domain::ConversationId,
 ) -> Vec<ToolCall> {
     for _ in 0..200 {
         let calls = server.engine.tool_calls(conversation).await.unwrap();

@@ -129,7 +129,7 @@ async fn a_reconnect_with_last_event_id_receives_every_missed_event_in_order() {
 
     post_message(&app, &id, "read notes.txt").await;
     // Wait, without a stream, until the agent has answered.
-    let conversation = engine::ConversationId::parse(&id).unwrap();
+    let conversation = engine::domain::ConversationId::parse(&id).unwrap();
     for _ in 0..100 {
         if app
             .engine

@@ -7,8 +7,8 @@
 
 mod support;
 
+use engine::domain::ConversationId;
 use engine::domain::Role;
-use engine::ConversationId;
 
 /// How many messages: enough to land in the gap after a run's end many
 /// times over (35 of 400 were out of order before).

@@ -6,9 +6,10 @@ use std::io::Write;
 use std::process::{Command, Output, Stdio};
 use std::sync::Arc;
 
+use engine::clock::SystemClock;
 use engine::domain::Access;
 use engine::store::sqlite::SqliteStore;
-use engine::{Engine, SystemClock};
+use engine::Engine;
 
 const PASSWORD: &str = "correct horse battery";
 

@@ -223,7 +223,7 @@ fn the_cards_and_the_engine_agree_on_who_may_decide() {
 fn sample_engine_call() -> serde_json::Value {
     serde_json::json!({
         "id": engine::domain::ToolCallId::new().to_string(),
-        "conversation_id": engine::ConversationId::new().to_string(),
+        "conversation_id": engine::domain::ConversationId::new().to_string(),
         "batch_id": engine::domain::BatchId::new().to_string(),
         "run_id": null,
         "message_seq": null,

@@ -2,7 +2,7 @@
 //! text, links may only lead to the web, mail or this site, and images are
 //! shown as their description (no request leaves for an address the model
 //! chose). It runs on the server only: pages and live events carry the HTML
-//! (see [`crate::Message::to_json`]), so a live message looks exactly like a
+//! (see [`crate::domain::Message::to_json`]), so a live message looks exactly like a
 //! reloaded one and the browser downloads no Markdown parser (about a tenth
 //! of its bundle, most of it the table of named HTML entities).
 

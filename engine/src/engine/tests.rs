@@ -1,6 +1,8 @@
 //! The engine handle's own rules: messages, errors and conversations.
 
 use super::*;
+use crate::conversations::MAX_MESSAGE_CHARS;
+use crate::domain::ConversationId;
 use crate::domain::UNTITLED;
 use crate::store::StoreError;
 

@@ -2,9 +2,9 @@
 //! session cookies, and posts as a page of the server makes them.
 
 use engine::decisions::ProposedCall;
+use engine::domain::ConversationId;
 use engine::domain::{Access, ToolCall};
 use engine::people::NewPerson;
-use engine::ConversationId;
 use reqwest::Client;
 use serde_json::Value;
 

@@ -6,7 +6,7 @@ use crate::wire::ToolCallItem;
 /// Approves every call of a conversation that waits for approval.
 #[server(prefix = "/api/fn", endpoint = "approve_all")]
 pub async fn approve_all(conversation_id: String) -> Result<Vec<ToolCallItem>, AppError> {
-    let id = engine::ConversationId::parse(&conversation_id)?;
+    let id = engine::domain::ConversationId::parse(&conversation_id)?;
     let calls = crate::state::engine()
         .decide_pending(
             &id,

@@ -10,7 +10,7 @@ pub async fn reject_all(
     conversation_id: String,
     reason: Option<String>,
 ) -> Result<Vec<ToolCallItem>, AppError> {
-    let id = engine::ConversationId::parse(&conversation_id)?;
+    let id = engine::domain::ConversationId::parse(&conversation_id)?;
     let calls = crate::state::engine()
         .decide_pending(
             &id,

@@ -13,7 +13,7 @@ pub async fn get_conversation(
     #[server(default)] before: Option<String>,
 ) -> Result<ConversationDetail, AppError> {
     // A malformed id names no conversation; the page shows "not found".
-    let id = engine::ConversationId::parse(&id).map_err(|_| AppError::NotFound {
+    let id = engine::domain::ConversationId::parse(&id).map_err(|_| AppError::NotFound {
         what: "conversation".into(),
     })?;
     let before = match before.as_deref().filter(|b| !b.is_empty()) {

@@ -11,7 +11,7 @@ pub async fn post_message(
     content: String,
 ) -> Result<PostedMessage, AppError> {
     crate::state::allowed(engine::domain::Action::Converse)?;
-    let id = engine::ConversationId::parse(&conversation_id)?;
+    let id = engine::domain::ConversationId::parse(&conversation_id)?;
     let author = crate::state::actor();
     let engine = crate::state::engine();
     let posted = engine.post_message(&id, &content, author.as_ref()).await?;

@@ -9,10 +9,11 @@ use serde_json::json;
 use super::*;
 use crate::agent::openai::aimock::{roles, Aimock};
 use crate::agent::openai::OpenAiModel;
+use crate::clock::SystemClock;
 use crate::domain::Role;
 use crate::store::sqlite::SqliteStore;
 use crate::tools::demo::DemoTools;
-use crate::{Engine, SystemClock};
+use crate::Engine;
 
 struct Setup {
     engine: Engine,

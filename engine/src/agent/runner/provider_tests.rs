@@ -9,11 +9,11 @@ use serde_json::json;
 use super::*;
 use crate::agent::openai::aimock::{roles, Aimock};
 use crate::agent::openai::OpenAiModel;
+use crate::clock::SystemClock;
 use crate::decisions::{Reviewer, Verdict};
 use crate::domain::Channel;
 use crate::store::sqlite::SqliteStore;
 use crate::tools::demo::DemoTools;
-use crate::SystemClock;
 
 fn config() -> crate::config::Config {
     let mut config = crate::config::Config::default();

@@ -11,13 +11,13 @@ use serde_json::json;
 use super::*;
 use crate::agent::demo_model::DemoModel;
 use crate::agent::model::{ModelError, ModelReply};
+use crate::clock::SystemClock;
 use crate::config::Config;
 use crate::decisions::{Reviewer, Verdict};
 use crate::domain::Channel;
 use crate::domain::ConversationId;
 use crate::store::sqlite::SqliteStore;
 use crate::tools::demo::DemoTools;
-use crate::SystemClock;
 
 struct Fixture {
     agent: Agent,

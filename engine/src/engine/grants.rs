@@ -1,0 +1,36 @@
+//! The façade's methods for "always allow" grants (`grants.rs`).
+
+use crate::domain::Actor;
+use crate::domain::Grant;
+use crate::domain::GrantEntry;
+use crate::domain::GrantId;
+use crate::error::EngineError;
+use crate::grants;
+use crate::Engine;
+use chrono::DateTime;
+use chrono::Utc;
+
+impl Engine {
+    /// Every grant, newest first, revoked ones included.
+    pub async fn grants(&self) -> Result<Vec<Grant>, EngineError> {
+        grants::grants(&self.core).await
+    }
+
+    /// Every grant, newest first, with its conversation's title.
+    pub async fn grant_entries(&self) -> Result<Vec<GrantEntry>, EngineError> {
+        grants::grant_entries(&self.core).await
+    }
+
+    /// Revokes a grant: its tool asks again from the next call on. Returns
+    /// when it was revoked. Revoking one already revoked (in another tab,
+    /// say) is what the person wants, so it succeeds and keeps the first
+    /// time; an unknown grant is `NotFound`. `by` is the signed-in person
+    /// revoking it, if anyone signs in.
+    pub async fn revoke_grant(
+        &self,
+        id: &GrantId,
+        by: Option<&Actor>,
+    ) -> Result<DateTime<Utc>, EngineError> {
+        grants::revoke_grant(&self.core, id, by).await
+    }
+}
