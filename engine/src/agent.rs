@@ -19,7 +19,7 @@ pub use runner::{run_worker, Agent, StepOutcome};
 
 use crate::tools::ToolSpec;
 
-pub use crate::domain::{AGENT_SOURCE, QUESTION_TOOL};
+use crate::domain::{AGENT_SOURCE, QUESTION_TOOL};
 
 /// The question tool as offered to the model.
 pub fn question_tool() -> ToolSpec {

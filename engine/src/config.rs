@@ -41,10 +41,6 @@ mod shadow;
 mod source;
 mod suggest;
 
-/// Durations as the configuration writes them (`90s`, `9m`, `24h`), for
-/// flags that take the same.
-pub use crate::policy::duration::parse_expiry as parse_duration;
-pub use crate::policy::duration::parse_expiry;
 use auth::check_groups;
 pub use auth::{AuthSettings, OidcSettings};
 pub use gateway::{ApiKey, GatewaySettings};
@@ -58,7 +54,7 @@ use std::time::Duration;
 use crate::domain::notice::{DECIDED, WAITING};
 use crate::policy::{Policy, PolicyConfig, PolicyError};
 
-pub use crate::domain::ExpiryAction;
+use crate::domain::ExpiryAction;
 
 /// When approvals expire and what then happens.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -277,7 +273,7 @@ impl Config {
     /// escalation fall due.
     pub fn notices(
         &self,
-        verdict: &crate::policy::Verdict,
+        verdict: &crate::policy::PolicyVerdict,
         from: chrono::DateTime<chrono::Utc>,
     ) -> Vec<crate::domain::PlannedNotice> {
         let mut channels = verdict.notify.clone();

@@ -15,7 +15,7 @@ use crate::error::EngineError;
 use crate::grants;
 use crate::store::{Applied, Decided, DecisionChange, StoreError};
 
-pub use crate::domain::{ProposedCall, Reviewer, Verdict};
+use crate::domain::{ProposedCall, Reviewer, Verdict};
 
 /// Longest rejection reason, in characters.
 pub const MAX_REASON_CHARS: usize = 2_000;
@@ -75,20 +75,29 @@ pub(crate) async fn decide(
     verdict: Verdict,
     reviewer: &Reviewer,
 ) -> Result<ToolCall, EngineError> {
-    let (call, _closed) = decide_known(core, call_id, verdict, reviewer, None).await?;
+    let (call, _closed) =
+        decide_closing(core, call_id, verdict, reviewer, CallKind::Unknown).await?;
     Ok(call)
 }
 
-/// Like [`decide`], for a caller that knows whether the
-/// call is one of the agent's questions (`question`), as a review case
-/// does by its type: then the call is not read first to find out. Also
-/// returns the review case the decision closed, as it was stored.
-pub(crate) async fn decide_known(
+/// What a caller knows of the call it decides: a review case knows by its
+/// type whether the call is one of the agent's questions, and then the call
+/// is not read first to find out.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum CallKind {
+    Unknown,
+    Question,
+    Action,
+}
+
+/// [`decide`], returning the review case the decision closed as it was
+/// stored, for a caller that may know what kind of call it decides.
+pub(crate) async fn decide_closing(
     core: &Core,
     call_id: &ToolCallId,
     verdict: Verdict,
     reviewer: &Reviewer,
-    question: Option<bool>,
+    call_kind: CallKind,
 ) -> Result<(ToolCall, Option<ReviewCase>), EngineError> {
     let by = reviewer.checked_name()?;
     let now = core.clock.now();
@@ -150,7 +159,7 @@ pub(crate) async fn decide_known(
         }
         read = Some(call);
     }
-    if refuse_questions && question == Some(true) {
+    if refuse_questions && call_kind == CallKind::Question {
         return Err(not_for_questions());
     }
     let change = DecisionChange {
@@ -166,7 +175,7 @@ pub(crate) async fn decide_known(
         status,
         arguments,
         result: None,
-        refuse_questions: refuse_questions && question.is_none(),
+        refuse_questions: refuse_questions && call_kind == CallKind::Unknown,
         submission: reviewer.relayed.clone(),
     };
     // A call that needs several approvals counts this one (see `quorum.rs`).
@@ -307,7 +316,7 @@ use batch::apply_batch;
 pub(crate) use batch::{decide_batch, decide_pending};
 pub(crate) use chat::hand_to_agent;
 pub(crate) use propose::{classify, new_call, propose_calls, propose_in_run, Classified, Turn};
-pub(crate) use queue::answer_queued;
+pub(crate) use queue::answer_held_messages;
 pub(crate) use stop::stop_agent;
 pub use stop::STOPPED;
 

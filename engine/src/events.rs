@@ -8,7 +8,7 @@ use std::sync::Arc;
 use tokio::sync::broadcast;
 
 use crate::domain::ConversationId;
-pub use crate::domain::{CallDraft, Draft, DraftPiece, Event, EventKind, NewEvent};
+use crate::domain::{Draft, DraftPiece, Event, EventKind};
 use drafts::Drafts;
 
 mod drafts;
@@ -177,6 +177,7 @@ impl Events {
 
 #[cfg(test)]
 mod tests {
+    use crate::domain::CallDraft;
     use chrono::Utc;
     use serde_json::Value;
 

@@ -14,7 +14,7 @@
 //! | 7     | `default` (`require_approval` unless set to `allow`)   | as configured      |
 
 mod config;
-pub(crate) mod duration;
+pub mod duration;
 mod rule_config;
 mod rules;
 
@@ -41,7 +41,7 @@ pub enum Outcome {
 
 /// The policy's verdict on a call, with the reason a person can read.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Verdict {
+pub struct PolicyVerdict {
     /// What happens to the call.
     pub outcome: Outcome,
     /// Whether the tool is hidden from the model altogether.
@@ -67,7 +67,7 @@ fn is_default(follow_up: &FollowUp) -> bool {
     *follow_up == FollowUp::default()
 }
 
-impl Verdict {
+impl PolicyVerdict {
     /// A verdict of a visible tool that any approver decides.
     pub fn new(outcome: Outcome, reason: impl Into<String>) -> Self {
         Self {
@@ -185,41 +185,41 @@ impl Policy {
 
     /// Decides one call, following the precedence in the module docs, and
     /// names who decides it when it waits.
-    pub fn decide(&self, call: CallFacts<'_>) -> Verdict {
+    pub fn decide(&self, call: CallFacts<'_>) -> PolicyVerdict {
         if let Some(reason) = self.hidden_reason(call.tool) {
-            return Verdict {
+            return PolicyVerdict {
                 hidden: true,
-                ..Verdict::new(Outcome::Deny, reason)
+                ..PolicyVerdict::new(Outcome::Deny, reason)
             };
         }
         for (index, rule) in self.rules.iter().enumerate() {
             if let Some(matched) = rule.matches(call.tool, call.arguments) {
                 let reason = format!("matched rule {}: {}", index + 1, matched);
-                return Verdict::new(rule.action.into(), reason).decided_by(self, Some(rule));
+                return PolicyVerdict::new(rule.action.into(), reason).decided_by(self, Some(rule));
             }
         }
         self.unruled(call).decided_by(self, None)
     }
 
     /// The verdict of levels 3 to 7, for a call no rule matched.
-    fn unruled(&self, call: CallFacts<'_>) -> Verdict {
+    fn unruled(&self, call: CallFacts<'_>) -> PolicyVerdict {
         if call.granted {
-            return Verdict::new(Outcome::Allow, format!("{GRANTED}{}", call.tool));
+            return PolicyVerdict::new(Outcome::Allow, format!("{GRANTED}{}", call.tool));
         }
         if self.require_approval.iter().any(|t| t == call.tool) {
-            return Verdict::new(
+            return PolicyVerdict::new(
                 Outcome::RequireApproval,
                 format!("{} is listed in require_approval", call.tool),
             );
         }
         if let Some(pattern) = self.auto_approved.first_match(call.tool) {
-            return Verdict::new(
+            return PolicyVerdict::new(
                 Outcome::Allow,
                 format!("{} matches auto_approved_tools {pattern}", call.tool),
             );
         }
         if self.trust_read_only_hints && call.read_only_hint {
-            return Verdict::new(Outcome::Allow, format!("{}{READ_ONLY}", call.tool));
+            return PolicyVerdict::new(Outcome::Allow, format!("{}{READ_ONLY}", call.tool));
         }
         let whose = if self.block == "default_policy" {
             "the default policy".to_owned()
@@ -227,9 +227,9 @@ impl Policy {
             format!("the default of {}", self.block)
         };
         if self.default_allow {
-            Verdict::new(Outcome::Allow, format!("allowed by {whose}"))
+            PolicyVerdict::new(Outcome::Allow, format!("allowed by {whose}"))
         } else {
-            Verdict::new(
+            PolicyVerdict::new(
                 Outcome::RequireApproval,
                 format!("approval required by {whose}"),
             )

@@ -12,12 +12,13 @@ use serde_json::Value;
 
 use crate::config::Connection;
 use crate::core::Core;
-use crate::decisions;
+use crate::decisions::{self, CallKind};
+use crate::domain::Requester;
 use crate::domain::{
     CallStatus, Channel, ReviewCase, ReviewToken, Reviewer, ToolCall, ToolCallId, Verdict,
 };
 use crate::error::EngineError;
-use crate::reviews::{gateway, GatewayOutcome, GatewayRequest, Requester};
+use crate::reviews::{gateway, GatewayOutcome, GatewayRequest};
 use crate::tool_runs::{self, Shape};
 use crate::tools::offer::{offered, Offered};
 
@@ -243,7 +244,7 @@ pub(crate) async fn withdraw(
     let verdict = Verdict::Cancel {
         reason: Some(reason.to_owned()),
     };
-    match decisions::decide_known(core, id, verdict, &reviewer, None).await {
+    match decisions::decide_closing(core, id, verdict, &reviewer, CallKind::Unknown).await {
         Ok(_) | Err(EngineError::AlreadyDecided { .. }) => Ok(()),
         Err(e) => Err(e),
     }

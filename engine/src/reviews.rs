@@ -22,11 +22,10 @@ pub mod slack_app;
 #[cfg(test)]
 mod tests;
 
-pub use crate::domain::token;
-pub use crate::domain::{
-    case_for, closing, closing_of, event_data, prompt_for, rfc3339, CaseEvent, CaseId, CaseStatus,
-    CaseType, Closing, LinkedCase, NewCase, Requester, ReviewCase, ReviewToken, SubmissionContext,
-    MAX_PROMPT_CHARS,
+use crate::domain::token;
+use crate::domain::{
+    case_for, CaseEvent, CaseId, CaseStatus, CaseType, LinkedCase, NewCase, Requester, ReviewCase,
+    ReviewToken,
 };
 pub use ask::{AskRequest, Asked};
 pub use gateway::{GatewayOutcome, GatewayRequest};

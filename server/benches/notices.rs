@@ -68,7 +68,7 @@ async fn round(stuck: bool) -> Value {
     let channels = if stuck { "[stuck, ops]" } else { "[ops]" };
     let config = format!(
         "gateway:\n  api_keys:\n    - name: bench\n      sha256: {}\nnotify:\n  ops:\n    webhook: {hook}\n  stuck:\n    webhook: {hang}\nsources:\n  filesystem:\n    policy_only: true\n    require_approval: [delete_file]\n    notify: {channels}\n",
-        engine::reviews::token::hash_text(KEY),
+        engine::domain::token::hash_text(KEY),
     );
     let workers = support::Workers {
         notices: true,

@@ -80,7 +80,7 @@ fn main() {
         let root = root.canonicalize().unwrap();
         let config = format!(
             "gateway:\n  api_keys:\n    - name: bench\n      sha256: {}\nsources:\n  files:\n    command: node\n    args: [{:?}, {:?}]\n    auto_approved_tools: [\"list_*\"]\n",
-            engine::reviews::token::hash_text(KEY),
+            engine::domain::token::hash_text(KEY),
             files_server(),
             root.display().to_string(),
         );

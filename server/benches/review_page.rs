@@ -56,7 +56,7 @@ async fn renders(state: &AppState, path: &str) -> (f64, f64) {
         .trim_start_matches("/review/")
         .split_once("?token=")
         .expect("a review link");
-    let id = engine::reviews::CaseId::parse(case_id).unwrap();
+    let id = engine::domain::CaseId::parse(case_id).unwrap();
     let view = state.engine.review_view(&id, token, None).await.unwrap();
     let item = ReviewItem::from_view(view);
     let access = ReviewAccess {

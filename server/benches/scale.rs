@@ -16,7 +16,7 @@ mod support;
 use std::time::{Duration, Instant};
 
 use chrono::Utc;
-use engine::decisions::ProposedCall;
+use engine::domain::ProposedCall;
 use engine::domain::{Conversation, ConversationId, MessageId, Role};
 use engine::store::NewMessage;
 use serde_json::json;

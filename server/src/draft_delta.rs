@@ -7,7 +7,7 @@
 //! only what follows the part of the rendering it already has (`keep`
 //! bytes), so a long reply's HTML crosses about once.
 
-use engine::events::{Draft, DraftPiece};
+use engine::domain::{Draft, DraftPiece};
 use serde_json::{json, Value};
 
 /// The rendering one subscriber has of the reply being written.

@@ -13,7 +13,7 @@ use leptos::prelude::*;
 use app::state::AppState;
 use app::ui::conversations::conversation_list::ConversationList;
 use app::wire::ConversationItem;
-use engine::events::{Event, EventKind};
+use engine::domain::{Event, EventKind};
 use engine::{Engine, EngineError};
 
 use crate::listing::{stream, Changes, Listing};

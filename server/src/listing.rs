@@ -18,7 +18,7 @@ use axum::response::Response;
 use serde::Serialize;
 use tokio::sync::{broadcast, mpsc, watch};
 
-use engine::events::Event;
+use engine::domain::Event;
 use engine::{Engine, EngineError};
 
 use crate::streams::refused;

@@ -205,7 +205,7 @@ async fn run(command: Command) -> anyhow::Result<ExitCode> {
             wait,
             unreachable,
         }) => {
-            let wait = match engine::config::parse_duration(&wait) {
+            let wait = match engine::policy::duration::parse_expiry(&wait) {
                 Ok(Some(wait)) => wait,
                 _ => anyhow::bail!("--wait {wait}: give a duration such as 90s or 9m"),
             };

@@ -33,8 +33,8 @@ use rmcp::transport::{StreamableHttpServerConfig, StreamableHttpService};
 use rmcp::{ErrorData as McpError, RoleServer, ServerHandler};
 use serde_json::Value;
 
+use engine::domain::Requester;
 use engine::proxy::{Proxied, ProxyRequest};
-use engine::reviews::Requester;
 use engine::Engine;
 
 use crate::mcp_waiting::{self, Waiting};

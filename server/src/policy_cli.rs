@@ -17,7 +17,7 @@ use anyhow::Context;
 use clap::Subcommand;
 use engine::config::policy_cases::{read_cases, CaseFailure, Expect, PolicyCall};
 use engine::config::Config;
-use engine::policy::Verdict;
+use engine::policy::PolicyVerdict;
 
 /// The exit code of a check that could not be made (`EX_USAGE`).
 pub const CANNOT_CHECK: u8 = 64;
@@ -144,7 +144,7 @@ fn check(
 }
 
 /// A verdict for a person: what happens, why, and who decides when it asks.
-fn described(call: &PolicyCall, verdict: &Verdict) -> String {
+fn described(call: &PolicyCall, verdict: &PolicyVerdict) -> String {
     let expect = Expect::of(verdict);
     let mut text = format!(
         "{}: {} from {}\n  why: {}\n",

@@ -17,7 +17,7 @@ const PAGE: i64 = 500;
 /// Replays the calls of the last `since` under the configuration
 /// `candidate`, called `name` in the report.
 pub async fn replay(candidate: Config, name: String, since: &str) -> anyhow::Result<u8> {
-    let window = match engine::config::parse_duration(since) {
+    let window = match engine::policy::duration::parse_expiry(since) {
         Ok(Some(window)) => window,
         _ => anyhow::bail!("--since {since}: give a window such as 24h or 7d"),
     };

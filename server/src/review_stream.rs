@@ -22,8 +22,8 @@ use tokio::sync::{broadcast, mpsc};
 use app::state::{AppState, SignedInPerson};
 use app::wire::ReviewItem;
 use engine::domain::Actor;
-use engine::events::{Event, EventKind};
-use engine::reviews::CaseId;
+use engine::domain::CaseId;
+use engine::domain::{Event, EventKind};
 use engine::{Engine, EngineError};
 
 use crate::streams::refused;

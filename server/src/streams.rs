@@ -28,7 +28,7 @@ use tokio_stream::StreamExt;
 
 use app::state::AppState;
 use engine::domain::ConversationId;
-use engine::events::{Draft, Event};
+use engine::domain::{Draft, Event};
 use engine::{Engine, EngineError};
 
 /// Events read back from the store per query while catching up.

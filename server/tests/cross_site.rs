@@ -25,8 +25,8 @@ struct Fixture {
 
 impl Fixture {
     async fn start(env: &[(&str, &str)]) -> Self {
-        use engine::decisions::{Reviewer, Verdict};
         use engine::domain::Channel;
+        use engine::domain::{Reviewer, Verdict};
         let dir = tempfile::tempdir().unwrap();
         let config = support::gateway_config("agent", KEY);
         let server = support::start(dir.path(), &config, env, support::Workers::default()).await;
@@ -164,8 +164,8 @@ impl Fixture {
     }
 }
 
-fn delete(path: &str) -> engine::decisions::ProposedCall {
-    engine::decisions::ProposedCall {
+fn delete(path: &str) -> engine::domain::ProposedCall {
+    engine::domain::ProposedCall {
         source: "demo".into(),
         tool: "delete_file".into(),
         arguments: json!({ "path": path }),

@@ -52,7 +52,7 @@ async fn the_event_stream_replays_from_last_event_id_and_ends_when_the_case_does
     let reader = tokio::spawn(read_events(live));
 
     let review_url = hitl["review_url"].as_str().unwrap();
-    let case_id = engine::reviews::CaseId::parse(hitl["case_id"].as_str().unwrap()).unwrap();
+    let case_id = engine::domain::CaseId::parse(hitl["case_id"].as_str().unwrap()).unwrap();
     let token = review_url.split("token=").nth(1).unwrap();
     s.engine.open_review(&case_id, token, None).await.unwrap();
     let res = s

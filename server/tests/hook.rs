@@ -18,7 +18,7 @@ const KEY: &str = "hook-test-key";
 fn config() -> String {
     format!(
         "gateway:\n  api_keys:\n    - name: claude\n      sha256: {}\nsources:\n  claude-code:\n    policy_only: true\n    auto_approved_tools: [Read, Grep]\n    rules:\n      - tool: Bash\n        when: [{{ arg: /command, regex: \"rm -rf\" }}]\n        action: deny\n",
-        engine::reviews::token::hash_text(KEY)
+        engine::domain::token::hash_text(KEY)
     )
 }
 

@@ -171,8 +171,8 @@ async fn streams_of_unknown_conversations_are_404() {
 
 #[tokio::test]
 async fn the_inbox_stream_follows_approvals_of_every_conversation() {
-    use engine::decisions::{Reviewer, Verdict};
     use engine::domain::Channel;
+    use engine::domain::{Reviewer, Verdict};
     let app = TestApp::spawn().await;
     let a = app.engine.create_conversation().await.unwrap().id;
     let b = app.engine.create_conversation().await.unwrap().id;
@@ -244,8 +244,8 @@ async fn until_listed(
 
 #[tokio::test]
 async fn the_list_stream_follows_names_messages_and_waiting_calls() {
-    use engine::decisions::{Reviewer, Verdict};
     use engine::domain::Channel;
+    use engine::domain::{Reviewer, Verdict};
     let app = TestApp::spawn().await;
     let a = create_conversation(&app).await;
     let mut list = SseReader::open(&app, "/api/conversations/events", None).await;
@@ -317,8 +317,8 @@ async fn until_grants(
 
 #[tokio::test]
 async fn the_grants_stream_follows_grants_made_and_revoked() {
-    use engine::decisions::{Reviewer, Verdict};
     use engine::domain::Channel;
+    use engine::domain::{Reviewer, Verdict};
     let app = TestApp::spawn().await;
     let mut stream = SseReader::open(&app, "/api/grants/events", None).await;
     let first = stream.next().await;

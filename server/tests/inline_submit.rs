@@ -30,7 +30,7 @@ sources:
     policy_only: true
     require_approval: [deploy]
 ",
-        hash = engine::reviews::token::hash_text(KEY),
+        hash = engine::domain::token::hash_text(KEY),
     )
 }
 

@@ -64,7 +64,7 @@ sources:
     require_approval: [write_file]
     notify: [agents]
 ",
-        hash = engine::reviews::token::hash_text(KEY),
+        hash = engine::domain::token::hash_text(KEY),
     );
     let workers = support::Workers {
         notices: true,

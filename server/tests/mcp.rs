@@ -181,7 +181,7 @@ async fn a_source_that_comes_up_later_is_told_to_the_client_by_either_way_in() {
         // The filesystem server starts two seconds after Airlock does.
         let config = format!(
             "gateway:\n  api_keys:\n    - name: desktop\n      sha256: {}\nsources:\n  files:\n    command: sh\n    args: [\"-c\", \"sleep 2; exec node {} {}\"]\n",
-            engine::reviews::token::hash_text(KEY),
+            engine::domain::token::hash_text(KEY),
             package("server-filesystem/dist/index.js"),
             root.display(),
         );

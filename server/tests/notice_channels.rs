@@ -94,7 +94,7 @@ sources:
     require_approval: [write_file]
     notify: [ops-slack, oncall-mail]
 ",
-        hash = engine::reviews::token::hash_text(KEY),
+        hash = engine::domain::token::hash_text(KEY),
     )
 }
 

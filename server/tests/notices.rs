@@ -61,7 +61,7 @@ sources:
         action: require_approval
         notify: []
 ",
-        hash = engine::reviews::token::hash_text(KEY),
+        hash = engine::domain::token::hash_text(KEY),
     );
     let workers = support::Workers {
         notices: true,
@@ -158,7 +158,7 @@ sources:
     notify: [ops]
     remind_after: 1s
 ",
-        hash = engine::reviews::token::hash_text(KEY),
+        hash = engine::domain::token::hash_text(KEY),
     );
     let workers = support::Workers {
         notices: true,
@@ -246,7 +246,7 @@ sources:
     require_approval: [write_file]
     notify: [stuck, ops]
 ",
-        hash = engine::reviews::token::hash_text(KEY),
+        hash = engine::domain::token::hash_text(KEY),
     );
     let workers = support::Workers {
         notices: true,

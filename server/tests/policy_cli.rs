@@ -187,7 +187,7 @@ sources:
     require_approval: [delete_file]
     auto_approved_tools: [\"read_*\"]
 ",
-        hash = engine::reviews::token::hash_text(key)
+        hash = engine::domain::token::hash_text(key)
     );
     let data = tempfile::tempdir().unwrap();
     let server = support::start(data.path(), &now, &[], Default::default()).await;

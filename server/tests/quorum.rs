@@ -18,7 +18,7 @@ const KEY: &str = "quorum-test-key";
 fn config() -> String {
     format!(
         "auth:\n  passwords: true\ngateway:\n  api_keys:\n    - name: builder\n      sha256: {}\nsources:\n  demo:\n    require_approval: [delete_file]\n    approvals_required: 2\n  filesystem:\n    policy_only: true\n    require_approval: [delete_file]\n    approvals_required: 2\n",
-        engine::reviews::token::hash_text(KEY)
+        engine::domain::token::hash_text(KEY)
     )
 }
 

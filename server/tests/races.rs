@@ -116,7 +116,7 @@ async fn race(database: Option<&str>) {
             "{case}: the store agrees with the winner"
         );
         let review = store
-            .review_case(&engine::reviews::CaseId::parse(case).unwrap())
+            .review_case(&engine::domain::CaseId::parse(case).unwrap())
             .await
             .unwrap()
             .unwrap();

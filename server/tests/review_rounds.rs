@@ -24,8 +24,8 @@ sources:
     policy_only: true
     require_approval: [publish]
 ",
-        key = engine::reviews::token::hash_text(KEY),
-        other = engine::reviews::token::hash_text(OTHER_KEY),
+        key = engine::domain::token::hash_text(KEY),
+        other = engine::domain::token::hash_text(OTHER_KEY),
     )
 }
 

@@ -14,7 +14,7 @@ async fn a_shadow_policy_is_recorded_and_counted_and_changes_nothing_that_runs()
     let dir = tempfile::tempdir().unwrap();
     let config = format!(
         "gateway:\n  api_keys:\n    - name: builder\n      sha256: {}\nshadow_policy: candidate.yaml\nsources:\n  ops:\n    policy_only: true\n    auto_approved_tools: [status]\n    require_approval: [deploy]\n",
-        engine::reviews::token::hash_text(KEY)
+        engine::domain::token::hash_text(KEY)
     );
     // The candidate turns both around: `status` hidden, `deploy` allowed.
     let candidate = "sources:\n  ops:\n    policy_only: true\n    tool_blacklist: [status]\n    auto_approved_tools: [deploy]\n";

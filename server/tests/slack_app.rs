@@ -34,7 +34,7 @@ sources:
     require_approval: [write_file]
     notify: [ops-slack]
 ",
-        hash = engine::reviews::token::hash_text(KEY),
+        hash = engine::domain::token::hash_text(KEY),
     )
 }
 

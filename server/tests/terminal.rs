@@ -7,7 +7,7 @@ mod support;
 use std::process::Output;
 use std::time::Duration;
 
-use engine::decisions::ProposedCall;
+use engine::domain::ProposedCall;
 use engine::domain::{Access, CallStatus, Channel, ToolCallId, AGENT_SOURCE, QUESTION_TOOL};
 use engine::people::NewPerson;
 use serde_json::{json, Value};

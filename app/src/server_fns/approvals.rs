@@ -30,14 +30,14 @@ pub use submit_answer::*;
 #[cfg(feature = "ssr")]
 fn chat_reviewer(
     action: engine::domain::Action,
-) -> Result<engine::decisions::Reviewer, crate::error::AppError> {
+) -> Result<engine::domain::Reviewer, crate::error::AppError> {
     crate::state::allowed(action)?;
     let channel = engine::domain::Channel::Chat;
     Ok(match crate::state::actor() {
-        Some(actor) => engine::decisions::Reviewer::person(actor, channel),
+        Some(actor) => engine::domain::Reviewer::person(actor, channel),
         None => {
             let engine = crate::state::engine();
-            engine::decisions::Reviewer::named(engine.config().local_person.as_str(), channel)
+            engine::domain::Reviewer::named(engine.config().local_person.as_str(), channel)
         }
     })
 }

@@ -13,7 +13,7 @@ pub use touch_review::*;
 
 /// Reads a case id from the URL.
 #[cfg(feature = "ssr")]
-pub fn case_id(text: &str) -> Result<engine::reviews::CaseId, crate::error::AppError> {
+pub fn case_id(text: &str) -> Result<engine::domain::CaseId, crate::error::AppError> {
     // A malformed id is answered like a wrong token: links cannot be probed.
-    engine::reviews::CaseId::parse(text).map_err(|_| crate::error::AppError::Forbidden)
+    engine::domain::CaseId::parse(text).map_err(|_| crate::error::AppError::Forbidden)
 }

@@ -120,11 +120,11 @@ impl ReviewItem {
 
     /// A case with its call and what led to it, without earlier rounds.
     fn of_case(
-        case: engine::reviews::ReviewCase,
+        case: engine::domain::ReviewCase,
         call: engine::domain::ToolCall,
         context: engine::reviews::ReviewContext,
     ) -> Self {
-        use engine::reviews::rfc3339;
+        use engine::domain::rfc3339;
         let at = |t: Option<chrono::DateTime<chrono::Utc>>| t.map(|t| rfc3339(&t));
         let result_action = case
             .result

@@ -3,7 +3,8 @@
 //! Validation answers Ok or a field error, never a panic.
 #![no_main]
 
-use engine::reviews::{GatewayRequest, Requester};
+use engine::domain::Requester;
+use engine::reviews::GatewayRequest;
 use libfuzzer_sys::fuzz_target;
 use serde_json::Value;
 

@@ -2,7 +2,8 @@
 //! or an answer, or refused with a field error, never a panic.
 #![no_main]
 
-use engine::reviews::{CaseType, Submission};
+use engine::domain::CaseType;
+use engine::reviews::Submission;
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|bytes: &[u8]| {

@@ -225,10 +225,11 @@ mod tests {
     fn an_approver_groups_channel_announces_every_call_the_group_decides() {
         let yaml = "auth:\n  passwords: true\n  groups:\n    ops: [ana]\n    dev: [bo]\nnotify:\n  ops-slack:\n    slack: https://hooks.slack.com/services/T1/B2/c3\n    approvers: [ops]\n  hook: {webhook: https://x}\n";
         let config = Config::parse("c.yaml", yaml).unwrap();
-        let mut verdict = crate::policy::Verdict::new(crate::policy::Outcome::RequireApproval, "r");
+        let mut verdict =
+            crate::policy::PolicyVerdict::new(crate::policy::Outcome::RequireApproval, "r");
         verdict.notify = vec!["hook".into()];
         let now = chrono::Utc::now();
-        let channels = |verdict: &crate::policy::Verdict| -> Vec<String> {
+        let channels = |verdict: &crate::policy::PolicyVerdict| -> Vec<String> {
             config
                 .notices(verdict, now)
                 .into_iter()
@@ -265,7 +266,8 @@ mod tests {
                 url: "https://inn.gs/e/key".into()
             }
         );
-        let mut verdict = crate::policy::Verdict::new(crate::policy::Outcome::RequireApproval, "r");
+        let mut verdict =
+            crate::policy::PolicyVerdict::new(crate::policy::Outcome::RequireApproval, "r");
         verdict.notify = vec!["agents".into(), "hook".into()];
         verdict.follow_up.remind_after = Some(std::time::Duration::from_secs(900));
         let planned: Vec<(String, &str)> = config

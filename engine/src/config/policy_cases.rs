@@ -9,7 +9,7 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use super::Config;
-use crate::policy::{CallFacts, Outcome, Verdict};
+use crate::policy::{CallFacts, Outcome, PolicyVerdict};
 
 /// What a call gets, in the words the cases file and the terminal use.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
@@ -48,7 +48,7 @@ impl Expect {
     }
 
     /// What `verdict` comes to.
-    pub fn of(verdict: &Verdict) -> Self {
+    pub fn of(verdict: &PolicyVerdict) -> Self {
         match (verdict.outcome, verdict.hidden) {
             (_, true) => Expect::Hidden,
             (Outcome::Allow, false) => Expect::Allow,
@@ -124,7 +124,7 @@ pub struct CaseFailure {
     pub number: usize,
     pub case: PolicyCase,
     /// What the call got, and why.
-    pub verdict: Verdict,
+    pub verdict: PolicyVerdict,
 }
 
 /// Why a cases file could not be read.
@@ -162,7 +162,7 @@ pub fn read_cases(file: &str, text: &str) -> Result<Vec<PolicyCase>, CasesError>
 impl Config {
     /// The verdict `call` gets under this configuration, with no grant in
     /// force.
-    pub fn check(&self, call: &PolicyCall) -> Verdict {
+    pub fn check(&self, call: &PolicyCall) -> PolicyVerdict {
         self.policy_for(&call.source).decide(CallFacts {
             tool: &call.tool,
             arguments: &call.args,

@@ -8,7 +8,7 @@ use std::sync::Arc;
 use super::policy_cases::Expect;
 use super::Config;
 use crate::domain::ShadowVerdict;
-use crate::policy::{CallFacts, PolicyError, Verdict};
+use crate::policy::{CallFacts, PolicyError, PolicyVerdict};
 
 impl Config {
     /// This configuration with `candidate` (read from [`Config::shadow_file`])
@@ -32,7 +32,7 @@ impl Config {
         &self,
         source: &str,
         facts: CallFacts<'_>,
-        real: &Verdict,
+        real: &PolicyVerdict,
     ) -> Option<ShadowVerdict> {
         let candidate = self.shadow.as_ref()?.policy_for(source).decide(facts);
         let verdict = Expect::of(&candidate);

@@ -10,7 +10,7 @@ use crate::domain::{BatchId, ConversationId, Run, ToolCall, ToolCallId};
 use crate::domain::{CallStatus, NewCase, ShadowVerdict};
 use crate::domain::{AGENT_SOURCE, QUESTION_TOOL};
 use crate::error::EngineError;
-use crate::policy::{CallFacts, Outcome, Verdict as PolicyVerdict};
+use crate::policy::{CallFacts, Outcome, PolicyVerdict};
 
 pub(crate) async fn propose_calls(
     core: &Core,
@@ -93,7 +93,7 @@ pub(crate) fn new_call(
     // `then: reject`: unanswered after its escalation, it fails closed.
     if let Some(at) = verdict.follow_up.rejected_at(now) {
         expires_at = Some(expires_at.map_or(at, |e| e.min(at)));
-        default_action = crate::config::ExpiryAction::Reject;
+        default_action = crate::domain::ExpiryAction::Reject;
     }
     ToolCall {
         id: ToolCallId::new(),

@@ -12,7 +12,7 @@ use crate::error::EngineError;
 /// them; false when none was held. Safe to call from anywhere at any
 /// time: each held message is released once, and only its releaser
 /// starts a run.
-pub(crate) async fn answer_queued(
+pub(crate) async fn answer_held_messages(
     core: &Core,
     conversation: &ConversationId,
 ) -> Result<bool, EngineError> {

@@ -9,8 +9,8 @@ use serde_json::json;
 
 use crate::clock::ManualClock;
 use crate::config::Config;
-use crate::decisions::{ProposedCall, Reviewer, Verdict};
 use crate::domain::{CallStatus, Channel, GrantArgumentChoice, ToolCall};
+use crate::domain::{ProposedCall, Reviewer, Verdict};
 use crate::store::sqlite::SqliteStore;
 use crate::{Engine, EngineError};
 

@@ -11,7 +11,7 @@ fn policy(yaml: &str) -> Policy {
     config.compile("test.yaml", "sources.t").unwrap()
 }
 
-fn decide(p: &Policy, tool: &str, args: Value, read_only: bool, granted: bool) -> Verdict {
+fn decide(p: &Policy, tool: &str, args: Value, read_only: bool, granted: bool) -> PolicyVerdict {
     p.decide(CallFacts {
         tool,
         arguments: &args,
@@ -270,7 +270,7 @@ fn the_seed_002_example_classifies_tools_as_designed() {
 #[case("2d", Some(172_800))]
 #[case("none", None)]
 fn expiries_parse(#[case] text: &str, #[case] seconds: Option<u64>) {
-    let parsed = crate::config::parse_expiry(text).unwrap();
+    let parsed = crate::policy::duration::parse_expiry(text).unwrap();
     assert_eq!(parsed.map(|d| d.as_secs()), seconds);
 }
 
@@ -282,12 +282,15 @@ fn expiries_parse(#[case] text: &str, #[case] seconds: Option<u64>) {
 #[case("18446744073709551615s")]
 #[case("0m")]
 fn expiries_out_of_range_are_refused(#[case] text: &str) {
-    assert!(crate::config::parse_expiry(text).is_err(), "{text}");
+    assert!(
+        crate::policy::duration::parse_expiry(text).is_err(),
+        "{text}"
+    );
 }
 
 #[test]
 fn a_year_is_the_longest_expiry() {
-    let parsed = crate::config::parse_expiry("365d").unwrap();
+    let parsed = crate::policy::duration::parse_expiry("365d").unwrap();
     assert_eq!(parsed.map(|d| d.as_secs()), Some(365 * 86_400));
 }
 

@@ -17,7 +17,7 @@ use crate::domain::Reviewer;
 use crate::domain::{BatchId, ExpiryAction, FieldProblem, ProposedCall, ReviewShape, ToolCall};
 use crate::domain::{AGENT_SOURCE, MAX_PROMPT_CHARS, QUESTION_TOOL};
 use crate::error::EngineError;
-use crate::policy::{Outcome, Verdict as PolicyVerdict};
+use crate::policy::{Outcome, PolicyVerdict};
 
 /// How long a question stays open when the agent does not say (§6).
 pub const DEFAULT_TIMEOUT: Duration = Duration::hours(24);

@@ -13,7 +13,7 @@ use hmac::{Hmac, Mac};
 use sha2::Sha256;
 
 use crate::core::Core;
-pub use crate::domain::{Callback, CallbackAttempt};
+use crate::domain::CallbackAttempt;
 use crate::error::EngineError;
 use crate::metrics::Delivery;
 
@@ -132,7 +132,7 @@ pub(crate) async fn deliver_callbacks(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::domain::CaseId;
+    use crate::domain::{Callback, CaseId};
 
     #[test]
     fn signatures_verify_and_tampering_fails() {

@@ -11,7 +11,7 @@ use super::link::open_case;
 use super::respond::{closed_case, Response, Submission};
 use super::{token, CaseId, CaseType, ReviewCase};
 use crate::core::Core;
-use crate::decisions;
+use crate::decisions::{self, CallKind};
 use crate::domain::{Channel, Reviewer, SubmissionContext, SubmittedBy};
 use crate::error::EngineError;
 
@@ -160,8 +160,14 @@ pub(crate) async fn submit_inline(
             "inline submit decides approvals",
         ));
     };
-    let (_call, closed) =
-        decisions::decide_known(core, &case.tool_call_id, verdict, &reviewer, Some(false)).await?;
+    let (_call, closed) = decisions::decide_closing(
+        core,
+        &case.tool_call_id,
+        verdict,
+        &reviewer,
+        CallKind::Action,
+    )
+    .await?;
     closed_case(core, closed, &case.id).await
 }
 

@@ -11,7 +11,7 @@ use serde_json::Value;
 
 use super::{CaseEvent, CaseId, CaseStatus, CaseType, ReviewCase, ReviewToken};
 use crate::core::Core;
-use crate::decisions;
+use crate::decisions::{self, CallKind};
 use crate::domain::Role;
 use crate::domain::ToolCallId;
 use crate::domain::{Actor, Reviewer, Verdict};
@@ -217,9 +217,11 @@ pub(crate) async fn respond_review(
     }
     let (_call, closed) = match submission.response(&case.case_type)? {
         Response::Decide(verdict) => {
-            let question = case.case_type == CaseType::Input;
-            decisions::decide_known(core, &case.tool_call_id, verdict, &reviewer, Some(question))
-                .await?
+            let kind = match case.case_type {
+                CaseType::Input => CallKind::Question,
+                _ => CallKind::Action,
+            };
+            decisions::decide_closing(core, &case.tool_call_id, verdict, &reviewer, kind).await?
         }
         Response::Answer(answer) => {
             decisions::answer_closing(core, &case.tool_call_id, &answer, &reviewer).await?
@@ -240,12 +242,13 @@ pub(crate) async fn cancel_review(
     let case = still_open(core, id, presented).await?;
     let holder = holder(core, &case, by).await?;
     let reviewer = link_reviewer(holder, responded_by, channel);
-    let (_call, closed) = decisions::decide_known(
+    let verdict = Verdict::Cancel { reason };
+    let (_call, closed) = decisions::decide_closing(
         core,
         &case.tool_call_id,
-        Verdict::Cancel { reason },
+        verdict,
         &reviewer,
-        None,
+        CallKind::Unknown,
     )
     .await?;
     closed_case(core, closed, &case.id).await
@@ -271,8 +274,14 @@ pub(crate) async fn withdraw_review(
     let reviewer = Reviewer::named(client, Channel::Api);
     let reason = reason.or_else(|| Some("withdrawn by the agent that asked".to_owned()));
     let verdict = Verdict::Cancel { reason };
-    let (_call, closed) =
-        decisions::decide_known(core, &case.tool_call_id, verdict, &reviewer, None).await?;
+    let (_call, closed) = decisions::decide_closing(
+        core,
+        &case.tool_call_id,
+        verdict,
+        &reviewer,
+        CallKind::Unknown,
+    )
+    .await?;
     closed_case(core, closed, &case.id).await
 }
 

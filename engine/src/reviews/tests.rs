@@ -8,9 +8,10 @@ use serde_json::json;
 
 use super::*;
 use crate::clock::{Clock, ManualClock};
-use crate::config::{Config, ExpiryAction};
-use crate::decisions::{ProposedCall, Reviewer, Verdict};
+use crate::config::Config;
+use crate::domain::ExpiryAction;
 use crate::domain::{CallStatus, Channel};
+use crate::domain::{ProposedCall, Reviewer, Verdict};
 use crate::store::sqlite::SqliteStore;
 use crate::{Engine, EngineError};
 

@@ -12,9 +12,10 @@ use serde::Deserialize;
 use serde_json::Value;
 use utoipa::ToSchema;
 
+use engine::domain::{CaseId, CaseType, Requester};
 use engine::domain::{ExpiryAction, FieldProblem};
 use engine::reviews::ask::parse_duration;
-use engine::reviews::{AskRequest, CaseId, CaseType, Requester};
+use engine::reviews::AskRequest;
 
 use super::error::parse_json;
 use super::gateway::{hitl_object, Tokens, POLL_INTERVAL_SECONDS};

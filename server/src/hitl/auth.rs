@@ -35,9 +35,9 @@ pub fn client_and_case(
     engine: &engine::Engine,
     headers: &HeaderMap,
     case_id: &str,
-) -> Result<(String, engine::reviews::CaseId), ApiError> {
+) -> Result<(String, engine::domain::CaseId), ApiError> {
     let client = client(engine, headers)?;
-    let id = engine::reviews::CaseId::parse(case_id)
+    let id = engine::domain::CaseId::parse(case_id)
         .map_err(|_| ApiError::NotFound("review case".into()))?;
     Ok((client, id))
 }

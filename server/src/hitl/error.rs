@@ -146,7 +146,7 @@ impl From<EngineError> for ApiError {
             },
             EngineError::AlreadyDecided { by, at, .. } => ApiError::Duplicate {
                 by,
-                at: engine::reviews::rfc3339(&at),
+                at: engine::domain::rfc3339(&at),
             },
             EngineError::Forbidden | EngineError::SetupLinkInvalid => ApiError::InvalidToken,
             e @ EngineError::AlreadyApprovedByYou { .. } => ApiError::Conflict {
@@ -186,7 +186,7 @@ impl From<EngineError> for ApiError {
             EngineError::TooManyAttempts { retry_after_secs } => {
                 ApiError::RateLimited(retry_after_secs)
             }
-            EngineError::Expired { at } => ApiError::Expired(engine::reviews::rfc3339(&at)),
+            EngineError::Expired { at } => ApiError::Expired(engine::domain::rfc3339(&at)),
             EngineError::Store(e) => {
                 tracing::error!(error = %e, "store failure in a HITL request");
                 ApiError::Internal

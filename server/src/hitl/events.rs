@@ -16,7 +16,7 @@ use axum::response::sse::Event as SseEvent;
 use axum::response::Response;
 use tokio::sync::{broadcast, mpsc};
 
-use engine::reviews::{CaseEvent, CaseId};
+use engine::domain::{CaseEvent, CaseId};
 
 use super::{auth, ApiError, Hitl};
 

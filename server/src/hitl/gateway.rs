@@ -9,9 +9,10 @@ use axum::response::{IntoResponse, Response};
 use axum::Json;
 use serde_json::json;
 
+use engine::domain::ReviewToken;
 use engine::domain::ToolCall;
-use engine::reviews::ReviewToken;
-use engine::reviews::{self, CaseId, GatewayOutcome, GatewayRequest, Requester, ReviewCase};
+use engine::domain::{CaseId, Requester, ReviewCase};
+use engine::reviews::{self, GatewayOutcome, GatewayRequest};
 
 use super::error::parse_json;
 use super::wire::{Accepted, Allowed, ErrorBody, HitlObject, Refused, ToolCallRequest};
@@ -189,9 +190,9 @@ pub(super) fn hitl_object(
         prompt: case.prompt.clone(),
         timeout,
         default_action: case.default_action.as_str(),
-        created_at: reviews::rfc3339(&case.created_at),
-        expires_at: reviews::rfc3339(&expires_at),
-        reminder_at: case.reminder_at.as_ref().map(reviews::rfc3339),
+        created_at: engine::domain::rfc3339(&case.created_at),
+        expires_at: engine::domain::rfc3339(&expires_at),
+        reminder_at: case.reminder_at.as_ref().map(engine::domain::rfc3339),
         submit_url: tokens
             .submit
             .map(|_| format!("{base}/api/v1/reviews/{id}/submit")),

@@ -6,8 +6,9 @@ use axum::extract::{Path, Query, State};
 use axum::Json;
 use serde::Deserialize;
 
+use engine::domain::CaseId;
 use engine::domain::Channel;
-use engine::reviews::{CaseId, Submission};
+use engine::reviews::Submission;
 
 use super::error::parse_json;
 use super::wire::{ErrorBody, ReviewSubmission, SubmissionResult};

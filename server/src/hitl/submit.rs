@@ -10,8 +10,8 @@ use axum::extract::{Path, State};
 use axum::http::HeaderMap;
 use axum::Json;
 
+use engine::domain::CaseId;
 use engine::reviews::inline::{InlineSubmission, PlatformUser};
-use engine::reviews::CaseId;
 
 use super::error::parse_json;
 use super::wire::{ErrorBody, InlineSubmitRequest, SubmissionResult};

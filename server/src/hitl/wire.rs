@@ -7,7 +7,7 @@ use serde_json::Value;
 use utoipa::ToSchema;
 
 use engine::domain::FormProgress;
-use engine::reviews::{self, CaseStatus, ReviewCase, SubmissionContext};
+use engine::domain::{CaseStatus, ReviewCase, SubmissionContext};
 
 pub use super::error_body::ErrorBody;
 
@@ -337,7 +337,7 @@ impl SubmissionResult {
         Self {
             status: "completed",
             case_id: case.id.to_string(),
-            completed_at: case.completed_at.map(|t| reviews::rfc3339(&t)),
+            completed_at: case.completed_at.map(|t| engine::domain::rfc3339(&t)),
         }
     }
 }
@@ -346,12 +346,12 @@ impl PollResponse {
     /// The poll answer for a case, with how far its form has come when it
     /// is being filled in.
     pub fn of(case: &ReviewCase, form: Option<FormProgress>) -> Self {
-        let at = |t: Option<chrono::DateTime<chrono::Utc>>| t.map(|t| reviews::rfc3339(&t));
+        let at = |t: Option<chrono::DateTime<chrono::Utc>>| t.map(|t| engine::domain::rfc3339(&t));
         let status = case.status;
         Self {
             status: status.as_str(),
             case_id: case.id.to_string(),
-            created_at: reviews::rfc3339(&case.created_at),
+            created_at: engine::domain::rfc3339(&case.created_at),
             opened_at: at(case.opened_at),
             expires_at: at(case.expires_at).filter(|_| !status.is_terminal()),
             reminder_sent_at: at(case.reminder_sent_at).filter(|_| !status.is_terminal()),

@@ -13,7 +13,7 @@ pub const OTHER_KEY: &str = "test-key-other";
 pub const SECRET: &str = "callback-secret-for-tests";
 
 pub fn sha256_hex(text: &str) -> String {
-    engine::reviews::token::hash_text(text)
+    engine::domain::token::hash_text(text)
 }
 
 pub fn config(expires_after: &str) -> String {

@@ -129,8 +129,8 @@ pub async fn post_message(app: &TestApp, id: &str, content: &str) {
     assert_eq!(res.status(), 200);
 }
 
-pub fn delete(path: &str) -> engine::decisions::ProposedCall {
-    engine::decisions::ProposedCall {
+pub fn delete(path: &str) -> engine::domain::ProposedCall {
+    engine::domain::ProposedCall {
         source: "demo".into(),
         tool: "delete_file".into(),
         arguments: serde_json::json!({ "path": path }),

@@ -74,7 +74,7 @@ sources:
     auto_approved_tools: [read_graph]
     env: {{MEMORY_FILE_PATH: {graph:?}}}
 ",
-        hash = engine::reviews::token::hash_text(KEY),
+        hash = engine::domain::token::hash_text(KEY),
         files = package("server-filesystem/dist/index.js"),
         memory = package("server-memory/dist/index.js"),
         secret = format!("{}/secret/**", root.display()),

@@ -20,7 +20,7 @@ use tokio::sync::{oneshot, watch};
 pub fn gateway_config(name: &str, key: &str) -> String {
     format!(
         "gateway:\n  api_keys:\n    - name: {name}\n      sha256: {}\nsources:\n  filesystem:\n    policy_only: true\n    require_approval: [delete_file]\n",
-        engine::reviews::token::hash_text(key)
+        engine::domain::token::hash_text(key)
     )
 }
 

@@ -1,8 +1,8 @@
 //! Signing in over HTTP, for the tests of sign-in and access: people, their
 //! session cookies, and posts as a page of the server makes them.
 
-use engine::decisions::ProposedCall;
 use engine::domain::ConversationId;
+use engine::domain::ProposedCall;
 use engine::domain::{Access, ToolCall};
 use engine::people::NewPerson;
 use reqwest::Client;

@@ -45,7 +45,7 @@ pub async fn always_allow_call(
     #[server(default)] arguments: Option<String>,
 ) -> Result<ToolCallItem, AppError> {
     let id = engine::domain::ToolCallId::parse(&call_id)?;
-    let verdict = engine::decisions::Verdict::AlwaysAllow {
+    let verdict = engine::domain::Verdict::AlwaysAllow {
         everywhere,
         lasts: grant_length(lasts.as_deref())?,
         arguments: grant_arguments(arguments.as_deref())?,

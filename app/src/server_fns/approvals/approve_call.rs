@@ -10,7 +10,7 @@ pub async fn approve_call(call_id: String) -> Result<ToolCallItem, AppError> {
     let call = crate::state::engine()
         .decide(
             &id,
-            engine::decisions::Verdict::Approve,
+            engine::domain::Verdict::Approve,
             &super::chat_reviewer(engine::domain::Action::Decide)?,
         )
         .await?;

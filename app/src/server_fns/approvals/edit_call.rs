@@ -13,7 +13,7 @@ pub async fn edit_call(call_id: String, arguments: String) -> Result<ToolCallIte
             field: "arguments".into(),
             message,
         })?;
-    let verdict = engine::decisions::Verdict::Edit { arguments };
+    let verdict = engine::domain::Verdict::Edit { arguments };
     let call = crate::state::engine()
         .decide(
             &id,

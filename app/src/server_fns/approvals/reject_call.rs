@@ -10,7 +10,7 @@ pub async fn reject_call(
     reason: Option<String>,
 ) -> Result<ToolCallItem, AppError> {
     let id = engine::domain::ToolCallId::parse(&call_id)?;
-    let verdict = engine::decisions::Verdict::Reject { reason };
+    let verdict = engine::domain::Verdict::Reject { reason };
     let call = crate::state::engine()
         .decide(
             &id,

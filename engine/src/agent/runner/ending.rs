@@ -80,7 +80,7 @@ impl Agent {
             .events
             .publish([concluded.message_event, concluded.run_event]);
         // Messages sent while it worked are answered now, by a run of their own.
-        decisions::answer_queued(&self.core, &run.conversation_id).await?;
+        decisions::answer_held_messages(&self.core, &run.conversation_id).await?;
         Ok(())
     }
 

@@ -10,8 +10,8 @@ use super::*;
 use crate::agent::openai::aimock::{roles, Aimock};
 use crate::agent::openai::OpenAiModel;
 use crate::clock::SystemClock;
-use crate::decisions::{Reviewer, Verdict};
 use crate::domain::Channel;
+use crate::domain::{Reviewer, Verdict};
 use crate::store::sqlite::SqliteStore;
 use crate::tools::demo::DemoTools;
 

@@ -13,11 +13,12 @@ use super::ending::storable;
 use super::{Agent, AgentError, StepOutcome, CONTEXT_MESSAGES};
 use crate::agent::model::{ModelReply, ModelRequest, Progress};
 use crate::agent::openai::SYSTEM_PROMPT;
-use crate::agent::{transcript, AGENT_SOURCE, QUESTION_TOOL};
+use crate::agent::transcript;
 use crate::config::estimate_tokens;
 use crate::decisions;
 use crate::domain::markdown::Drafting;
 use crate::domain::{DraftPiece, ProposedCall, Run, RunStatus};
+use crate::domain::{AGENT_SOURCE, QUESTION_TOOL};
 use crate::tools::ToolSpec;
 
 /// Calls one turn may propose; a model that proposes more (a small model

@@ -10,7 +10,8 @@ use serde_json::json;
 use super::email::tests::Receiver;
 use super::*;
 use crate::clock::{Clock, ManualClock};
-use crate::config::{Config, ExpiryAction};
+use crate::config::Config;
+use crate::domain::ExpiryAction;
 use crate::reviews::{GatewayOutcome, GatewayRequest};
 use crate::store::sqlite::SqliteStore;
 use crate::Engine;
@@ -121,9 +122,9 @@ async fn a_waiting_call_is_reminded_then_escalated_once_each_then_fails_closed()
         1,
         "what is still to come is not shown"
     );
-    let reviewer = crate::decisions::Reviewer::named("Ada", crate::domain::Channel::Chat);
+    let reviewer = crate::domain::Reviewer::named("Ada", crate::domain::Channel::Chat);
     engine
-        .decide(&decided.id, crate::decisions::Verdict::Approve, &reviewer)
+        .decide(&decided.id, crate::domain::Verdict::Approve, &reviewer)
         .await
         .unwrap();
 

@@ -206,12 +206,12 @@ async fn the_agents_own_calls_and_questions_are_cases_with_links_on_demand() {
         matches!(refused, Err(EngineError::Invalid { .. })),
         "{refused:?}"
     );
-    let known = crate::decisions::decide_known(
+    let known = crate::decisions::decide_closing(
         f.engine.core(),
         &calls[1].id,
         Verdict::Approve,
         &chat,
-        Some(true),
+        crate::decisions::CallKind::Question,
     )
     .await;
     assert!(
