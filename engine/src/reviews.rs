@@ -15,6 +15,7 @@ pub mod inline;
 mod kept;
 mod link;
 pub mod notices;
+pub(crate) mod page;
 pub(crate) mod respond;
 pub mod rounds;
 pub mod slack_app;
@@ -29,6 +30,7 @@ use crate::domain::{
 };
 pub use ask::{AskRequest, Asked};
 pub use gateway::{GatewayOutcome, GatewayRequest};
+pub use page::PageResponse;
 pub use respond::{Response, ReviewContext, ReviewView, Submission};
 
 /// The protocol version Airlock speaks.

@@ -5,7 +5,7 @@ use crate::domain::{Actor, CaseEvent, CaseId, Channel, ReviewCase, ReviewToken, 
 use crate::domain::{FormDraft, FormProgress};
 use crate::error::EngineError;
 use crate::reviews::slack_app::{interaction, Pressed, SlackApp, SlackRefusal, SlackRequest};
-use crate::reviews::{drafts, respond, ReviewView, Submission};
+use crate::reviews::{drafts, page, respond, PageResponse, ReviewView, Submission};
 use crate::Engine;
 
 impl Engine {
@@ -72,6 +72,18 @@ impl Engine {
     ) -> Result<ReviewCase, EngineError> {
         let core = &self.core;
         respond::cancel_review(core, id, presented, reason, responded_by, channel, by).await
+    }
+
+    /// Responds to, or withdraws, a case from its review page, once; the
+    /// page as it then stands.
+    pub async fn respond_on_page(
+        &self,
+        id: &CaseId,
+        presented: &str,
+        response: PageResponse,
+        by: Option<&Actor>,
+    ) -> Result<ReviewView, EngineError> {
+        page::respond_on_page(&self.core, id, presented, response, by).await
     }
 
     /// Withdraws a case for the API client that asked it, which no longer

@@ -163,7 +163,7 @@ pub(crate) async fn review_view(
 }
 
 /// The case with its call and what led to it.
-async fn view_of(core: &Core, case: ReviewCase) -> Result<ReviewView, EngineError> {
+pub(super) async fn view_of(core: &Core, case: ReviewCase) -> Result<ReviewView, EngineError> {
     let call = core
         .store
         .tool_call(&case.tool_call_id)

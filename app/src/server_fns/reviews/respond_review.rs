@@ -51,15 +51,15 @@ pub async fn respond_review(
     use serde_json::json;
     let id = super::case_id(&case_id)?;
     let engine = crate::state::engine();
-    let channel = engine::domain::Channel::ReviewPage;
     let by = crate::state::actor();
-    let by = by.as_ref();
     if withdraw.is_some() {
-        let reason = withdraw_reason.filter(|r| !r.trim().is_empty());
-        engine
-            .cancel_review(&id, &token, reason, name.as_deref(), channel, by)
+        let withdrawn = engine::reviews::PageResponse::Withdraw {
+            reason: withdraw_reason.filter(|r| !r.trim().is_empty()),
+            responded_by: name,
+        };
+        let view = engine
+            .respond_on_page(&id, &token, withdrawn, by.as_ref())
             .await?;
-        let view = engine.open_review(&id, &token, by).await?;
         return Ok(ReviewItem::from_view(view));
     }
     let action = action.ok_or_else(|| AppError::Invalid {
@@ -85,9 +85,9 @@ pub async fn respond_review(
         data,
         responded_by: name,
     };
-    engine
-        .respond_review(&id, &token, submission, channel, by)
+    let response = engine::reviews::PageResponse::Respond(submission);
+    let view = engine
+        .respond_on_page(&id, &token, response, by.as_ref())
         .await?;
-    let view = engine.open_review(&id, &token, by).await?;
     Ok(ReviewItem::from_view(view))
 }
