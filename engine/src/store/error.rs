@@ -78,4 +78,13 @@ impl StoreError {
             _ => false,
         }
     }
+
+    /// `Duplicate(what)` when the database refused a row for repeating a
+    /// unique value (`what` names the value); any other error as it is.
+    pub(crate) fn duplicate_of(self, what: &'static str) -> Self {
+        match self.is_unique_violation() {
+            true => StoreError::Duplicate(what),
+            false => self,
+        }
+    }
 }

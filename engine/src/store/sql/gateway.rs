@@ -132,10 +132,7 @@ impl<B: Backend> GatewayStore for SqlStore<B> {
             .execute(&mut tx)
             .await
             // Another request with this key was kept first; this one's call goes with it.
-            .map_err(|e| match e.is_unique_violation() {
-                true => StoreError::Duplicate("idempotency_key"),
-                false => e,
-            })?;
+            .map_err(|e| e.duplicate_of("idempotency_key"))?;
         tx.commit().await?;
         Ok(events)
     }

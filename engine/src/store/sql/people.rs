@@ -89,7 +89,7 @@ impl<B: Backend> PeopleStore for SqlStore<B> {
         password_hash: Option<&str>,
         subject: Option<&str>,
     ) -> Result<(), StoreError> {
-        let inserted = query(INSERT_PERSON)
+        query(INSERT_PERSON)
             .bind(person.id.as_str())
             .bind(&person.name)
             .bind(&person.display_name)
@@ -100,12 +100,9 @@ impl<B: Backend> PeopleStore for SqlStore<B> {
             .bind(subject)
             .bind(person.email.as_deref())
             .execute(self.writer())
-            .await;
-        match inserted {
-            Ok(_) => Ok(()),
-            Err(e) if e.is_unique_violation() => Err(StoreError::Duplicate("person")),
-            Err(e) => Err(e),
-        }
+            .await
+            .map_err(|e| e.duplicate_of("person"))?;
+        Ok(())
     }
 
     async fn person(&self, id: &PersonId) -> Result<Option<Person>, StoreError> {
@@ -133,16 +130,13 @@ impl<B: Backend> PeopleStore for SqlStore<B> {
     }
 
     async fn set_email(&self, id: &PersonId, email: Option<&str>) -> Result<(), StoreError> {
-        let set = query(SET_EMAIL)
+        query(SET_EMAIL)
             .bind(email)
             .bind(id.as_str())
             .execute(self.writer())
-            .await;
-        match set {
-            Ok(_) => Ok(()),
-            Err(e) if e.is_unique_violation() => Err(StoreError::Duplicate("email")),
-            Err(e) => Err(e),
-        }
+            .await
+            .map_err(|e| e.duplicate_of("email"))?;
+        Ok(())
     }
 
     async fn credentials(&self, name: &str) -> Result<Option<Credentials>, StoreError> {

@@ -234,10 +234,7 @@ impl<B: Backend> SqlStore<B> {
             .execute(&mut *tx)
             .await
             // The index on `previous_case_id`: that case has a next round.
-            .map_err(|e| match e.is_unique_violation() {
-                true => StoreError::Duplicate("previous_case_id"),
-                false => e,
-            })?;
+            .map_err(|e| e.duplicate_of("previous_case_id"))?;
         if let Some(previous) = &c.previous_case_id {
             query(LINK_NEXT_ROUND)
                 .bind(c.id.as_str())
