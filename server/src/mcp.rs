@@ -2,7 +2,7 @@
 //! (Claude Desktop, Cursor, VS Code, an agent framework) that connects by
 //! URL with a gateway key. It offers the tools of the configured MCP
 //! sources under their policy and runs each call as the policy and the
-//! people deciding say (see `engine/src/engine/proxy.rs`):
+//! people deciding say (see `engine/src/proxy.rs`):
 //!
 //! - a hidden tool is not listed;
 //! - an allowed call goes to its server, and the client gets the result

@@ -242,16 +242,7 @@ pub(crate) async fn cancel_review(
     let case = still_open(core, id, presented).await?;
     let holder = holder(core, &case, by).await?;
     let reviewer = link_reviewer(holder, responded_by, channel);
-    let verdict = Verdict::Cancel { reason };
-    let (_call, closed) = decisions::decide_closing(
-        core,
-        &case.tool_call_id,
-        verdict,
-        &reviewer,
-        CallKind::Unknown,
-    )
-    .await?;
-    closed_case(core, closed, &case.id).await
+    cancel(core, &case, &reviewer, reason).await
 }
 
 /// Withdraws a waiting case for the API client that asked it, which no
@@ -273,15 +264,21 @@ pub(crate) async fn withdraw_review(
     let case = open_case(core, case).await?;
     let reviewer = Reviewer::named(client, Channel::Api);
     let reason = reason.or_else(|| Some("withdrawn by the agent that asked".to_owned()));
+    cancel(core, &case, &reviewer, reason).await
+}
+
+/// Cancels an open case's call as `reviewer`'s, with `reason`; the case
+/// as the cancellation closed it.
+async fn cancel(
+    core: &Core,
+    case: &ReviewCase,
+    reviewer: &Reviewer,
+    reason: Option<String>,
+) -> Result<ReviewCase, EngineError> {
     let verdict = Verdict::Cancel { reason };
-    let (_call, closed) = decisions::decide_closing(
-        core,
-        &case.tool_call_id,
-        verdict,
-        &reviewer,
-        CallKind::Unknown,
-    )
-    .await?;
+    let call = &case.tool_call_id;
+    let (_call, closed) =
+        decisions::decide_closing(core, call, verdict, reviewer, CallKind::Unknown).await?;
     closed_case(core, closed, &case.id).await
 }
 
