@@ -18,8 +18,10 @@ pub use asked::{
     action_label, AnswerDraft, AskedItem, ChoiceItem, DetailItem, FieldItem, StepItem,
 };
 pub use audit::{AuditItem, AuditListPage, AUDIT_ACTIONS};
-pub use call::{parse_arguments, time_label, ArgumentChange, DecisionItem, ToolCallItem};
-pub use call::{ApprovalItem, QuorumItem};
+pub use call::{
+    parse_arguments, time_label, ApprovalItem, ArgumentChange, DecisionItem, QuorumItem,
+    ToolCallItem,
+};
 pub use deciding::{Deciding, MayDo};
 pub use grant::GrantItem;
 pub use insights::{InsightsView, RubberStampItem, ShadowItem, ToolInsightItem, INSIGHT_WINDOWS};

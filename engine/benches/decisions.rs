@@ -18,8 +18,7 @@ use std::time::{Duration, Instant};
 
 use engine::clock::SystemClock;
 use engine::config::Config;
-use engine::domain::Channel;
-use engine::domain::{ProposedCall, Reviewer, Verdict};
+use engine::domain::{Channel, ProposedCall, Reviewer, Verdict};
 use engine::Engine;
 use serde_json::json;
 

@@ -7,10 +7,10 @@
 //! get [`EngineError::AlreadyDecided`].
 
 use crate::core::Core;
-use crate::domain::ReviewCase;
-use crate::domain::{CallStatus, Decision, DecisionKind, GrantArgumentChoice, ToolCall};
-use crate::domain::{ConversationId, PersonId, RunId, ToolCallId};
-use crate::domain::{Run, RunStatus};
+use crate::domain::{
+    CallStatus, ConversationId, Decision, DecisionKind, GrantArgumentChoice, PersonId, ReviewCase,
+    Run, RunId, RunStatus, ToolCall, ToolCallId,
+};
 use crate::error::EngineError;
 use crate::grants;
 use crate::store::{Applied, Decided, DecisionChange, StoreError};

@@ -7,8 +7,7 @@ use std::sync::Arc;
 
 use tokio::sync::broadcast;
 
-use crate::domain::ConversationId;
-use crate::domain::{Draft, DraftPiece, Event, EventKind};
+use crate::domain::{ConversationId, Draft, DraftPiece, Event, EventKind};
 use drafts::Drafts;
 
 mod drafts;

@@ -126,8 +126,7 @@ mod tests {
 
     use crate::clock::SystemClock;
     use crate::config::Config;
-    use crate::domain::EventKind;
-    use crate::domain::ProposedCall;
+    use crate::domain::{EventKind, ProposedCall};
     use crate::Engine;
 
     /// Two replicas on one fresh PostgreSQL schema, each following the feed
@@ -221,8 +220,7 @@ mod tests {
 
     #[tokio::test]
     async fn a_replica_hears_of_grants_another_makes_and_revokes() {
-        use crate::domain::{CallStatus, Channel};
-        use crate::domain::{Reviewer, Verdict};
+        use crate::domain::{CallStatus, Channel, Reviewer, Verdict};
         let Some(replicas) = replicas().await else {
             return;
         };

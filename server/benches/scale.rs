@@ -16,8 +16,7 @@ mod support;
 use std::time::{Duration, Instant};
 
 use chrono::Utc;
-use engine::domain::ProposedCall;
-use engine::domain::{Conversation, ConversationId, MessageId, Role};
+use engine::domain::{Conversation, ConversationId, MessageId, ProposedCall, Role};
 use engine::store::NewMessage;
 use serde_json::json;
 

@@ -17,8 +17,7 @@ use app::ui::pages::review::ReviewPage;
 use app::ui::review::ReviewAccess;
 use app::wire::AnswerDraft;
 use engine::domain::form_check::input_name;
-use engine::domain::CaseId;
-use engine::domain::{Actor, Channel, FieldProblem, ReviewShape};
+use engine::domain::{Actor, CaseId, Channel, FieldProblem, ReviewShape};
 use engine::reviews::Submission;
 use engine::EngineError;
 

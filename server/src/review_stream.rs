@@ -21,9 +21,7 @@ use tokio::sync::{broadcast, mpsc};
 
 use app::state::{AppState, SignedInPerson};
 use app::wire::ReviewItem;
-use engine::domain::Actor;
-use engine::domain::CaseId;
-use engine::domain::{Event, EventKind};
+use engine::domain::{Actor, CaseId, Event, EventKind};
 use engine::{Engine, EngineError};
 
 use crate::streams::refused;

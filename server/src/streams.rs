@@ -27,8 +27,7 @@ use tokio_stream::wrappers::ReceiverStream;
 use tokio_stream::StreamExt;
 
 use app::state::AppState;
-use engine::domain::ConversationId;
-use engine::domain::{Draft, Event};
+use engine::domain::{ConversationId, Draft, Event};
 use engine::{Engine, EngineError};
 
 /// Events read back from the store per query while catching up.

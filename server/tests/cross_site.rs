@@ -25,8 +25,7 @@ struct Fixture {
 
 impl Fixture {
     async fn start(env: &[(&str, &str)]) -> Self {
-        use engine::domain::Channel;
-        use engine::domain::{Reviewer, Verdict};
+        use engine::domain::{Channel, Reviewer, Verdict};
         let dir = tempfile::tempdir().unwrap();
         let config = support::gateway_config("agent", KEY);
         let server = support::start(dir.path(), &config, env, support::Workers::default()).await;

@@ -172,8 +172,7 @@ async fn pages_are_never_stored_and_other_answers_keep_their_caching() {
 
 #[tokio::test]
 async fn grants_are_listed_with_their_conversation_and_revoked() {
-    use engine::domain::Channel;
-    use engine::domain::{Reviewer, Verdict};
+    use engine::domain::{Channel, Reviewer, Verdict};
     let app = TestApp::spawn().await;
     let list = || async {
         let res = app.get("/api/fn/list_grants").await;

@@ -171,8 +171,7 @@ async fn streams_of_unknown_conversations_are_404() {
 
 #[tokio::test]
 async fn the_inbox_stream_follows_approvals_of_every_conversation() {
-    use engine::domain::Channel;
-    use engine::domain::{Reviewer, Verdict};
+    use engine::domain::{Channel, Reviewer, Verdict};
     let app = TestApp::spawn().await;
     let a = app.engine.create_conversation().await.unwrap().id;
     let b = app.engine.create_conversation().await.unwrap().id;
@@ -244,8 +243,7 @@ async fn until_listed(
 
 #[tokio::test]
 async fn the_list_stream_follows_names_messages_and_waiting_calls() {
-    use engine::domain::Channel;
-    use engine::domain::{Reviewer, Verdict};
+    use engine::domain::{Channel, Reviewer, Verdict};
     let app = TestApp::spawn().await;
     let a = create_conversation(&app).await;
     let mut list = SseReader::open(&app, "/api/conversations/events", None).await;
@@ -317,8 +315,7 @@ async fn until_grants(
 
 #[tokio::test]
 async fn the_grants_stream_follows_grants_made_and_revoked() {
-    use engine::domain::Channel;
-    use engine::domain::{Reviewer, Verdict};
+    use engine::domain::{Channel, Reviewer, Verdict};
     let app = TestApp::spawn().await;
     let mut stream = SseReader::open(&app, "/api/grants/events", None).await;
     let first = stream.next().await;

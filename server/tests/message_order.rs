@@ -7,8 +7,7 @@
 
 mod support;
 
-use engine::domain::ConversationId;
-use engine::domain::Role;
+use engine::domain::{ConversationId, Role};
 
 /// How many messages: enough to land in the gap after a run's end many
 /// times over (35 of 400 were out of order before).

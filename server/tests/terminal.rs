@@ -7,8 +7,9 @@ mod support;
 use std::process::Output;
 use std::time::Duration;
 
-use engine::domain::ProposedCall;
-use engine::domain::{Access, CallStatus, Channel, ToolCallId, AGENT_SOURCE, QUESTION_TOOL};
+use engine::domain::{
+    Access, CallStatus, Channel, ProposedCall, ToolCallId, AGENT_SOURCE, QUESTION_TOOL,
+};
 use engine::people::NewPerson;
 use serde_json::{json, Value};
 use tokio::io::{AsyncBufReadExt, BufReader};

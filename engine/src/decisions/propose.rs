@@ -6,9 +6,10 @@ use chrono::Duration;
 use super::ProposedCall;
 use crate::config::policy_cases::Expect;
 use crate::core::Core;
-use crate::domain::{BatchId, ConversationId, Run, ToolCall, ToolCallId};
-use crate::domain::{CallStatus, NewCase, ShadowVerdict};
-use crate::domain::{AGENT_SOURCE, QUESTION_TOOL};
+use crate::domain::{
+    BatchId, CallStatus, ConversationId, NewCase, Run, ShadowVerdict, ToolCall, ToolCallId,
+    AGENT_SOURCE, QUESTION_TOOL,
+};
 use crate::error::EngineError;
 use crate::policy::{CallFacts, Outcome, PolicyVerdict};
 

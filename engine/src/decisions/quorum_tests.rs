@@ -9,8 +9,9 @@ use serde_json::json;
 
 use crate::clock::ManualClock;
 use crate::config::Config;
-use crate::domain::{CallStatus, Channel, GrantArgumentChoice, ToolCall};
-use crate::domain::{ProposedCall, Reviewer, Verdict};
+use crate::domain::{
+    CallStatus, Channel, GrantArgumentChoice, ProposedCall, Reviewer, ToolCall, Verdict,
+};
 use crate::store::sqlite::SqliteStore;
 use crate::{Engine, EngineError};
 

@@ -2,16 +2,10 @@
 //! (`conversations.rs`).
 
 use crate::conversations;
-use crate::domain::Actor;
-use crate::domain::Conversation;
-use crate::domain::ConversationId;
-use crate::domain::ConversationPage;
-use crate::domain::ConversationSnapshot;
-use crate::domain::ConversationSummary;
-use crate::domain::ConversationView;
-use crate::domain::ListPage;
-use crate::domain::Posted;
-use crate::domain::ToolCall;
+use crate::domain::{
+    Actor, Conversation, ConversationId, ConversationPage, ConversationSnapshot,
+    ConversationSummary, ConversationView, ListPage, Posted, ToolCall,
+};
 use crate::error::EngineError;
 use crate::Engine;
 

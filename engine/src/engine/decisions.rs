@@ -2,15 +2,9 @@
 //! questions, and starting and stopping runs (`decisions.rs`).
 
 use crate::decisions;
-use crate::domain::Actor;
-use crate::domain::BatchId;
-use crate::domain::ConversationId;
-use crate::domain::ProposedCall;
-use crate::domain::Reviewer;
-use crate::domain::Run;
-use crate::domain::ToolCall;
-use crate::domain::ToolCallId;
-use crate::domain::Verdict;
+use crate::domain::{
+    Actor, BatchId, ConversationId, ProposedCall, Reviewer, Run, ToolCall, ToolCallId, Verdict,
+};
 use crate::error::EngineError;
 use crate::Engine;
 

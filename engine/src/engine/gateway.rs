@@ -3,10 +3,7 @@
 //! `reviews/ask.rs`, `reviews/callbacks.rs`).
 
 use crate::error::EngineError;
-use crate::reviews::callbacks;
-use crate::reviews::gateway;
-use crate::reviews::GatewayOutcome;
-use crate::reviews::GatewayRequest;
+use crate::reviews::{callbacks, gateway, GatewayOutcome, GatewayRequest};
 use crate::Engine;
 
 impl Engine {

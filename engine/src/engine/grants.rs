@@ -1,14 +1,9 @@
 //! The façade's methods for "always allow" grants (`grants.rs`).
 
-use crate::domain::Actor;
-use crate::domain::Grant;
-use crate::domain::GrantEntry;
-use crate::domain::GrantId;
+use crate::domain::{Actor, Grant, GrantEntry, GrantId};
 use crate::error::EngineError;
-use crate::grants;
-use crate::Engine;
-use chrono::DateTime;
-use chrono::Utc;
+use crate::{grants, Engine};
+use chrono::{DateTime, Utc};
 
 impl Engine {
     /// Every grant, newest first, revoked ones included.

@@ -2,10 +2,7 @@
 //! person, across conversations.
 
 use crate::conversations;
-use crate::domain::InboxQuery;
-use crate::domain::InboxSnapshot;
-use crate::domain::TitledInbox;
-use crate::domain::ToolCall;
+use crate::domain::{InboxQuery, InboxSnapshot, TitledInbox, ToolCall};
 use crate::error::EngineError;
 use crate::Engine;
 

@@ -1,8 +1,9 @@
 //! The façade's methods for review pages and their cases (see
 //! `reviews/respond.rs`).
 
-use crate::domain::{Actor, CaseEvent, CaseId, Channel, ReviewCase, ReviewToken, ToolCallId};
-use crate::domain::{FormDraft, FormProgress};
+use crate::domain::{
+    Actor, CaseEvent, CaseId, Channel, FormDraft, FormProgress, ReviewCase, ReviewToken, ToolCallId,
+};
 use crate::error::EngineError;
 use crate::reviews::slack_app::{interaction, Pressed, SlackApp, SlackRefusal, SlackRequest};
 use crate::reviews::{drafts, page, respond, PageResponse, ReviewView, Submission};

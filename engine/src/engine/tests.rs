@@ -2,8 +2,7 @@
 
 use super::*;
 use crate::conversations::MAX_MESSAGE_CHARS;
-use crate::domain::ConversationId;
-use crate::domain::UNTITLED;
+use crate::domain::{ConversationId, UNTITLED};
 use crate::store::StoreError;
 
 #[test]

@@ -13,9 +13,10 @@ use super::{
 };
 use crate::core::Core;
 use crate::decisions;
-use crate::domain::Reviewer;
-use crate::domain::{BatchId, ExpiryAction, FieldProblem, ProposedCall, ReviewShape, ToolCall};
-use crate::domain::{AGENT_SOURCE, MAX_PROMPT_CHARS, QUESTION_TOOL};
+use crate::domain::{
+    BatchId, ExpiryAction, FieldProblem, ProposedCall, ReviewShape, Reviewer, ToolCall,
+    AGENT_SOURCE, MAX_PROMPT_CHARS, QUESTION_TOOL,
+};
 use crate::error::EngineError;
 use crate::policy::{Outcome, PolicyVerdict};
 

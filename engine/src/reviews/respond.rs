@@ -12,10 +12,7 @@ use serde_json::Value;
 use super::{CaseEvent, CaseId, CaseStatus, CaseType, ReviewCase, ReviewToken};
 use crate::core::Core;
 use crate::decisions::{self, CallKind};
-use crate::domain::Role;
-use crate::domain::ToolCallId;
-use crate::domain::{Actor, Reviewer, Verdict};
-use crate::domain::{Channel, ToolCall};
+use crate::domain::{Actor, Channel, Reviewer, Role, ToolCall, ToolCallId, Verdict};
 use crate::error::EngineError;
 
 /// How many recent messages are searched for the context of a call.

@@ -9,9 +9,7 @@ use serde_json::json;
 use super::*;
 use crate::clock::{Clock, ManualClock};
 use crate::config::Config;
-use crate::domain::ExpiryAction;
-use crate::domain::{CallStatus, Channel};
-use crate::domain::{ProposedCall, Reviewer, Verdict};
+use crate::domain::{CallStatus, Channel, ExpiryAction, ProposedCall, Reviewer, Verdict};
 use crate::store::sqlite::SqliteStore;
 use crate::{Engine, EngineError};
 

@@ -11,11 +11,10 @@ use serde_json::json;
 use super::{
     from_millis, to_millis, Applied, Decided, DecisionChange, NewMessage, Store, StoreError,
 };
-use crate::domain::ExpiryAction;
-use crate::domain::{BatchId, ConversationId, GrantId, MessageId, ToolCallId};
-use crate::domain::{CallStatus, Channel, Decision, DecisionKind, Grant, GrantScope, ToolCall};
-use crate::domain::{Conversation, Role};
-use crate::domain::{Event, EventKind};
+use crate::domain::{
+    BatchId, CallStatus, Channel, Conversation, ConversationId, Decision, DecisionKind, Event,
+    EventKind, ExpiryAction, Grant, GrantId, GrantScope, MessageId, Role, ToolCall, ToolCallId,
+};
 use crate::store::ConversationStore;
 
 mod audit;

@@ -6,8 +6,9 @@ use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 
 use super::StoreError;
-use crate::domain::{Callback, CallbackAttempt, ConversationId};
-use crate::domain::{Event, KeptRequest, NewCase, ToolCall};
+use crate::domain::{
+    Callback, CallbackAttempt, ConversationId, Event, KeptRequest, NewCase, ToolCall,
+};
 
 /// Agent sessions, kept requests and callbacks.
 #[async_trait]

@@ -6,8 +6,7 @@ use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 
 use super::StoreError;
-use crate::domain::ToolCallId;
-use crate::domain::{CaseEvent, CaseId, CaseStatus, ReviewCase};
+use crate::domain::{CaseEvent, CaseId, CaseStatus, ReviewCase, ToolCallId};
 
 /// Review cases.
 #[async_trait]

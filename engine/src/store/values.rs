@@ -3,8 +3,10 @@
 
 use chrono::{DateTime, Utc};
 
-use crate::domain::{CallStatus, ConversationId, Decision, Event, Message, MessageId, ReviewCase};
-use crate::domain::{PersonRef, Role, ToolCall, ToolCallId};
+use crate::domain::{
+    CallStatus, ConversationId, Decision, Event, Message, MessageId, PersonRef, ReviewCase, Role,
+    ToolCall, ToolCallId,
+};
 
 /// A message to append.
 #[derive(Debug, Clone)]

@@ -12,8 +12,7 @@ use serde::Deserialize;
 use serde_json::Value;
 use utoipa::ToSchema;
 
-use engine::domain::{CaseId, CaseType, Requester};
-use engine::domain::{ExpiryAction, FieldProblem};
+use engine::domain::{CaseId, CaseType, ExpiryAction, FieldProblem, Requester};
 use engine::reviews::ask::parse_duration;
 use engine::reviews::AskRequest;
 

@@ -9,9 +9,7 @@ use axum::response::{IntoResponse, Response};
 use axum::Json;
 use serde_json::json;
 
-use engine::domain::ReviewToken;
-use engine::domain::ToolCall;
-use engine::domain::{CaseId, Requester, ReviewCase};
+use engine::domain::{CaseId, Requester, ReviewCase, ReviewToken, ToolCall};
 use engine::reviews::{self, GatewayOutcome, GatewayRequest};
 
 use super::error::parse_json;

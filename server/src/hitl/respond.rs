@@ -6,8 +6,7 @@ use axum::extract::{Path, Query, State};
 use axum::Json;
 use serde::Deserialize;
 
-use engine::domain::CaseId;
-use engine::domain::Channel;
+use engine::domain::{CaseId, Channel};
 use engine::reviews::Submission;
 
 use super::error::parse_json;

@@ -6,8 +6,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use utoipa::ToSchema;
 
-use engine::domain::FormProgress;
-use engine::domain::{CaseStatus, ReviewCase, SubmissionContext};
+use engine::domain::{CaseStatus, FormProgress, ReviewCase, SubmissionContext};
 
 pub use super::error_body::ErrorBody;
 

@@ -1,9 +1,7 @@
 //! Signing in over HTTP, for the tests of sign-in and access: people, their
 //! session cookies, and posts as a page of the server makes them.
 
-use engine::domain::ConversationId;
-use engine::domain::ProposedCall;
-use engine::domain::{Access, ToolCall};
+use engine::domain::{Access, ConversationId, ProposedCall, ToolCall};
 use engine::people::NewPerson;
 use reqwest::Client;
 use serde_json::Value;

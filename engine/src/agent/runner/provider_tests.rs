@@ -10,8 +10,7 @@ use super::*;
 use crate::agent::openai::aimock::{roles, Aimock};
 use crate::agent::openai::OpenAiModel;
 use crate::clock::SystemClock;
-use crate::domain::Channel;
-use crate::domain::{Reviewer, Verdict};
+use crate::domain::{Channel, Reviewer, Verdict};
 use crate::store::sqlite::SqliteStore;
 use crate::tools::demo::DemoTools;
 

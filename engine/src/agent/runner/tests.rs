@@ -13,9 +13,7 @@ use crate::agent::demo_model::DemoModel;
 use crate::agent::model::{ModelError, ModelReply};
 use crate::clock::SystemClock;
 use crate::config::Config;
-use crate::domain::Channel;
-use crate::domain::ConversationId;
-use crate::domain::{Reviewer, Verdict};
+use crate::domain::{Channel, ConversationId, Reviewer, Verdict};
 use crate::store::sqlite::SqliteStore;
 use crate::tools::demo::DemoTools;
 

@@ -17,8 +17,7 @@ use crate::agent::transcript;
 use crate::config::estimate_tokens;
 use crate::decisions;
 use crate::domain::markdown::Drafting;
-use crate::domain::{DraftPiece, ProposedCall, Run, RunStatus};
-use crate::domain::{AGENT_SOURCE, QUESTION_TOOL};
+use crate::domain::{DraftPiece, ProposedCall, Run, RunStatus, AGENT_SOURCE, QUESTION_TOOL};
 use crate::tools::ToolSpec;
 
 /// Calls one turn may propose; a model that proposes more (a small model

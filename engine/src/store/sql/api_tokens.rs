@@ -7,9 +7,7 @@ use super::decode::corrupt;
 use super::people::row_person;
 use super::{query, Backend, Row, SqlStore};
 use crate::domain::{ApiToken, ApiTokenId, PersonId};
-use crate::store::ApiTokenStore;
-use crate::store::TokenHolder;
-use crate::store::{from_millis, to_millis, StoreError};
+use crate::store::{from_millis, to_millis, ApiTokenStore, StoreError, TokenHolder};
 
 const INSERT_TOKEN: &str = "insert into api_tokens
         (token_hash, token_id, person_id, label, created_at, last_used_at)

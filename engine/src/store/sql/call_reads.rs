@@ -8,8 +8,7 @@ use chrono::{DateTime, Utc};
 use super::decode::row_call;
 use super::{query, query_scalar, Backend, SqlStore};
 use crate::domain::{BatchId, ConversationId, InboxQuery, ToolCall, ToolCallId};
-use crate::store::CallReads;
-use crate::store::{to_millis, StoreError};
+use crate::store::{to_millis, CallReads, StoreError};
 
 const TOOL_CALL: &str = "select * from tool_calls where tool_call_id = $1";
 

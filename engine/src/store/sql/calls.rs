@@ -9,8 +9,7 @@ use super::decode::{row_call, stored_groups};
 use super::events::{appended, call_event};
 use super::{query, Backend, Row, SqlStore, Transaction};
 use crate::domain::{CallStatus, Event, EventKind, NewCase, RunId, ToolCall};
-use crate::store::CallStore;
-use crate::store::{from_millis, to_millis, StoreError};
+use crate::store::{from_millis, to_millis, CallStore, StoreError};
 
 pub(super) const INSERT_AUDIT_ENTRY: &str =
     "insert into audit_log (tool_call_id, conversation_id, source, tool, action, actor, channel, detail, created_at)

@@ -9,8 +9,7 @@ use crate::domain::{
     Conversation, ConversationId, ConversationSummary, Event, EventKind, ListPage, Message,
     NewEvent, RunStatus,
 };
-use crate::store::ConversationStore;
-use crate::store::{from_millis, to_millis, NewMessage, StoreError};
+use crate::store::{from_millis, to_millis, ConversationStore, NewMessage, StoreError};
 
 pub(super) const INSERT_CONVERSATION: &str = "insert into conversations (conversation_id, title, created_at, updated_at) values ($1, $2, $3, $4)";
 

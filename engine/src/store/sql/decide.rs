@@ -9,8 +9,10 @@ use super::decode::{row_call, row_run_named};
 use super::events::{appended_by_kind, call_event, run_event};
 use super::reviews::{callback_of, closed_case};
 use super::{query, Backend, Query, SqlStore};
-use crate::domain::{DecisionKind, Event, EventKind, ReviewCase, Run, RunStatus, ToolCall};
-use crate::domain::{AGENT_SOURCE, QUESTION_TOOL};
+use crate::domain::{
+    DecisionKind, Event, EventKind, ReviewCase, Run, RunStatus, ToolCall, AGENT_SOURCE,
+    QUESTION_TOOL,
+};
 use crate::store::{to_millis, DecisionChange, StoreError};
 
 /// What a decision does to its call's run, in the decision's transaction.

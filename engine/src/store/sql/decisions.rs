@@ -9,10 +9,12 @@ use chrono::{DateTime, Utc};
 use super::decide::{AppliedIn, ItsRun};
 use super::decode::corrupt;
 use super::{query, query_scalar, Backend, SqlStore, Transaction};
-use crate::domain::{BatchId, CallStatus, Channel, Decision, DecisionKind, Event};
-use crate::domain::{ExpiryAction, ToolCall, ToolCallId};
-use crate::store::DecisionStore;
-use crate::store::{to_millis, Applied, CallReads, Decided, DecisionChange, StoreError};
+use crate::domain::{
+    BatchId, CallStatus, Channel, Decision, DecisionKind, Event, ExpiryAction, ToolCall, ToolCallId,
+};
+use crate::store::{
+    to_millis, Applied, CallReads, Decided, DecisionChange, DecisionStore, StoreError,
+};
 
 /// The waiting calls of batch `$1` a decision to `$2` covers (approving
 /// never covers the agent's questions: they need an answer), in the batch's order.

@@ -7,8 +7,7 @@ use chrono::{DateTime, Utc};
 use super::decode::{corrupt, row_event};
 use super::{query, query_scalar, Backend, Row, SqlStore};
 use crate::domain::{ConversationId, Event, EventKind, NewEvent, Run, ToolCall};
-use crate::store::EventStore;
-use crate::store::{from_millis, to_millis, Announcement, FeedBatch, StoreError};
+use crate::store::{from_millis, to_millis, Announcement, EventStore, FeedBatch, StoreError};
 
 /// Appends an event at its conversation's next position, from the
 /// conversation's counter, in one round trip; the inbox numbers it after it

@@ -9,11 +9,11 @@ use chrono::{DateTime, Utc};
 use super::conversations::INSERT_CONVERSATION;
 use super::decode::corrupt;
 use super::{query, query_scalar, Backend, Pool, SqlStore, Transaction};
-use crate::domain::{Callback, CallbackAttempt, CaseId, ConversationId};
-use crate::domain::{Event, KeptRequest, NewCase, ToolCall};
-use crate::domain::{KeptAnswer, ToolCallId};
-use crate::store::GatewayStore;
-use crate::store::{from_millis, to_millis, StoreError};
+use crate::domain::{
+    Callback, CallbackAttempt, CaseId, ConversationId, Event, KeptAnswer, KeptRequest, NewCase,
+    ToolCall, ToolCallId,
+};
+use crate::store::{from_millis, to_millis, GatewayStore, StoreError};
 
 const IS_AGENT_SESSION: &str =
     "select exists (select 1 from gateway_sessions where conversation_id = $1)";

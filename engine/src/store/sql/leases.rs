@@ -9,8 +9,7 @@ use chrono::{DateTime, Utc};
 use super::decode::{corrupt, row_call, row_run, row_run_named};
 use super::{query, query_scalar, Backend, SqlStore};
 use crate::domain::{Run, RunId, ToolCall, ToolCallId};
-use crate::store::LeaseStore;
-use crate::store::{to_millis, CallStore, HeldCall, StoreError};
+use crate::store::{to_millis, CallStore, HeldCall, LeaseStore, StoreError};
 
 const HOLD_CALL: &str = "update tool_calls set held_until = $1, held_by = $2
      where tool_call_id = $3 and status = 'pending_approval'";

@@ -6,8 +6,7 @@ use chrono::{DateTime, Utc};
 use super::decode::corrupt;
 use super::{query, query_scalar, Backend, Row, SqlStore, Transaction};
 use crate::domain::{Access, Person, PersonId, Session, SessionId};
-use crate::store::{from_millis, to_millis, StoreError};
-use crate::store::{Credentials, PeopleStore, SignedIn};
+use crate::store::{from_millis, to_millis, Credentials, PeopleStore, SignedIn, StoreError};
 
 const INSERT_PERSON: &str = "insert into people
         (person_id, name, display_name, access, password_hash, disabled_at, created_at, oidc_subject,

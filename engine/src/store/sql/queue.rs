@@ -6,8 +6,7 @@ use chrono::{DateTime, Utc};
 use super::decode::{corrupt, row_message};
 use super::{query, query_scalar, Backend, SqlStore, Transaction};
 use crate::domain::{ConversationId, Event, Message, Role, RunId, RunStatus};
-use crate::store::QueueStore;
-use crate::store::{to_millis, NewMessage, StoreError};
+use crate::store::{to_millis, NewMessage, QueueStore, StoreError};
 
 const QUEUE: &str = "insert into queued_messages
         (message_id, conversation_id, content, author_id, author_name, created_at)

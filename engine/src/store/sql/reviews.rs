@@ -6,10 +6,10 @@ use chrono::{DateTime, Utc};
 
 use super::decode::{row_case, row_case_event, row_case_named};
 use super::{query, Backend, Row, SqlStore, Transaction};
-use crate::domain::{CaseEvent, CaseId, CaseStatus, NewCase, ReviewCase, SubmissionContext};
-use crate::domain::{ToolCall, ToolCallId};
-use crate::store::ReviewStore;
-use crate::store::{from_millis, to_millis, StoreError};
+use crate::domain::{
+    CaseEvent, CaseId, CaseStatus, NewCase, ReviewCase, SubmissionContext, ToolCall, ToolCallId,
+};
+use crate::store::{from_millis, to_millis, ReviewStore, StoreError};
 
 const INSERT_CASE: &str =
     "insert into review_cases (case_id, tool_call_id, conversation_id, case_type, status, prompt,

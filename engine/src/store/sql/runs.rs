@@ -13,8 +13,7 @@ use super::decode::{corrupt, row_run};
 use super::events::{appended_by_kind, run_event};
 use super::{query, Backend, SqlStore, Transaction};
 use crate::domain::{ConversationId, Event, NewEvent, Run, RunId, RunStatus};
-use crate::store::RunStore;
-use crate::store::{from_millis, to_millis, Concluded, NewMessage, StoreError};
+use crate::store::{from_millis, to_millis, Concluded, NewMessage, RunStore, StoreError};
 
 const INSERT_RUN: &str =
     "insert into runs (run_id, conversation_id, status, created_at, updated_at, started_by)
