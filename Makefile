@@ -236,9 +236,9 @@ fuzz:
 # The full fault runs; `make test` runs short versions of the same tests.
 faults:
 	AIRLOCK_RACE_PAIRS=1000 AIRLOCK_TEST_DATABASE_URL=$$(.ci/postgres) \
-		cargo test -p server --test races -- --nocapture
+		cargo test -p server --test server races:: -- --nocapture
 	AIRLOCK_CRASH_KILLS=50 AIRLOCK_TEST_DATABASE_URL=$$(.ci/postgres) \
-		cargo test -p server --test crashes -- --nocapture --test-threads 1
+		cargo test -p server --test server crashes:: -- --nocapture --test-threads 1
 	cargo build -p server --bin airlock
 	.ci/schemathesis full
 	.ci/schemathesis full $$(.ci/postgres)

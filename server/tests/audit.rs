@@ -9,7 +9,7 @@ use reqwest::redirect::Policy;
 use reqwest::Client;
 use serde_json::Value;
 
-mod support;
+use crate::support;
 
 use support::people::{code, get_as, post_as, signed_in_as, waiting_deletes, CONFIG};
 

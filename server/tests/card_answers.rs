@@ -4,7 +4,7 @@
 //! naming each field (422) and changes nothing, and one that fits closes
 //! the question's case with the answer the agent polls for.
 
-mod support;
+use crate::support;
 
 use serde_json::{json, Value};
 

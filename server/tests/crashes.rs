@@ -14,8 +14,8 @@
 //! runs 50). The same checks run against two replicas on PostgreSQL, one of
 //! them killed mid-run, when `AIRLOCK_TEST_DATABASE_URL` is set.
 
-mod crash_rig;
-mod support;
+use crate::crash_rig;
+use crate::support;
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};

@@ -2,7 +2,7 @@
 //! foreign `Host` (DNS rebinding) and a change sent from another site's page
 //! are refused before any handler runs, and nothing changes.
 
-mod support;
+use crate::support;
 
 use serde_json::{json, Value};
 

@@ -4,7 +4,7 @@
 //! event stream say how far the form has come, and the 202 says the state
 //! is kept (`context.form.session_id`).
 
-mod support;
+use crate::support;
 
 use serde_json::{json, Value};
 

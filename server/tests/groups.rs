@@ -10,7 +10,7 @@ use reqwest::redirect::Policy;
 use reqwest::Client;
 use serde_json::json;
 
-mod support;
+use crate::support;
 
 use support::people::{code, get_as, post_as, signed_in_as};
 use support::TestServer;

@@ -3,8 +3,8 @@
 //! and expiry. Every 202 body and poll response is validated against the
 //! protocol's JSON Schemas (Draft 2020-12, formats on).
 
-mod hitl_server;
-mod support;
+use crate::hitl_server;
+use crate::support;
 
 use std::time::Duration;
 

@@ -2,8 +2,7 @@
 //! again with its `Idempotency-Key` gets the first answer again (the same
 //! call, the same case), never a second call a person would be asked about.
 
-mod hitl_server;
-mod support;
+use crate::hitl_server;
 
 use hitl_server::*;
 use serde_json::{json, Value};

@@ -2,8 +2,8 @@
 //! OpenAPI documents, and the review page following its case, through the
 //! public HTTP surface on a real socket and a real SQLite file.
 
-mod hitl_server;
-mod support;
+use crate::hitl_server;
+use crate::support;
 
 use std::time::Duration;
 

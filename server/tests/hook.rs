@@ -9,7 +9,7 @@ use std::time::Duration;
 use serde_json::{json, Value};
 use tokio::io::AsyncWriteExt;
 
-mod support;
+use crate::support;
 
 use support::{decide, waiting_call, TestServer};
 

@@ -2,7 +2,7 @@
 //! pages, conversations over server functions, client mistakes, caching and
 //! compression, and grants.
 
-mod http_app;
+use crate::http_app;
 
 use http_app::*;
 

@@ -1,7 +1,7 @@
 //! The server's event streams through its public HTTP surface, on a real
 //! socket: a conversation's, the inbox's, the list's and the grants'.
 
-mod http_app;
+use crate::http_app;
 
 use http_app::sse::{assert_contiguous, kinds, SseReader};
 use http_app::*;

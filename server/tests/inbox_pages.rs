@@ -4,7 +4,7 @@
 
 use serde_json::Value;
 
-mod support;
+use crate::support;
 
 use support::people::waiting_deletes;
 

@@ -4,7 +4,7 @@
 //! row of the protocol's answer table, tokens never standing in for each
 //! other, and one decision however many presses race.
 
-mod support;
+use crate::support;
 
 use std::time::Duration;
 

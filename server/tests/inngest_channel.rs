@@ -3,7 +3,7 @@
 //! API (a JSON array of events), signed, again after a failure with the same
 //! event id, and a call that still waits is sent nothing.
 
-mod support;
+use crate::support;
 
 use serde_json::{json, Value};
 

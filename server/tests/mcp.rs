@@ -2,7 +2,7 @@
 //! (`mcp_client.mjs`) in front and real MCP servers from npm behind:
 //! `server-filesystem` and `server-memory`, over stdio.
 
-mod support;
+use crate::support;
 
 use std::time::Duration;
 

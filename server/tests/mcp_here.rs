@@ -4,7 +4,7 @@
 //! while a client is connected. The client is the official TypeScript
 //! SDK's (`mcp_client.mjs`); the sources are real MCP servers from npm.
 
-mod support;
+use crate::support;
 
 use std::path::Path;
 use std::time::{Duration, Instant};

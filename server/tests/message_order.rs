@@ -5,7 +5,7 @@
 //! held while the agent wrote (`queued`) once came after the next one when
 //! that came in the moment the run ended.
 
-mod support;
+use crate::support;
 
 use engine::domain::{ConversationId, Role};
 

@@ -2,7 +2,7 @@
 //! counters checked after a scripted run of calls and decisions, and who
 //! may read it when people sign in.
 
-mod support;
+use crate::support;
 
 use std::time::{Duration, Instant};
 

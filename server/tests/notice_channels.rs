@@ -4,7 +4,7 @@
 //! its own that opens the call's page and, followed like a mail scanner
 //! follows links, decides nothing.
 
-mod support;
+use crate::support;
 
 use std::sync::{Arc, Mutex};
 use std::time::Duration;

@@ -2,7 +2,7 @@
 //! names, as a signed JSON POST to a real receiver on loopback, with a
 //! review link of its own that opens and decides the call.
 
-mod support;
+use crate::support;
 
 use std::time::Duration;
 

@@ -5,7 +5,7 @@
 
 use serde_json::{json, Value};
 
-mod support;
+use crate::support;
 
 const KEY: &str = "nul-test-key";
 

@@ -12,7 +12,7 @@ use engine::domain::Access;
 use reqwest::redirect::Policy;
 use reqwest::{Client, Response};
 
-mod support;
+use crate::support;
 
 use support::people::{code, get_as, session_cookie};
 use support::TestServer;

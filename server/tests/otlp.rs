@@ -3,7 +3,7 @@
 //! spans of the requests, the decision and the tool run a person's
 //! approval makes, named and attributed as a collector shows them.
 
-mod support;
+use crate::support;
 
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};

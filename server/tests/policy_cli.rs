@@ -3,7 +3,7 @@
 //! filled): the verdicts, their exit codes, and what a person and a script
 //! read.
 
-mod support;
+use crate::support;
 
 use std::path::Path;
 use std::process::{Command, Output};

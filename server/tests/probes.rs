@@ -3,7 +3,7 @@
 //! touch icons and missing `/pkg/` files, with or without sign-in; other
 //! unknown paths still get the page that says so.
 
-mod support;
+use crate::support;
 
 const ICON: &str = "<svg xmlns=\"http://www.w3.org/2000/svg\"/>";
 

@@ -3,7 +3,7 @@
 //! as given, and a press relayed from a chat app (inline submit) answers
 //! it when the question named that action.
 
-mod support;
+use crate::support;
 
 use std::time::Duration;
 

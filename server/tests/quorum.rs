@@ -8,7 +8,7 @@ use reqwest::redirect::Policy;
 use reqwest::Client;
 use serde_json::{json, Value};
 
-mod support;
+use crate::support;
 
 use support::people::{code, post_as, signed_in_as, signed_in_as_existing, waiting_deletes};
 use support::TestServer;

@@ -7,7 +7,7 @@
 //! `AIRLOCK_RACE_PAIRS` sets the number of pairs (default 50; `make faults`
 //! runs 1,000).
 
-mod support;
+use crate::support;
 
 use serde_json::json;
 

@@ -4,7 +4,7 @@
 
 use std::time::Duration;
 
-mod support;
+use crate::support;
 
 use serde_json::{json, Value};
 

@@ -4,7 +4,7 @@
 //! entered (422), one that fits is recorded (303 to the link), and a form
 //! in steps moves step by step, keeping everything entered.
 
-mod support;
+use crate::support;
 
 use serde_json::{json, Value};
 

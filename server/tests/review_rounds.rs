@@ -3,7 +3,7 @@
 //! the new 202 says so, the earlier case's poll names its next round, the
 //! review page shows the rounds before, and a chain never forks.
 
-mod support;
+use crate::support;
 
 use serde_json::{json, Value};
 use support::schemas::{assert_valid, schemas};

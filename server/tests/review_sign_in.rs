@@ -8,7 +8,7 @@ use reqwest::redirect::Policy;
 use reqwest::Client;
 use serde_json::json;
 
-mod support;
+use crate::support;
 
 use support::people::{code, post_as, signed_in_as, waiting_deletes};
 

@@ -4,7 +4,7 @@
 //! called back; and the protocol's own examples asked and answered as they
 //! show.
 
-mod support;
+use crate::support;
 
 use serde_json::{json, Value};
 use support::schemas::{assert_valid, schemas};

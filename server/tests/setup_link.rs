@@ -7,7 +7,7 @@ use reqwest::redirect::Policy;
 use reqwest::Client;
 use serde_json::json;
 
-mod support;
+use crate::support;
 
 use support::people::{code, get_as, session_cookie, CONFIG, PASSWORD};
 

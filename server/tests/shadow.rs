@@ -2,7 +2,7 @@
 //! the real one: its verdict is recorded on the call and counted in the
 //! metrics, and nothing it says changes what runs or what waits.
 
-mod support;
+use crate::support;
 
 use reqwest::Client;
 use serde_json::{json, Value};

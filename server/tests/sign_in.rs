@@ -9,7 +9,7 @@ use reqwest::redirect::Policy;
 use reqwest::Client;
 use serde_json::Value;
 
-mod support;
+use crate::support;
 
 use support::people::{
     get_as, post_form_as, session_cookie, signed_in_as, signed_in_as_existing, waiting_deletes,

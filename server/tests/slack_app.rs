@@ -4,8 +4,8 @@
 //! Presses are signed as Slack signs them; one unsigned, stale or by
 //! someone who may not decide changes nothing.
 
-mod slack_side;
-mod support;
+use crate::slack_side;
+use crate::support;
 
 use engine::domain::{Access, CallStatus, Channel, ToolCallId};
 use engine::people::NewPerson;

@@ -1,7 +1,7 @@
 //! Tool sources through the public surface: start-up that waits on none of
 //! them, their tools offered once up, and their state on `/api/v1/sources`.
 
-mod support;
+use crate::support;
 
 use std::time::{Duration, Instant};
 

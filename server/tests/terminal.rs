@@ -2,7 +2,7 @@
 //! `show`, `approve` and `reject` run as the real binary, acting as the
 //! person of a personal API token, with the exit codes scripts rely on.
 
-mod support;
+use crate::support;
 
 use std::process::Output;
 use std::time::Duration;

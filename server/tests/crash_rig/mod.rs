@@ -2,8 +2,6 @@
 //! killed and restarted over the same store, and the ledger of what the
 //! clients were told.
 
-#![allow(dead_code)] // each test file uses its own part
-
 pub mod workload;
 
 use std::collections::HashMap;

@@ -1,8 +1,6 @@
 //! What the HITL tests share: a server with a gateway key, another
 //! client's key and a callback secret, and helpers to ask, poll and respond.
 
-#![allow(dead_code)] // each test file uses its own part
-
 use serde_json::{json, Value};
 
 use crate::support;

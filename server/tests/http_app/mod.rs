@@ -1,8 +1,6 @@
 //! What the HTTP tests share: a server with its own data directory and
 //! the agent's worker, and ways to start conversations and write in them.
 
-#![allow(dead_code)] // each test file uses its own part
-
 pub mod sse;
 
 use std::net::SocketAddr;

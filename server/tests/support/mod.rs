@@ -1,8 +1,7 @@
 //! Shared by the HTTP tests and the in-process benchmarks: a real server on
 //! a free loopback port, over a data directory and a configuration file,
 //! with the background workers a test asks for. Dropping it stops it.
-
-#![allow(dead_code)] // each test binary uses its own part
+#![allow(dead_code)] // the tests and each benchmark use their own parts
 
 pub mod mcp;
 pub mod people;
@@ -10,7 +9,7 @@ pub mod receiver;
 pub mod schemas;
 
 mod gateway;
-#[allow(unused_imports)] // as above: not every test binary asks the gateway
+#[allow(unused_imports)] // as above
 pub use gateway::*;
 
 use tokio::sync::{oneshot, watch};
