@@ -42,6 +42,21 @@ impl Closing {
     }
 }
 
+impl ReviewCase {
+    /// The case as it reads at `now`. One past its deadline that the expiry
+    /// worker has not reached yet reads as expired at its deadline, so no
+    /// page or poll offers a response that would be refused; the worker
+    /// records the expiry (the default action, the events) within a second.
+    pub fn as_of(mut self, now: DateTime<Utc>) -> ReviewCase {
+        let lapsed = self.expires_at.filter(|at| *at <= now);
+        if let (Some(deadline), false) = (lapsed, self.status.is_terminal()) {
+            self.status = CaseStatus::Expired;
+            self.expired_at = Some(deadline);
+        }
+        self
+    }
+}
+
 /// How a decided call closes its case, or `None` when the call is still waiting.
 pub fn closing_of(call: &ToolCall) -> Option<Closing> {
     let decision = call.decision.as_ref()?;

@@ -1,9 +1,8 @@
 //! The case behind a review link: found by its token, brought up to date
-//! (a lapsed case expires first), and refused once it takes no response.
+//! (a lapsed case reads as expired), and refused once it takes no response.
 
 use super::{token, CaseId, CaseStatus, ReviewCase};
 use crate::core::Core;
-use crate::decisions;
 use crate::error::EngineError;
 
 /// The case, if `presented` is one of its link tokens. An unknown case
@@ -19,18 +18,10 @@ pub(super) async fn verified_case(
     }
 }
 
-/// The case as it stands, applying its expiry first if it lapsed and the
-/// expiry pass has not reached it yet.
-pub(super) async fn current(core: &Core, case: ReviewCase) -> Result<ReviewCase, EngineError> {
-    let lapsed = case.expires_at.is_some_and(|at| at <= core.clock.now());
-    if case.status.is_terminal() || !lapsed {
-        return Ok(case);
-    }
-    decisions::expire_due(core).await?;
-    core.store
-        .review_case(&case.id)
-        .await?
-        .ok_or(EngineError::NotFound("review case"))
+/// The case as it reads now: lapsed, it reads as expired, though only the
+/// expiry worker records that (a read never writes).
+pub(super) fn current(core: &Core, case: ReviewCase) -> ReviewCase {
+    case.as_of(core.clock.now())
 }
 
 /// The case behind a link, if it still takes a response.
@@ -43,9 +34,9 @@ pub(super) async fn still_open(
 }
 
 /// `case` as it stands, if it still takes a response: 410 when it
-/// expired (its expiry applied first if due), 409 when it was decided.
+/// expired or lapsed, 409 when it was decided.
 pub(super) async fn open_case(core: &Core, case: ReviewCase) -> Result<ReviewCase, EngineError> {
-    let case = current(core, case).await?;
+    let case = current(core, case);
     match case.status {
         CaseStatus::Expired => Err(EngineError::Expired {
             at: case.expired_at.unwrap_or(case.created_at),

@@ -140,7 +140,7 @@ pub(crate) async fn open_review(
 ) -> Result<ReviewView, EngineError> {
     let case = verified_case(core, id, presented).await?;
     holder(core, &case, by).await?;
-    let mut case = current(core, case).await?;
+    let mut case = current(core, case);
     if case.status == CaseStatus::Pending {
         case = advance(core, case, CaseStatus::Opened).await?;
     }
@@ -155,7 +155,7 @@ pub(crate) async fn review_view(
 ) -> Result<ReviewView, EngineError> {
     let case = verified_case(core, id, presented).await?;
     holder(core, &case, by).await?;
-    let case = current(core, case).await?;
+    let case = current(core, case);
     view_of(core, case).await
 }
 
@@ -186,7 +186,7 @@ pub(crate) async fn touch_review(
 ) -> Result<ReviewCase, EngineError> {
     let case = verified_case(core, id, presented).await?;
     holder(core, &case, by).await?;
-    let mut case = current(core, case).await?;
+    let mut case = current(core, case);
     if case.status == CaseStatus::Pending {
         case = advance(core, case, CaseStatus::Opened).await?;
     }
@@ -309,7 +309,7 @@ pub(crate) async fn review_status(
     if case.requester.client.is_some() && case.requester.client.as_deref() != client {
         return Err(EngineError::NotFound("review case"));
     }
-    current(core, case).await
+    Ok(current(core, case))
 }
 
 pub(crate) async fn review_events_after(

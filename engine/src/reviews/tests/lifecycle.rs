@@ -19,6 +19,26 @@ async fn expiry_applies_the_default_action_exactly_once() {
         )
         .await;
     assert!(matches!(late, Err(EngineError::Expired { .. })));
+    // Before the expiry pass, the case reads as expired at its deadline,
+    // and nothing was written: no event, the call still waiting.
+    let read = f
+        .engine
+        .review_status(&case.id, Some("builder"))
+        .await
+        .unwrap();
+    assert_eq!(read.status, CaseStatus::Expired);
+    let millis = |at: Option<chrono::DateTime<chrono::Utc>>| at.map(|t| t.timestamp_millis());
+    assert_eq!(millis(read.expired_at), millis(case.expires_at));
+    assert!(f
+        .engine
+        .review_events_after(&case.id, 0)
+        .await
+        .unwrap()
+        .is_empty());
+    let waiting = &f.engine.tool_calls(&case.conversation_id).await.unwrap()[0];
+    assert_eq!(waiting.status, CallStatus::PendingApproval);
+
+    assert_eq!(f.engine.expire_due().await.unwrap(), 1);
     assert_eq!(f.engine.expire_due().await.unwrap(), 0);
     let status = f
         .engine
