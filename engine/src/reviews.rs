@@ -30,7 +30,7 @@ use crate::domain::{
 };
 pub use ask::{AskRequest, Asked};
 pub use gateway::{GatewayOutcome, GatewayRequest};
-pub use page::PageResponse;
+pub use page::PageForm;
 pub use respond::{Response, ReviewContext, ReviewView, Submission};
 
 /// The protocol version Airlock speaks.

@@ -6,7 +6,7 @@ use crate::domain::{
 };
 use crate::error::EngineError;
 use crate::reviews::slack_app::{interaction, Pressed, SlackApp, SlackRefusal, SlackRequest};
-use crate::reviews::{drafts, page, respond, PageResponse, ReviewView, Submission};
+use crate::reviews::{drafts, page, respond, PageForm, ReviewView, Submission};
 use crate::Engine;
 
 impl Engine {
@@ -81,10 +81,10 @@ impl Engine {
         &self,
         id: &CaseId,
         presented: &str,
-        response: PageResponse,
+        form: PageForm,
         by: Option<&Actor>,
     ) -> Result<ReviewView, EngineError> {
-        page::respond_on_page(&self.core, id, presented, response, by).await
+        page::respond_on_page(&self.core, id, presented, form, by).await
     }
 
     /// Withdraws a case for the API client that asked it, which no longer

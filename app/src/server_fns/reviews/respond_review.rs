@@ -31,63 +31,27 @@ pub struct ReviewResponseForm {
     pub withdraw_reason: Option<String>,
 }
 
-/// Responds to a case from its review page, once, or withdraws it.
+/// Responds to a case from its review page, once, or withdraws it; the
+/// engine reads the form (`PageForm`).
 #[server(prefix = "/api/fn", endpoint = "respond_review")]
 pub async fn respond_review(
     #[server(flatten)] form: ReviewResponseForm,
 ) -> Result<ReviewItem, AppError> {
-    let ReviewResponseForm {
-        case_id,
-        token,
-        action,
-        reason,
-        arguments,
-        answer,
-        choice,
-        name,
-        withdraw,
-        withdraw_reason,
-    } = form;
-    use serde_json::json;
-    let id = super::case_id(&case_id)?;
-    let engine = crate::state::engine();
+    let id = super::case_id(&form.case_id)?;
+    let token = form.token;
+    let form = engine::reviews::PageForm {
+        action: form.action,
+        reason: form.reason,
+        arguments: form.arguments,
+        answer: form.answer,
+        choice: form.choice,
+        name: form.name,
+        withdraw: form.withdraw.is_some(),
+        withdraw_reason: form.withdraw_reason,
+    };
     let by = crate::state::actor();
-    if withdraw.is_some() {
-        let withdrawn = engine::reviews::PageResponse::Withdraw {
-            reason: withdraw_reason.filter(|r| !r.trim().is_empty()),
-            responded_by: name,
-        };
-        let view = engine
-            .respond_on_page(&id, &token, withdrawn, by.as_ref())
-            .await?;
-        return Ok(ReviewItem::from_view(view));
-    }
-    let action = action.ok_or_else(|| AppError::Invalid {
-        field: "action".into(),
-        message: "choose approve, reject, edit or submit".into(),
-    })?;
-    let data = match action.as_str() {
-        "reject" => json!({ "feedback": reason.unwrap_or_default() }),
-        "edit" => {
-            let edits = crate::wire::parse_arguments(arguments.as_deref().unwrap_or("")).map_err(
-                |message| AppError::Invalid {
-                    field: "arguments".into(),
-                    message,
-                },
-            )?;
-            json!({ "edits": edits })
-        }
-        "submit" => json!({ "answer": choice.or(answer).unwrap_or_default() }),
-        _ => json!({}),
-    };
-    let submission = engine::reviews::Submission {
-        action,
-        data,
-        responded_by: name,
-    };
-    let response = engine::reviews::PageResponse::Respond(submission);
-    let view = engine
-        .respond_on_page(&id, &token, response, by.as_ref())
+    let view = crate::state::engine()
+        .respond_on_page(&id, &token, form, by.as_ref())
         .await?;
     Ok(ReviewItem::from_view(view))
 }
