@@ -122,12 +122,25 @@ def test_a_wait_that_ends_first_leaves_the_call_to_pick_up_or_withdraw(
         assert server.call(asked.call_id or "")["status"] == "cancelled"
 
 
-def test_an_interrupted_wait_withdraws_the_call(server: Server, session_id: str) -> None:
+def test_an_interrupted_wait_withdraws_the_call(
+    server: Server, session_id: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
     arguments = {"path": f"{session_id}-interrupted"}
     found: List[Dict[str, Any]] = []
+    # The signal goes once the client waits: the call is stored a moment
+    # before the client has read that it was asked.
+    waiting = threading.Event()
+    wait = Airlock._wait
+
+    def noted_wait(self: Airlock, *args: Any) -> Any:
+        waiting.set()
+        return wait(self, *args)
+
+    monkeypatch.setattr(Airlock, "_wait", noted_wait)
 
     def interrupt() -> None:
         found.append(server.waiting_call("delete_file", arguments))
+        waiting.wait()
         # Ctrl-C: a real signal, which also ends the wait's blocking read.
         signal.pthread_kill(threading.main_thread().ident or 0, signal.SIGINT)
 

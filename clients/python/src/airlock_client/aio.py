@@ -83,16 +83,33 @@ class AsyncAirlock(Client):
     ) -> Decision:
         """Asks, and waits for the decision: at most `wait` seconds when
         given (then `StillWaiting`), else until the call is decided or
-        expires. Interrupted (Ctrl-C), it withdraws the call first."""
-        asked = await self.request(
-            tool,
-            arguments,
-            source=source,
-            session_id=session_id,
-            agent_id=agent_id,
-            previous_case_id=previous_case_id,
-            idempotency_key=idempotency_key,
+        expires. Cancelled, it withdraws the call first, even while the
+        question is still on its way."""
+        asking = asyncio.ensure_future(
+            self.request(
+                tool,
+                arguments,
+                source=source,
+                session_id=session_id,
+                agent_id=agent_id,
+                previous_case_id=previous_case_id,
+                idempotency_key=idempotency_key,
+            )
         )
+        try:
+            asked = await asyncio.shield(asking)
+        except asyncio.CancelledError:
+            # Airlock may have stored the call already: hear the answer
+            # out, and take back a call that waits.
+            with contextlib.suppress(Exception):
+                pending = await asking
+                if isinstance(pending, Pending):
+                    await asyncio.shield(
+                        asyncio.ensure_future(
+                            self._withdraw_quietly(pending, "the agent's task was cancelled")
+                        )
+                    )
+            raise
         if isinstance(asked, Decision):
             return asked
         return await self.wait(asked, timeout=wait)
