@@ -8,6 +8,8 @@ use chrono::{DateTime, Utc};
 
 use crate::clock::Clock;
 use crate::config::Config;
+use crate::domain::{ToolCall, ToolCallId};
+use crate::error::EngineError;
 use crate::events::Events;
 use crate::metrics::Metrics;
 use crate::store::Store;
@@ -29,6 +31,17 @@ pub(crate) struct Core {
     pub(crate) sources: SourceBoard,
     /// What this process counts for `GET /metrics`.
     pub(crate) metrics: Metrics,
+}
+
+impl Core {
+    /// The call `id`, which the caller knows of (from a case, a link, a
+    /// decision): [`EngineError::NotFound`] when the store has none.
+    pub(crate) async fn call(&self, id: &ToolCallId) -> Result<ToolCall, EngineError> {
+        self.store
+            .tool_call(id)
+            .await?
+            .ok_or(EngineError::NotFound("tool call"))
+    }
 }
 
 /// How many failed sign-ins are tolerated before the next waits: few per

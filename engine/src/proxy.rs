@@ -173,11 +173,7 @@ pub(crate) async fn decided(
     let mut changes = core.events.subscribe_cases();
     let mut renew_at = core.clock.now();
     loop {
-        let call = core
-            .store
-            .tool_call(id)
-            .await?
-            .ok_or(EngineError::NotFound("tool call"))?;
+        let call = core.call(id).await?;
         if call.status != CallStatus::PendingApproval {
             return Ok(call);
         }

@@ -20,7 +20,8 @@ const FLOORS: &[&[&str]] = &[
     &["policy", "metrics"],
     &["config"],
     &["store", "events", "tools"],
-    &["core", "error"],
+    &["error"],
+    &["core"],
     &[
         "audit",
         "grants",

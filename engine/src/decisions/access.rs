@@ -36,11 +36,7 @@ pub(super) async fn waiting_calls(core: &Core, run: &RunId) -> Result<Vec<ToolCa
 
 /// The call as it waits, for a decision to be checked against.
 pub(crate) async fn pending_call(core: &Core, id: &ToolCallId) -> Result<ToolCall, EngineError> {
-    let call = core
-        .store
-        .tool_call(id)
-        .await?
-        .ok_or(EngineError::NotFound("tool call"))?;
+    let call = core.call(id).await?;
     if call.status != CallStatus::PendingApproval {
         return Err(EngineError::already_decided(call));
     }

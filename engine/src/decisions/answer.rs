@@ -37,11 +37,7 @@ pub(crate) async fn answer_closing(
             format!("an answer is at most {MAX_REASON_CHARS} characters"),
         ));
     }
-    let call = core
-        .store
-        .tool_call(call_id)
-        .await?
-        .ok_or(EngineError::NotFound("tool call"))?;
+    let call = core.call(call_id).await?;
     if let Some(asked) = crate::domain::asked_type(&call) {
         return Err(EngineError::invalid(
             "answer",
@@ -101,11 +97,7 @@ async fn answer_by_id(
     data_of: impl FnOnce(&ReviewShape) -> serde_json::Value,
     reviewer: &Reviewer,
 ) -> Result<ToolCall, EngineError> {
-    let call = core
-        .store
-        .tool_call(call_id)
-        .await?
-        .ok_or(EngineError::NotFound("tool call"))?;
+    let call = core.call(call_id).await?;
     match answer_typed(core, call, action, data_of, reviewer).await? {
         Some((call, _closed)) => Ok(call),
         None => Err(EngineError::invalid(

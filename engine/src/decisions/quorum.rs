@@ -80,11 +80,7 @@ pub(super) async fn approve(
                 return Ok((applied.call, applied.closed_case));
             }
             ApprovalAdded::Raced => {
-                call = core
-                    .store
-                    .tool_call(&change.call_id)
-                    .await?
-                    .ok_or(EngineError::NotFound("tool call"))?;
+                call = core.call(&change.call_id).await?;
             }
         }
     }

@@ -105,11 +105,7 @@ impl Engine {
     /// The call `id`, whatever its status; [`EngineError::NotFound`] when
     /// there is none.
     pub async fn tool_call(&self, id: &ToolCallId) -> Result<ToolCall, EngineError> {
-        self.core
-            .store
-            .tool_call(id)
-            .await?
-            .ok_or(EngineError::NotFound("tool call"))
+        self.core.call(id).await
     }
 
     /// Answers the typed question `id` with `action` and `data`, checked

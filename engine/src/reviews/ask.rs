@@ -189,11 +189,7 @@ pub(super) async fn answer(
     submission: &Submission,
     reviewer: &Reviewer,
 ) -> Result<Option<Option<ReviewCase>>, EngineError> {
-    let call = core
-        .store
-        .tool_call(&case.tool_call_id)
-        .await?
-        .ok_or(EngineError::NotFound("tool call"))?;
+    let call = core.call(&case.tool_call_id).await?;
     let data = |_: &ReviewShape| submission.data.clone();
     let answered = decisions::answer_typed(core, call, &submission.action, data, reviewer).await?;
     Ok(answered.map(|(_call, closed)| closed))

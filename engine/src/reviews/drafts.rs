@@ -49,11 +49,7 @@ async fn draft_of(
     if !case.asks {
         return Ok(None);
     }
-    let call = core
-        .store
-        .tool_call(&case.tool_call_id)
-        .await?
-        .ok_or(EngineError::NotFound("tool call"))?;
+    let call = core.call(&case.tool_call_id).await?;
     Ok(match ReviewShape::asked_by(&call) {
         Some(Ok(ReviewShape::Input { form })) if form.steps.len() > 1 => {
             Some(FormDraft::of_posted(&form, posted, step))

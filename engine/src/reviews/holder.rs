@@ -34,11 +34,7 @@ pub(super) async fn holder(
     if !people && !core.config.sign_in_links() {
         return Ok(None);
     }
-    let call = core
-        .store
-        .tool_call(&case.tool_call_id)
-        .await?
-        .ok_or(EngineError::NotFound("tool call"))?;
+    let call = core.call(&case.tool_call_id).await?;
     let signed_in = core.config.policy_for(&call.source).review_sign_in()
         || (people && call.quorum.is_needed());
     if !signed_in {

@@ -42,11 +42,7 @@ pub(super) async fn open_case(core: &Core, case: ReviewCase) -> Result<ReviewCas
             at: case.expired_at.unwrap_or(case.created_at),
         }),
         CaseStatus::Completed | CaseStatus::Cancelled => {
-            let call = core
-                .store
-                .tool_call(&case.tool_call_id)
-                .await?
-                .ok_or(EngineError::NotFound("tool call"))?;
+            let call = core.call(&case.tool_call_id).await?;
             Err(EngineError::already_decided(call))
         }
         _ => Ok(case),

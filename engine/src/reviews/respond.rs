@@ -161,11 +161,7 @@ pub(crate) async fn review_view(
 
 /// The case with its call and what led to it.
 pub(super) async fn view_of(core: &Core, case: ReviewCase) -> Result<ReviewView, EngineError> {
-    let call = core
-        .store
-        .tool_call(&case.tool_call_id)
-        .await?
-        .ok_or(EngineError::NotFound("tool call"))?;
+    let call = core.call(&case.tool_call_id).await?;
     let context = context_of(core, &call).await?;
     let earlier = super::rounds::earlier_rounds(core, &case).await?;
     let draft = super::drafts::kept_draft(core, &case).await?;
