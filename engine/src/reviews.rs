@@ -3,7 +3,7 @@
 //! an event stream and, for gateway calls, a signed callback.
 //!
 //! A case follows its tool call: the decision that settles the call settles
-//! the case in the same transaction (see `store/sql/decide.rs`), whichever
+//! the case in the same transaction (see `store/sql/decisions.rs`), whichever
 //! channel it came from (chat, review page, HTTP or expiry).
 
 pub mod ask;

@@ -1,13 +1,15 @@
-//! Who holds what: a process's lease on the run it steps, and an MCP
-//! client's hold on the call it waits for.
+//! Who runs what: a process's lease on the run it steps, an MCP client's
+//! hold on the call it waits for, and the calls they run, claimed and
+//! finished.
 
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 
 use super::{HeldCall, StoreError};
-use crate::domain::{Run, RunId, ToolCall, ToolCallId};
+use crate::domain::{Event, Run, RunId, ToolCall, ToolCallId};
 
-/// Who holds what: a process's lease on a run, an MCP client's hold on a call.
+/// Who runs what: a process's lease on a run, an MCP client's hold on a
+/// call, and each call run claimed and finished.
 #[async_trait]
 pub trait LeaseStore: Send + Sync {
     /// Takes the lease on a run that is running or waiting and not leased by
@@ -67,4 +69,21 @@ pub trait LeaseStore: Send + Sync {
         before: DateTime<Utc>,
         limit: i64,
     ) -> Result<Vec<HeldCall>, StoreError>;
+
+    /// Moves an approved call, as `call` read it, to `executing`; `None`
+    /// when it is no longer approved (someone else claimed it first).
+    async fn claim_call(
+        &self,
+        call: &ToolCall,
+        now: DateTime<Utc>,
+    ) -> Result<Option<(ToolCall, Event)>, StoreError>;
+
+    /// Records the result or error of an executing call, as `call` read it
+    /// (its claim returned it); `None` when it is no longer executing.
+    async fn finish_call(
+        &self,
+        call: &ToolCall,
+        outcome: Result<serde_json::Value, String>,
+        now: DateTime<Utc>,
+    ) -> Result<Option<(ToolCall, Event)>, StoreError>;
 }

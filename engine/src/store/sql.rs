@@ -17,7 +17,6 @@ mod backlog;
 mod call_reads;
 mod calls;
 mod conversations;
-mod decide;
 mod decisions;
 mod decode;
 mod drafts;

@@ -1,20 +1,38 @@
-//! [`DecisionStore`]: a person's decision on one pending call, in one
-//! transaction; and deciding many calls in one transaction: a whole batch
-//! at once, and every call whose deadline passed. Each decides its calls
-//! with `decide_in` (`decide.rs`).
+//! [`DecisionStore`]: decisions on waiting calls, each in one transaction:
+//! one call, a whole batch at once, and every call whose deadline passed.
+//! Each decides its calls with `decide_in`, one way on both databases:
+//! the compare-and-set, the call's review case closed, its audit entry
+//! and events, and its run woken.
 
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 
-use super::decide::{AppliedIn, ItsRun};
-use super::decode::corrupt;
-use super::{query, query_scalar, Backend, SqlStore, Transaction};
+use super::decode::{corrupt, row_call};
+use super::events::call_event;
+use super::{query, query_scalar, Backend, Query, SqlStore, Transaction};
 use crate::domain::{
-    BatchId, CallStatus, Channel, Decision, DecisionKind, Event, ExpiryAction, ToolCall, ToolCallId,
+    BatchId, CallStatus, Channel, Decision, DecisionKind, Event, EventKind, ExpiryAction,
+    ReviewCase, Run, ToolCall, ToolCallId, AGENT_SOURCE, QUESTION_TOOL,
 };
 use crate::store::{
     to_millis, Applied, CallReads, Decided, DecisionChange, DecisionStore, StoreError,
 };
+
+/// The compare-and-set of a decision: one pending call (with `$10`, one
+/// that is not the agent's question, `$11`/`$12`). A call that needs
+/// several approvals is approved only once they are recorded (see
+/// `quorum.rs`); refusing, withdrawing and expiry need none.
+const DECIDE_CALL: &str = "update tool_calls set
+        status = $1, decision = $2, decided_by = $3, decided_by_id = $13, decided_at = $4,
+        decision_reason = $5, decision_channel = $6, updated_at = $4,
+        original_arguments = case when $7 is null then original_arguments else arguments end,
+        arguments = coalesce($7, arguments),
+        result = coalesce($9, result)
+     where tool_call_id = $8 and status = 'pending_approval'
+       and not ($10 and source = $11 and tool = $12)
+       and (approvals_required <= 1 or approvals_required <= approvals_given
+            or $2 in ('reject', 'cancel', 'expire'))
+     returning *";
 
 /// The waiting calls of batch `$1` a decision to `$2` covers (approving
 /// never covers the agent's questions: they need an answer), in the batch's order.
@@ -194,5 +212,91 @@ impl<B: Backend> DecisionStore for SqlStore<B> {
         }
         tx.commit().await?;
         Ok(changed)
+    }
+}
+
+/// What a decision does to its call's run, in the decision's transaction.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum ItsRun {
+    /// Leaves it alone.
+    Leave,
+    /// Takes the run's lock, before any event locks the conversation, for a
+    /// wake-up (`wake_in`) later in the transaction.
+    Lock,
+    /// Takes the run's lock and wakes the run when this was its last waiting call.
+    Wake,
+}
+
+/// A decision applied inside a transaction.
+pub(super) struct AppliedIn {
+    pub(super) call: ToolCall,
+    pub(super) event: Event,
+    pub(super) case: Option<ReviewCase>,
+    /// The run as woken, and its event, when the decision woke it.
+    pub(super) woken: Option<(Run, Event)>,
+}
+
+impl<B: Backend> SqlStore<B> {
+    /// Decides one pending call inside `tx` (with `refuse_questions`, one
+    /// that is not the agent's question): the compare-and-set; the run's
+    /// lock when `its_run` asks for it, taken before any event locks the
+    /// conversation, in the order every writer takes them (call, run, case,
+    /// conversation); the call's review case closed, with the case's event
+    /// and callback; the audit entry; the call's event; and the run woken
+    /// when `its_run` says so and none of its calls waits any more.
+    pub(super) async fn decide_in(
+        tx: &mut B::Tx<'_>,
+        change: &DecisionChange,
+        its_run: ItsRun,
+    ) -> Result<Option<AppliedIn>, StoreError> {
+        let decision = &change.decision;
+        let row = Self::bind_decision(query(DECIDE_CALL), change)
+            .fetch_optional(&mut *tx)
+            .await?;
+        let Some(row) = row else { return Ok(None) };
+        let call = row_call(&row)?;
+        if let (ItsRun::Lock | ItsRun::Wake, Some(run)) = (its_run, &call.run_id) {
+            Self::lock_run(tx, run).await?;
+        }
+        let closed = Self::close_case(tx, &call, change.submission.as_ref()).await?;
+        let (action, channel) = (decision.kind.as_str(), decision.channel.as_str());
+        Self::audit(tx, &call, action, &decision.by, channel, decision.at).await?;
+        if let Some((case, event)) = &closed {
+            Self::record_closed_case(tx, case, event).await?;
+        }
+        let event = call_event(&call, EventKind::ToolCallUpdated);
+        let event = Self::append_event(tx, event, decision.at).await?;
+        // Of two decisions on a run's last two waiting calls, the second
+        // takes the run's lock after the first commits and reads its
+        // decision here: exactly one wakes the run.
+        let woken = match (its_run, &call.run_id) {
+            (ItsRun::Wake, Some(run)) => Self::wake_in(tx, run, decision.at).await?,
+            _ => None,
+        };
+        Ok(Some(AppliedIn {
+            call,
+            event,
+            case: closed.map(|(case, _)| case),
+            woken,
+        }))
+    }
+
+    /// Binds `$1`–`$13` of [`DECIDE_CALL`].
+    fn bind_decision<'q>(query: Query<'q>, change: &DecisionChange) -> Query<'q> {
+        let decision = &change.decision;
+        query
+            .bind(change.status.as_str())
+            .bind(decision.kind.as_str())
+            .bind(&decision.by)
+            .bind(to_millis(decision.at))
+            .bind(&decision.reason)
+            .bind(decision.channel.as_str())
+            .bind(change.arguments.as_ref().map(|a| a.to_string()))
+            .bind(change.call_id.as_str())
+            .bind(change.result.as_ref().map(|r| r.to_string()))
+            .bind(change.refuse_questions)
+            .bind(AGENT_SOURCE)
+            .bind(QUESTION_TOOL)
+            .bind(decision.by_id.as_ref().map(|p| p.as_str()))
     }
 }

@@ -231,20 +231,12 @@ pub(crate) fn row_event(row: &Row) -> Result<Event, StoreError> {
 }
 
 pub(super) fn row_case(row: &Row) -> Result<ReviewCase, StoreError> {
-    row_case_named(row, "")
-}
-
-/// A case whose columns are named `{prefix}…` (`closed_case_id`, … after a decision).
-pub(super) fn row_case_named(row: &Row, prefix: &str) -> Result<ReviewCase, StoreError> {
     const T: &str = "review_cases";
-    let column = |name: &str| format!("{prefix}{name}");
-    let text =
-        |name: &str| -> Result<String, StoreError> { row.try_get::<String>(column(name).as_str()) };
-    let opt_text = |name: &str| -> Result<Option<String>, StoreError> {
-        row.try_get::<Option<String>>(column(name).as_str())
-    };
+    let text = |name: &str| -> Result<String, StoreError> { row.try_get::<String>(name) };
+    let opt_text =
+        |name: &str| -> Result<Option<String>, StoreError> { row.try_get::<Option<String>>(name) };
     let opt_time = |name: &str| -> Result<Option<DateTime<Utc>>, StoreError> {
-        row.try_get::<Option<i64>>(column(name).as_str())?
+        row.try_get::<Option<i64>>(name)?
             .map(|ms| from_millis(T, ms))
             .transpose()
     };
@@ -263,7 +255,7 @@ pub(super) fn row_case_named(row: &Row, prefix: &str) -> Result<ReviewCase, Stor
             .map_err(|e| corrupt(T, e))?,
         case_type: CaseType::parse(&case_type)
             .ok_or_else(|| corrupt(T, format!("type {case_type}")))?,
-        asks: row.try_get(column("asks").as_str())?,
+        asks: row.try_get("asks")?,
         status: CaseStatus::parse(&status).ok_or_else(|| corrupt(T, format!("status {status}")))?,
         prompt: text("prompt")?,
         default_action: ExpiryAction::parse(&default_action)
@@ -282,7 +274,7 @@ pub(super) fn row_case_named(row: &Row, prefix: &str) -> Result<ReviewCase, Stor
             .transpose()?
             .map(|c| serde_json::from_value(c).map_err(|e| corrupt(T, e)))
             .transpose()?,
-        created_at: from_millis(T, row.try_get(column("created_at").as_str())?)?,
+        created_at: from_millis(T, row.try_get("created_at")?)?,
         expires_at: opt_time("expires_at")?,
         opened_at: opt_time("opened_at")?,
         completed_at: opt_time("completed_at")?,
@@ -299,7 +291,7 @@ pub(super) fn row_case_named(row: &Row, prefix: &str) -> Result<ReviewCase, Stor
             .unwrap_or_default(),
         previous_case_id: opt_case("previous_case_id")?,
         next_case_id: opt_case("next_case_id")?,
-        version: row.try_get(column("version").as_str())?,
+        version: row.try_get("version")?,
     })
 }
 

@@ -1,15 +1,20 @@
-//! [`LeaseStore`]: leases, which process steps a run. A lease is taken, renewed, and given
-//! up when the run ends or the process stops; one that lapses lets another
-//! process take the run. And holds: which process's MCP client waits on a
-//! proxied call; one that lapses lets any process withdraw the call.
+//! [`LeaseStore`]: who runs what. Leases: which process steps a run; a lease
+//! is taken, renewed, and given up when the run ends or the process stops;
+//! one that lapses lets another process take the run. Holds: which
+//! process's MCP client waits on a proxied call; one that lapses lets any
+//! process withdraw the call. And the calls they run, claimed (approved →
+//! executing, once) and finished.
 
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
+use serde_json::Value;
 
+use super::calls::audit_detail;
 use super::decode::{corrupt, row_call, row_run, row_run_named};
-use super::{query, query_scalar, Backend, SqlStore};
-use crate::domain::{Run, RunId, ToolCall, ToolCallId};
-use crate::store::{to_millis, CallStore, HeldCall, LeaseStore, StoreError};
+use super::events::{appended, call_event};
+use super::{query, query_scalar, Backend, SqlStore, Transaction};
+use crate::domain::{CallStatus, Event, EventKind, Run, RunId, ToolCall, ToolCallId};
+use crate::store::{from_millis, to_millis, CallStore, HeldCall, LeaseStore, StoreError};
 
 const HOLD_CALL: &str = "update tool_calls set held_until = $1, held_by = $2
      where tool_call_id = $3 and status = 'pending_approval'";
@@ -55,6 +60,32 @@ pub(super) const RUNS_TO_STEP: &str = "select run_id from runs r where (lease_un
        and (status = 'running' or (status = 'waiting'
             and not exists (select 1 from tool_calls t where t.run_id = r.run_id and t.status = 'pending_approval')))
      order by updated_at limit $2";
+
+/// Moves a call on, if it is still as it was read: `$1` status, `$2`
+/// result, `$3` error, `$4` time; `$5` the call, `$6` and `$7` its status
+/// and time as read.
+pub(super) const ADVANCE_CALL: &str =
+    "update tool_calls set status = $1, result = $2, error = $3, updated_at = $4
+     where tool_call_id = $5 and status = $6 and updated_at = $7";
+
+/// [`ADVANCE_CALL`] with its audit entry (`$8` action, `$9` detail) and its
+/// event (`$10` kind, `$11` data) in one round trip, one transaction, the
+/// event appended as `append_event` appends it. Rows are locked call first,
+/// then conversation, as every writer takes them.
+pub(super) const ADVANCE_CALL_IN_ONE: &str = "with changed as (
+         update tool_calls set status = $1, result = $2, error = $3, updated_at = $4
+         where tool_call_id = $5 and status = $6 and updated_at = $7
+         returning conversation_id, source, tool),
+     audited as (
+         insert into audit_log (tool_call_id, conversation_id, source, tool, action, actor, channel, detail, created_at)
+         select $5, conversation_id, source, tool, $8, 'agent', 'system', $9, $4 from changed),
+     bumped as (
+         update conversations set event_seq = event_seq + 1
+         where conversation_id in (select conversation_id from changed)
+         returning conversation_id, event_seq)
+     insert into events (conversation_id, seq, kind, data, created_at)
+     select conversation_id, event_seq, $10, $11, $4 from bumped
+     returning event_id, seq";
 
 #[async_trait]
 impl<B: Backend> LeaseStore for SqlStore<B> {
@@ -178,5 +209,97 @@ impl<B: Backend> LeaseStore for SqlStore<B> {
                 })
             })
             .collect()
+    }
+
+    async fn claim_call(
+        &self,
+        call: &ToolCall,
+        now: DateTime<Utc>,
+    ) -> Result<Option<(ToolCall, Event)>, StoreError> {
+        let claimed = ToolCall {
+            status: CallStatus::Executing,
+            updated_at: now,
+            ..call.clone()
+        };
+        self.advance_call(call, claimed, "execute").await
+    }
+
+    async fn finish_call(
+        &self,
+        call: &ToolCall,
+        outcome: Result<Value, String>,
+        now: DateTime<Utc>,
+    ) -> Result<Option<(ToolCall, Event)>, StoreError> {
+        let (status, result, error) = match outcome {
+            Ok(result) => (CallStatus::Completed, Some(result), None),
+            Err(error) => (CallStatus::Failed, None, Some(error)),
+        };
+        let finished = ToolCall {
+            status,
+            result,
+            error,
+            updated_at: now,
+            ..call.clone()
+        };
+        let action = finished.status.as_str();
+        self.advance_call(call, finished, action).await
+    }
+}
+
+impl<B: Backend> SqlStore<B> {
+    /// Stores `after`, call `before` moved on by the process running it
+    /// (a new status, and its result or error), with its audit entry
+    /// (`action`) and event, if the call is still as `before` was read;
+    /// `None` when someone else moved it first. A call's status only
+    /// moves forward and every change moves it, so a call still in
+    /// `before`'s status is `before`: `after` is the row as stored, and
+    /// the event's data needs nothing read back.
+    pub(super) async fn advance_call(
+        &self,
+        before: &ToolCall,
+        after: ToolCall,
+        action: &str,
+    ) -> Result<Option<(ToolCall, Event)>, StoreError> {
+        let at = to_millis(after.updated_at);
+        let after = ToolCall {
+            updated_at: from_millis("tool_calls", at)?,
+            ..after
+        };
+        let result = after.result.as_ref().map(Value::to_string);
+        let event = call_event(&after, EventKind::ToolCallUpdated);
+        let sql = if B::WRITES_IN_WITH {
+            ADVANCE_CALL_IN_ONE
+        } else {
+            ADVANCE_CALL
+        };
+        let query = query(sql)
+            .bind(after.status.as_str())
+            .bind(result)
+            .bind(&after.error)
+            .bind(at)
+            .bind(before.id.as_str())
+            .bind(before.status.as_str())
+            .bind(to_millis(before.updated_at));
+        if B::WRITES_IN_WITH {
+            let row = query
+                .bind(action)
+                .bind(audit_detail(&after))
+                .bind(event.kind.as_str())
+                .bind(event.data.to_string())
+                .fetch_optional(self.writer())
+                .await?;
+            let Some(row) = row else { return Ok(None) };
+            let event = appended(&row, event, after.updated_at)?;
+            return Ok(Some((after, event)));
+        }
+        let mut tx = self.begin().await?;
+        if query.execute(&mut tx).await? == 0 {
+            tx.rollback().await?;
+            return Ok(None);
+        }
+        Self::audit(&mut tx, &after, action, "agent", "system", after.updated_at).await?;
+        let event = Self::append_event(&mut tx, event, after.updated_at).await?;
+        tx.commit().await?;
+        Ok(Some((after, event)))
     }
 }

@@ -3,7 +3,7 @@
 
 use async_trait::async_trait;
 
-use super::decide::ItsRun;
+use super::decisions::ItsRun;
 use super::decode::{corrupt, row_call, row_case};
 use super::events::call_event;
 use super::{query, Backend, SqlStore, Transaction};

@@ -4,7 +4,7 @@
 use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 
-use super::decode::{row_case, row_case_event, row_case_named};
+use super::decode::{row_case, row_case_event};
 use super::{query, Backend, Row, SqlStore, Transaction};
 use crate::domain::{
     CaseEvent, CaseId, CaseStatus, NewCase, ReviewCase, SubmissionContext, ToolCall, ToolCallId,
@@ -56,8 +56,7 @@ const CASE_EVENTS_AFTER: &str =
 /// Closes call `$5`'s open review case as its decision settles it (see
 /// `domain::closing`): status `$1`, result `$2`, responder `$3`, time `$4`
 /// and reason `$6`; the case as closed.
-pub(super) const CLOSE_CASE: &str =
-    "update review_cases set status = $1, result = $2, responded_by = $3,
+const CLOSE_CASE: &str = "update review_cases set status = $1, result = $2, responded_by = $3,
         responded_by_email = (select email from people where person_id = $7),
         completed_at = case when $1 = 'completed' then $4 else completed_at end,
         expired_at = case when $1 = 'expired' then $4 else expired_at end,
@@ -79,22 +78,17 @@ pub(super) fn case_event(case: &ReviewCase, at: DateTime<Utc>) -> Result<CaseEve
     })
 }
 
-/// A case a decision closed at `at`, as the statement returned it
-/// (its columns named `{prefix}…`), and its event to store with
-/// `record_closed_case`.
-pub(super) fn closed_case(
-    row: &Row,
-    prefix: &str,
-    at: DateTime<Utc>,
-) -> Result<(ReviewCase, CaseEvent), StoreError> {
-    let case = row_case_named(row, prefix)?;
+/// A case a decision closed at `at`, as the statement returned it, and its
+/// event to store with `record_closed_case`.
+fn closed_case(row: &Row, at: DateTime<Utc>) -> Result<(ReviewCase, CaseEvent), StoreError> {
+    let case = row_case(row)?;
     let event = case_event(&case, at)?;
     Ok((case, event))
 }
 
 /// Where a closed case's callback goes and what it carries, when its
 /// requester asked for one.
-pub(super) fn callback_of(case: &ReviewCase, event: &CaseEvent) -> Option<(String, String)> {
+fn callback_of(case: &ReviewCase, event: &CaseEvent) -> Option<(String, String)> {
     let url = case.requester.callback_url.clone()?;
     Some((url, crate::domain::callback::body(event)))
 }
@@ -316,7 +310,7 @@ impl<B: Backend> SqlStore<B> {
             .bind(closing.submission_json())
             .fetch_optional(&mut *tx)
             .await?;
-        row.map(|row| closed_case(&row, "", closing.at)).transpose()
+        row.map(|row| closed_case(&row, closing.at)).transpose()
     }
 
     /// Stores a closed case's event, queues its callback and forgets what
