@@ -21,8 +21,10 @@ use crate::store::{
 /// The compare-and-set of a decision: one pending call (with `$10`, one
 /// that is not the agent's question, `$11`/`$12`). A call that needs
 /// several approvals is approved only once they are recorded (see
-/// `quorum.rs`); refusing, withdrawing and expiry need none.
-const DECIDE_CALL: &str = "update tool_calls set
+/// `quorum.rs`); refusing, withdrawing and expiry need none. It says too
+/// whether the call has an open review case (`case_open`): most calls in a
+/// chat have none, and skip closing one.
+pub(super) const DECIDE_CALL: &str = "update tool_calls set
         status = $1, decision = $2, decided_by = $3, decided_by_id = $13, decided_at = $4,
         decision_reason = $5, decision_channel = $6, updated_at = $4,
         original_arguments = case when $7 is null then original_arguments else arguments end,
@@ -32,7 +34,8 @@ const DECIDE_CALL: &str = "update tool_calls set
        and not ($10 and source = $11 and tool = $12)
        and (approvals_required <= 1 or approvals_required <= approvals_given
             or $2 in ('reject', 'cancel', 'expire'))
-     returning *";
+     returning *, exists (select 1 from review_cases c where c.tool_call_id = tool_calls.tool_call_id
+                            and c.status in ('pending', 'opened', 'in_progress')) as case_open";
 
 /// The waiting calls of batch `$1` a decision to `$2` covers (approving
 /// never covers the agent's questions: they need an answer), in the batch's order.
@@ -258,7 +261,11 @@ impl<B: Backend> SqlStore<B> {
         if let (ItsRun::Lock | ItsRun::Wake, Some(run)) = (its_run, &call.run_id) {
             Self::lock_run(tx, run).await?;
         }
-        let closed = Self::close_case(tx, &call, change.submission.as_ref()).await?;
+        let closed = if row.try_get::<bool>("case_open")? {
+            Self::close_case(tx, &call, change.submission.as_ref()).await?
+        } else {
+            None
+        };
         let (action, channel) = (decision.kind.as_str(), decision.channel.as_str());
         Self::audit(tx, &call, action, &decision.by, channel, decision.at).await?;
         if let Some((case, event)) = &closed {

@@ -2,10 +2,11 @@
 //! whole, so each reads on its own; these checks keep the copies the same.
 
 use super::calls::OPEN_CALLS;
-use super::decisions::{BATCH_CALLS, BATCH_CALLS_LOCKED, DUE_CALLS, DUE_CALLS_LOCKED};
+use super::decisions::{BATCH_CALLS, BATCH_CALLS_LOCKED, DECIDE_CALL, DUE_CALLS, DUE_CALLS_LOCKED};
 use super::leases::{
     ADVANCE_CALL, ADVANCE_CALL_IN_ONE, RUNS_TO_STEP, TAKE_LEASE, TAKE_LEASE_WITH_OPEN_CALLS,
 };
+use super::reviews::CLOSE_CASE;
 use super::runs::{RELEASE_RUN, WAKE_RUN};
 
 /// `sql` with every run of whitespace one space.
@@ -53,4 +54,14 @@ fn a_statement_in_one_round_trip_holds_the_statements_it_stands_for() {
         .expect("OPEN_CALLS has a condition and an order");
     assert_contains(TAKE_LEASE_WITH_OPEN_CALLS, &open);
     assert_contains(TAKE_LEASE_WITH_OPEN_CALLS, &order);
+}
+
+#[test]
+fn a_decision_asks_whether_its_case_is_open_as_closing_the_case_does() {
+    let open = "status in ('pending', 'opened', 'in_progress')";
+    assert_contains(CLOSE_CASE, &format!("where tool_call_id = $5 and {open}"));
+    assert_contains(
+        DECIDE_CALL,
+        &format!("c.tool_call_id = tool_calls.tool_call_id and c.{open}"),
+    );
 }

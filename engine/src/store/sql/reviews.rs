@@ -56,7 +56,8 @@ const CASE_EVENTS_AFTER: &str =
 /// Closes call `$5`'s open review case as its decision settles it (see
 /// `domain::closing`): status `$1`, result `$2`, responder `$3`, time `$4`
 /// and reason `$6`; the case as closed.
-const CLOSE_CASE: &str = "update review_cases set status = $1, result = $2, responded_by = $3,
+pub(super) const CLOSE_CASE: &str =
+    "update review_cases set status = $1, result = $2, responded_by = $3,
         responded_by_email = (select email from people where person_id = $7),
         completed_at = case when $1 = 'completed' then $4 else completed_at end,
         expired_at = case when $1 = 'expired' then $4 else expired_at end,
