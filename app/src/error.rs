@@ -1,10 +1,15 @@
 //! The one error type every server function returns. Its variants are what a
 //! person can act on; internal detail is logged on the server, never sent.
+//! How it travels to the browser and back is `wire.rs`; what each engine
+//! error becomes, `from_engine.rs` (the server's only).
 
-use leptos::prelude::{FromServerFnError, ServerFnErrorErr};
-use leptos::server_fn::codec::JsonEncoding;
-use leptos::server_fn::{Bytes, ContentType, Decodes, Encodes, Format, FormatType};
-use serde::{Deserialize, Deserializer, Serialize};
+use serde::Serialize;
+
+#[cfg(feature = "ssr")]
+mod from_engine;
+mod wire;
+
+pub use wire::ErrorEncoding;
 
 /// What is wrong with one field of an answer (read back as the errors are).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
@@ -162,137 +167,6 @@ const CODES: &[&str] = &[
     "transport",
 ];
 
-/// Reads an error from JSON through [`serde_json::Value`], whose reader the
-/// browser's bundle holds anyway. A derived `Deserialize` for the tagged enum
-/// buffers the whole object before it looks at `code` (about 15 KB of the
-/// bundle); a flat record struct of its own still cost a reader of its own
-/// (1.4 KB gzip).
-impl<'de> Deserialize<'de> for AppError {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        let record = serde_json::Value::deserialize(deserializer)?;
-        let field = |key: &str| record.get(key).and_then(serde_json::Value::as_str);
-        let text = |key: &str| field(key).unwrap_or_default().to_owned();
-        let Some(code) = field("code") else {
-            return Err(serde::de::Error::missing_field("code"));
-        };
-        Ok(match code {
-            "not_found" => AppError::NotFound { what: text("what") },
-            "already_decided" => AppError::AlreadyDecided {
-                by: text("by"),
-                at: text("at"),
-                status: text("status"),
-            },
-            "already_approved_by_you" => AppError::AlreadyApprovedByYou {
-                missing: record
-                    .get("missing")
-                    .and_then(serde_json::Value::as_u64)
-                    .map_or(1, |n| n as u32),
-            },
-            "invalid" => AppError::Invalid {
-                field: text("field"),
-                message: text("message"),
-            },
-            "invalid_fields" => AppError::InvalidFields {
-                problems: record
-                    .get("problems")
-                    .and_then(serde_json::Value::as_array)
-                    .into_iter()
-                    .flatten()
-                    .map(|p| {
-                        let text = |key: &str| p.get(key).and_then(serde_json::Value::as_str);
-                        FieldProblemItem {
-                            field: text("field").unwrap_or_default().to_owned(),
-                            message: text("message").unwrap_or_default().to_owned(),
-                        }
-                    })
-                    .collect(),
-            },
-            "invalid_token" => AppError::Forbidden,
-            "cross_site_request" => AppError::CrossSite,
-            "not_allowed" => AppError::NotAllowed,
-            "not_an_approver" => AppError::NotAnApprover {
-                groups: record
-                    .get("groups")
-                    .and_then(serde_json::Value::as_array)
-                    .map(|groups| {
-                        let names = groups.iter().filter_map(serde_json::Value::as_str);
-                        names.map(str::to_owned).collect()
-                    })
-                    .unwrap_or_default(),
-            },
-            "separation_of_duties" => AppError::OwnRequest,
-            "invalid_setup_link" => AppError::SetupLinkInvalid,
-            "unauthenticated" => AppError::Unauthenticated,
-            "sign_in_failed" => AppError::SignInFailed,
-            "too_many_attempts" => AppError::TooManyAttempts {
-                retry_after_secs: record
-                    .get("retry_after_secs")
-                    .and_then(serde_json::Value::as_u64)
-                    .unwrap_or_default(),
-            },
-            "case_expired" => AppError::Expired { at: text("at") },
-            "internal" => AppError::Internal,
-            "transport" => AppError::Transport {
-                message: text("message"),
-            },
-            other => return Err(serde::de::Error::unknown_variant(other, CODES)),
-        })
-    }
-}
-
-/// [`JsonEncoding`], but decoding from text. JSON decoded from bytes
-/// (`serde_json::from_slice`) compiles a second copy of the whole JSON
-/// reader into the browser bundle, for this one type; everything else there
-/// decodes from text. Reading the bytes as text first keeps one copy: 4 KB
-/// less to download.
-pub struct ErrorEncoding;
-
-impl ContentType for ErrorEncoding {
-    const CONTENT_TYPE: &'static str = JsonEncoding::CONTENT_TYPE;
-}
-
-impl FormatType for ErrorEncoding {
-    const FORMAT_TYPE: Format = Format::Text;
-}
-
-impl Encodes<AppError> for ErrorEncoding {
-    type Error = serde_json::Error;
-
-    fn encode(error: &AppError) -> Result<Bytes, Self::Error> {
-        <JsonEncoding as Encodes<AppError>>::encode(error)
-    }
-}
-
-impl Decodes<AppError> for ErrorEncoding {
-    type Error = serde_json::Error;
-
-    fn decode(bytes: Bytes) -> Result<AppError, Self::Error> {
-        let text = std::str::from_utf8(&bytes)
-            .map_err(|_| serde::de::Error::custom("the error is not UTF-8 text"))?;
-        serde_json::from_str(text)
-    }
-}
-
-impl FromServerFnError for AppError {
-    type Encoder = ErrorEncoding;
-
-    fn from_server_fn_error(value: ServerFnErrorErr) -> Self {
-        match value {
-            // A malformed argument is the caller's mistake, not ours.
-            ServerFnErrorErr::Args(message) | ServerFnErrorErr::MissingArg(message) => {
-                AppError::Invalid {
-                    field: "request".into(),
-                    message,
-                }
-            }
-            ServerFnErrorErr::ServerError(_) => AppError::Internal,
-            other => AppError::Transport {
-                message: other.to_string(),
-            },
-        }
-    }
-}
-
 impl AppError {
     /// The HTTP status that answers this error: 4xx for the caller's mistakes.
     pub fn status_code(&self) -> http::StatusCode {
@@ -315,79 +189,6 @@ impl AppError {
             AppError::Internal | AppError::Transport { .. } => {
                 http::StatusCode::INTERNAL_SERVER_ERROR
             }
-        }
-    }
-}
-
-#[cfg(feature = "ssr")]
-impl From<engine::EngineError> for AppError {
-    fn from(error: engine::EngineError) -> Self {
-        use engine::EngineError;
-        match error {
-            EngineError::NotFound(what) => AppError::NotFound { what: what.into() },
-            EngineError::Invalid { field, message } => AppError::Invalid {
-                field: field.into(),
-                message,
-            },
-            EngineError::AlreadyDecided { by, at, status } => AppError::AlreadyDecided {
-                by,
-                at: at.to_rfc3339(),
-                status: status.as_str().to_owned(),
-            },
-            EngineError::AlreadyApprovedByYou { missing } => {
-                AppError::AlreadyApprovedByYou { missing }
-            }
-            EngineError::Forbidden => AppError::Forbidden,
-            // Only the agents' inline submit meets it; pages never do.
-            e @ EngineError::ActionNotInline { .. } => AppError::Invalid {
-                field: "action".into(),
-                message: e.to_string(),
-            },
-            // Only the agents' gateway meets them; pages never do.
-            e @ (EngineError::PreviousCaseOpen { .. }
-            | EngineError::PreviousCaseFollowed { .. }) => AppError::Invalid {
-                field: "previous_case_id".into(),
-                message: e.to_string(),
-            },
-            e @ EngineError::IdempotencyKeyReused { .. } => AppError::Invalid {
-                field: "idempotency_key".into(),
-                message: e.to_string(),
-            },
-            EngineError::InvalidFields(problems) => AppError::InvalidFields {
-                problems: problems
-                    .into_iter()
-                    .map(|p| FieldProblemItem {
-                        field: p.field,
-                        message: p.message,
-                    })
-                    .collect(),
-            },
-            EngineError::NotAllowed => AppError::NotAllowed,
-            EngineError::NotAnApprover { groups } => AppError::NotAnApprover { groups },
-            EngineError::OwnRequest => AppError::OwnRequest,
-            EngineError::SetupLinkInvalid => AppError::SetupLinkInvalid,
-            EngineError::SignInRequired => AppError::Unauthenticated,
-            EngineError::SignInFailed => AppError::SignInFailed,
-            EngineError::TooManyAttempts { retry_after_secs } => {
-                AppError::TooManyAttempts { retry_after_secs }
-            }
-            EngineError::Expired { at } => AppError::Expired {
-                at: at.to_rfc3339(),
-            },
-            EngineError::Store(e) => {
-                tracing::error!(error = %e, "store failure in a server function");
-                AppError::Internal
-            }
-        }
-    }
-}
-
-#[cfg(feature = "ssr")]
-impl From<engine::domain::IdError> for AppError {
-    fn from(error: engine::domain::IdError) -> Self {
-        AppError::Invalid {
-            field: "id".into(),
-            message: error.to_string(),
         }
     }
 }

@@ -1,5 +1,8 @@
 //! Errors on the wire: stable codes, read back as the browser reads them.
 
+use leptos::prelude::{FromServerFnError, ServerFnErrorErr};
+use leptos::server_fn::Bytes;
+
 use super::*;
 
 #[test]
