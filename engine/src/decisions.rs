@@ -208,6 +208,10 @@ pub(crate) async fn decide_closing(
             }
             Ok((call, closed_case))
         }
+        // The compare-and-set left a call past its deadline alone.
+        Decided::AlreadyDecided(call) if call.expires_at.is_some_and(|at| at <= now) => {
+            Err(EngineError::not_decided(*call, now))
+        }
         // The compare-and-set left a question alone.
         Decided::AlreadyDecided(call) if change.refuse_questions && call.is_question() => {
             Err(not_for_questions())

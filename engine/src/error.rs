@@ -143,6 +143,18 @@ impl EngineError {
         }
     }
 
+    /// Why the store's compare-and-set left `call` alone at `now`: still
+    /// waiting past its deadline, it expired (the expiry worker records
+    /// that within a second); else another decision came first.
+    pub(crate) fn not_decided(call: ToolCall, now: chrono::DateTime<chrono::Utc>) -> Self {
+        match call.expires_at {
+            Some(at) if call.status == CallStatus::PendingApproval && at <= now => {
+                Self::Expired { at }
+            }
+            _ => Self::already_decided(call),
+        }
+    }
+
     /// Another decision came first: who took it, when, and where it left the call.
     pub(crate) fn already_decided(call: ToolCall) -> Self {
         let (by, at) = match call.decision {

@@ -149,13 +149,14 @@ async fn complete(
             "only questions take an answer",
         ));
     }
+    let now = core.clock.now();
     let change = DecisionChange {
         call_id: call_id.clone(),
         decision: Decision {
             kind: DecisionKind::Approve,
             by,
             by_id: reviewer.person_id(),
-            at: core.clock.now(),
+            at: now,
             reason: None,
             channel: reviewer.channel,
         },
@@ -168,7 +169,7 @@ async fn complete(
     };
     match decide_and_publish(core, &change).await? {
         Decided::Applied(applied) => Ok((applied.call, applied.closed_case)),
-        Decided::AlreadyDecided(call) => Err(EngineError::already_decided(*call)),
+        Decided::AlreadyDecided(call) => Err(EngineError::not_decided(*call, now)),
         Decided::NotFound => Err(EngineError::NotFound("tool call")),
     }
 }

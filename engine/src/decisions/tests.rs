@@ -302,6 +302,44 @@ async fn of_100_concurrent_conflicting_decisions_exactly_one_takes_effect() {
 }
 
 #[tokio::test]
+async fn a_call_past_its_deadline_is_never_approved_before_the_expiry_pass() {
+    let f = Fixture::new().await;
+    let c = f.conversation().await;
+    let calls = f
+        .propose(
+            &c,
+            &[
+                ("delete_file", json!({"path": "a"})),
+                ("delete_file", json!({"path": "b"})),
+            ],
+        )
+        .await;
+    f.clock.advance(Duration::minutes(31));
+    let edit = Verdict::Edit {
+        arguments: json!({"path": "c"}),
+    };
+    for verdict in [Verdict::Approve, edit] {
+        match f.engine.decide(&calls[0].id, verdict, &chat("ana")).await {
+            Err(EngineError::Expired { at }) => assert_eq!(
+                Some(at.timestamp_millis()),
+                calls[0].expires_at.map(|at| at.timestamp_millis())
+            ),
+            other => panic!("{other:?}"),
+        }
+    }
+    let stored = f.engine.tool_calls(&c).await.unwrap();
+    assert_eq!(stored[0].status, CallStatus::PendingApproval);
+    // Refusing a lapsed call is still a person's to do.
+    let refused = f
+        .engine
+        .decide(&calls[1].id, Verdict::Reject { reason: None }, &chat("bo"))
+        .await
+        .unwrap();
+    assert_eq!(refused.status, CallStatus::Rejected);
+    assert_eq!(f.engine.expire_due().await.unwrap(), 1);
+}
+
+#[tokio::test]
 async fn expiry_rejects_lapsed_approvals_once_even_across_a_restart() {
     let f = Fixture::new().await;
     let c = f.conversation().await;

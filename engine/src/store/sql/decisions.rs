@@ -21,7 +21,9 @@ use crate::store::{
 /// The compare-and-set of a decision: one pending call (with `$10`, one
 /// that is not the agent's question, `$11`/`$12`). A call that needs
 /// several approvals is approved only once they are recorded (see
-/// `quorum.rs`); refusing, withdrawing and expiry need none. It says too
+/// `quorum.rs`); refusing, withdrawing and expiry need none. Past its
+/// deadline (`expires_at`, not yet reached by the expiry worker) a call
+/// may still be refused or withdrawn, never approved. It says too
 /// whether the call has an open review case (`case_open`): most calls in a
 /// chat have none, and skip closing one.
 pub(super) const DECIDE_CALL: &str = "update tool_calls set
@@ -34,6 +36,7 @@ pub(super) const DECIDE_CALL: &str = "update tool_calls set
        and not ($10 and source = $11 and tool = $12)
        and (approvals_required <= 1 or approvals_required <= approvals_given
             or $2 in ('reject', 'cancel', 'expire'))
+       and (expires_at is null or expires_at > $4 or $2 in ('reject', 'cancel', 'expire'))
      returning *, exists (select 1 from review_cases c where c.tool_call_id = tool_calls.tool_call_id
                             and c.status in ('pending', 'opened', 'in_progress')) as case_open";
 
