@@ -209,7 +209,7 @@ pub(crate) async fn decide_closing(
             Ok((call, closed_case))
         }
         // The compare-and-set left a call past its deadline alone.
-        Decided::AlreadyDecided(call) if call.expires_at.is_some_and(|at| at <= now) => {
+        Decided::AlreadyDecided(call) if call.lapsed_at(now).is_some() => {
             Err(EngineError::not_decided(*call, now))
         }
         // The compare-and-set left a question alone.

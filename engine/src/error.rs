@@ -147,11 +147,9 @@ impl EngineError {
     /// waiting past its deadline, it expired (the expiry worker records
     /// that within a second); else another decision came first.
     pub(crate) fn not_decided(call: ToolCall, now: chrono::DateTime<chrono::Utc>) -> Self {
-        match call.expires_at {
-            Some(at) if call.status == CallStatus::PendingApproval && at <= now => {
-                Self::Expired { at }
-            }
-            _ => Self::already_decided(call),
+        match call.lapsed_at(now) {
+            Some(at) => Self::Expired { at },
+            None => Self::already_decided(call),
         }
     }
 

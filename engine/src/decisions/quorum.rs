@@ -52,8 +52,8 @@ pub(super) async fn approve(
         channel: decision.channel,
     };
     for _ in 0..TRIES {
-        if call.status != CallStatus::PendingApproval {
-            return Err(EngineError::already_decided(call));
+        if call.status != CallStatus::PendingApproval || call.lapsed_at(decision.at).is_some() {
+            return Err(EngineError::not_decided(call, decision.at));
         }
         if !edit && call.quorum.has(&approval) {
             let missing = call.quorum.missing();

@@ -30,11 +30,18 @@ sources:
 /// An engine over a fresh store (the store's folder lives as long as the
 /// first value), and `calls` (tool, path) proposed in a new conversation.
 async fn waiting(calls: &[(&str, &str)]) -> (tempfile::TempDir, Engine, Vec<ToolCall>) {
+    waiting_by(Arc::new(ManualClock::new(Utc::now())), calls).await
+}
+
+/// [`waiting`], on `clock`.
+async fn waiting_by(
+    clock: Arc<ManualClock>,
+    calls: &[(&str, &str)],
+) -> (tempfile::TempDir, Engine, Vec<ToolCall>) {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("airlock.db").to_string_lossy().into_owned();
     let store = SqliteStore::open(&path).await.unwrap();
     let config = Config::parse("test.yaml", CONFIG).unwrap();
-    let clock = Arc::new(ManualClock::new(Utc::now()));
     let engine = Engine::new(Arc::new(store), clock, config);
     let c = engine.create_conversation().await.unwrap().id;
     let proposals = calls
@@ -181,4 +188,28 @@ async fn approve_all_counts_one_approval_per_call() {
         .await
         .unwrap();
     assert_eq!(stored(0).await.status, CallStatus::Approved);
+}
+
+#[tokio::test]
+async fn no_approval_counts_on_a_call_past_its_deadline() {
+    let clock = Arc::new(ManualClock::new(Utc::now()));
+    let (_dir, engine, calls) = waiting_by(clock.clone(), &[("delete_file", "a.txt")]).await;
+    let once = engine
+        .decide(&calls[0].id, Verdict::Approve, &by("rita"))
+        .await
+        .unwrap();
+    assert_eq!(once.quorum.approvals.len(), 1);
+    clock.advance(chrono::Duration::hours(25));
+    // An approval goes through the compare-and-set; an edit is counted
+    // from the call as read. Neither counts once the deadline passed.
+    let edit = Verdict::Edit {
+        arguments: json!({"path": "b.txt"}),
+    };
+    for verdict in [Verdict::Approve, edit] {
+        let late = engine.decide(&calls[0].id, verdict, &by("sam")).await;
+        assert!(matches!(late, Err(EngineError::Expired { .. })), "{late:?}");
+    }
+    let stored = engine.tool_call(&calls[0].id).await.unwrap();
+    assert_eq!(stored.status, CallStatus::PendingApproval);
+    assert_eq!(stored.quorum.approvals.len(), 1);
 }

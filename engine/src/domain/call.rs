@@ -314,6 +314,13 @@ impl ToolCall {
         self.source == AGENT_SOURCE && self.tool == QUESTION_TOOL
     }
 
+    /// Its deadline, when it still waits at `now` past it: the expiry worker
+    /// has not reached it yet, and nobody may approve it any more.
+    pub fn lapsed_at(&self, now: DateTime<Utc>) -> Option<DateTime<Utc>> {
+        let waiting = self.status == CallStatus::PendingApproval;
+        self.expires_at.filter(|at| waiting && *at <= now)
+    }
+
     /// A call of `tool` from `source` with `arguments`, waiting for any
     /// approver in a conversation of its own, for tests to change as they
     /// need.

@@ -13,11 +13,12 @@ use crate::store::{to_millis, Applied, StoreError};
 
 /// Sets call `$5`'s approvals to `$1` (`$2` of them), and for an edit its
 /// arguments to `$3`, at `$4`, if it still waits with approvals `$6` (as
-/// stored text; empty for none).
+/// stored text; empty for none) and its deadline has not passed.
 const COUNT_APPROVAL: &str = "update tool_calls set approvals = $1, approvals_given = $2,
         original_arguments = case when $3 is null then original_arguments else arguments end,
         arguments = coalesce($3, arguments), updated_at = $4
      where tool_call_id = $5 and status = 'pending_approval' and coalesce(approvals, '') = $6
+       and (expires_at is null or expires_at > $4)
      returning *";
 
 /// Moves call `$1`'s open review case on to `in_progress` at `$2`, with the
