@@ -75,7 +75,10 @@ export class Airlock {
 
   /** Asks, and waits for the decision (at most `waitMs` when given, then `StillWaiting`). */
   async ask(tool: string, args: unknown, options: AskOptions & { waitMs?: number }): Promise<Decision> {
-    const asked = await this.request(tool, args, options);
+    options.signal?.throwIfAborted();
+    // The question is heard out even when the signal aborts meanwhile:
+    // Airlock may have stored the call, and the wait then withdraws it.
+    const asked = await this.request(tool, args, { ...options, signal: undefined });
     if ("outcome" in asked) return asked;
     return this.wait(asked, { timeoutMs: options.waitMs, signal: options.signal });
   }
