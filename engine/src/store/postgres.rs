@@ -7,10 +7,14 @@ use sqlx::PgPool;
 
 mod backend;
 mod feed;
+pub(crate) mod locks;
 
 use super::migrate::{statements, Migration};
 use super::sql::SqlStore;
 use super::StoreError;
+
+/// A transaction on the pool.
+type PgTransaction = sqlx::Transaction<'static, sqlx::Postgres>;
 
 /// Creates `schema` in the database at `url` and returns a URL whose
 /// connections use it, so several deployments (or test runs) share one

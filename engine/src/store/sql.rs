@@ -1,15 +1,18 @@
 //! The queries of both backends, written once. SQLite and PostgreSQL accept
 //! the same SQL here (numbered `$n` parameters, `returning`), so one generic
 //! [`SqlStore`] implements every concern's store trait for each, in the file
-//! of the concern's name. What really
-//! differs is the [`Backend`]: how statements reach the database, how a
-//! transaction opens, and three things PostgreSQL can do that SQLite cannot
-//! (its constants below). Each file here holds one concern's statements, as
-//! `const` strings, and the methods that run them.
+//! of the concern's name. What really differs is the [`Backend`]'s: how
+//! statements reach the database, how a transaction opens, how rows are
+//! locked and events numbered (in `postgres/` and `sqlite/`), and whether a
+//! change spanning tables can be one statement. Each file here holds one
+//! concern's statements, as `const` strings, and the methods that run them.
 
 use std::future::Future;
 
+use chrono::{DateTime, Utc};
+
 use super::{Announcement, FeedBatch, StoreError};
+use crate::domain::{BatchId, CallStatus, ConversationId, Event, NewEvent, RunId, ToolCallId};
 
 mod api_tokens;
 mod audit;
@@ -39,23 +42,23 @@ mod fragments;
 pub use query::{query, query_scalar, Arg, Executor, Pool, PoolKind, Query, Scalar};
 pub use row::{Decode, Row, Rows, Value};
 
-pub(crate) use decode::row_event;
+pub(crate) use decode::{corrupt, row_event};
 
-/// A database the queries run on: its pools, its transactions, and what it can do.
-pub trait Backend: Send + Sync + std::fmt::Debug + 'static {
+/// A database the queries run on: its pools, its transactions, and what it
+/// does its own way. Every statement that differs between the two lives with
+/// its backend (`postgres/`, `sqlite/`), behind the methods below: how rows
+/// are locked, how events are numbered.
+pub trait Backend: Send + Sync + Sized + std::fmt::Debug + 'static {
     /// The name [`Store::backend`](super::Store::backend) reports.
     const NAME: &'static str;
-    /// Events are numbered in the feed after they commit, by
-    /// [`Backend::place_events`], rather than as they are stored: several
-    /// processes write (PostgreSQL).
-    const PLACES_EVENTS_LATER: bool;
     /// `update` and `insert` run inside `with`, so a change spanning tables
     /// takes one round trip (PostgreSQL; SQLite has neither the feature nor
-    /// round trips to save).
+    /// round trips to save). Unlike the other differences this one is a
+    /// branch beside the statement by statement form: the writes it speeds
+    /// up (a run's lease, a call claimed and finished, a run's end) are on
+    /// the way from a decision to its tool, and both forms side by side keep
+    /// that way one file long.
     const WRITES_IN_WITH: bool;
-    /// Writers lock rows (`select … for update`) to take them in one order
-    /// (PostgreSQL). SQLite's one writer holds every row already.
-    const LOCKS_ROWS: bool;
 
     /// A transaction on the writer.
     type Tx<'c>: Transaction
@@ -121,6 +124,51 @@ pub trait Backend: Send + Sync + std::fmt::Debug + 'static {
     fn feed_head(&self) -> impl Future<Output = Result<i64, StoreError>> + Send {
         async { Ok(0) }
     }
+
+    /// Takes `lock` inside `tx`. Writers take rows in one order (calls,
+    /// then their run, then the conversation every event bumps), so two
+    /// writers wait for each other instead of deadlocking.
+    fn lock(
+        tx: &mut Self::Tx<'_>,
+        lock: Lock<'_>,
+    ) -> impl Future<Output = Result<(), StoreError>> + Send;
+
+    /// The waiting calls of batch `batch` a decision to `status` covers
+    /// (approving never covers the agent's questions: they need an answer),
+    /// in the batch's order and locked in it, so a single decision on one
+    /// of them waits for the batch.
+    fn batch_calls(
+        tx: &mut Self::Tx<'_>,
+        batch: &BatchId,
+        status: CallStatus,
+    ) -> impl Future<Output = Result<Vec<ToolCallId>, StoreError>> + Send;
+
+    /// Up to `limit` waiting calls whose deadline passed by `now`, soonest
+    /// first (`tool_call_id`, `default_action`), locked with their
+    /// conversations before anything else is.
+    fn due_calls(
+        tx: &mut Self::Tx<'_>,
+        now: DateTime<Utc>,
+        limit: i64,
+    ) -> impl Future<Output = Result<Vec<Row>, StoreError>> + Send;
+
+    /// Appends `event` inside `tx` at the next position of its
+    /// conversation's stream (and of the inbox's, for call events, unless
+    /// the inbox numbers it once it commits: [`place_events`](Backend::place_events)).
+    fn append_event(
+        tx: &mut Self::Tx<'_>,
+        event: NewEvent,
+        at: DateTime<Utc>,
+    ) -> impl Future<Output = Result<Event, StoreError>> + Send;
+
+    /// The position of conversation `id`'s last event.
+    fn event_cursor(
+        &self,
+        id: &ConversationId,
+    ) -> impl Future<Output = Result<i64, StoreError>> + Send;
+
+    /// The position of the inbox's last event.
+    fn inbox_cursor(&self) -> impl Future<Output = Result<i64, StoreError>> + Send;
 }
 
 /// An open transaction; rolled back when dropped without [`commit`](Transaction::commit).
@@ -139,6 +187,20 @@ pub trait Transaction: Send {
     fn commit(self) -> impl Future<Output = Result<(), StoreError>> + Send;
     /// Rolls back.
     fn rollback(self) -> impl Future<Output = Result<(), StoreError>> + Send;
+}
+
+/// A lock a writer takes before it changes what the lock guards.
+#[derive(Debug, Clone, Copy)]
+pub enum Lock<'a> {
+    /// A run, before a wake-up reads whether any of its calls still waits
+    /// (`wake_in`): of two decisions on its last two waiting calls, the
+    /// second to take it reads the first's decision.
+    Run(&'a RunId),
+    /// The call notice `.0` is about: two processes recording notices of one
+    /// call then write its announcements one after the other.
+    NoticeCall(i64),
+    /// The audit chain's head: one sealer at a time.
+    AuditChain,
 }
 
 /// The store over a backend: [`SqliteStore`](super::sqlite::SqliteStore) or

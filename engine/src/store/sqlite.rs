@@ -4,6 +4,7 @@ mod checkpoint;
 mod conn;
 pub mod db;
 mod error;
+pub(crate) mod one_writer;
 mod pool;
 
 use std::path::Path;

@@ -6,12 +6,14 @@ use std::sync::Arc;
 use sqlx::postgres::{PgArguments, PgColumn, PgRow};
 use sqlx::{Column, Row as _, TypeInfo};
 
-use super::{feed, Postgres};
-use crate::store::sql::{self, Arg, Backend, PoolKind, Query, Row, Value};
+use chrono::{DateTime, Utc};
+
+use super::{feed, locks, PgTransaction, Postgres};
+use crate::domain::{BatchId, CallStatus, ConversationId, Event, NewEvent, ToolCallId};
+use crate::store::sql::{self, Arg, Backend, Lock, PoolKind, Query, Row, Value};
 use crate::store::{Announcement, FeedBatch, StoreError};
 
 type PgQuery<'q> = sqlx::query::Query<'q, sqlx::Postgres, PgArguments>;
-type PgTransaction = sqlx::Transaction<'static, sqlx::Postgres>;
 
 /// `query` with its arguments bound, each with its type, nulls included.
 fn bound<'q>(query: &'q Query<'_>) -> PgQuery<'q> {
@@ -81,9 +83,7 @@ impl Postgres {
 
 impl Backend for Postgres {
     const NAME: &'static str = "postgres";
-    const PLACES_EVENTS_LATER: bool = true;
     const WRITES_IN_WITH: bool = true;
-    const LOCKS_ROWS: bool = true;
 
     type Tx<'c> = PgTransaction;
 
@@ -97,6 +97,42 @@ impl Backend for Postgres {
 
     async fn begin(&self) -> Result<PgTransaction, StoreError> {
         Ok(self.pool.begin().await?)
+    }
+
+    async fn lock(tx: &mut Self::Tx<'_>, lock: Lock<'_>) -> Result<(), StoreError> {
+        locks::lock(tx, lock).await
+    }
+
+    async fn batch_calls(
+        tx: &mut Self::Tx<'_>,
+        batch: &BatchId,
+        status: CallStatus,
+    ) -> Result<Vec<ToolCallId>, StoreError> {
+        locks::batch_calls(tx, batch, status).await
+    }
+
+    async fn due_calls(
+        tx: &mut Self::Tx<'_>,
+        now: DateTime<Utc>,
+        limit: i64,
+    ) -> Result<Vec<Row>, StoreError> {
+        locks::due_calls(tx, now, limit).await
+    }
+
+    async fn append_event(
+        tx: &mut Self::Tx<'_>,
+        event: NewEvent,
+        at: DateTime<Utc>,
+    ) -> Result<Event, StoreError> {
+        feed::append_event(tx, event, at).await
+    }
+
+    async fn event_cursor(&self, id: &ConversationId) -> Result<i64, StoreError> {
+        feed::event_cursor(self, id).await
+    }
+
+    async fn inbox_cursor(&self) -> Result<i64, StoreError> {
+        feed::inbox_cursor(self).await
     }
 
     async fn listen(
@@ -122,7 +158,9 @@ impl Backend for Postgres {
     }
 }
 
-impl sql::Transaction for PgTransaction {
+// For any lifetime, not only the pool's `'static`: the compiler asks for
+// that of a future that holds one across an await.
+impl sql::Transaction for sqlx::Transaction<'_, sqlx::Postgres> {
     async fn fetch(&mut self, query: &Query<'_>) -> Result<Vec<Row>, StoreError> {
         rows(bound(query).fetch_all(&mut **self).await?)
     }
@@ -132,10 +170,10 @@ impl sql::Transaction for PgTransaction {
     }
 
     async fn commit(self) -> Result<(), StoreError> {
-        Ok(PgTransaction::commit(self).await?)
+        Ok(sqlx::Transaction::commit(self).await?)
     }
 
     async fn rollback(self) -> Result<(), StoreError> {
-        Ok(PgTransaction::rollback(self).await?)
+        Ok(sqlx::Transaction::rollback(self).await?)
     }
 }

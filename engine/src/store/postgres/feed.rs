@@ -1,13 +1,30 @@
-//! The shared feed of a database several processes write to: events are
-//! numbered after they commit, in one order every replica follows, and each
-//! batch is announced with `NOTIFY` (see `Engine::follow_feed`).
+//! The shared feed of a database several processes write to: an event is
+//! numbered in its conversation as it is stored, from the conversation's
+//! counter, and in the feed (and the inbox) after it commits, in one order
+//! every replica follows; each batch is announced with `NOTIFY` (see
+//! `Engine::follow_feed`).
 
+use chrono::{DateTime, Utc};
 use tokio::sync::mpsc::Receiver;
 
-use super::{Postgres, EVENTS_CHANNEL, GRANTS};
-use crate::domain::{Event, EventKind};
+use super::{PgTransaction, Postgres, EVENTS_CHANNEL, GRANTS};
+use crate::domain::{ConversationId, Event, EventKind, NewEvent};
 use crate::store::sql::{query, query_scalar, row_event, Pool, PoolKind, Row};
-use crate::store::{Announcement, FeedBatch, StoreError};
+use crate::store::{from_millis, to_millis, Announcement, FeedBatch, StoreError};
+
+/// Appends an event at its conversation's next position, from the
+/// conversation's counter, in one round trip; the inbox numbers it after it
+/// commits ([`PLACE_EVENTS`]).
+const APPEND_EVENT: &str = "with bumped as (
+         update conversations set event_seq = event_seq + 1
+         where conversation_id = $1 returning event_seq)
+     insert into events (conversation_id, seq, kind, data, created_at)
+     select $1, event_seq, $2, $3, $4 from bumped
+     returning event_id, seq";
+
+const EVENT_CURSOR: &str = "select event_seq from conversations where conversation_id = $1";
+
+const INBOX_CURSOR: &str = "select seq from inbox_counter where id = 1";
 
 const CURRENT_SCHEMA: &str = "select current_schema()";
 
@@ -47,6 +64,47 @@ fn row_placed(row: &Row) -> Result<Placed, StoreError> {
 
 fn on(pg: &Postgres, kind: PoolKind) -> Pool<'_, Postgres> {
     Pool { backend: pg, kind }
+}
+
+/// See [`Backend::append_event`](crate::store::sql::Backend::append_event).
+pub(super) async fn append_event(
+    tx: &mut PgTransaction,
+    event: NewEvent,
+    at: DateTime<Utc>,
+) -> Result<Event, StoreError> {
+    let row = query(APPEND_EVENT)
+        .bind(event.conversation_id.as_str())
+        .bind(event.kind.as_str())
+        .bind(event.data.to_string())
+        .bind(to_millis(at))
+        .fetch_optional(&mut *tx)
+        .await?
+        .ok_or(StoreError::NotFound("conversation"))?;
+    Ok(Event {
+        id: row.try_get("event_id")?,
+        conversation_id: event.conversation_id,
+        seq: row.try_get("seq")?,
+        inbox_seq: None,
+        kind: event.kind,
+        data: event.data,
+        created_at: from_millis("events", to_millis(at))?,
+    })
+}
+
+/// See [`Backend::event_cursor`](crate::store::sql::Backend::event_cursor).
+pub(super) async fn event_cursor(pg: &Postgres, id: &ConversationId) -> Result<i64, StoreError> {
+    let seq: Option<i64> = query_scalar(EVENT_CURSOR)
+        .bind(id.as_str())
+        .fetch_optional(on(pg, PoolKind::Reader))
+        .await?;
+    seq.ok_or(StoreError::NotFound("conversation"))
+}
+
+/// See [`Backend::inbox_cursor`](crate::store::sql::Backend::inbox_cursor).
+pub(super) async fn inbox_cursor(pg: &Postgres) -> Result<i64, StoreError> {
+    query_scalar(INBOX_CURSOR)
+        .fetch_one(on(pg, PoolKind::Reader))
+        .await
 }
 
 /// The feed positions through which events have been placed, as they

@@ -3,7 +3,7 @@
 use async_trait::async_trait;
 
 use super::decode::corrupt;
-use super::{query, query_scalar, Backend, Row, SqlStore, Transaction};
+use super::{query, query_scalar, Backend, Lock, Row, SqlStore, Transaction};
 use crate::domain::audit::GENESIS;
 use crate::domain::{AuditEntry, AuditQuery, Seal};
 use crate::store::{from_millis, to_millis, AuditStore, StoreError};
@@ -27,10 +27,6 @@ const CHAIN_HEAD: &str =
 
 const SEAL: &str = "update audit_log set seq = $1, prev_hash = $2, entry_hash = $3
      where audit_id = $4 and seq is null";
-
-/// Sealers take turns across processes (PostgreSQL; SQLite's one writer
-/// takes turns already). The number only names this lock.
-const SEALER_LOCK: &str = "select pg_advisory_xact_lock(4100221)";
 
 #[async_trait]
 impl<B: Backend> AuditStore for SqlStore<B> {
@@ -63,9 +59,7 @@ impl<B: Backend> AuditStore for SqlStore<B> {
 
     async fn seal_audit(&self, limit: i64) -> Result<u64, StoreError> {
         let mut tx = self.begin().await?;
-        if B::LOCKS_ROWS {
-            query(SEALER_LOCK).execute(&mut tx).await?;
-        }
+        B::lock(&mut tx, Lock::AuditChain).await?;
         let head = query(CHAIN_HEAD).fetch_optional(&mut tx).await?;
         let (mut seq, mut prev) = match head {
             Some(row) => (row.try_get::<i64>("seq")?, row.try_get("entry_hash")?),

@@ -151,7 +151,7 @@ impl<B: Backend> SqlStore<B> {
                 .await?;
             Self::audit(&mut *tx, c, "propose", "agent", "system", c.created_at).await?;
             events.push(
-                Self::append_event(
+                B::append_event(
                     &mut *tx,
                     call_event(c, EventKind::ToolCallCreated),
                     c.created_at,

@@ -156,7 +156,7 @@ impl<B: Backend> ConversationStore for SqlStore<B> {
             kind: EventKind::ConversationUpdated,
             data: serde_json::json!({ "title": title }),
         };
-        let event = Self::append_event(&mut tx, event, at).await?;
+        let event = B::append_event(&mut tx, event, at).await?;
         tx.commit().await?;
         Ok(event)
     }
@@ -220,7 +220,7 @@ impl<B: Backend> SqlStore<B> {
             .execute(&mut *tx)
             .await?;
         let (message, event) = message_stored(m, seq)?;
-        let event = Self::append_event(tx, event, message.created_at).await?;
+        let event = B::append_event(tx, event, message.created_at).await?;
         Ok((message, event))
     }
 }

@@ -9,7 +9,7 @@ use chrono::{DateTime, Utc};
 
 use super::decode::{corrupt, row_call};
 use super::events::call_event;
-use super::{query, query_scalar, Backend, Query, SqlStore, Transaction};
+use super::{query, Backend, Lock, Query, SqlStore, Transaction};
 use crate::domain::{
     BatchId, CallStatus, Channel, Decision, DecisionKind, Event, EventKind, ExpiryAction,
     ReviewCase, Run, ToolCall, ToolCallId, AGENT_SOURCE, QUESTION_TOOL,
@@ -39,32 +39,6 @@ pub(super) const DECIDE_CALL: &str = "update tool_calls set
        and (expires_at is null or expires_at > $4 or $2 in ('reject', 'cancel', 'expire'))
      returning *, exists (select 1 from review_cases c where c.tool_call_id = tool_calls.tool_call_id
                             and c.status in ('pending', 'opened', 'in_progress')) as case_open";
-
-/// The waiting calls of batch `$1` a decision to `$2` covers (approving
-/// never covers the agent's questions: they need an answer), in the batch's order.
-pub(super) const BATCH_CALLS: &str = "select tool_call_id from tool_calls
-     where batch_id = $1 and status = 'pending_approval' and (source <> 'agent' or $2 <> 'approved')
-     order by position";
-
-/// [`BATCH_CALLS`], locked.
-pub(super) const BATCH_CALLS_LOCKED: &str = "select tool_call_id from tool_calls
-     where batch_id = $1 and status = 'pending_approval' and (source <> 'agent' or $2 <> 'approved')
-     order by position for update";
-
-/// Up to `$2` waiting calls whose deadline passed by `$1`, soonest first.
-pub(super) const DUE_CALLS: &str =
-    "select tool_call_id, default_action, conversation_id from tool_calls
-     where status = 'pending_approval' and expires_at is not null and expires_at <= $1
-     order by expires_at limit $2";
-
-/// [`DUE_CALLS`], locked, skipping any a decision holds: the next pass sees
-/// them if they are still due.
-pub(super) const DUE_CALLS_LOCKED: &str =
-    "select tool_call_id, default_action, conversation_id from tool_calls
-     where status = 'pending_approval' and expires_at is not null and expires_at <= $1
-     order by expires_at limit $2 for update skip locked";
-
-const LOCK_CONVERSATION: &str = "select 1 from conversations where conversation_id = $1 for update";
 
 #[async_trait]
 impl<B: Backend> DecisionStore for SqlStore<B> {
@@ -107,20 +81,11 @@ impl<B: Backend> DecisionStore for SqlStore<B> {
         // The batch's calls are locked first, always in the batch's order,
         // so a single decision on one of them (or another batch decision)
         // waits instead of deadlocking with us.
-        let sql = if B::LOCKS_ROWS {
-            BATCH_CALLS_LOCKED
-        } else {
-            BATCH_CALLS
-        };
-        let ids: Vec<String> = query_scalar(sql)
-            .bind(batch_id.as_str())
-            .bind(status.as_str())
-            .fetch_all(&mut tx)
-            .await?;
+        let ids = B::batch_calls(&mut tx, batch_id, status).await?;
         let mut changed: Vec<(ToolCall, Event)> = Vec::with_capacity(ids.len());
         for id in ids {
             let change = DecisionChange {
-                call_id: ToolCallId::parse(&id).map_err(|e| corrupt("tool_calls", e))?,
+                call_id: id,
                 decision: decision.clone(),
                 status,
                 arguments: None,
@@ -159,30 +124,7 @@ impl<B: Backend> DecisionStore for SqlStore<B> {
         // Locks first: the due calls, then their conversations in one order,
         // and only then the event counters, the same order a single decision
         // takes them in.
-        let sql = if B::LOCKS_ROWS {
-            DUE_CALLS_LOCKED
-        } else {
-            DUE_CALLS
-        };
-        let due = query(sql)
-            .bind(to_millis(now))
-            .bind(limit)
-            .fetch_all(&mut tx)
-            .await?;
-        if B::LOCKS_ROWS {
-            let mut conversations = due
-                .iter()
-                .map(|row| row.try_get::<String>("conversation_id"))
-                .collect::<Result<Vec<_>, _>>()?;
-            conversations.sort();
-            conversations.dedup();
-            for c in &conversations {
-                query(LOCK_CONVERSATION)
-                    .bind(c)
-                    .fetch_optional(&mut tx)
-                    .await?;
-            }
-        }
+        let due = B::due_calls(&mut tx, now, limit).await?;
         let mut changed = Vec::with_capacity(due.len());
         for row in due {
             let id: String = row.try_get("tool_call_id")?;
@@ -262,7 +204,7 @@ impl<B: Backend> SqlStore<B> {
         let Some(row) = row else { return Ok(None) };
         let call = row_call(&row)?;
         if let (ItsRun::Lock | ItsRun::Wake, Some(run)) = (its_run, &call.run_id) {
-            Self::lock_run(tx, run).await?;
+            B::lock(tx, Lock::Run(run)).await?;
         }
         let closed = if row.try_get::<bool>("case_open")? {
             Self::close_case(tx, &call, change.submission.as_ref()).await?
@@ -275,7 +217,7 @@ impl<B: Backend> SqlStore<B> {
             Self::record_closed_case(tx, case, event).await?;
         }
         let event = call_event(&call, EventKind::ToolCallUpdated);
-        let event = Self::append_event(tx, event, decision.at).await?;
+        let event = B::append_event(tx, event, decision.at).await?;
         // Of two decisions on a run's last two waiting calls, the second
         // takes the run's lock after the first commits and reads its
         // decision here: exactly one wakes the run.

@@ -5,44 +5,9 @@ use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 
 use super::decode::{corrupt, row_event};
-use super::{query, query_scalar, Backend, Row, SqlStore};
+use super::{query, Backend, Row, SqlStore};
 use crate::domain::{ConversationId, Event, EventKind, NewEvent, Run, ToolCall};
 use crate::store::{from_millis, to_millis, Announcement, EventStore, FeedBatch, StoreError};
-
-/// Appends an event at its conversation's next position, from the
-/// conversation's counter, in one round trip; the inbox numbers it after it
-/// commits (`place_events`, migration 0007).
-const APPEND_EVENT_BY_COUNTER: &str = "with bumped as (
-         update conversations set event_seq = event_seq + 1
-         where conversation_id = $1 returning event_seq)
-     insert into events (conversation_id, seq, kind, data, created_at)
-     select $1, event_seq, $2, $3, $4 from bumped
-     returning event_id, seq";
-
-/// Appends an event one past the largest position stored (and one past the
-/// inbox's, with `$2`): read inside the writing transaction of the one
-/// writer, these are gapless and commit in order (migration 0009), and the
-/// append changes only the events table.
-const APPEND_EVENT_AFTER_LAST: &str =
-    "insert into events (conversation_id, seq, inbox_seq, kind, data, created_at)
-     select conversation_id,
-            coalesce((select max(seq) from events where conversation_id = $1), 0) + 1,
-            case when $2 then coalesce((select max(inbox_seq) from events), 0) + 1 end,
-            $3, $4, $5
-     from conversations where conversation_id = $1
-     returning event_id, seq, inbox_seq";
-
-/// A conversation's position, from its counter.
-const CURSOR_BY_COUNTER: &str = "select event_seq from conversations where conversation_id = $1";
-
-/// A conversation's position, from its events (see [`APPEND_EVENT_AFTER_LAST`]).
-const CURSOR_AFTER_LAST: &str =
-    "select coalesce((select max(seq) from events where conversation_id = $1), 0)
-     from conversations where conversation_id = $1";
-
-const INBOX_CURSOR_BY_COUNTER: &str = "select seq from inbox_counter where id = 1";
-
-const INBOX_CURSOR_AFTER_LAST: &str = "select coalesce(max(inbox_seq), 0) from events";
 
 const EVENTS_AFTER: &str =
     "select * from events where conversation_id = $1 and seq > $2 order by seq limit $3";
@@ -114,25 +79,11 @@ pub(super) fn appended_by_kind(
 #[async_trait]
 impl<B: Backend> EventStore for SqlStore<B> {
     async fn event_cursor(&self, id: &ConversationId) -> Result<i64, StoreError> {
-        let sql = if B::PLACES_EVENTS_LATER {
-            CURSOR_BY_COUNTER
-        } else {
-            CURSOR_AFTER_LAST
-        };
-        let seq: Option<i64> = query_scalar(sql)
-            .bind(id.as_str())
-            .fetch_optional(self.reader())
-            .await?;
-        seq.ok_or(StoreError::NotFound("conversation"))
+        self.database().event_cursor(id).await
     }
 
     async fn inbox_cursor(&self) -> Result<i64, StoreError> {
-        let sql = if B::PLACES_EVENTS_LATER {
-            INBOX_CURSOR_BY_COUNTER
-        } else {
-            INBOX_CURSOR_AFTER_LAST
-        };
-        query_scalar(sql).fetch_one(self.reader()).await
+        self.database().inbox_cursor().await
     }
 
     async fn events_after(
@@ -185,51 +136,5 @@ impl<B: Backend> EventStore for SqlStore<B> {
 
     async fn feed_head(&self) -> Result<i64, StoreError> {
         self.database().feed_head().await
-    }
-}
-
-impl<B: Backend> SqlStore<B> {
-    /// Appends an event inside `tx`, at the next position of its
-    /// conversation's stream (and of the inbox's, for call events).
-    pub(super) async fn append_event(
-        tx: &mut B::Tx<'_>,
-        event: NewEvent,
-        at: DateTime<Utc>,
-    ) -> Result<Event, StoreError> {
-        let (id, seq, inbox_seq): (i64, i64, Option<i64>) = if B::PLACES_EVENTS_LATER {
-            let row = query(APPEND_EVENT_BY_COUNTER)
-                .bind(event.conversation_id.as_str())
-                .bind(event.kind.as_str())
-                .bind(event.data.to_string())
-                .bind(to_millis(at))
-                .fetch_optional(&mut *tx)
-                .await?
-                .ok_or(StoreError::NotFound("conversation"))?;
-            (row.try_get("event_id")?, row.try_get("seq")?, None)
-        } else {
-            let row = query(APPEND_EVENT_AFTER_LAST)
-                .bind(event.conversation_id.as_str())
-                .bind(event.kind.concerns_inbox())
-                .bind(event.kind.as_str())
-                .bind(event.data.to_string())
-                .bind(to_millis(at))
-                .fetch_optional(&mut *tx)
-                .await?
-                .ok_or(StoreError::NotFound("conversation"))?;
-            (
-                row.try_get("event_id")?,
-                row.try_get("seq")?,
-                row.try_get("inbox_seq")?,
-            )
-        };
-        Ok(Event {
-            id,
-            conversation_id: event.conversation_id,
-            seq,
-            inbox_seq,
-            kind: event.kind,
-            data: event.data,
-            created_at: from_millis("events", to_millis(at))?,
-        })
     }
 }

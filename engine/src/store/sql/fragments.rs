@@ -2,12 +2,14 @@
 //! whole, so each reads on its own; these checks keep the copies the same.
 
 use super::calls::OPEN_CALLS;
-use super::decisions::{BATCH_CALLS, BATCH_CALLS_LOCKED, DECIDE_CALL, DUE_CALLS, DUE_CALLS_LOCKED};
+use super::decisions::DECIDE_CALL;
 use super::leases::{
     ADVANCE_CALL, ADVANCE_CALL_IN_ONE, RUNS_TO_STEP, TAKE_LEASE, TAKE_LEASE_WITH_OPEN_CALLS,
 };
 use super::reviews::CLOSE_CASE;
 use super::runs::{RELEASE_RUN, WAKE_RUN};
+use crate::store::postgres::locks::{BATCH_CALLS_LOCKED, DUE_CALLS_LOCKED};
+use crate::store::sqlite::one_writer::{BATCH_CALLS, DUE_CALLS};
 
 /// `sql` with every run of whitespace one space.
 fn flat(sql: &str) -> String {

@@ -298,7 +298,7 @@ impl<B: Backend> SqlStore<B> {
             return Ok(None);
         }
         Self::audit(&mut tx, &after, action, "agent", "system", after.updated_at).await?;
-        let event = Self::append_event(&mut tx, event, after.updated_at).await?;
+        let event = B::append_event(&mut tx, event, after.updated_at).await?;
         tx.commit().await?;
         Ok(Some((after, event)))
     }

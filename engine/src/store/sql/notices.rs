@@ -8,7 +8,7 @@ use chrono::{DateTime, Utc};
 use super::decode::{corrupt, row_call, row_case};
 use super::events::call_event;
 use super::gateway::attempt_columns;
-use super::{query, Backend, Row, SqlStore, Transaction};
+use super::{query, Backend, Lock, Row, SqlStore, Transaction};
 use crate::domain::notice::REMINDER;
 use crate::domain::{Announcement, CallbackAttempt, CaseId, Event, EventKind, Notice};
 use crate::store::{from_millis, to_millis, NoticeStore, StoreError};
@@ -30,15 +30,6 @@ const DUE_NOTICES: &str = "select notice_id, case_id, channel, kind, attempts fr
 const CLAIM_NOTICE: &str = "update notice_outbox set next_attempt_at = $1
      where notice_id = $2 and next_attempt_at <= $3
        and delivered_at is null and failed_at is null";
-
-/// The call of notice `$1`, locked (PostgreSQL): two replicas recording
-/// notices of one call then write its announcements one after the other,
-/// each from all the outbox holds. Calls are locked before anything else,
-/// as a decision locks them.
-const LOCK_NOTICE_CALL: &str = "select t.tool_call_id from tool_calls t
-     join review_cases c on c.tool_call_id = t.tool_call_id
-     join notice_outbox n on n.case_id = c.case_id
-     where n.notice_id = $1 for update of t";
 
 const RECORD_NOTICE: &str = "update notice_outbox set attempts = attempts + 1, delivered_at = $1,
         next_attempt_at = coalesce($2, next_attempt_at), failed_at = $3, last_error = coalesce($4, last_error)
@@ -108,9 +99,7 @@ impl<B: Backend> NoticeStore for SqlStore<B> {
         now: DateTime<Utc>,
     ) -> Result<Option<Event>, StoreError> {
         let mut tx = self.begin().await?;
-        if B::LOCKS_ROWS {
-            query(LOCK_NOTICE_CALL).bind(id).execute(&mut tx).await?;
-        }
+        B::lock(&mut tx, Lock::NoticeCall(id)).await?;
         let (delivered, next, failed, error) = attempt_columns(attempt);
         let recorded = query(RECORD_NOTICE)
             .bind(delivered)
@@ -153,7 +142,7 @@ impl<B: Backend> NoticeStore for SqlStore<B> {
             Some(row) => {
                 let call = row_call(&row)?;
                 let event = call_event(&call, EventKind::ToolCallUpdated);
-                Some(Self::append_event(&mut tx, event, now).await?)
+                Some(B::append_event(&mut tx, event, now).await?)
             }
             None => None,
         };

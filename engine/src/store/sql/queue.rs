@@ -4,7 +4,7 @@ use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 
 use super::decode::{corrupt, row_message};
-use super::{query, query_scalar, Backend, SqlStore, Transaction};
+use super::{query, query_scalar, Backend, Lock, SqlStore, Transaction};
 use crate::domain::{ConversationId, Event, Message, Role, RunId, RunStatus};
 use crate::store::{to_millis, NewMessage, QueueStore, StoreError};
 
@@ -43,7 +43,7 @@ impl<B: Backend> QueueStore for SqlStore<B> {
             return Ok(false);
         };
         let run = RunId::parse(&run).map_err(|e| corrupt("runs", e))?;
-        Self::lock_run(&mut tx, &run).await?;
+        B::lock(&mut tx, Lock::Run(&run)).await?;
         let status: Option<String> = query_scalar(RUN_STATUS)
             .bind(run.as_str())
             .fetch_optional(&mut tx)

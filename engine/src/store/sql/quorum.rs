@@ -74,7 +74,7 @@ impl<B: Backend> QuorumStore for SqlStore<B> {
             Self::append_case_event(&mut tx, &row_case(&row)?, decision.at).await?;
         }
         let event = call_event(&call, EventKind::ToolCallUpdated);
-        let event = Self::append_event(&mut tx, event, decision.at).await?;
+        let event = B::append_event(&mut tx, event, decision.at).await?;
         tx.commit().await?;
         Ok(ApprovalAdded::Counted(Box::new((call, event))))
     }

@@ -11,7 +11,7 @@ use chrono::{DateTime, Utc};
 use super::conversations::message_stored;
 use super::decode::{corrupt, row_run};
 use super::events::{appended_by_kind, run_event};
-use super::{query, Backend, SqlStore, Transaction};
+use super::{query, Backend, Lock, SqlStore, Transaction};
 use crate::domain::{ConversationId, Event, NewEvent, Run, RunId, RunStatus};
 use crate::store::{from_millis, to_millis, Concluded, NewMessage, RunStore, StoreError};
 
@@ -60,8 +60,6 @@ const CONCLUDE_RUN_IN_ONE: &str = "with released as (
          returning event_id, seq, kind)
      select appended.*, bumped.message_seq from appended, bumped";
 
-const LOCK_RUN: &str = "select 1 from runs where run_id = $1 for update";
-
 /// Marks run `$2` running again at `$1` when it waits and none of its calls
 /// waits for a person any more.
 pub(super) const WAKE_RUN: &str = "update runs set status = 'running', updated_at = $1
@@ -84,7 +82,7 @@ impl<B: Backend> RunStore for SqlStore<B> {
             .bind(run.started_by.as_ref().map(|p| p.as_str()))
             .execute(&mut tx)
             .await?;
-        let event = Self::append_event(&mut tx, run_event(run), run.created_at).await?;
+        let event = B::append_event(&mut tx, run_event(run), run.created_at).await?;
         tx.commit().await?;
         Ok(event)
     }
@@ -120,7 +118,7 @@ impl<B: Backend> RunStore for SqlStore<B> {
             return Ok(None);
         };
         let run = row_run(&row)?;
-        let event = Self::append_event(&mut tx, run_event(&run), at).await?;
+        let event = B::append_event(&mut tx, run_event(&run), at).await?;
         tx.commit().await?;
         Ok(Some(event))
     }
@@ -137,10 +135,10 @@ impl<B: Backend> RunStore for SqlStore<B> {
         if status == RunStatus::Waiting {
             // Locked before its check for waiting calls reads them, so
             // that read sees a decision that held the lock first.
-            Self::lock_run(&mut tx, id).await?;
+            B::lock(&mut tx, Lock::Run(id)).await?;
         }
         let run = Self::release_in(&mut tx, (id, owner), status, error, now).await?;
-        let event = Self::append_event(&mut tx, run_event(&run), now).await?;
+        let event = B::append_event(&mut tx, run_event(&run), now).await?;
         tx.commit().await?;
         Ok((run, event))
     }
@@ -165,7 +163,7 @@ impl<B: Backend> RunStore for SqlStore<B> {
         // The run's row before the conversation's, as every writer takes them.
         let run = Self::release_in(&mut tx, (&run.id, owner), status, error, at).await?;
         let (message, said) = Self::append_message_in(&mut tx, m).await?;
-        let released = Self::append_event(&mut tx, run_event(&run), at).await?;
+        let released = B::append_event(&mut tx, run_event(&run), at).await?;
         tx.commit().await?;
         Ok(Concluded {
             message,
@@ -179,7 +177,7 @@ impl<B: Backend> RunStore for SqlStore<B> {
         // Locked first, as a decision that wakes the run in its own
         // commit locks it: whichever of the two comes second sees
         // the other's decision.
-        Self::lock_run(&mut tx, id).await?;
+        B::lock(&mut tx, Lock::Run(id)).await?;
         let woken = Self::wake_in(&mut tx, id, now).await?;
         tx.commit().await?;
         Ok(woken.map(|(_, event)| event))
@@ -276,25 +274,9 @@ impl<B: Backend> SqlStore<B> {
         })
     }
 
-    /// Takes the lock on run `id` that a wake-up needs ([`wake_in`](Self::wake_in)).
-    ///
-    /// Writers take rows in one order: calls, then their run, then the
-    /// conversation (every event bumps its counter), so a decision that
-    /// wakes a run cannot deadlock with the worker releasing it (run,
-    /// then conversation). SQLite's one writer holds every row already.
-    pub(super) async fn lock_run(tx: &mut B::Tx<'_>, id: &RunId) -> Result<(), StoreError> {
-        if B::LOCKS_ROWS {
-            query(LOCK_RUN)
-                .bind(id.as_str())
-                .fetch_optional(&mut *tx)
-                .await?;
-        }
-        Ok(())
-    }
-
     /// Marks run `id` running again inside `tx`, with its event, when it
     /// waits and none of its calls waits for a person any more. The
-    /// caller holds the run's lock ([`lock_run`](Self::lock_run)): of two decisions on one
+    /// caller holds the run's lock ([`Lock::Run`]): of two decisions on one
     /// run's last two waiting calls, the second to take the lock reads
     /// the first's committed decision here, so exactly one wakes the run.
     pub(super) async fn wake_in(
@@ -309,7 +291,7 @@ impl<B: Backend> SqlStore<B> {
             .await?;
         let Some(row) = row else { return Ok(None) };
         let run = row_run(&row)?;
-        let event = Self::append_event(tx, run_event(&run), now).await?;
+        let event = B::append_event(tx, run_event(&run), now).await?;
         Ok(Some((run, event)))
     }
 }

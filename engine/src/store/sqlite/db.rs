@@ -18,8 +18,11 @@ use rusqlite::ToSql;
 
 pub use super::error::Error;
 pub use super::pool::{Conn, Pool, Transaction};
-use super::Sqlite;
-use crate::store::sql::{self, Arg, Backend, Executor, PoolKind, Query, Row, Value};
+use chrono::{DateTime, Utc};
+
+use super::{one_writer, Sqlite};
+use crate::domain::{BatchId, CallStatus, ConversationId, Event, NewEvent, ToolCallId};
+use crate::store::sql::{self, Arg, Backend, Executor, Lock, PoolKind, Query, Row, Value};
 use crate::store::StoreError;
 
 impl ToSql for Arg {
@@ -65,9 +68,7 @@ impl Sqlite {
 
 impl Backend for Sqlite {
     const NAME: &'static str = "sqlite";
-    const PLACES_EVENTS_LATER: bool = false;
     const WRITES_IN_WITH: bool = false;
-    const LOCKS_ROWS: bool = false;
 
     type Tx<'c> = Transaction<'c>;
 
@@ -81,6 +82,43 @@ impl Backend for Sqlite {
 
     async fn begin(&self) -> Result<Transaction<'_>, StoreError> {
         Ok(self.writer.begin_with(super::BEGIN).await?)
+    }
+
+    /// The one writer holds every row already.
+    async fn lock(_tx: &mut Self::Tx<'_>, _lock: Lock<'_>) -> Result<(), StoreError> {
+        Ok(())
+    }
+
+    async fn batch_calls(
+        tx: &mut Self::Tx<'_>,
+        batch: &BatchId,
+        status: CallStatus,
+    ) -> Result<Vec<ToolCallId>, StoreError> {
+        one_writer::batch_calls(tx, batch, status).await
+    }
+
+    async fn due_calls(
+        tx: &mut Self::Tx<'_>,
+        now: DateTime<Utc>,
+        limit: i64,
+    ) -> Result<Vec<Row>, StoreError> {
+        one_writer::due_calls(tx, now, limit).await
+    }
+
+    async fn append_event(
+        tx: &mut Self::Tx<'_>,
+        event: NewEvent,
+        at: DateTime<Utc>,
+    ) -> Result<Event, StoreError> {
+        one_writer::append_event(tx, event, at).await
+    }
+
+    async fn event_cursor(&self, id: &ConversationId) -> Result<i64, StoreError> {
+        one_writer::event_cursor(self, id).await
+    }
+
+    async fn inbox_cursor(&self) -> Result<i64, StoreError> {
+        one_writer::inbox_cursor(self).await
     }
 }
 

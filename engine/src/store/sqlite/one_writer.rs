@@ -1,0 +1,118 @@
+//! What SQLite does its own way because one writer holds the whole file:
+//! no row is locked (the writer holds every row already), and an event is
+//! numbered, in its conversation and in the inbox, as it is stored.
+
+use chrono::{DateTime, Utc};
+
+use super::pool::Transaction;
+use super::Sqlite;
+use crate::domain::{BatchId, CallStatus, ConversationId, Event, NewEvent, ToolCallId};
+use crate::store::sql::{corrupt, query, query_scalar, Pool, PoolKind, Row};
+use crate::store::{from_millis, to_millis, StoreError};
+
+/// The waiting calls of batch `$1` a decision to `$2` covers, in the batch's order.
+pub(crate) const BATCH_CALLS: &str = "select tool_call_id from tool_calls
+     where batch_id = $1 and status = 'pending_approval' and (source <> 'agent' or $2 <> 'approved')
+     order by position";
+
+/// Up to `$2` waiting calls whose deadline passed by `$1`, soonest first.
+pub(crate) const DUE_CALLS: &str =
+    "select tool_call_id, default_action, conversation_id from tool_calls
+     where status = 'pending_approval' and expires_at is not null and expires_at <= $1
+     order by expires_at limit $2";
+
+/// Appends an event one past the largest position stored (and one past the
+/// inbox's, with `$2`): read inside the writing transaction of the one
+/// writer, these are gapless and commit in order (migration 0009), and the
+/// append changes only the events table.
+const APPEND_EVENT: &str =
+    "insert into events (conversation_id, seq, inbox_seq, kind, data, created_at)
+     select conversation_id,
+            coalesce((select max(seq) from events where conversation_id = $1), 0) + 1,
+            case when $2 then coalesce((select max(inbox_seq) from events), 0) + 1 end,
+            $3, $4, $5
+     from conversations where conversation_id = $1
+     returning event_id, seq, inbox_seq";
+
+/// A conversation's position, from its events (see [`APPEND_EVENT`]).
+const EVENT_CURSOR: &str =
+    "select coalesce((select max(seq) from events where conversation_id = $1), 0)
+     from conversations where conversation_id = $1";
+
+const INBOX_CURSOR: &str = "select coalesce(max(inbox_seq), 0) from events";
+
+/// See [`Backend::batch_calls`](crate::store::sql::Backend::batch_calls).
+pub(super) async fn batch_calls(
+    tx: &mut Transaction<'_>,
+    batch: &BatchId,
+    status: CallStatus,
+) -> Result<Vec<ToolCallId>, StoreError> {
+    let ids: Vec<String> = query_scalar(BATCH_CALLS)
+        .bind(batch.as_str())
+        .bind(status.as_str())
+        .fetch_all(&mut *tx)
+        .await?;
+    ids.iter()
+        .map(|id| ToolCallId::parse(id).map_err(|e| corrupt("tool_calls", e)))
+        .collect()
+}
+
+/// See [`Backend::due_calls`](crate::store::sql::Backend::due_calls).
+pub(super) async fn due_calls(
+    tx: &mut Transaction<'_>,
+    now: DateTime<Utc>,
+    limit: i64,
+) -> Result<Vec<Row>, StoreError> {
+    query(DUE_CALLS)
+        .bind(to_millis(now))
+        .bind(limit)
+        .fetch_all(&mut *tx)
+        .await
+}
+
+/// See [`Backend::append_event`](crate::store::sql::Backend::append_event).
+pub(super) async fn append_event(
+    tx: &mut Transaction<'_>,
+    event: NewEvent,
+    at: DateTime<Utc>,
+) -> Result<Event, StoreError> {
+    let row = query(APPEND_EVENT)
+        .bind(event.conversation_id.as_str())
+        .bind(event.kind.concerns_inbox())
+        .bind(event.kind.as_str())
+        .bind(event.data.to_string())
+        .bind(to_millis(at))
+        .fetch_optional(&mut *tx)
+        .await?
+        .ok_or(StoreError::NotFound("conversation"))?;
+    Ok(Event {
+        id: row.try_get("event_id")?,
+        conversation_id: event.conversation_id,
+        seq: row.try_get("seq")?,
+        inbox_seq: row.try_get("inbox_seq")?,
+        kind: event.kind,
+        data: event.data,
+        created_at: from_millis("events", to_millis(at))?,
+    })
+}
+
+/// See [`Backend::event_cursor`](crate::store::sql::Backend::event_cursor).
+pub(super) async fn event_cursor(db: &Sqlite, id: &ConversationId) -> Result<i64, StoreError> {
+    let seq: Option<i64> = query_scalar(EVENT_CURSOR)
+        .bind(id.as_str())
+        .fetch_optional(reader(db))
+        .await?;
+    seq.ok_or(StoreError::NotFound("conversation"))
+}
+
+/// See [`Backend::inbox_cursor`](crate::store::sql::Backend::inbox_cursor).
+pub(super) async fn inbox_cursor(db: &Sqlite) -> Result<i64, StoreError> {
+    query_scalar(INBOX_CURSOR).fetch_one(reader(db)).await
+}
+
+fn reader(db: &Sqlite) -> Pool<'_, Sqlite> {
+    Pool {
+        backend: db,
+        kind: PoolKind::Reader,
+    }
+}
