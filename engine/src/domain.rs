@@ -11,8 +11,6 @@ pub mod callback;
 pub mod conversation;
 pub mod event;
 pub mod form;
-pub mod form_check;
-pub mod form_draft;
 pub mod grant;
 pub mod grant_arguments;
 pub mod id;
@@ -48,8 +46,8 @@ pub use conversation::{
     title_from_message, Conversation, ConversationSummary, Message, Role, UNTITLED,
 };
 pub use event::{CallDraft, Draft, DraftPiece, Event, EventKind, NewEvent};
+pub use form::draft::{DraftEntry, FormDraft, FormProgress};
 pub use form::{FieldProblem, Form, FormField, FormStep};
-pub use form_draft::{DraftEntry, FormDraft, FormProgress};
 pub use grant::{Grant, GrantEntry, GrantScope};
 pub use grant_arguments::{GrantArgumentChoice, GrantArguments};
 pub use id::ToolCallId;

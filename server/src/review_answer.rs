@@ -16,7 +16,7 @@ use app::state::AppState;
 use app::ui::pages::review::ReviewPage;
 use app::ui::review::ReviewAccess;
 use app::wire::AnswerDraft;
-use engine::domain::form_check::input_name;
+use engine::domain::form::check::input_name;
 use engine::domain::{Actor, CaseId, Channel, FieldProblem, ReviewShape};
 use engine::reviews::Submission;
 use engine::EngineError;

@@ -18,25 +18,31 @@ use crate::store::{
     to_millis, Applied, CallReads, Decided, DecisionChange, DecisionStore, StoreError,
 };
 
-/// The compare-and-set of a decision: one pending call (with `$10`, one
-/// that is not the agent's question, `$11`/`$12`). A call that needs
-/// several approvals is approved only once they are recorded (see
-/// `quorum.rs`); refusing, withdrawing and expiry need none. Past its
-/// deadline (`expires_at`, not yet reached by the expiry worker) a call
-/// may still be refused or withdrawn, never approved. It says too
+/// The compare-and-set of a decision on pending call `$1`, which takes status `$2`:
+/// - the decision: `$3` its kind (`approve`, `reject`, …), `$4` who made it
+///   (`$5` their person's id), `$6` when, `$7` why, `$8` through which channel;
+/// - `$9` the arguments as edited, `$10` the call's result (an answer): each
+///   null to keep the call's;
+/// - `$11`: refuse the agent's question (source `$12`, tool `$13`), which
+///   needs an answer, not an approval.
+///
+/// A call that needs several approvals is approved only once they are
+/// recorded (see `quorum.rs`); refusing, withdrawing and expiry need none.
+/// Past its deadline (`expires_at`, not yet reached by the expiry worker) a
+/// call may still be refused or withdrawn, never approved. It says too
 /// whether the call has an open review case (`case_open`): most calls in a
 /// chat have none, and skip closing one.
 pub(super) const DECIDE_CALL: &str = "update tool_calls set
-        status = $1, decision = $2, decided_by = $3, decided_by_id = $13, decided_at = $4,
-        decision_reason = $5, decision_channel = $6, updated_at = $4,
-        original_arguments = case when $7 is null then original_arguments else arguments end,
-        arguments = coalesce($7, arguments),
-        result = coalesce($9, result)
-     where tool_call_id = $8 and status = 'pending_approval'
-       and not ($10 and source = $11 and tool = $12)
+        status = $2, decision = $3, decided_by = $4, decided_by_id = $5, decided_at = $6,
+        decision_reason = $7, decision_channel = $8, updated_at = $6,
+        original_arguments = case when $9 is null then original_arguments else arguments end,
+        arguments = coalesce($9, arguments),
+        result = coalesce($10, result)
+     where tool_call_id = $1 and status = 'pending_approval'
+       and not ($11 and source = $12 and tool = $13)
        and (approvals_required <= 1 or approvals_required <= approvals_given
-            or $2 in ('reject', 'cancel', 'expire'))
-       and (expires_at is null or expires_at > $4 or $2 in ('reject', 'cancel', 'expire'))
+            or $3 in ('reject', 'cancel', 'expire'))
+       and (expires_at is null or expires_at > $6 or $3 in ('reject', 'cancel', 'expire'))
      returning *, exists (select 1 from review_cases c where c.tool_call_id = tool_calls.tool_call_id
                             and c.status in ('pending', 'opened', 'in_progress')) as case_open";
 
@@ -233,22 +239,22 @@ impl<B: Backend> SqlStore<B> {
         }))
     }
 
-    /// Binds `$1`–`$13` of [`DECIDE_CALL`].
+    /// Binds `$1`–`$13` of [`DECIDE_CALL`], in its order.
     fn bind_decision<'q>(query: Query<'q>, change: &DecisionChange) -> Query<'q> {
         let decision = &change.decision;
         query
+            .bind(change.call_id.as_str())
             .bind(change.status.as_str())
             .bind(decision.kind.as_str())
             .bind(&decision.by)
+            .bind(decision.by_id.as_ref().map(|p| p.as_str()))
             .bind(to_millis(decision.at))
             .bind(&decision.reason)
             .bind(decision.channel.as_str())
             .bind(change.arguments.as_ref().map(|a| a.to_string()))
-            .bind(change.call_id.as_str())
             .bind(change.result.as_ref().map(|r| r.to_string()))
             .bind(change.refuse_questions)
             .bind(AGENT_SOURCE)
             .bind(QUESTION_TOOL)
-            .bind(decision.by_id.as_ref().map(|p| p.as_str()))
     }
 }

@@ -7,8 +7,8 @@
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use super::form::Form;
-use super::form_check::{input_name, shown};
+use super::check::{input_name, shown};
+use super::Form;
 
 /// One input as the page posted it: its name (`f.<key>`) and value.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]

@@ -1,8 +1,8 @@
 use serde_json::{json, Value};
 
-use super::super::form::Form;
-use super::super::review_shape::ReviewShape;
-use super::super::CaseType;
+use super::Form;
+use crate::domain::review_shape::ReviewShape;
+use crate::domain::CaseType;
 
 /// The protocol's example 04 form, a little extended.
 fn job_form() -> Form {
@@ -27,7 +27,7 @@ fn job_form() -> Form {
     .unwrap()
 }
 
-fn fields_of(problems: Vec<super::super::FieldProblem>) -> Vec<String> {
+fn fields_of(problems: Vec<super::FieldProblem>) -> Vec<String> {
     problems.into_iter().map(|p| p.field).collect()
 }
 

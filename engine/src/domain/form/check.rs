@@ -6,7 +6,7 @@
 use chrono::NaiveDate;
 use serde_json::{Map, Number, Value};
 
-use super::form::{date_bound, Conditional, FieldProblem, Form, FormField};
+use super::{date_bound, Conditional, FieldProblem, Form, FormField};
 
 /// Longest text value, in characters, whatever the field's own rules.
 pub const MAX_TEXT_CHARS: usize = 10_000;
@@ -254,7 +254,3 @@ fn plain_url(text: &str) -> bool {
     rest.is_some_and(|r| !r.is_empty() && !r.starts_with('/'))
         && !text.chars().any(|c| c.is_whitespace() || c.is_control())
 }
-
-#[cfg(test)]
-#[path = "form_tests.rs"]
-mod tests;
