@@ -131,6 +131,18 @@ pub fn client_address() -> String {
         .unwrap_or_else(|| "unknown".to_owned())
 }
 
+/// Whether the current request is a plain form post (the browser asks for
+/// a page back), rather than the page's own `fetch` (it asks for JSON).
+pub fn plain_form_post() -> bool {
+    leptos::prelude::use_context::<http::request::Parts>().is_some_and(|parts| {
+        parts
+            .headers
+            .get(http::header::ACCEPT)
+            .and_then(|v| v.to_str().ok())
+            .is_some_and(|accept| accept.contains("text/html"))
+    })
+}
+
 /// Whether the public URL is https, so cookies are marked `Secure`.
 pub fn served_over_https() -> bool {
     leptos::prelude::use_context::<AppState>().is_some_and(|state| state.served_over_https())

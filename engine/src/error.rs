@@ -154,7 +154,7 @@ impl EngineError {
     }
 
     /// Another decision came first: who took it, when, and where it left the call.
-    pub(crate) fn already_decided(call: ToolCall) -> Self {
+    pub fn already_decided(call: ToolCall) -> Self {
         let (by, at) = match call.decision {
             Some(d) => (d.by, d.at),
             None => ("the policy".to_owned(), call.updated_at),

@@ -43,8 +43,8 @@ pub async fn review_page(
     .await
 }
 
-/// What `open_review` answers, for the page instead of the browser, and
-/// what was kept of its form in steps.
+/// The case as its page shows it, marked opened, and what was kept of its
+/// form in steps.
 pub(crate) async fn open(
     state: &AppState,
     parts: &http::request::Parts,

@@ -49,7 +49,6 @@ const OPEN: &[&str] = &[
     // Review links: the token in the address.
     "/review/",
     "/api/reviews/",
-    "/api/fn/open_review",
     "/api/fn/touch_review",
     "/api/fn/respond_review",
 ];

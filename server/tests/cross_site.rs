@@ -131,7 +131,6 @@ impl Fixture {
             ("reject_all", vec![("conversation_id", conversation)]),
             ("revoke_grant", vec![("grant_id", self.grant.as_str())]),
             ("review_link", vec![("call_id", call)]),
-            ("open_review", vec![("case_id", case), ("token", token)]),
             ("touch_review", vec![("case_id", case), ("token", token)]),
             (
                 "respond_review",

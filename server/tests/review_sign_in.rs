@@ -49,7 +49,7 @@ async fn a_sign_in_link_opens_only_for_a_signed_in_approver() {
         "the way back is lost"
     );
     let opened = client
-        .post(server.url("/api/fn/open_review"))
+        .post(server.url("/api/fn/touch_review"))
         .header("accept", "application/json")
         .form(&fields)
         .send()
@@ -81,7 +81,7 @@ async fn a_sign_in_link_opens_only_for_a_signed_in_approver() {
     assert_eq!(code(stream).await, (401, json!("sign_in_required")));
 
     // Signed in, but not in ops.
-    let opened = post_as(&server, &client, &bo, "open_review", &fields).await;
+    let opened = post_as(&server, &client, &bo, "touch_review", &fields).await;
     assert_eq!(code(opened).await, (403, json!("not_an_approver")));
     let approve = [
         ("case_id", case.as_str()),
@@ -94,7 +94,7 @@ async fn a_sign_in_link_opens_only_for_a_signed_in_approver() {
     assert_eq!(calls[0].status, CallStatus::PendingApproval);
 
     // A member of ops decides, as themselves, whatever name the form gives.
-    let opened = post_as(&server, &client, &ana, "open_review", &fields).await;
+    let opened = post_as(&server, &client, &ana, "touch_review", &fields).await;
     assert_eq!(opened.status(), 200);
     let approve = [
         ("case_id", case.as_str()),

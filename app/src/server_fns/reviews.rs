@@ -1,12 +1,10 @@
-//! Review pages: opening a case through its link, responding to it, and
-//! handing out links from the chat.
+//! Review pages: responding to a case through its link (the page itself is
+//! `GET /review/{id}`, in the server), and handing out links from the chat.
 
-mod open_review;
 mod respond_review;
 mod review_link;
 mod touch_review;
 
-pub use open_review::*;
 pub use respond_review::*;
 pub use review_link::*;
 pub use touch_review::*;

@@ -44,6 +44,10 @@ pub struct ReviewItem {
     /// as the next round of an earlier case.
     #[serde(default)]
     pub earlier: Vec<ReviewItem>,
+    /// Who decided the case first, when this answers a response that came
+    /// after them.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub decided_first_by: Option<String>,
 }
 
 impl ReviewItem {
@@ -112,8 +116,13 @@ impl ReviewItem {
             .into_iter()
             .map(|round| Self::of_case(round.case, round.call, Default::default()))
             .collect();
+        let decided_first_by = match (view.decided_first, &view.call.decision) {
+            (true, Some(decision)) => Some(decision.by.clone()),
+            _ => None,
+        };
         Self {
             earlier,
+            decided_first_by,
             ..Self::of_case(view.case, view.call, view.context)
         }
     }
@@ -150,6 +159,7 @@ impl ReviewItem {
             asked: super::AskedItem::of_call(&call),
             call: call.into(),
             earlier: Vec::new(),
+            decided_first_by: None,
         }
     }
 }
@@ -184,6 +194,7 @@ mod tests {
             .unwrap(),
             asked: None,
             earlier: Vec::new(),
+            decided_first_by: None,
         }
     }
 

@@ -3,7 +3,7 @@
 
 use serde_json::{json, Value};
 
-use super::respond::{cancel_review, respond_review, view_of, ReviewView, Submission};
+use super::respond::{cancel_review, respond_review, review_view, view_of, ReviewView, Submission};
 use crate::core::Core;
 use crate::domain::{Actor, CaseId, Channel};
 use crate::error::EngineError;
@@ -68,7 +68,9 @@ fn edited(text: &str) -> Result<Value, EngineError> {
 }
 
 /// Responds to, or withdraws, the case behind the link once, on channel
-/// `review_page`; the case's page as it then stands.
+/// `review_page`; the case's page as it then stands. A response that comes
+/// after someone else decided leads to the page as they left it
+/// ([`ReviewView::decided_first`]): the reviewer sees who decided, and what.
 pub(crate) async fn respond_on_page(
     core: &Core,
     id: &CaseId,
@@ -77,14 +79,24 @@ pub(crate) async fn respond_on_page(
     by: Option<&Actor>,
 ) -> Result<ReviewView, EngineError> {
     let channel = Channel::ReviewPage;
-    let case = if form.withdraw {
+    let responded = if form.withdraw {
         let reason = form.withdraw_reason.filter(|r| !r.trim().is_empty());
         let responded_by = form.name.as_deref();
-        cancel_review(core, id, presented, reason, responded_by, channel, by).await?
+        cancel_review(core, id, presented, reason, responded_by, channel, by).await
     } else {
-        respond_review(core, id, presented, form.submission()?, channel, by).await?
+        respond_review(core, id, presented, form.submission()?, channel, by).await
     };
-    view_of(core, case).await
+    match responded {
+        Ok(case) => view_of(core, case).await,
+        Err(EngineError::AlreadyDecided { .. }) => {
+            let view = review_view(core, id, presented, by).await?;
+            Ok(ReviewView {
+                decided_first: true,
+                ..view
+            })
+        }
+        Err(e) => Err(e),
+    }
 }
 
 #[cfg(test)]

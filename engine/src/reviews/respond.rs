@@ -112,6 +112,9 @@ pub struct ReviewView {
     pub earlier: Vec<super::rounds::EarlierRound>,
     /// What was entered so far in its form of several steps.
     pub draft: Option<crate::domain::FormDraft>,
+    /// Whether this answers a response that came after someone else had
+    /// decided the case: the page as the first decision left it.
+    pub decided_first: bool,
 }
 
 fn text_field(data: &Value, key: &str) -> Option<String> {
@@ -171,6 +174,7 @@ pub(super) async fn view_of(core: &Core, case: ReviewCase) -> Result<ReviewView,
         context,
         earlier,
         draft,
+        decided_first: false,
     })
 }
 

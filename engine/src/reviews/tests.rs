@@ -263,6 +263,33 @@ async fn a_link_opens_once_responds_once_and_a_wrong_token_opens_nothing() {
 }
 
 #[tokio::test]
+async fn a_page_response_after_another_leads_to_the_case_as_decided() {
+    let f = Fixture::new().await;
+    let (case, token) = f.waiting(None).await;
+    let pressed = |action: &str, name: &str| PageForm {
+        action: Some(action.into()),
+        name: Some(name.into()),
+        ..PageForm::default()
+    };
+    let (id, token) = (&case.id, token.as_str());
+    let first = f
+        .engine
+        .respond_on_page(id, token, pressed("reject", "Ada"), None);
+    let first = first.await.unwrap();
+    assert!(!first.decided_first);
+    assert_eq!(first.case.status, CaseStatus::Completed);
+    // Approving now answers nothing, and shows Ada's rejection.
+    let late = f
+        .engine
+        .respond_on_page(id, token, pressed("approve", "Bo"), None);
+    let late = late.await.unwrap();
+    assert!(late.decided_first);
+    assert_eq!(late.call.status, CallStatus::Rejected);
+    assert_eq!(late.call.decision.map(|d| d.by).as_deref(), Some("Ada"));
+    assert_eq!(late.case.responded_by.as_deref(), Some("Ada"));
+}
+
+#[tokio::test]
 async fn an_edit_runs_the_new_arguments_and_reports_them() {
     let f = Fixture::new().await;
     let (case, token) = f.waiting(None).await;

@@ -32,7 +32,8 @@ pub struct ReviewResponseForm {
 }
 
 /// Responds to a case from its review page, once, or withdraws it; the
-/// engine reads the form (`PageForm`).
+/// engine reads the form (`PageForm`). Answers the page it leads to, also
+/// when someone else decided first (`decided_first_by`).
 #[server(prefix = "/api/fn", endpoint = "respond_review")]
 pub async fn respond_review(
     #[server(flatten)] form: ReviewResponseForm,
@@ -53,5 +54,11 @@ pub async fn respond_review(
     let view = crate::state::engine()
         .respond_on_page(&id, &token, form, by.as_ref())
         .await?;
+    // A plain form post cannot read the page it leads to: the browser goes
+    // back to the review page, which tells who decided first from the error
+    // in its address.
+    if view.decided_first && crate::state::plain_form_post() {
+        return Err(engine::EngineError::already_decided(view.call).into());
+    }
     Ok(ReviewItem::from_view(view))
 }

@@ -59,27 +59,17 @@ pub fn ReviewForms(
             let _ = access;
         }
     };
-    #[cfg(feature = "hydrate")]
-    let reload_access = access.clone();
     Effect::new(move |_| match respond.value().get() {
-        Some(Ok(item)) => on_reviewed.run(item),
-        // Someone else answered first: show what they decided.
+        Some(Ok(item)) => {
+            // Someone else answered first: the page as they left it.
+            if let Some(by) = &item.decided_first_by {
+                on_conflict.run(format!("Already decided by {by}"));
+            }
+            on_reviewed.run(item);
+        }
+        // The same, told by the address of a plain post's page.
         Some(Err(AppError::AlreadyDecided { by, .. })) => {
             on_conflict.run(format!("Already decided by {by}"));
-            // Effects run only in the browser.
-            #[cfg(feature = "hydrate")]
-            {
-                let access = reload_access.clone();
-                leptos::task::spawn_local(async move {
-                    use crate::server_fns::reviews::OpenReview;
-                    use leptos::server_fn::ServerFn;
-                    let fields = [("case_id", &*access.case_id), ("token", &*access.token)];
-                    let item = crate::browser::post::call(OpenReview::PATH, &fields).await;
-                    if let Ok(item) = item {
-                        on_reviewed.run(item);
-                    }
-                });
-            }
         }
         _ => {}
     });
