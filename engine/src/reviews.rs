@@ -6,6 +6,7 @@
 //! the case in the same transaction (see `store/sql/decisions.rs`), whichever
 //! channel it came from (chat, review page, HTTP or expiry).
 
+pub(crate) mod answer_page;
 pub mod ask;
 pub mod callbacks;
 pub(crate) mod drafts;
@@ -28,6 +29,7 @@ use crate::domain::{
     case_for, CaseEvent, CaseId, CaseStatus, CaseType, LinkedCase, NewCase, Requester, ReviewCase,
     ReviewToken,
 };
+pub use answer_page::AnswerPage;
 pub use ask::{AskRequest, Asked};
 pub use gateway::{GatewayOutcome, GatewayRequest};
 pub use page::PageForm;

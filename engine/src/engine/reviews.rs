@@ -2,11 +2,13 @@
 //! `reviews/respond.rs`).
 
 use crate::domain::{
-    Actor, CaseEvent, CaseId, Channel, FormDraft, FormProgress, ReviewCase, ReviewToken, ToolCallId,
+    Actor, CaseEvent, CaseId, Channel, FormProgress, ReviewCase, ReviewToken, ToolCallId,
 };
 use crate::error::EngineError;
 use crate::reviews::slack_app::{interaction, Pressed, SlackApp, SlackRefusal, SlackRequest};
-use crate::reviews::{drafts, page, respond, PageForm, ReviewView, Submission};
+use crate::reviews::{
+    answer_page, drafts, page, respond, AnswerPage, PageForm, ReviewView, Submission,
+};
 use crate::Engine;
 
 impl Engine {
@@ -118,19 +120,17 @@ impl Engine {
         drafts::progress(&self.core, case).await
     }
 
-    /// Keeps what the review page posted of a form in steps, the person now
-    /// on `step`, so the page can be closed and taken up again through the
-    /// same link; moves the case on to `in_progress`. `None` when the case
-    /// asks for no form in steps. Refused as an answer would be.
-    pub async fn save_review_draft(
+    /// Takes what a typed question's form on the review page posted (its
+    /// inputs by name, in order): the answer, a move between the steps of
+    /// a form (what was entered kept with the case), or a withdrawal.
+    pub async fn answer_on_page(
         &self,
         id: &CaseId,
         presented: &str,
         posted: &[(String, String)],
-        step: usize,
         by: Option<&Actor>,
-    ) -> Result<Option<FormDraft>, EngineError> {
-        drafts::save_draft(&self.core, id, presented, posted, step, by).await
+    ) -> AnswerPage {
+        answer_page::answer_on_page(&self.core, id, presented, posted, by).await
     }
 
     /// A case's events after position `seq`.
