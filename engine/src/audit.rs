@@ -38,7 +38,7 @@ pub struct ChainReport {
 pub(crate) async fn seal(core: &Core) -> Result<u64, EngineError> {
     let mut sealed = 0;
     loop {
-        let n = core.store.seal_audit(SEAL_BATCH).await?;
+        let n = core.audit().seal_audit(SEAL_BATCH).await?;
         sealed += n;
         if n < SEAL_BATCH as u64 {
             return Ok(sealed);
@@ -48,7 +48,7 @@ pub(crate) async fn seal(core: &Core) -> Result<u64, EngineError> {
 
 /// One page of entries, newest first.
 pub(crate) async fn page(core: &Core, query: &AuditQuery) -> Result<AuditPage, EngineError> {
-    let mut entries = core.store.audit_entries(query, AUDIT_PAGE + 1).await?;
+    let mut entries = core.audit().audit_entries(query, AUDIT_PAGE + 1).await?;
     let more = entries.len() > AUDIT_PAGE as usize;
     entries.truncate(AUDIT_PAGE as usize);
     let older = more.then(|| entries.last().map(|e| e.id)).flatten();
@@ -65,7 +65,7 @@ pub(crate) async fn export(
 ) -> Result<Vec<AuditLine>, EngineError> {
     seal(core).await?;
     let limit = limit.clamp(1, EXPORT_LIMIT);
-    let entries = core.store.audit_chain(after.max(0), limit).await?;
+    let entries = core.audit().audit_chain(after.max(0), limit).await?;
     Ok(entries.iter().filter_map(|e| e.line()).collect())
 }
 
@@ -80,7 +80,7 @@ pub(crate) async fn verify(
     let mut broken = None;
     let mut after = 0;
     'chain: loop {
-        let entries = core.store.audit_chain(after, CHECK_BATCH).await?;
+        let entries = core.audit().audit_chain(after, CHECK_BATCH).await?;
         for entry in &entries {
             let Some(line) = entry.line() else { continue };
             if let Err(e) = check.check(&line) {
@@ -100,6 +100,6 @@ pub(crate) async fn verify(
         checked: check.checked,
         head: check.head().map(|(seq, hash)| (seq, hash.to_owned())),
         broken,
-        unsealed: core.store.unsealed_audit().await?,
+        unsealed: core.audit().unsealed_audit().await?,
     })
 }

@@ -32,7 +32,9 @@ pub(crate) async fn create_conversation(core: &Core) -> Result<Conversation, Eng
         created_at: now,
         updated_at: now,
     };
-    core.store.insert_conversation(&conversation).await?;
+    core.conversations()
+        .insert_conversation(&conversation)
+        .await?;
     Ok(conversation)
 }
 
@@ -47,7 +49,7 @@ pub(crate) async fn conversation_page(
     page: &ListPage,
 ) -> Result<ConversationPage, EngineError> {
     let mut items = core
-        .store
+        .conversations()
         .list_conversations(page, CONVERSATION_PAGE + 1)
         .await?;
     let more = items.len() as i64 > CONVERSATION_PAGE;
@@ -65,11 +67,11 @@ pub(crate) async fn conversation(
     id: &ConversationId,
 ) -> Result<ConversationView, EngineError> {
     let conversation = core
-        .store
+        .conversations()
         .conversation(id)
         .await?
         .ok_or(EngineError::NotFound("conversation"))?;
-    let messages = core.store.messages(id).await?;
+    let messages = core.conversations().messages(id).await?;
     Ok(ConversationView {
         conversation,
         messages,
@@ -84,17 +86,17 @@ pub(crate) async fn conversation_snapshot(
     before: Option<i64>,
 ) -> Result<ConversationSnapshot, EngineError> {
     let cursor = core
-        .store
+        .event_log()
         .event_cursor(id)
         .await
         .map_err(EngineError::missing)?;
     let conversation = core
-        .store
+        .conversations()
         .conversation(id)
         .await?
         .ok_or(EngineError::NotFound("conversation"))?;
     let mut messages = core
-        .store
+        .conversations()
         .recent_messages(id, before, MESSAGE_PAGE + 1)
         .await?;
     // One more than a page was read to know whether earlier ones exist.
@@ -103,10 +105,10 @@ pub(crate) async fn conversation_snapshot(
         messages.remove(0);
     }
     let from = messages.first().map(|m| m.seq).filter(|_| more);
-    let calls = core.store.window_calls(id, from, before).await?;
-    let run = core.store.active_run(id).await?;
-    let queued = core.store.queued_messages(id).await?;
-    let agent_session = core.store.is_agent_session(id).await?;
+    let calls = core.call_reads().window_calls(id, from, before).await?;
+    let run = core.runs().active_run(id).await?;
+    let queued = core.queue().queued_messages(id).await?;
+    let agent_session = core.gateway().is_agent_session(id).await?;
     Ok(ConversationSnapshot {
         cursor,
         view: ConversationView {
@@ -126,8 +128,8 @@ pub(crate) async fn inbox_snapshot(
     query: &InboxQuery,
     limit: i64,
 ) -> Result<InboxSnapshot, EngineError> {
-    let cursor = core.store.inbox_cursor().await?;
-    let pending = core.store.pending_calls(query, limit).await?;
+    let cursor = core.event_log().inbox_cursor().await?;
+    let pending = core.call_reads().pending_calls(query, limit).await?;
     Ok(InboxSnapshot { cursor, pending })
 }
 
@@ -148,7 +150,10 @@ pub(crate) async fn titled_inbox(
     let mut titles = HashMap::new();
     for call in &inbox.pending {
         if !titles.contains_key(&call.conversation_id) {
-            let conversation = core.store.conversation(&call.conversation_id).await?;
+            let conversation = core
+                .conversations()
+                .conversation(&call.conversation_id)
+                .await?;
             let title = conversation.map(|c| c.title).unwrap_or_default();
             titles.insert(call.conversation_id.clone(), title);
         }
@@ -156,7 +161,7 @@ pub(crate) async fn titled_inbox(
     // A full page needs the count; a shorter one is the whole of it.
     let total = match (&next, &query.after) {
         (None, None) => inbox.pending.len() as i64,
-        _ => core.store.count_pending(query).await?,
+        _ => core.call_reads().count_pending(query).await?,
     };
     Ok(TitledInbox {
         inbox,
@@ -172,7 +177,7 @@ pub(crate) async fn events_after(
     seq: i64,
     limit: i64,
 ) -> Result<Vec<crate::domain::Event>, EngineError> {
-    Ok(core.store.events_after(id, seq, limit).await?)
+    Ok(core.event_log().events_after(id, seq, limit).await?)
 }
 
 pub(crate) async fn inbox_events_after(
@@ -180,7 +185,10 @@ pub(crate) async fn inbox_events_after(
     inbox_seq: i64,
     limit: i64,
 ) -> Result<Vec<crate::domain::Event>, EngineError> {
-    Ok(core.store.inbox_events_after(inbox_seq, limit).await?)
+    Ok(core
+        .event_log()
+        .inbox_events_after(inbox_seq, limit)
+        .await?)
 }
 
 mod post;

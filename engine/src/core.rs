@@ -1,6 +1,8 @@
 //! What every service works with: the store, the clock, the live event hub
 //! and the configuration. The [`Engine`](crate::Engine) holds one and lends
-//! it to the service each of its methods calls.
+//! it to the service each of its methods calls. A service reaches the store
+//! through the concern it works on (`core.decisions()`, `core.reviews()`,
+//! …), so each call names the part of the store it depends on.
 
 use std::sync::{Arc, Mutex};
 
@@ -12,14 +14,18 @@ use crate::domain::{ToolCall, ToolCallId};
 use crate::error::EngineError;
 use crate::events::Events;
 use crate::metrics::Metrics;
-use crate::store::Store;
+use crate::store::{
+    ApiTokenStore, AuditStore, BacklogStore, CallReads, CallStore, ConversationStore,
+    DecisionStore, DraftStore, EventStore, GatewayStore, GrantStore, LeaseStore, NoticeStore,
+    PeopleStore, QueueStore, QuorumStore, ReviewStore, RunStore, Store,
+};
 use crate::throttle::Throttle;
 use crate::tools::report::SourceBoard;
 
 /// The parts of Airlock's core the services share.
 #[derive(Debug)]
 pub(crate) struct Core {
-    pub(crate) store: Arc<dyn Store>,
+    store: Arc<dyn Store>,
     pub(crate) clock: Arc<dyn Clock>,
     pub(crate) events: Events,
     pub(crate) config: Config,
@@ -34,10 +40,108 @@ pub(crate) struct Core {
 }
 
 impl Core {
+    /// The parts over `store`, telling time by `clock`, applying `config`.
+    pub(crate) fn new(store: Arc<dyn Store>, clock: Arc<dyn Clock>, config: Config) -> Self {
+        Self {
+            store,
+            clock,
+            events: Events::new(),
+            config,
+            sign_ins: Default::default(),
+            setup: Default::default(),
+            sources: Default::default(),
+            metrics: Default::default(),
+        }
+    }
+
+    /// The store's backend, `sqlite` or `postgres`.
+    pub(crate) fn backend(&self) -> &'static str {
+        self.store.backend()
+    }
+
+    /// The whole store, for tests that hold only the parts.
+    #[cfg(test)]
+    pub(crate) fn whole_store(&self) -> Arc<dyn Store> {
+        self.store.clone()
+    }
+
+    pub(crate) fn conversations(&self) -> &dyn ConversationStore {
+        &*self.store
+    }
+
+    pub(crate) fn queue(&self) -> &dyn QueueStore {
+        &*self.store
+    }
+
+    pub(crate) fn calls(&self) -> &dyn CallStore {
+        &*self.store
+    }
+
+    pub(crate) fn call_reads(&self) -> &dyn CallReads {
+        &*self.store
+    }
+
+    pub(crate) fn decisions(&self) -> &dyn DecisionStore {
+        &*self.store
+    }
+
+    pub(crate) fn quorum(&self) -> &dyn QuorumStore {
+        &*self.store
+    }
+
+    pub(crate) fn runs(&self) -> &dyn RunStore {
+        &*self.store
+    }
+
+    pub(crate) fn leases(&self) -> &dyn LeaseStore {
+        &*self.store
+    }
+
+    /// The stored events and the shared feed (the live hub is `events`).
+    pub(crate) fn event_log(&self) -> &dyn EventStore {
+        &*self.store
+    }
+
+    pub(crate) fn reviews(&self) -> &dyn ReviewStore {
+        &*self.store
+    }
+
+    pub(crate) fn gateway(&self) -> &dyn GatewayStore {
+        &*self.store
+    }
+
+    pub(crate) fn drafts(&self) -> &dyn DraftStore {
+        &*self.store
+    }
+
+    pub(crate) fn notices(&self) -> &dyn NoticeStore {
+        &*self.store
+    }
+
+    pub(crate) fn people(&self) -> &dyn PeopleStore {
+        &*self.store
+    }
+
+    pub(crate) fn api_tokens(&self) -> &dyn ApiTokenStore {
+        &*self.store
+    }
+
+    pub(crate) fn grants(&self) -> &dyn GrantStore {
+        &*self.store
+    }
+
+    pub(crate) fn audit(&self) -> &dyn AuditStore {
+        &*self.store
+    }
+
+    pub(crate) fn backlog(&self) -> &dyn BacklogStore {
+        &*self.store
+    }
+
     /// The call `id`, which the caller knows of (from a case, a link, a
     /// decision): [`EngineError::NotFound`] when the store has none.
     pub(crate) async fn call(&self, id: &ToolCallId) -> Result<ToolCall, EngineError> {
-        self.store
+        self.call_reads()
             .tool_call(id)
             .await?
             .ok_or(EngineError::NotFound("tool call"))

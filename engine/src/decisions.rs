@@ -228,7 +228,7 @@ pub(crate) async fn decide_closing(
 /// Applies `change` and publishes its events: the call's, and its run's
 /// when the decision woke the run (the worker steps it from there).
 async fn decide_and_publish(core: &Core, change: &DecisionChange) -> Result<Decided, StoreError> {
-    let mut decided = core.store.decide(change).await?;
+    let mut decided = core.decisions().decide(change).await?;
     if let Decided::Applied(applied) = &mut decided {
         core.metrics.decided(&applied.call);
         core.events
@@ -241,7 +241,7 @@ pub(crate) async fn expire_due(core: &Core) -> Result<usize, EngineError> {
     let mut total = 0;
     loop {
         let changed = core
-            .store
+            .decisions()
             .expire_due(core.clock.now(), EXPIRY_BATCH)
             .await?;
         let n = changed.len();
@@ -274,7 +274,7 @@ pub(crate) async fn start_run(
         updated_at: now,
     };
     let event = core
-        .store
+        .runs()
         .insert_run(&run)
         .await
         .map_err(EngineError::missing)?;
@@ -296,7 +296,7 @@ async fn wake_runs<'a>(
     runs.sort();
     runs.dedup();
     for run in runs {
-        if let Some(event) = core.store.wake_run(run, core.clock.now()).await? {
+        if let Some(event) = core.runs().wake_run(run, core.clock.now()).await? {
             core.events.publish([event]);
         }
     }

@@ -23,6 +23,9 @@ use crate::tools::ToolSource;
 #[derive(Debug, Clone)]
 pub struct Engine {
     core: Arc<Core>,
+    /// The whole store, for health checks; the services reach it through
+    /// `core`, by concern.
+    store: Arc<dyn Store>,
     /// When this process's engine was made: holds on proxied calls that
     /// end before this plus their length are a process's before it.
     started: chrono::DateTime<chrono::Utc>,
@@ -32,18 +35,10 @@ impl Engine {
     /// An engine over `store`, telling time by `clock`, applying `config`.
     pub fn new(store: Arc<dyn Store>, clock: Arc<dyn Clock>, config: Config) -> Self {
         let started = clock.now();
-        let core = Core {
-            store,
-            clock,
-            events: Events::new(),
-            config,
-            sign_ins: Default::default(),
-            setup: Default::default(),
-            sources: Default::default(),
-            metrics: Default::default(),
-        };
+        let core = Core::new(store.clone(), clock, config);
         Self {
             core: Arc::new(core),
+            store,
             started,
         }
     }
@@ -75,7 +70,12 @@ impl Engine {
     #[cfg(test)]
     pub(crate) fn with_core(core: Arc<Core>) -> Self {
         let started = core.clock.now();
-        Self { core, started }
+        let store = core.whole_store();
+        Self {
+            core,
+            store,
+            started,
+        }
     }
 
     /// What the services work with, for tests that call one directly.
@@ -101,7 +101,7 @@ impl Engine {
 
     /// The store, for health checks.
     pub fn store(&self) -> &Arc<dyn Store> {
-        &self.core.store
+        &self.store
     }
 
     /// Places stored events in the shared feed and relays what other

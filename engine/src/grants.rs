@@ -74,13 +74,13 @@ pub(crate) async fn allow(core: &Core, call: &ToolCall, new: NewGrant) -> Result
         channel: new.channel.as_str(),
         call: Some(&call.id),
     };
-    core.store.insert_grant(&grant, audit).await?;
+    core.grants().insert_grant(&grant, audit).await?;
     grants_changed(core).await;
     Ok(())
 }
 
 pub(crate) async fn grants(core: &Core) -> Result<Vec<Grant>, EngineError> {
-    Ok(core.store.grants().await?)
+    Ok(core.grants().grants().await?)
 }
 
 pub(crate) async fn grant_entries(core: &Core) -> Result<Vec<GrantEntry>, EngineError> {
@@ -94,7 +94,11 @@ pub(crate) async fn grant_entries(core: &Core) -> Result<Vec<GrantEntry>, Engine
             GrantScope::Conversation(id) => match titles.get(id) {
                 Some(title) => title.clone(),
                 None => {
-                    let title = core.store.conversation(id).await?.map(|c| c.title);
+                    let title = core
+                        .conversations()
+                        .conversation(id)
+                        .await?
+                        .map(|c| c.title);
                     titles.insert(id.clone(), title.clone());
                     title
                 }
@@ -122,7 +126,7 @@ pub(crate) async fn revoke_grant(
         call: None,
     };
     let revoked = core
-        .store
+        .grants()
         .revoke_grant(id, core.clock.now(), by.as_ref(), audit)
         .await?
         .ok_or(EngineError::NotFound("grant"))?;
@@ -136,7 +140,7 @@ pub(crate) async fn revoke_grant(
 /// replicas' pages catch up on their next periodic read.
 pub(crate) async fn grants_changed(core: &Core) {
     core.events.grants_changed();
-    if let Err(e) = core.store.announce_grants().await {
+    if let Err(e) = core.event_log().announce_grants().await {
         tracing::warn!(error = %e, "could not announce a change of grants to other replicas");
     }
 }

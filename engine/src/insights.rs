@@ -35,7 +35,7 @@ pub(crate) async fn report(core: &Core, window: Duration) -> Result<InsightsRepo
     let mut after: Option<ToolCallId> = None;
     let capped = loop {
         let page = core
-            .store
+            .call_reads()
             .calls_since(read_from, after.as_ref(), PAGE)
             .await?;
         let done = (page.len() as i64) < PAGE;

@@ -105,7 +105,7 @@ fn taken(email: &str) -> EngineError {
 async fn checked_email(core: &Core, email: Option<&str>) -> Result<Option<String>, EngineError> {
     let email = plain_or_none(email)?;
     match &email {
-        Some(e) if core.store.person_by_email(e).await?.is_some() => Err(taken(e)),
+        Some(e) if core.people().person_by_email(e).await?.is_some() => Err(taken(e)),
         _ => Ok(email),
     }
 }
@@ -117,12 +117,12 @@ pub(crate) async fn set_email(
     email: &str,
 ) -> Result<Person, EngineError> {
     let mut person = core
-        .store
+        .people()
         .person(id)
         .await?
         .ok_or(EngineError::NotFound("person"))?;
     let email = plain_or_none(Some(email))?;
-    match core.store.set_email(id, email.as_deref()).await {
+    match core.people().set_email(id, email.as_deref()).await {
         Ok(()) => {}
         Err(StoreError::Duplicate(_)) => return Err(taken(email.as_deref().unwrap_or_default())),
         Err(e) => return Err(e.into()),
@@ -152,7 +152,7 @@ pub(crate) async fn add_person(core: &Core, new: NewPerson) -> Result<Person, En
         created_at: now(core)?,
     };
     match core
-        .store
+        .people()
         .insert_person(&person, hash.as_deref(), None)
         .await
     {
@@ -208,7 +208,7 @@ pub(crate) async fn sign_in(
 }
 
 async fn start_session(core: &Core, name: &str, password: &str) -> Result<Started, EngineError> {
-    let found = core.store.credentials(name).await?;
+    let found = core.people().credentials(name).await?;
     let stored = found.as_ref().and_then(|c| c.password_hash.clone());
     // Checked before looking at anything else, so every refusal takes as long.
     let matched = password::matches(password.to_owned(), stored).await;
@@ -229,7 +229,9 @@ async fn open_session(core: &Core, person: Person) -> Result<Started, EngineErro
         expires_at: now + ABSOLUTE_LIFETIME,
     };
     let token = SessionToken::mint();
-    core.store.insert_session(&token.hash(), &session).await?;
+    core.people()
+        .insert_session(&token.hash(), &session)
+        .await?;
     Ok(Started {
         token,
         session,
@@ -244,7 +246,7 @@ fn lapsed(session: &Session, now: DateTime<Utc>) -> bool {
 
 pub(crate) async fn signed_in(core: &Core, token: &str) -> Result<Option<SignedIn>, EngineError> {
     let Some(mut found) = core
-        .store
+        .people()
         .session(&SessionToken::presented(token).hash())
         .await?
     else {
@@ -252,11 +254,11 @@ pub(crate) async fn signed_in(core: &Core, token: &str) -> Result<Option<SignedI
     };
     let now = now(core)?;
     if found.person.disabled_at.is_some() || lapsed(&found.session, now) {
-        core.store.end_session(&found.session.id).await?;
+        core.people().end_session(&found.session.id).await?;
         return Ok(None);
     }
     if now - found.session.last_seen_at >= TOUCH_EVERY {
-        core.store.touch_session(&found.session.id, now).await?;
+        core.people().touch_session(&found.session.id, now).await?;
         found.session.last_seen_at = now;
     }
     Ok(Some(found))
@@ -264,11 +266,11 @@ pub(crate) async fn signed_in(core: &Core, token: &str) -> Result<Option<SignedI
 
 pub(crate) async fn sign_out(core: &Core, token: &str) -> Result<(), EngineError> {
     if let Some(found) = core
-        .store
+        .people()
         .session(&SessionToken::presented(token).hash())
         .await?
     {
-        core.store.end_session(&found.session.id).await?;
+        core.people().end_session(&found.session.id).await?;
     }
     Ok(())
 }
@@ -277,25 +279,25 @@ pub(crate) async fn sign_out_everywhere(
     core: &Core,
     person: &PersonId,
 ) -> Result<u64, EngineError> {
-    Ok(core.store.end_sessions_of(person).await?)
+    Ok(core.people().end_sessions_of(person).await?)
 }
 
 pub(crate) async fn sessions_of(
     core: &Core,
     person: &PersonId,
 ) -> Result<Vec<Session>, EngineError> {
-    Ok(core.store.sessions_of(person).await?)
+    Ok(core.people().sessions_of(person).await?)
 }
 
 pub(crate) async fn disable_person(core: &Core, id: &PersonId) -> Result<Person, EngineError> {
-    core.store
+    core.people()
         .disable_person(id, core.clock.now())
         .await?
         .ok_or(EngineError::NotFound("person"))
 }
 
 pub(crate) async fn people(core: &Core) -> Result<Vec<Person>, EngineError> {
-    Ok(core.store.people().await?)
+    Ok(core.people().people().await?)
 }
 
 #[cfg(test)]

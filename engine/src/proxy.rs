@@ -179,7 +179,7 @@ pub(crate) async fn decided(
         }
         let now = core.clock.now();
         if now >= renew_at {
-            core.store.hold_call(id, by, now + HOLD).await?;
+            core.leases().hold_call(id, by, now + HOLD).await?;
             renew_at = now + HOLD_RENEWED;
         }
         let _ = tokio::time::timeout(RECHECK, async {
@@ -215,7 +215,7 @@ async fn withdraw_held_until(core: &Core, before: DateTime<Utc>) -> Result<usize
     const AT_ONCE: i64 = 100;
     let mut total = 0;
     loop {
-        let lapsed = core.store.lapsed_holds(before, AT_ONCE).await?;
+        let lapsed = core.leases().lapsed_holds(before, AT_ONCE).await?;
         for held in &lapsed {
             withdraw(core, &held.call, &held.by, CLIENT_GONE).await?;
         }
@@ -251,7 +251,7 @@ pub(crate) async fn withdraw(
 /// runs them again. Only for a store no other live process uses
 /// (SQLite), at startup. Returns how many.
 pub(crate) async fn end_left_running(core: &Core) -> Result<usize, EngineError> {
-    let failed = core.store.fail_unowned(core.clock.now()).await?;
+    let failed = core.calls().fail_unowned(core.clock.now()).await?;
     let count = failed.len();
     core.events
         .publish(failed.into_iter().map(|(_, event)| event));

@@ -34,11 +34,10 @@ pub(crate) async fn follow_feed(
     core: &Core,
     mut stop: watch::Receiver<bool>,
 ) -> Result<(), EngineError> {
-    let store = &core.store;
-    let Some(mut announced) = store.feed_announcements().await? else {
+    let Some(mut announced) = core.event_log().feed_announcements().await? else {
         return Ok(());
     };
-    let mut cursor = store.feed_head().await?;
+    let mut cursor = core.event_log().feed_head().await?;
     let stored = core.events.stored();
     let mut tick = tokio::time::interval(PLACE_EVERY);
     tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
@@ -62,7 +61,7 @@ pub(crate) async fn follow_feed(
 /// Places whatever waits for a place; the new feed cursor.
 async fn place(core: &Core, mut cursor: i64) -> i64 {
     loop {
-        let batch = match core.store.place_events(FEED_PAGE).await {
+        let batch = match core.event_log().place_events(FEED_PAGE).await {
             Ok(batch) => batch,
             Err(e) => {
                 // The next signal or tick tries again.
@@ -86,7 +85,7 @@ async fn place(core: &Core, mut cursor: i64) -> i64 {
 /// Reads the feed from `cursor` through at least `through`; the new cursor.
 async fn follow(core: &Core, mut cursor: i64, through: i64) -> i64 {
     while cursor < through {
-        match core.store.feed_after(cursor, FEED_PAGE).await {
+        match core.event_log().feed_after(cursor, FEED_PAGE).await {
             Ok(batch) if !batch.events.is_empty() => cursor = relay(core, cursor, batch),
             Ok(_) => break,
             Err(e) => {

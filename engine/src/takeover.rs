@@ -27,11 +27,11 @@ pub(crate) async fn take_over(
     core: &Core,
     started: DateTime<Utc>,
 ) -> Result<TakenOver, EngineError> {
-    if core.store.backend() != "sqlite" {
+    if core.backend() != "sqlite" {
         return Ok(TakenOver::default());
     }
     Ok(TakenOver {
-        runs: core.store.end_leases().await?,
+        runs: core.leases().end_leases().await?,
         running_calls: proxy::end_left_running(core).await?,
         held_calls: proxy::withdraw_left_held(core, started).await?,
     })

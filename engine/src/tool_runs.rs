@@ -41,7 +41,7 @@ pub(crate) async fn run_approved(
     call: &ToolCall,
     shape: Shape,
 ) -> Result<Option<Ended>, StoreError> {
-    let Some((claimed, event)) = core.store.claim_call(call, core.clock.now()).await? else {
+    let Some((claimed, event)) = core.leases().claim_call(call, core.clock.now()).await? else {
         return Ok(None);
     };
     core.events.publish([event]);
@@ -74,7 +74,9 @@ pub(crate) async fn run_approved(
     };
     // PostgreSQL's text cannot hold a NUL.
     let stored = stored.map_err(|text| text.replace('\0', "\u{FFFD}"));
-    let finished = core.store.finish_call(&claimed, stored, core.clock.now());
+    let finished = core
+        .leases()
+        .finish_call(&claimed, stored, core.clock.now());
     let recorded = match finished.await? {
         Some((_, event)) => {
             core.events.publish([event]);

@@ -118,10 +118,11 @@ impl Agent {
         let Some(stepping) = Stepping::enter(&self.stepping, run_id) else {
             return Ok(StepOutcome::Busy);
         };
-        let store = &self.core.store;
         let clock = &self.core.clock;
         let now = clock.now();
-        let Some((run, open)) = store
+        let Some((run, open)) = self
+            .core
+            .leases()
             .acquire_run_with_open_calls(run_id, &self.owner, now, lease_until(now))
             .await?
         else {
@@ -131,7 +132,9 @@ impl Agent {
             loop {
                 tokio::time::sleep(RENEW_EVERY).await;
                 let now = clock.now();
-                if let Err(e) = store
+                if let Err(e) = self
+                    .core
+                    .leases()
                     .renew_lease(run_id, &self.owner, lease_until(now))
                     .await
                 {
@@ -153,13 +156,12 @@ impl Agent {
         taken: Vec<ToolCall>,
         stop: &Notify,
     ) -> Result<StepOutcome, AgentError> {
-        let store = self.core.store.clone();
         let run_id = &run.id.clone();
         let mut taken = Some(taken);
         for _ in 0..MAX_TURNS {
             let mut open = match taken.take() {
                 Some(open) => open,
-                None => store.open_calls(run_id).await?,
+                None => self.core.calls().open_calls(run_id).await?,
             };
             if open.iter().any(|c| c.status == CallStatus::Approved) {
                 let mut all_finished_here = true;
@@ -174,7 +176,7 @@ impl Agent {
                 open = if all_finished_here {
                     Vec::new()
                 } else {
-                    store.open_calls(run_id).await?
+                    self.core.calls().open_calls(run_id).await?
                 };
             }
             if open.iter().any(|c| c.status == CallStatus::PendingApproval) {
@@ -224,7 +226,7 @@ impl Agent {
         let now = self.core.clock.now();
         let run = self
             .core
-            .store
+            .leases()
             .acquire_run(run_id, &self.owner, now, lease_until(now))
             .await?;
         Ok(run)
@@ -282,7 +284,7 @@ fn spawn_step(agent: &Agent, id: RunId) {
 async fn sweep_once(agent: &Agent) {
     let core = agent.core();
     let now = core.clock.now();
-    match core.store.fail_interrupted(now).await {
+    match core.calls().fail_interrupted(now).await {
         Ok(failed) => {
             let (calls, events): (Vec<_>, Vec<_>) = failed.into_iter().unzip();
             core.events.publish(events);
@@ -295,7 +297,7 @@ async fn sweep_once(agent: &Agent) {
         }
         Err(e) => tracing::warn!(error = %e, "cannot look for interrupted calls"),
     }
-    match core.store.runs_to_step(now, 100).await {
+    match core.leases().runs_to_step(now, 100).await {
         Ok(runs) => runs.into_iter().for_each(|id| spawn_step(agent, id)),
         Err(e) => tracing::warn!(error = %e, "cannot look for runs to step"),
     }

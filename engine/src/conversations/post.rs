@@ -29,7 +29,7 @@ pub(crate) async fn post_message(
     EngineError::refuse_nul("content", "the message", content)?;
     // An external agent asks there through the gateway or the MCP proxy: a
     // message would start Airlock's own agent in its session.
-    if core.store.is_agent_session(id).await? {
+    if core.gateway().is_agent_session(id).await? {
         return Err(EngineError::invalid(
             "conversation",
             "this is an external agent's session: its calls wait here for a decision, and nobody writes in it",
@@ -59,15 +59,16 @@ pub(crate) async fn post_message(
         created_at: core.clock.now(),
     };
     // While the agent writes, the message waits for the run to end.
-    let run = core.store.active_run(id).await?;
-    if run.is_some_and(|r| r.status == RunStatus::Running) && core.store.queue_message(&new).await?
+    let run = core.runs().active_run(id).await?;
+    if run.is_some_and(|r| r.status == RunStatus::Running)
+        && core.queue().queue_message(&new).await?
     {
         return queued(core, new).await;
     }
     // After whatever was held before it: a run may have just ended with
     // messages not released yet, and this one was answered after them.
     let appended = core
-        .store
+        .queue()
         .append_after_held(new)
         .await
         .map_err(EngineError::missing)?;
@@ -82,11 +83,14 @@ pub(crate) async fn post_message(
     // Named before the agent starts, so the name comes first in the stream.
     let conversation_title = if message.seq == 1 {
         let title = title_from_message(content);
-        let event = core.store.set_title(id, &title, message.created_at).await?;
+        let event = core
+            .conversations()
+            .set_title(id, &title, message.created_at)
+            .await?;
         core.events.publish([event]);
         title
     } else {
-        let conversation = core.store.conversation(id).await?;
+        let conversation = core.conversations().conversation(id).await?;
         conversation.map(|c| c.title).unwrap_or_default()
     };
     decisions::hand_to_agent(core, id, content, author).await?;
@@ -99,7 +103,10 @@ pub(crate) async fn post_message(
 
 /// Message `new`, held until the agent's run ends (`decisions/queue.rs`).
 async fn queued(core: &Core, new: NewMessage) -> Result<Posted, EngineError> {
-    let conversation = core.store.conversation(&new.conversation_id).await?;
+    let conversation = core
+        .conversations()
+        .conversation(&new.conversation_id)
+        .await?;
     Ok(Posted {
         message: Message {
             id: new.id,

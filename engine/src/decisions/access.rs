@@ -27,7 +27,7 @@ pub(crate) fn check(
 
 /// The run's calls that wait for a person.
 pub(super) async fn waiting_calls(core: &Core, run: &RunId) -> Result<Vec<ToolCall>, EngineError> {
-    let open = core.store.open_calls(run).await?;
+    let open = core.calls().open_calls(run).await?;
     Ok(open
         .into_iter()
         .filter(|c| c.status == CallStatus::PendingApproval)
@@ -54,7 +54,7 @@ pub(super) async fn check_batch(
     if reviewer.actor.is_none() {
         return Ok(());
     }
-    for call in core.store.batch_calls(batch).await? {
+    for call in core.call_reads().batch_calls(batch).await? {
         if call.status == CallStatus::PendingApproval {
             check(reviewer, &call, approving)?;
         }
@@ -72,7 +72,7 @@ pub(crate) async fn check_message(
     content: &str,
     author: &Actor,
 ) -> Result<(), EngineError> {
-    let Some(run) = core.store.active_run(conversation).await? else {
+    let Some(run) = core.runs().active_run(conversation).await? else {
         return Ok(());
     };
     let approving = chat_intent(content) == ChatIntent::Approve;

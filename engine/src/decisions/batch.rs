@@ -49,7 +49,10 @@ pub(super) async fn apply_batch(
         reason,
         channel: reviewer.channel,
     };
-    let (changed, woken) = core.store.decide_batch(batch_id, &decision, status).await?;
+    let (changed, woken) = core
+        .decisions()
+        .decide_batch(batch_id, &decision, status)
+        .await?;
     let (mut calls, events): (Vec<_>, Vec<_>) = changed.into_iter().unzip();
     calls.iter().for_each(|call| core.metrics.decided(call));
     core.events.publish(events.into_iter().chain(woken));
@@ -70,13 +73,18 @@ pub(crate) async fn decide_pending(
     reason: Option<String>,
     reviewer: &Reviewer,
 ) -> Result<Vec<ToolCall>, EngineError> {
-    if core.store.conversation(conversation).await?.is_none() {
+    if core
+        .conversations()
+        .conversation(conversation)
+        .await?
+        .is_none()
+    {
         return Err(EngineError::NotFound("conversation"));
     }
     let mut mine: Vec<ToolCall> = Vec::new();
     let mut partial: Vec<BatchId> = Vec::new();
     let mut refusal = None;
-    for call in core.store.tool_calls(conversation).await? {
+    for call in core.call_reads().tool_calls(conversation).await? {
         if call.status != CallStatus::PendingApproval {
             continue;
         }

@@ -23,7 +23,7 @@ pub(crate) async fn hand_to_agent(
     author: Option<&Actor>,
 ) -> Result<(), EngineError> {
     let reviewer = chat_reviewer(core, author);
-    let run = match core.store.active_run(id).await? {
+    let run = match core.runs().active_run(id).await? {
         None => {
             start_run(core, id, author.map(|person| person.id.clone())).await?;
             return Ok(());

@@ -60,7 +60,7 @@ pub(crate) async fn propose_in_run(
         calls.push(call);
     }
     let events = core
-        .store
+        .calls()
         .insert_calls(&calls, &cases)
         .await
         .map_err(EngineError::missing)?;
@@ -175,7 +175,7 @@ pub(crate) async fn classify(
         return Ok(PolicyVerdict::new(Outcome::RequireApproval, reason).into());
     }
     let granted = core
-        .store
+        .grants()
         .covering_grants(&p.source, &p.tool, conversation, core.clock.now())
         .await?
         .iter()

@@ -19,11 +19,11 @@ pub(crate) async fn answer_held_messages(
     // Most runs end with nothing held: a read then, not a write. A message
     // held while the run ran committed before its end did (`queue_message`),
     // so this read sees it.
-    if core.store.queued_messages(conversation).await?.is_empty() {
+    if core.queue().queued_messages(conversation).await?.is_empty() {
         return Ok(false);
     }
     let released = core
-        .store
+        .queue()
         .release_queued(conversation, core.clock.now())
         .await?;
     let Some((first, _)) = released.first() else {

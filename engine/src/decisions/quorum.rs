@@ -66,7 +66,7 @@ pub(super) async fn approve(
             before: call.quorum.approvals.clone(),
             after,
         };
-        match core.store.add_approval(&new).await? {
+        match core.quorum().add_approval(&new).await? {
             ApprovalAdded::Counted(counted) => {
                 let (call, event) = *counted;
                 core.events.publish([event]);
@@ -100,7 +100,7 @@ pub(super) async fn approve_batch(
     decision: &Decision,
 ) -> Result<Vec<ToolCall>, EngineError> {
     let mut counted = Vec::new();
-    for call in core.store.batch_calls(batch).await? {
+    for call in core.call_reads().batch_calls(batch).await? {
         let waiting = call.status == CallStatus::PendingApproval && !call.is_question();
         if !waiting || !call.quorum.is_needed() {
             continue;

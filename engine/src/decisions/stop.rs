@@ -22,7 +22,7 @@ pub(crate) async fn stop_agent(
     id: &ConversationId,
     author: Option<&Actor>,
 ) -> Result<bool, EngineError> {
-    let Some(run) = core.store.active_run(id).await? else {
+    let Some(run) = core.runs().active_run(id).await? else {
         return Ok(false);
     };
     let reviewer = chat_reviewer(core, author);
@@ -31,7 +31,7 @@ pub(crate) async fn stop_agent(
     for call in &waiting {
         check(&reviewer, call, false)?;
     }
-    let Some(event) = core.store.request_stop(&run.id, core.clock.now()).await? else {
+    let Some(event) = core.runs().request_stop(&run.id, core.clock.now()).await? else {
         return Ok(false);
     };
     core.events.publish([event]);

@@ -84,6 +84,6 @@ impl Engine {
         &self,
         conversation: &ConversationId,
     ) -> Result<Vec<ToolCall>, EngineError> {
-        Ok(self.core.store.tool_calls(conversation).await?)
+        Ok(self.core.call_reads().tool_calls(conversation).await?)
     }
 }

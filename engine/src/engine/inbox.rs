@@ -32,7 +32,7 @@ impl Engine {
     pub async fn pending_approvals(&self, limit: i64) -> Result<Vec<ToolCall>, EngineError> {
         Ok(self
             .core
-            .store
+            .call_reads()
             .pending_calls(&Default::default(), limit)
             .await?)
     }

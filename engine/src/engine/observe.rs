@@ -24,7 +24,7 @@ impl Engine {
     /// Every metric in Prometheus' text format, with what waits read from
     /// the store now.
     pub async fn metrics_text(&self) -> Result<String, EngineError> {
-        let backlog = self.core.store.backlog().await?;
+        let backlog = self.core.backlog().backlog().await?;
         Ok(self.core.metrics.render(&backlog))
     }
 }

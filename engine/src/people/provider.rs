@@ -33,7 +33,7 @@ pub(crate) async fn sign_in_with_provider(
 ) -> Result<Started, EngineError> {
     let subject = format!("{} {}", who.issuer, who.subject);
     let email = who.email.as_deref().and_then(plain_email);
-    let mut person = match core.store.person_by_subject(&subject).await? {
+    let mut person = match core.people().person_by_subject(&subject).await? {
         Some(person) => person,
         None => add_from_provider(core, &who, &subject, email.clone()).await?,
     };
@@ -53,7 +53,7 @@ async fn keep_email(
     person: &Person,
     email: Option<String>,
 ) -> Result<Option<String>, EngineError> {
-    match core.store.set_email(&person.id, email.as_deref()).await {
+    match core.people().set_email(&person.id, email.as_deref()).await {
         Ok(()) => Ok(email),
         Err(StoreError::Duplicate(_)) => Ok(person.email.clone()),
         Err(e) => Err(e.into()),
@@ -81,7 +81,11 @@ async fn add_from_provider(
         disabled_at: None,
         created_at: now(core)?,
     };
-    match core.store.insert_person(&person, None, Some(subject)).await {
+    match core
+        .people()
+        .insert_person(&person, None, Some(subject))
+        .await
+    {
         Ok(()) => Ok(Person {
             email: keep_email(core, &person, email).await?,
             ..person

@@ -16,7 +16,7 @@ pub const SETUP_LIFETIME: Duration = Duration::hours(24);
 /// A fresh setup token while nobody has been added; `None` once someone
 /// has. A new one replaces the last.
 pub(crate) async fn setup_token(core: &Core) -> Result<Option<SessionToken>, EngineError> {
-    if core.store.count_people().await? > 0 {
+    if core.people().count_people().await? > 0 {
         return Ok(None);
     }
     let token = SessionToken::mint();
@@ -47,7 +47,7 @@ pub(crate) async fn set_up(
         return Err(EngineError::SetupLinkInvalid);
     }
     // Someone added at the terminal meanwhile ends the link's use.
-    if core.store.count_people().await? > 0 {
+    if core.people().count_people().await? > 0 {
         return Err(EngineError::SetupLinkInvalid);
     }
     if person.password.is_none() {

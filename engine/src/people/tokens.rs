@@ -40,7 +40,7 @@ pub(crate) async fn create_api_token(
         ));
     }
     EngineError::refuse_nul("label", "a label", label)?;
-    if core.store.api_tokens_of(person).await?.len() >= MAX_TOKENS {
+    if core.api_tokens().api_tokens_of(person).await?.len() >= MAX_TOKENS {
         return Err(EngineError::invalid(
             "label",
             format!("you have {MAX_TOKENS} tokens already: revoke one you no longer use"),
@@ -54,7 +54,7 @@ pub(crate) async fn create_api_token(
         created_at: now(core)?,
         last_used_at: None,
     };
-    core.store
+    core.api_tokens()
         .insert_api_token(&hash_text(&secret), &token)
         .await?;
     Ok(NewToken { token, secret })
@@ -69,7 +69,7 @@ pub(crate) async fn person_with_token(
     if !secret.starts_with(API_TOKEN_PREFIX) {
         return Ok(None);
     }
-    let Some(found) = core.store.api_token(&hash_text(secret)).await? else {
+    let Some(found) = core.api_tokens().api_token(&hash_text(secret)).await? else {
         return Ok(None);
     };
     if found.person.disabled_at.is_some() {
@@ -81,7 +81,9 @@ pub(crate) async fn person_with_token(
         .last_used_at
         .is_none_or(|at| now - at >= TOUCH_EVERY)
     {
-        core.store.touch_api_token(&found.token.id, now).await?;
+        core.api_tokens()
+            .touch_api_token(&found.token.id, now)
+            .await?;
     }
     Ok(Some(found.person))
 }
@@ -90,7 +92,7 @@ pub(crate) async fn api_tokens_of(
     core: &Core,
     person: &PersonId,
 ) -> Result<Vec<ApiToken>, EngineError> {
-    Ok(core.store.api_tokens_of(person).await?)
+    Ok(core.api_tokens().api_tokens_of(person).await?)
 }
 
 pub(crate) async fn revoke_api_token(
@@ -98,7 +100,7 @@ pub(crate) async fn revoke_api_token(
     person: &PersonId,
     id: &ApiTokenId,
 ) -> Result<(), EngineError> {
-    if core.store.delete_api_token(id, person).await? {
+    if core.api_tokens().delete_api_token(id, person).await? {
         Ok(())
     } else {
         Err(EngineError::NotFound("API token"))

@@ -99,8 +99,8 @@ pub(crate) async fn deliver_callbacks(
     client: &reqwest::Client,
     secret: &[u8],
 ) -> Result<usize, EngineError> {
-    let store = &core.store;
-    let due = store
+    let due = core
+        .gateway()
         .due_callbacks(core.clock.now(), DELIVERY_BATCH)
         .await?;
     let mut delivered = 0;
@@ -108,7 +108,11 @@ pub(crate) async fn deliver_callbacks(
         // Replicas share the outbox: whoever claims a callback sends it.
         let now = core.clock.now();
         let hold = chrono::Duration::from_std(DELIVERY_TIMEOUT * 2).unwrap_or_default();
-        if !store.claim_callback(callback.id, now, now + hold).await? {
+        if !core
+            .gateway()
+            .claim_callback(callback.id, now, now + hold)
+            .await?
+        {
             continue;
         }
         let sent = post_signed(client, &callback.url, secret, callback.body.clone()).await;
@@ -124,7 +128,9 @@ pub(crate) async fn deliver_callbacks(
             tracing::warn!(case = %callback.case_id, attempts = callback.attempts + 1, ?attempt, "callback not delivered");
         }
         core.metrics.delivery("callbacks", Delivery::of(&attempt));
-        store.record_callback(callback.id, &attempt).await?;
+        core.gateway()
+            .record_callback(callback.id, &attempt)
+            .await?;
     }
     Ok(delivered)
 }

@@ -29,7 +29,7 @@ pub(crate) async fn save_draft(
         return Ok(None);
     };
     let now = core.clock.now();
-    match core.store.save_draft(&case.id, &draft, now).await? {
+    match core.drafts().save_draft(&case.id, &draft, now).await? {
         Some((moved, _event)) => {
             core.events.case_changed(moved.id.as_str());
             Ok(Some(draft))
@@ -66,7 +66,7 @@ pub(crate) async fn kept_draft(
     if !case.asks || case.status.is_terminal() {
         return Ok(None);
     }
-    Ok(core.store.case_draft(&case.id).await?)
+    Ok(core.drafts().case_draft(&case.id).await?)
 }
 
 /// How far an open case's form has come, for its poll: only a typed

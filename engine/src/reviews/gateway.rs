@@ -138,7 +138,7 @@ pub(super) async fn session_conversation(
     .join("\u{1f}");
     let now = core.clock.now();
     Ok(core
-        .store
+        .gateway()
         .gateway_conversation(&key, &session_title(r), now)
         .await?)
 }
@@ -152,7 +152,7 @@ pub(super) async fn insert_waiting(
 ) -> Result<(), EngineError> {
     let cases = std::slice::from_ref(&case);
     let events = core
-        .store
+        .calls()
         .insert_calls(std::slice::from_ref(call), cases)
         .await
         .map_err(|e| rounds::insert_failed(e, Some(&case)))?;
@@ -188,7 +188,7 @@ async fn key_holder(core: &Core, client: Option<&str>) -> Result<Option<PersonId
     let Some(name) = client.and_then(|c| core.config.gateway.person_of(c)) else {
         return Ok(None);
     };
-    let found = core.store.credentials(name).await?;
+    let found = core.people().credentials(name).await?;
     Ok(found.map(|c| c.person.id))
 }
 
@@ -272,7 +272,7 @@ pub(crate) async fn gateway_call(
         }
         (None, None) => {
             let events = core
-                .store
+                .calls()
                 .insert_calls(std::slice::from_ref(&call), &[])
                 .await?;
             core.events.publish(events);

@@ -118,7 +118,7 @@ pub(crate) async fn submit_inline(
     submission: InlineSubmission,
 ) -> Result<ReviewCase, EngineError> {
     let (case, hash) = core
-        .store
+        .reviews()
         .review_case_for_submit(id)
         .await?
         .ok_or(EngineError::Forbidden)?;

@@ -46,7 +46,7 @@ pub(super) async fn earlier(
     keeping: &Keeping,
 ) -> Result<Option<GatewayOutcome>, EngineError> {
     let Some(kept) = core
-        .store
+        .gateway()
         .kept_request(&keeping.client, &keeping.key)
         .await?
     else {
@@ -78,7 +78,7 @@ pub(super) async fn insert(
         answer,
         created_at: call.created_at,
     };
-    match core.store.insert_kept_call(call, case, &kept).await {
+    match core.gateway().insert_kept_call(call, case, &kept).await {
         Ok(events) => {
             core.events.publish(events);
             Ok(None)
@@ -94,7 +94,7 @@ pub(super) async fn insert(
 async fn replay(core: &Core, kept: KeptRequest) -> Result<GatewayOutcome, EngineError> {
     let missing = || EngineError::Store(StoreError::NotFound("kept call"));
     let call = core
-        .store
+        .call_reads()
         .tool_call(&kept.call_id)
         .await?
         .ok_or_else(missing)?;
@@ -107,12 +107,12 @@ async fn replay(core: &Core, kept: KeptRequest) -> Result<GatewayOutcome, Engine
         KeptAnswer::Hidden => GatewayOutcome::Refused { call, hidden: true },
         KeptAnswer::Waiting => {
             let case = core
-                .store
+                .reviews()
                 .case_for_call(&call.id)
                 .await?
                 .ok_or_else(missing)?;
             let token = ReviewToken::mint();
-            core.store
+            core.reviews()
                 .add_case_token(&case.id, &token.hash(), core.clock.now())
                 .await?;
             GatewayOutcome::Waiting {

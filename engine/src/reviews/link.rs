@@ -12,7 +12,7 @@ pub(super) async fn verified_case(
     id: &CaseId,
     presented: &str,
 ) -> Result<ReviewCase, EngineError> {
-    match core.store.review_case_with_tokens(id).await? {
+    match core.reviews().review_case_with_tokens(id).await? {
         Some((case, hashes)) if token::matches(presented, &hashes) => Ok(case),
         _ => Err(EngineError::Forbidden),
     }

@@ -61,7 +61,7 @@ pub struct NoticeSender<'a> {
 /// go out (see [`by_channel`]).
 pub(crate) async fn due_notices(core: &Core) -> Result<Vec<Notice>, EngineError> {
     Ok(core
-        .store
+        .notices()
         .due_notices(core.clock.now(), DELIVERY_BATCH)
         .await?)
 }
@@ -106,13 +106,12 @@ pub(crate) async fn deliver_in_order(
     sender: NoticeSender<'_>,
     notices: Vec<Notice>,
 ) -> Result<usize, EngineError> {
-    let store = &core.store;
     let now = core.clock.now();
     let hold = chrono::Duration::from_std(DELIVERY_TIMEOUT * 2).unwrap_or_default();
     let mut claimed = Vec::with_capacity(notices.len());
     for notice in notices {
         let until = now + hold * (claimed.len() as i32 + 1);
-        if store.claim_notice(notice.id, now, until).await? {
+        if core.notices().claim_notice(notice.id, now, until).await? {
             claimed.push(notice);
         }
     }
@@ -135,7 +134,8 @@ pub(crate) async fn deliver_in_order(
             tracing::warn!(case = %notice.case_id, channel = %notice.channel, ?attempt, "notice not delivered");
         }
         core.metrics.delivery("notices", Delivery::of(&attempt));
-        let changed = store
+        let changed = core
+            .notices()
             .record_notice(notice.id, &attempt, core.clock.now())
             .await?;
         core.events.publish(changed);
@@ -160,11 +160,10 @@ async fn deliver(
         let why = format!("no channel `{}` in `notify:` any more", notice.channel);
         return Ok(Sent::Pointless(why));
     };
-    let store = &core.store;
-    let Some(case) = store.review_case(&notice.case_id).await? else {
+    let Some(case) = core.reviews().review_case(&notice.case_id).await? else {
         return Ok(Sent::Pointless("the case is gone".into()));
     };
-    let Some(call) = store.tool_call(&case.tool_call_id).await? else {
+    let Some(call) = core.call_reads().tool_call(&case.tool_call_id).await? else {
         return Ok(Sent::Pointless("the call is gone".into()));
     };
     if let NotifyChannel::Inngest { url } = channel {
@@ -180,7 +179,7 @@ async fn deliver(
         return Ok(Sent::Pointless(why));
     }
     let token = ReviewToken::mint();
-    store
+    core.reviews()
         .add_case_token(&case.id, &token.hash(), core.clock.now())
         .await?;
     let link = format!(

@@ -126,7 +126,7 @@ fn text_field(data: &Value, key: &str) -> Option<String> {
 
 async fn advance(core: &Core, case: ReviewCase, to: CaseStatus) -> Result<ReviewCase, EngineError> {
     let now = core.clock.now();
-    match core.store.advance_case(&case.id, to, now).await? {
+    match core.reviews().advance_case(&case.id, to, now).await? {
         Some((moved, _event)) => {
             core.events.case_changed(moved.id.as_str());
             Ok(moved)
@@ -253,7 +253,7 @@ pub(crate) async fn withdraw_review(
     reason: Option<String>,
 ) -> Result<ReviewCase, EngineError> {
     let case = core
-        .store
+        .reviews()
         .review_case(id)
         .await?
         .filter(|case| case.requester.client.as_deref() == Some(client))
@@ -289,7 +289,7 @@ pub(super) async fn closed_case(
     match closed {
         Some(case) if case.id == *id => Ok(case),
         _ => core
-            .store
+            .reviews()
             .review_case(id)
             .await?
             .ok_or(EngineError::NotFound("review case")),
@@ -302,7 +302,7 @@ pub(crate) async fn review_status(
     client: Option<&str>,
 ) -> Result<ReviewCase, EngineError> {
     let case = core
-        .store
+        .reviews()
         .review_case(id)
         .await?
         .ok_or(EngineError::NotFound("review case"))?;
@@ -317,7 +317,7 @@ pub(crate) async fn review_events_after(
     id: &CaseId,
     seq: i64,
 ) -> Result<Vec<CaseEvent>, EngineError> {
-    Ok(core.store.case_events_after(id, seq).await?)
+    Ok(core.reviews().case_events_after(id, seq).await?)
 }
 
 pub(crate) async fn review_link(
@@ -332,12 +332,12 @@ pub(crate) async fn review_link(
         decisions::check(&reviewer, &call, !call.is_question())?;
     }
     let case = core
-        .store
+        .reviews()
         .case_for_call(call_id)
         .await?
         .ok_or(EngineError::NotFound("review case"))?;
     let token = ReviewToken::mint();
-    core.store
+    core.reviews()
         .add_case_token(&case.id, &token.hash(), core.clock.now())
         .await?;
     Ok((case.id, token))
@@ -349,7 +349,7 @@ async fn context_of(core: &Core, call: &ToolCall) -> Result<ReviewContext, Engin
         return Ok(ReviewContext::default());
     };
     let messages = core
-        .store
+        .conversations()
         .recent_messages(&call.conversation_id, None, CONTEXT_WINDOW)
         .await?;
     let assistant_text = messages

@@ -29,7 +29,7 @@ pub(crate) async fn check_previous(
     client: Option<&str>,
 ) -> Result<(), EngineError> {
     let case = core
-        .store
+        .reviews()
         .review_case(previous)
         .await?
         .filter(|case| case.requester.client.as_deref() == client)
@@ -58,10 +58,10 @@ pub(crate) async fn earlier_rounds(
         if rounds.len() == ROUNDS_SHOWN {
             break;
         }
-        let Some(case) = core.store.review_case(&id).await? else {
+        let Some(case) = core.reviews().review_case(&id).await? else {
             break;
         };
-        let Some(call) = core.store.tool_call(&case.tool_call_id).await? else {
+        let Some(call) = core.call_reads().tool_call(&case.tool_call_id).await? else {
             break;
         };
         previous = case.previous_case_id.clone();

@@ -178,7 +178,7 @@ async fn may_reject(core: &Core, app: &SlackApp, press: &Press) -> Result<ToolCa
         .await
         .map_err(Pressed::Refused)?;
     let reviewer = Reviewer::person(core.config.actor_of(person), Channel::Slack);
-    let call = match core.store.tool_call(&press.call).await {
+    let call = match core.call_reads().tool_call(&press.call).await {
         Ok(Some(call)) => call,
         Ok(None) => return Err(Pressed::Refused("the call is not in Airlock".into())),
         Err(e) => {
@@ -233,7 +233,7 @@ async fn decide(
     let reviewer = Reviewer::person(core.config.actor_of(person), Channel::Slack);
     match decisions::decide(core, call, verdict, &reviewer).await {
         Ok(call) => Ok(call),
-        Err(EngineError::AlreadyDecided { .. }) => match core.store.tool_call(call).await {
+        Err(EngineError::AlreadyDecided { .. }) => match core.call_reads().tool_call(call).await {
             Ok(Some(call)) => Ok(call),
             _ => Err("someone else decided it first".into()),
         },
@@ -269,7 +269,7 @@ async fn person_of(core: &Core, app: &SlackApp, id: &str) -> Result<Person, Stri
                 .into(),
         );
     };
-    match core.store.person_by_email(&email).await {
+    match core.people().person_by_email(&email).await {
         Ok(Some(person)) if person.disabled_at.is_none() => Ok(person),
         Ok(Some(_)) => Err("you are disabled in Airlock".into()),
         Ok(None) => Err(format!(

@@ -43,7 +43,7 @@ impl Agent {
     ) -> Result<Message, AgentError> {
         let (message, event) = self
             .core
-            .store
+            .conversations()
             .append_message(self.reply(conversation, text))
             .await?;
         self.core.events.publish([event]);
@@ -73,7 +73,7 @@ impl Agent {
         }
         let concluded = self
             .core
-            .store
+            .runs()
             .conclude_run((run, &self.owner), last, status, error.as_deref())
             .await?;
         self.core
@@ -114,7 +114,7 @@ impl Agent {
     ) -> Result<RunStatus, AgentError> {
         let (run, event) = self
             .core
-            .store
+            .runs()
             .release_run(run_id, &self.owner, status, None, self.core.clock.now())
             .await?;
         self.core.events.publish([event]);

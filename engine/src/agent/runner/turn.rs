@@ -36,15 +36,20 @@ impl Agent {
     /// Asks the model for the next turn of `run` and records its answer.
     /// A ring of `stop` ends the reply where it is.
     pub(super) async fn take_turn(&self, run: &Run, stop: &Notify) -> Result<TurnEnd, AgentError> {
-        let store = &self.core.store;
         let conversation = &run.conversation_id;
         // The model sees the recent part of a long conversation, so a
         // step costs the same at message 10 and at message 10,000.
-        let messages = store
+        let messages = self
+            .core
+            .conversations()
             .recent_messages(conversation, None, CONTEXT_MESSAGES)
             .await?;
         let first = messages.first().map_or(0, |m| m.seq);
-        let calls = store.tool_calls_from(conversation, first).await?;
+        let calls = self
+            .core
+            .call_reads()
+            .tool_calls_from(conversation, first)
+            .await?;
         let catalog = self.catalog();
         let tools = catalog.offered_tools();
         let turns = catalog.named_for_model(transcript::turns(&messages, &calls), &calls);

@@ -13,7 +13,6 @@ use crate::decisions::{self, Turn};
 use crate::domain::{Access, Actor, CallStatus, Channel, PersonId, ProposedCall, Reviewer};
 use crate::domain::{ConversationId, ToolCall, Verdict};
 use crate::error::EngineError;
-use crate::events::Events;
 use crate::store::sqlite::SqliteStore;
 
 const CONFIG: &str = r#"
@@ -45,16 +44,11 @@ impl Fixture {
         let store = SqliteStore::open(&dir.path().join("a.db").to_string_lossy())
             .await
             .unwrap();
-        let core = Core {
-            store: Arc::new(store),
-            clock: Arc::new(SystemClock),
-            events: Events::new(),
-            config: Config::parse("test.yaml", CONFIG).unwrap(),
-            sign_ins: Default::default(),
-            setup: Default::default(),
-            sources: Default::default(),
-            metrics: Default::default(),
-        };
+        let core = Core::new(
+            Arc::new(store),
+            Arc::new(SystemClock),
+            Config::parse("test.yaml", CONFIG).unwrap(),
+        );
         Self { core, _dir: dir }
     }
 
@@ -68,7 +62,7 @@ impl Fixture {
         post_message(&self.core, &c, "tidy up", Some(author))
             .await
             .unwrap();
-        let run = self.core.store.active_run(&c).await.unwrap().unwrap();
+        let run = self.core.runs().active_run(&c).await.unwrap().unwrap();
         assert_eq!(run.started_by.as_ref(), Some(&author.id));
         let proposals = ["delete_file", "deploy"].map(|tool| ProposedCall {
             source: "fs".into(),
@@ -88,7 +82,7 @@ impl Fixture {
 
     async fn status(&self, call: &ToolCall) -> CallStatus {
         self.core
-            .store
+            .call_reads()
             .tool_call(&call.id)
             .await
             .unwrap()
@@ -173,7 +167,7 @@ async fn the_requester_may_refuse_but_not_approve_their_own_call() {
         );
     }
     assert_eq!(f.status(&calls[0]).await, CallStatus::PendingApproval);
-    assert!(f.core.store.grants().await.unwrap().is_empty());
+    assert!(f.core.grants().grants().await.unwrap().is_empty());
     let reject = Verdict::Reject { reason: None };
     decisions::decide(&f.core, &calls[0].id, reject, &as_(&ada))
         .await
@@ -187,7 +181,7 @@ async fn a_message_that_would_decide_calls_its_author_may_not_is_not_stored() {
     let ada = person("Ada", Access::Approver, &["ops"]);
     let bo = person("Bo", Access::Approver, &["dev"]);
     let (c, calls) = f.waiting(&ada).await;
-    let before = f.core.store.messages(&c).await.unwrap().len();
+    let before = f.core.conversations().messages(&c).await.unwrap().len();
     for text in ["approve", "something else"] {
         let refused = post_message(&f.core, &c, text, Some(&bo)).await;
         assert!(
@@ -201,7 +195,10 @@ async fn a_message_that_would_decide_calls_its_author_may_not_is_not_stored() {
         refused,
         Err(EngineError::NotAnApprover { .. } | EngineError::OwnRequest)
     ));
-    assert_eq!(f.core.store.messages(&c).await.unwrap().len(), before);
+    assert_eq!(
+        f.core.conversations().messages(&c).await.unwrap().len(),
+        before
+    );
     for call in &calls {
         assert_eq!(f.status(call).await, CallStatus::PendingApproval);
     }
@@ -238,16 +235,11 @@ async fn an_agents_api_key_names_the_person_who_may_not_approve_its_calls() {
         "{CONFIG}gateway:\n  api_keys:\n    - name: ana-agent\n      sha256: {}\n      person: ana\n",
         "0".repeat(64)
     );
-    let core = Core {
-        store: Arc::new(store),
-        clock: Arc::new(SystemClock),
-        events: Events::new(),
-        config: Config::parse("test.yaml", &yaml).unwrap(),
-        sign_ins: Default::default(),
-        setup: Default::default(),
-        sources: Default::default(),
-        metrics: Default::default(),
-    };
+    let core = Core::new(
+        Arc::new(store),
+        Arc::new(SystemClock),
+        Config::parse("test.yaml", &yaml).unwrap(),
+    );
     let ana = crate::people::add_person(
         &core,
         crate::people::NewPerson {
