@@ -9,6 +9,7 @@ pub mod backlog;
 pub mod call;
 pub mod callback;
 pub mod conversation;
+pub mod decision;
 pub mod event;
 pub mod form;
 pub mod grant;
@@ -37,14 +38,12 @@ pub use audit::{
     AuditEntry, AuditLine, AuditPage, AuditQuery, ChainBreak, ChainCheck, KeptHead, Seal,
 };
 pub use backlog::{Backlog, PendingCount};
-pub use call::{
-    CallStatus, Channel, Decision, DecisionKind, ExpiryAction, ProposedCall, ToolCall,
-    AGENT_SOURCE, QUESTION_TOOL, SYSTEM_TIMEOUT,
-};
+pub use call::{CallStatus, ExpiryAction, ProposedCall, ToolCall, AGENT_SOURCE, QUESTION_TOOL};
 pub use callback::{Callback, CallbackAttempt};
 pub use conversation::{
     title_from_message, Conversation, ConversationSummary, Message, Role, UNTITLED,
 };
+pub use decision::{Channel, Decision, DecisionKind, SYSTEM_TIMEOUT};
 pub use event::{CallDraft, Draft, DraftPiece, Event, EventKind, NewEvent};
 pub use form::draft::{DraftEntry, FormDraft, FormProgress};
 pub use form::{FieldProblem, Form, FormField, FormStep};
