@@ -12,7 +12,7 @@ use std::future::Future;
 use chrono::{DateTime, Utc};
 
 use super::{Announcement, FeedBatch, StoreError};
-use crate::domain::{BatchId, CallStatus, ConversationId, Event, NewEvent, RunId, ToolCallId};
+use crate::domain::{ConversationId, Event, NewEvent, RunId};
 
 mod api_tokens;
 mod audit;
@@ -42,15 +42,27 @@ mod fragments;
 pub use query::{query, query_scalar, Arg, Executor, Pool, PoolKind, Query, Scalar};
 pub use row::{Decode, Row, Rows, Value};
 
-pub(crate) use decode::{corrupt, row_event};
+pub(crate) use decode::row_event;
+pub(crate) use events::appended;
 
 /// A database the queries run on: its pools, its transactions, and what it
 /// does its own way. Every statement that differs between the two lives with
-/// its backend (`postgres/`, `sqlite/`), behind the methods below: how rows
-/// are locked, how events are numbered.
+/// its backend (`postgres/`, `sqlite/`), behind the constants and methods
+/// below: which rows a decision on several calls locks, how rows are locked,
+/// how events are numbered.
 pub trait Backend: Send + Sync + Sized + std::fmt::Debug + 'static {
     /// The name [`Store::backend`](super::Store::backend) reports.
     const NAME: &'static str;
+    /// The waiting calls of batch `$1` a decision to `$2` covers (approving
+    /// never covers the agent's questions: they need an answer), in the
+    /// batch's order; locked in that order where rows are locked, so a
+    /// single decision on one of them waits for the batch.
+    const BATCH_CALLS: &'static str;
+    /// Up to `$2` waiting calls whose deadline passed by `$1`, soonest first
+    /// (`tool_call_id`, `default_action`, `conversation_id`); locked where
+    /// rows are locked, skipping any a decision holds: the next pass sees
+    /// them if they are still due.
+    const DUE_CALLS: &'static str;
     /// `update` and `insert` run inside `with`, so a change spanning tables
     /// takes one round trip (PostgreSQL; SQLite has neither the feature nor
     /// round trips to save). Unlike the other differences this one is a
@@ -133,25 +145,6 @@ pub trait Backend: Send + Sync + Sized + std::fmt::Debug + 'static {
         lock: Lock<'_>,
     ) -> impl Future<Output = Result<(), StoreError>> + Send;
 
-    /// The waiting calls of batch `batch` a decision to `status` covers
-    /// (approving never covers the agent's questions: they need an answer),
-    /// in the batch's order and locked in it, so a single decision on one
-    /// of them waits for the batch.
-    fn batch_calls(
-        tx: &mut Self::Tx<'_>,
-        batch: &BatchId,
-        status: CallStatus,
-    ) -> impl Future<Output = Result<Vec<ToolCallId>, StoreError>> + Send;
-
-    /// Up to `limit` waiting calls whose deadline passed by `now`, soonest
-    /// first (`tool_call_id`, `default_action`), locked with their
-    /// conversations before anything else is.
-    fn due_calls(
-        tx: &mut Self::Tx<'_>,
-        now: DateTime<Utc>,
-        limit: i64,
-    ) -> impl Future<Output = Result<Vec<Row>, StoreError>> + Send;
-
     /// Appends `event` inside `tx` at the next position of its
     /// conversation's stream (and of the inbox's, for call events, unless
     /// the inbox numbers it once it commits: [`place_events`](Backend::place_events)).
@@ -201,6 +194,9 @@ pub enum Lock<'a> {
     NoticeCall(i64),
     /// The audit chain's head: one sealer at a time.
     AuditChain,
+    /// Conversations, in the order given, before the events of several
+    /// of them bump their counters.
+    Conversations(&'a [String]),
 }
 
 /// The store over a backend: [`SqliteStore`](super::sqlite::SqliteStore) or

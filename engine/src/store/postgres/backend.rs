@@ -9,7 +9,7 @@ use sqlx::{Column, Row as _, TypeInfo};
 use chrono::{DateTime, Utc};
 
 use super::{feed, locks, PgTransaction, Postgres};
-use crate::domain::{BatchId, CallStatus, ConversationId, Event, NewEvent, ToolCallId};
+use crate::domain::{ConversationId, Event, NewEvent};
 use crate::store::sql::{self, Arg, Backend, Lock, PoolKind, Query, Row, Value};
 use crate::store::{Announcement, FeedBatch, StoreError};
 
@@ -83,6 +83,8 @@ impl Postgres {
 
 impl Backend for Postgres {
     const NAME: &'static str = "postgres";
+    const BATCH_CALLS: &'static str = locks::BATCH_CALLS_LOCKED;
+    const DUE_CALLS: &'static str = locks::DUE_CALLS_LOCKED;
     const WRITES_IN_WITH: bool = true;
 
     type Tx<'c> = PgTransaction;
@@ -101,22 +103,6 @@ impl Backend for Postgres {
 
     async fn lock(tx: &mut Self::Tx<'_>, lock: Lock<'_>) -> Result<(), StoreError> {
         locks::lock(tx, lock).await
-    }
-
-    async fn batch_calls(
-        tx: &mut Self::Tx<'_>,
-        batch: &BatchId,
-        status: CallStatus,
-    ) -> Result<Vec<ToolCallId>, StoreError> {
-        locks::batch_calls(tx, batch, status).await
-    }
-
-    async fn due_calls(
-        tx: &mut Self::Tx<'_>,
-        now: DateTime<Utc>,
-        limit: i64,
-    ) -> Result<Vec<Row>, StoreError> {
-        locks::due_calls(tx, now, limit).await
     }
 
     async fn append_event(

@@ -9,8 +9,8 @@ use tokio::sync::mpsc::Receiver;
 
 use super::{PgTransaction, Postgres, EVENTS_CHANNEL, GRANTS};
 use crate::domain::{ConversationId, Event, EventKind, NewEvent};
-use crate::store::sql::{query, query_scalar, row_event, Pool, PoolKind, Row};
-use crate::store::{from_millis, to_millis, Announcement, FeedBatch, StoreError};
+use crate::store::sql::{appended, query, query_scalar, row_event, Pool, PoolKind, Row};
+use crate::store::{to_millis, Announcement, FeedBatch, StoreError};
 
 /// Appends an event at its conversation's next position, from the
 /// conversation's counter, in one round trip; the inbox numbers it after it
@@ -80,15 +80,7 @@ pub(super) async fn append_event(
         .fetch_optional(&mut *tx)
         .await?
         .ok_or(StoreError::NotFound("conversation"))?;
-    Ok(Event {
-        id: row.try_get("event_id")?,
-        conversation_id: event.conversation_id,
-        seq: row.try_get("seq")?,
-        inbox_seq: None,
-        kind: event.kind,
-        data: event.data,
-        created_at: from_millis("events", to_millis(at))?,
-    })
+    appended(&row, event, at)
 }
 
 /// See [`Backend::event_cursor`](crate::store::sql::Backend::event_cursor).

@@ -3,12 +3,9 @@
 //! one order (calls, then their run, then the conversation every event
 //! bumps): two writers then wait for each other rather than deadlock.
 
-use chrono::{DateTime, Utc};
-
 use super::PgTransaction;
-use crate::domain::{BatchId, CallStatus, ToolCallId};
-use crate::store::sql::{corrupt, query, query_scalar, Lock, Row};
-use crate::store::{to_millis, StoreError};
+use crate::store::sql::{query, Lock};
+use crate::store::StoreError;
 
 const LOCK_RUN: &str = "select 1 from runs where run_id = $1 for update";
 
@@ -22,13 +19,13 @@ const LOCK_NOTICE_CALL: &str = "select t.tool_call_id from tool_calls t
 /// Sealers take turns across processes. The number only names this lock.
 const AUDIT_CHAIN_LOCK: &str = "select pg_advisory_xact_lock(4100221)";
 
-/// SQLite's `BATCH_CALLS`, locked.
+/// SQLite's `BATCH_CALLS`, locked (see [`Backend::BATCH_CALLS`](crate::store::sql::Backend::BATCH_CALLS)).
 pub(crate) const BATCH_CALLS_LOCKED: &str = "select tool_call_id from tool_calls
      where batch_id = $1 and status = 'pending_approval' and (source <> 'agent' or $2 <> 'approved')
      order by position for update";
 
-/// SQLite's `DUE_CALLS`, locked, skipping any a decision holds: the next
-/// pass sees them if they are still due.
+/// SQLite's `DUE_CALLS`, locked, skipping any a decision holds (see
+/// [`Backend::DUE_CALLS`](crate::store::sql::Backend::DUE_CALLS)).
 pub(crate) const DUE_CALLS_LOCKED: &str =
     "select tool_call_id, default_action, conversation_id from tool_calls
      where status = 'pending_approval' and expires_at is not null and expires_at <= $1
@@ -42,50 +39,16 @@ pub(super) async fn lock(tx: &mut PgTransaction, lock: Lock<'_>) -> Result<(), S
         Lock::Run(run) => query(LOCK_RUN).bind(run.as_str()),
         Lock::NoticeCall(notice) => query(LOCK_NOTICE_CALL).bind(notice),
         Lock::AuditChain => query(AUDIT_CHAIN_LOCK),
+        Lock::Conversations(conversations) => {
+            for conversation in conversations {
+                query(LOCK_CONVERSATION)
+                    .bind(conversation)
+                    .fetch_all(&mut *tx)
+                    .await?;
+            }
+            return Ok(());
+        }
     };
     statement.fetch_all(&mut *tx).await?;
     Ok(())
-}
-
-/// See [`Backend::batch_calls`](crate::store::sql::Backend::batch_calls).
-pub(super) async fn batch_calls(
-    tx: &mut PgTransaction,
-    batch: &BatchId,
-    status: CallStatus,
-) -> Result<Vec<ToolCallId>, StoreError> {
-    let ids: Vec<String> = query_scalar(BATCH_CALLS_LOCKED)
-        .bind(batch.as_str())
-        .bind(status.as_str())
-        .fetch_all(&mut *tx)
-        .await?;
-    ids.iter()
-        .map(|id| ToolCallId::parse(id).map_err(|e| corrupt("tool_calls", e)))
-        .collect()
-}
-
-/// See [`Backend::due_calls`](crate::store::sql::Backend::due_calls): the
-/// calls, then their conversations in one order.
-pub(super) async fn due_calls(
-    tx: &mut PgTransaction,
-    now: DateTime<Utc>,
-    limit: i64,
-) -> Result<Vec<Row>, StoreError> {
-    let due = query(DUE_CALLS_LOCKED)
-        .bind(to_millis(now))
-        .bind(limit)
-        .fetch_all(&mut *tx)
-        .await?;
-    let mut conversations = due
-        .iter()
-        .map(|row| row.try_get::<String>("conversation_id"))
-        .collect::<Result<Vec<_>, _>>()?;
-    conversations.sort();
-    conversations.dedup();
-    for conversation in &conversations {
-        query(LOCK_CONVERSATION)
-            .bind(conversation)
-            .fetch_optional(&mut *tx)
-            .await?;
-    }
-    Ok(due)
 }

@@ -9,7 +9,7 @@ use chrono::{DateTime, Utc};
 
 use super::decode::{corrupt, row_call};
 use super::events::call_event;
-use super::{query, Backend, Lock, Query, SqlStore, Transaction};
+use super::{query, query_scalar, Backend, Lock, Query, SqlStore, Transaction};
 use crate::domain::{
     BatchId, CallStatus, Channel, Decision, DecisionKind, Event, EventKind, ExpiryAction,
     ReviewCase, Run, ToolCall, ToolCallId, AGENT_SOURCE, QUESTION_TOOL,
@@ -87,11 +87,15 @@ impl<B: Backend> DecisionStore for SqlStore<B> {
         // The batch's calls are locked first, always in the batch's order,
         // so a single decision on one of them (or another batch decision)
         // waits instead of deadlocking with us.
-        let ids = B::batch_calls(&mut tx, batch_id, status).await?;
+        let ids: Vec<String> = query_scalar(B::BATCH_CALLS)
+            .bind(batch_id.as_str())
+            .bind(status.as_str())
+            .fetch_all(&mut tx)
+            .await?;
         let mut changed: Vec<(ToolCall, Event)> = Vec::with_capacity(ids.len());
         for id in ids {
             let change = DecisionChange {
-                call_id: id,
+                call_id: ToolCallId::parse(&id).map_err(|e| corrupt("tool_calls", e))?,
                 decision: decision.clone(),
                 status,
                 arguments: None,
@@ -130,7 +134,18 @@ impl<B: Backend> DecisionStore for SqlStore<B> {
         // Locks first: the due calls, then their conversations in one order,
         // and only then the event counters, the same order a single decision
         // takes them in.
-        let due = B::due_calls(&mut tx, now, limit).await?;
+        let due = query(B::DUE_CALLS)
+            .bind(to_millis(now))
+            .bind(limit)
+            .fetch_all(&mut tx)
+            .await?;
+        let mut conversations = due
+            .iter()
+            .map(|row| row.try_get::<String>("conversation_id"))
+            .collect::<Result<Vec<_>, _>>()?;
+        conversations.sort();
+        conversations.dedup();
+        B::lock(&mut tx, Lock::Conversations(&conversations)).await?;
         let mut changed = Vec::with_capacity(due.len());
         for row in due {
             let id: String = row.try_get("tool_call_id")?;

@@ -13,7 +13,7 @@ use crate::domain::{Event, EventKind, ExpiryAction, Run, RunStatus};
 use crate::domain::{GrantArguments, Quorum};
 use crate::store::{from_millis, StoreError};
 
-pub(crate) fn corrupt(table: &'static str, detail: impl ToString) -> StoreError {
+pub(super) fn corrupt(table: &'static str, detail: impl ToString) -> StoreError {
     StoreError::Corrupt {
         table,
         detail: detail.to_string(),

@@ -32,8 +32,8 @@ pub(super) fn call_event(call: &ToolCall, kind: EventKind) -> NewEvent {
 }
 
 /// Event `event`, stored at `at` in the row `row` returned (its
-/// `event_id` and `seq`), to be placed in the inbox later (PostgreSQL).
-pub(super) fn appended(row: &Row, event: NewEvent, at: DateTime<Utc>) -> Result<Event, StoreError> {
+/// `event_id` and `seq`), not yet numbered in the inbox.
+pub(crate) fn appended(row: &Row, event: NewEvent, at: DateTime<Utc>) -> Result<Event, StoreError> {
     Ok(Event {
         id: row.try_get("event_id")?,
         conversation_id: event.conversation_id,

@@ -21,7 +21,7 @@ pub use super::pool::{Conn, Pool, Transaction};
 use chrono::{DateTime, Utc};
 
 use super::{one_writer, Sqlite};
-use crate::domain::{BatchId, CallStatus, ConversationId, Event, NewEvent, ToolCallId};
+use crate::domain::{ConversationId, Event, NewEvent};
 use crate::store::sql::{self, Arg, Backend, Executor, Lock, PoolKind, Query, Row, Value};
 use crate::store::StoreError;
 
@@ -68,6 +68,8 @@ impl Sqlite {
 
 impl Backend for Sqlite {
     const NAME: &'static str = "sqlite";
+    const BATCH_CALLS: &'static str = one_writer::BATCH_CALLS;
+    const DUE_CALLS: &'static str = one_writer::DUE_CALLS;
     const WRITES_IN_WITH: bool = false;
 
     type Tx<'c> = Transaction<'c>;
@@ -84,25 +86,9 @@ impl Backend for Sqlite {
         Ok(self.writer.begin_with(super::BEGIN).await?)
     }
 
-    /// The one writer holds every row already.
+    /// The one writer holds every row already: nothing to lock.
     async fn lock(_tx: &mut Self::Tx<'_>, _lock: Lock<'_>) -> Result<(), StoreError> {
         Ok(())
-    }
-
-    async fn batch_calls(
-        tx: &mut Self::Tx<'_>,
-        batch: &BatchId,
-        status: CallStatus,
-    ) -> Result<Vec<ToolCallId>, StoreError> {
-        one_writer::batch_calls(tx, batch, status).await
-    }
-
-    async fn due_calls(
-        tx: &mut Self::Tx<'_>,
-        now: DateTime<Utc>,
-        limit: i64,
-    ) -> Result<Vec<Row>, StoreError> {
-        one_writer::due_calls(tx, now, limit).await
     }
 
     async fn append_event(

@@ -6,16 +6,16 @@ use chrono::{DateTime, Utc};
 
 use super::pool::Transaction;
 use super::Sqlite;
-use crate::domain::{BatchId, CallStatus, ConversationId, Event, NewEvent, ToolCallId};
-use crate::store::sql::{corrupt, query, query_scalar, Pool, PoolKind, Row};
-use crate::store::{from_millis, to_millis, StoreError};
+use crate::domain::{ConversationId, Event, NewEvent};
+use crate::store::sql::{appended, query, query_scalar, Pool, PoolKind};
+use crate::store::{to_millis, StoreError};
 
-/// The waiting calls of batch `$1` a decision to `$2` covers, in the batch's order.
+/// See [`Backend::BATCH_CALLS`](crate::store::sql::Backend::BATCH_CALLS).
 pub(crate) const BATCH_CALLS: &str = "select tool_call_id from tool_calls
      where batch_id = $1 and status = 'pending_approval' and (source <> 'agent' or $2 <> 'approved')
      order by position";
 
-/// Up to `$2` waiting calls whose deadline passed by `$1`, soonest first.
+/// See [`Backend::DUE_CALLS`](crate::store::sql::Backend::DUE_CALLS).
 pub(crate) const DUE_CALLS: &str =
     "select tool_call_id, default_action, conversation_id from tool_calls
      where status = 'pending_approval' and expires_at is not null and expires_at <= $1
@@ -41,35 +41,6 @@ const EVENT_CURSOR: &str =
 
 const INBOX_CURSOR: &str = "select coalesce(max(inbox_seq), 0) from events";
 
-/// See [`Backend::batch_calls`](crate::store::sql::Backend::batch_calls).
-pub(super) async fn batch_calls(
-    tx: &mut Transaction<'_>,
-    batch: &BatchId,
-    status: CallStatus,
-) -> Result<Vec<ToolCallId>, StoreError> {
-    let ids: Vec<String> = query_scalar(BATCH_CALLS)
-        .bind(batch.as_str())
-        .bind(status.as_str())
-        .fetch_all(&mut *tx)
-        .await?;
-    ids.iter()
-        .map(|id| ToolCallId::parse(id).map_err(|e| corrupt("tool_calls", e)))
-        .collect()
-}
-
-/// See [`Backend::due_calls`](crate::store::sql::Backend::due_calls).
-pub(super) async fn due_calls(
-    tx: &mut Transaction<'_>,
-    now: DateTime<Utc>,
-    limit: i64,
-) -> Result<Vec<Row>, StoreError> {
-    query(DUE_CALLS)
-        .bind(to_millis(now))
-        .bind(limit)
-        .fetch_all(&mut *tx)
-        .await
-}
-
 /// See [`Backend::append_event`](crate::store::sql::Backend::append_event).
 pub(super) async fn append_event(
     tx: &mut Transaction<'_>,
@@ -86,13 +57,8 @@ pub(super) async fn append_event(
         .await?
         .ok_or(StoreError::NotFound("conversation"))?;
     Ok(Event {
-        id: row.try_get("event_id")?,
-        conversation_id: event.conversation_id,
-        seq: row.try_get("seq")?,
         inbox_seq: row.try_get("inbox_seq")?,
-        kind: event.kind,
-        data: event.data,
-        created_at: from_millis("events", to_millis(at))?,
+        ..appended(&row, event, at)?
     })
 }
 
