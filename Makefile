@@ -192,6 +192,7 @@ bench:
 	cargo bench -p engine --bench sessions
 	cargo bench -p engine --bench policy
 	AIRLOCK_BENCH_DATABASE_URL=$$(.ci/postgres) cargo bench -p server --bench decide
+	cargo bench -p server --bench floor
 	cargo bench -p server --bench gateway
 	cargo bench -p server --bench review_page
 	cargo bench -p server --bench proxy

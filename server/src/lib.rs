@@ -61,7 +61,7 @@ use engine::clock::SystemClock;
 use engine::config::Config;
 use engine::tools::demo;
 use engine::Engine;
-pub use launch::{launch, run, Ready};
+pub use launch::{launch, run, without_nagle, Ready};
 pub use routes::{page_routes, router, router_with_pages, Doors};
 pub use settings::{ModelSettings, Settings};
 

@@ -187,8 +187,9 @@ pub async fn serve(
     let app = server::router_with_pages(services.state, services.doors, page_routes());
     let addr = listener.local_addr().unwrap();
     let (stop, stopped) = oneshot::channel::<()>();
-    // With each request's peer address, as `launch` serves.
+    // With each request's peer address, and without Nagle, as `launch` serves.
     let app = app.into_make_service_with_connect_info::<std::net::SocketAddr>();
+    let listener = server::without_nagle(listener);
     tokio::spawn(async move {
         axum::serve(listener, app)
             .with_graceful_shutdown(async {
