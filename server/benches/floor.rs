@@ -30,7 +30,7 @@ static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 use serde_json::json;
 
 use client::Client;
-use common::{ms, quantile, thread_cpu_seconds, write_json, CpuTimes};
+use common::{ms, quantile, write_json, CpuTimes};
 
 /// Requests measured per round.
 const REQUESTS: usize = 40_000;
@@ -110,8 +110,7 @@ struct Round {
 }
 
 /// Sends `path` from [`CLIENTS`] clients, each on its own connection, from
-/// a thread and a runtime of their own, so their CPU time can be told
-/// apart from the server's.
+/// a thread and a runtime of their own (`client::on_own_thread`).
 fn round(base: String, path: &'static str, status: u16) -> Round {
     let run = async move {
         let per_client = REQUESTS / CLIENTS;
@@ -148,26 +147,14 @@ fn round(base: String, path: &'static str, status: u16) -> Round {
         latencies.sort();
         (per_second, latencies, CLIENTS * warm)
     };
-    std::thread::Builder::new()
-        .name("load".into())
-        .spawn(move || {
-            let runtime = tokio::runtime::Builder::new_current_thread()
-                .enable_all()
-                .build()
-                .unwrap();
-            let before = thread_cpu_seconds();
-            let (per_second, latencies, warm) = runtime.block_on(run);
-            Round {
-                per_second,
-                p50: quantile(&latencies, 0.50),
-                p99: quantile(&latencies, 0.99),
-                requests: latencies.len() + warm,
-                load_seconds: before.zip(thread_cpu_seconds()).map(|(b, a)| a - b),
-            }
-        })
-        .unwrap()
-        .join()
-        .unwrap()
+    let ((per_second, latencies, warm), load_seconds) = client::on_own_thread(run);
+    Round {
+        per_second,
+        p50: quantile(&latencies, 0.50),
+        p99: quantile(&latencies, 0.99),
+        requests: latencies.len() + warm,
+        load_seconds,
+    }
 }
 
 fn main() {

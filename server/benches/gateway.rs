@@ -45,7 +45,7 @@ static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 use serde_json::json;
 
 use client::Client;
-use common::{ms, quantile, thread_cpu_seconds, write_json, CpuTimes};
+use common::{ms, quantile, write_json, CpuTimes};
 
 /// Cycles measured per client count.
 const CYCLES: usize = 12_000;
@@ -239,27 +239,15 @@ struct Round {
 /// Runs a round from a thread of its own, with a runtime of its own, so
 /// its CPU time can be told apart from the server's.
 fn round_on_own_thread(base: String, clients: usize, kind: Cycle) -> Round {
-    std::thread::Builder::new()
-        .name("load".into())
-        .spawn(move || {
-            let runtime = tokio::runtime::Builder::new_current_thread()
-                .enable_all()
-                .build()
-                .unwrap();
-            let before = thread_cpu_seconds();
-            let (per_second, p50, p99, cycles) = runtime.block_on(run(&base, clients, kind));
-            let load_seconds = before.zip(thread_cpu_seconds()).map(|(b, a)| a - b);
-            Round {
-                per_second,
-                p50,
-                p99,
-                cycles,
-                load_seconds,
-            }
-        })
-        .unwrap()
-        .join()
-        .unwrap()
+    let ((per_second, p50, p99, cycles), load_seconds) =
+        client::on_own_thread(async move { run(&base, clients, kind).await });
+    Round {
+        per_second,
+        p50,
+        p99,
+        cycles,
+        load_seconds,
+    }
 }
 
 fn main() {

@@ -8,6 +8,8 @@
 //! with no HTTP and no store), on a thread of its own whose CPU time is its.
 //! Prints a table and writes `target/bench/review_page.json`.
 
+// Shared with the benchmarks that measure the load thread's CPU apart.
+#[allow(dead_code)]
 mod client;
 #[path = "../../engine/benches/common/mod.rs"]
 mod common;

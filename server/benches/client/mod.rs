@@ -141,3 +141,28 @@ impl Client {
         self.buffer.extend_from_slice(&chunk[..n]);
     }
 }
+
+/// Runs `load` on a thread and a runtime of its own, so that the CPU time it
+/// takes can be told apart from the server's in the same process: what it
+/// returned, and the CPU seconds its thread used (`None` where the system
+/// does not say).
+pub fn on_own_thread<T: Send + 'static>(
+    load: impl std::future::Future<Output = T> + Send + 'static,
+) -> (T, Option<f64>) {
+    use crate::common::thread_cpu_seconds;
+    std::thread::Builder::new()
+        .name("load".into())
+        .spawn(move || {
+            let runtime = tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()
+                .unwrap();
+            let before = thread_cpu_seconds();
+            let returned = runtime.block_on(load);
+            let used = before.zip(thread_cpu_seconds()).map(|(b, a)| a - b);
+            (returned, used)
+        })
+        .unwrap()
+        .join()
+        .unwrap()
+}
