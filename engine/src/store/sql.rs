@@ -12,7 +12,7 @@ use std::future::Future;
 use chrono::{DateTime, Utc};
 
 use super::{Announcement, FeedBatch, StoreError};
-use crate::domain::{ConversationId, Event, NewEvent, RunId};
+use crate::domain::{Event, NewEvent, RunId};
 
 mod api_tokens;
 mod audit;
@@ -63,6 +63,11 @@ pub trait Backend: Send + Sync + Sized + std::fmt::Debug + 'static {
     /// rows are locked, skipping any a decision holds: the next pass sees
     /// them if they are still due.
     const DUE_CALLS: &'static str;
+    /// The position of conversation `$1`'s last event; no row when there
+    /// is no such conversation.
+    const EVENT_CURSOR: &'static str;
+    /// The position of the inbox's last event.
+    const INBOX_CURSOR: &'static str;
     /// `update` and `insert` run inside `with`, so a change spanning tables
     /// takes one round trip (PostgreSQL; SQLite has neither the feature nor
     /// round trips to save). Unlike the other differences this one is a
@@ -153,15 +158,6 @@ pub trait Backend: Send + Sync + Sized + std::fmt::Debug + 'static {
         event: NewEvent,
         at: DateTime<Utc>,
     ) -> impl Future<Output = Result<Event, StoreError>> + Send;
-
-    /// The position of conversation `id`'s last event.
-    fn event_cursor(
-        &self,
-        id: &ConversationId,
-    ) -> impl Future<Output = Result<i64, StoreError>> + Send;
-
-    /// The position of the inbox's last event.
-    fn inbox_cursor(&self) -> impl Future<Output = Result<i64, StoreError>> + Send;
 }
 
 /// An open transaction; rolled back when dropped without [`commit`](Transaction::commit).

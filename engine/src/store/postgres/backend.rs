@@ -9,7 +9,7 @@ use sqlx::{Column, Row as _, TypeInfo};
 use chrono::{DateTime, Utc};
 
 use super::{feed, locks, PgTransaction, Postgres};
-use crate::domain::{ConversationId, Event, NewEvent};
+use crate::domain::{Event, NewEvent};
 use crate::store::sql::{self, Arg, Backend, Lock, PoolKind, Query, Row, Value};
 use crate::store::{Announcement, FeedBatch, StoreError};
 
@@ -85,6 +85,8 @@ impl Backend for Postgres {
     const NAME: &'static str = "postgres";
     const BATCH_CALLS: &'static str = locks::BATCH_CALLS_LOCKED;
     const DUE_CALLS: &'static str = locks::DUE_CALLS_LOCKED;
+    const EVENT_CURSOR: &'static str = feed::EVENT_CURSOR;
+    const INBOX_CURSOR: &'static str = feed::INBOX_CURSOR;
     const WRITES_IN_WITH: bool = true;
 
     type Tx<'c> = PgTransaction;
@@ -111,14 +113,6 @@ impl Backend for Postgres {
         at: DateTime<Utc>,
     ) -> Result<Event, StoreError> {
         feed::append_event(tx, event, at).await
-    }
-
-    async fn event_cursor(&self, id: &ConversationId) -> Result<i64, StoreError> {
-        feed::event_cursor(self, id).await
-    }
-
-    async fn inbox_cursor(&self) -> Result<i64, StoreError> {
-        feed::inbox_cursor(self).await
     }
 
     async fn listen(

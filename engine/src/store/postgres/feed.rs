@@ -8,7 +8,7 @@ use chrono::{DateTime, Utc};
 use tokio::sync::mpsc::Receiver;
 
 use super::{PgTransaction, Postgres, EVENTS_CHANNEL, GRANTS};
-use crate::domain::{ConversationId, Event, EventKind, NewEvent};
+use crate::domain::{Event, EventKind, NewEvent};
 use crate::store::sql::{appended, query, query_scalar, row_event, Pool, PoolKind, Row};
 use crate::store::{to_millis, Announcement, FeedBatch, StoreError};
 
@@ -22,9 +22,11 @@ const APPEND_EVENT: &str = "with bumped as (
      select $1, event_seq, $2, $3, $4 from bumped
      returning event_id, seq";
 
-const EVENT_CURSOR: &str = "select event_seq from conversations where conversation_id = $1";
+/// See [`Backend::EVENT_CURSOR`](crate::store::sql::Backend::EVENT_CURSOR).
+pub(super) const EVENT_CURSOR: &str =
+    "select event_seq from conversations where conversation_id = $1";
 
-const INBOX_CURSOR: &str = "select seq from inbox_counter where id = 1";
+pub(super) const INBOX_CURSOR: &str = "select seq from inbox_counter where id = 1";
 
 const CURRENT_SCHEMA: &str = "select current_schema()";
 
@@ -81,22 +83,6 @@ pub(super) async fn append_event(
         .await?
         .ok_or(StoreError::NotFound("conversation"))?;
     appended(&row, event, at)
-}
-
-/// See [`Backend::event_cursor`](crate::store::sql::Backend::event_cursor).
-pub(super) async fn event_cursor(pg: &Postgres, id: &ConversationId) -> Result<i64, StoreError> {
-    let seq: Option<i64> = query_scalar(EVENT_CURSOR)
-        .bind(id.as_str())
-        .fetch_optional(on(pg, PoolKind::Reader))
-        .await?;
-    seq.ok_or(StoreError::NotFound("conversation"))
-}
-
-/// See [`Backend::inbox_cursor`](crate::store::sql::Backend::inbox_cursor).
-pub(super) async fn inbox_cursor(pg: &Postgres) -> Result<i64, StoreError> {
-    query_scalar(INBOX_CURSOR)
-        .fetch_one(on(pg, PoolKind::Reader))
-        .await
 }
 
 /// The feed positions through which events have been placed, as they

@@ -5,7 +5,7 @@ use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 
 use super::decode::{corrupt, row_event};
-use super::{query, Backend, Row, SqlStore};
+use super::{query, query_scalar, Backend, Row, SqlStore};
 use crate::domain::{ConversationId, Event, EventKind, NewEvent, Run, ToolCall};
 use crate::store::{from_millis, to_millis, Announcement, EventStore, FeedBatch, StoreError};
 
@@ -79,11 +79,15 @@ pub(super) fn appended_by_kind(
 #[async_trait]
 impl<B: Backend> EventStore for SqlStore<B> {
     async fn event_cursor(&self, id: &ConversationId) -> Result<i64, StoreError> {
-        self.database().event_cursor(id).await
+        let seq: Option<i64> = query_scalar(B::EVENT_CURSOR)
+            .bind(id.as_str())
+            .fetch_optional(self.reader())
+            .await?;
+        seq.ok_or(StoreError::NotFound("conversation"))
     }
 
     async fn inbox_cursor(&self) -> Result<i64, StoreError> {
-        self.database().inbox_cursor().await
+        query_scalar(B::INBOX_CURSOR).fetch_one(self.reader()).await
     }
 
     async fn events_after(

@@ -21,7 +21,7 @@ pub use super::pool::{Conn, Pool, Transaction};
 use chrono::{DateTime, Utc};
 
 use super::{one_writer, Sqlite};
-use crate::domain::{ConversationId, Event, NewEvent};
+use crate::domain::{Event, NewEvent};
 use crate::store::sql::{self, Arg, Backend, Executor, Lock, PoolKind, Query, Row, Value};
 use crate::store::StoreError;
 
@@ -70,6 +70,8 @@ impl Backend for Sqlite {
     const NAME: &'static str = "sqlite";
     const BATCH_CALLS: &'static str = one_writer::BATCH_CALLS;
     const DUE_CALLS: &'static str = one_writer::DUE_CALLS;
+    const EVENT_CURSOR: &'static str = one_writer::EVENT_CURSOR;
+    const INBOX_CURSOR: &'static str = one_writer::INBOX_CURSOR;
     const WRITES_IN_WITH: bool = false;
 
     type Tx<'c> = Transaction<'c>;
@@ -97,14 +99,6 @@ impl Backend for Sqlite {
         at: DateTime<Utc>,
     ) -> Result<Event, StoreError> {
         one_writer::append_event(tx, event, at).await
-    }
-
-    async fn event_cursor(&self, id: &ConversationId) -> Result<i64, StoreError> {
-        one_writer::event_cursor(self, id).await
-    }
-
-    async fn inbox_cursor(&self) -> Result<i64, StoreError> {
-        one_writer::inbox_cursor(self).await
     }
 }
 

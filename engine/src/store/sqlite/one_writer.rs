@@ -5,9 +5,8 @@
 use chrono::{DateTime, Utc};
 
 use super::pool::Transaction;
-use super::Sqlite;
-use crate::domain::{ConversationId, Event, NewEvent};
-use crate::store::sql::{appended, query, query_scalar, Pool, PoolKind};
+use crate::domain::{Event, NewEvent};
+use crate::store::sql::{appended, query};
 use crate::store::{to_millis, StoreError};
 
 /// See [`Backend::BATCH_CALLS`](crate::store::sql::Backend::BATCH_CALLS).
@@ -35,11 +34,11 @@ const APPEND_EVENT: &str =
      returning event_id, seq, inbox_seq";
 
 /// A conversation's position, from its events (see [`APPEND_EVENT`]).
-const EVENT_CURSOR: &str =
+pub(super) const EVENT_CURSOR: &str =
     "select coalesce((select max(seq) from events where conversation_id = $1), 0)
      from conversations where conversation_id = $1";
 
-const INBOX_CURSOR: &str = "select coalesce(max(inbox_seq), 0) from events";
+pub(super) const INBOX_CURSOR: &str = "select coalesce(max(inbox_seq), 0) from events";
 
 /// See [`Backend::append_event`](crate::store::sql::Backend::append_event).
 pub(super) async fn append_event(
@@ -60,25 +59,4 @@ pub(super) async fn append_event(
         inbox_seq: row.try_get("inbox_seq")?,
         ..appended(&row, event, at)?
     })
-}
-
-/// See [`Backend::event_cursor`](crate::store::sql::Backend::event_cursor).
-pub(super) async fn event_cursor(db: &Sqlite, id: &ConversationId) -> Result<i64, StoreError> {
-    let seq: Option<i64> = query_scalar(EVENT_CURSOR)
-        .bind(id.as_str())
-        .fetch_optional(reader(db))
-        .await?;
-    seq.ok_or(StoreError::NotFound("conversation"))
-}
-
-/// See [`Backend::inbox_cursor`](crate::store::sql::Backend::inbox_cursor).
-pub(super) async fn inbox_cursor(db: &Sqlite) -> Result<i64, StoreError> {
-    query_scalar(INBOX_CURSOR).fetch_one(reader(db)).await
-}
-
-fn reader(db: &Sqlite) -> Pool<'_, Sqlite> {
-    Pool {
-        backend: db,
-        kind: PoolKind::Reader,
-    }
 }
