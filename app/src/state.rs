@@ -134,13 +134,16 @@ pub fn client_address() -> String {
 /// Whether the current request is a plain form post (the browser asks for
 /// a page back), rather than the page's own `fetch` (it asks for JSON).
 pub fn plain_form_post() -> bool {
-    leptos::prelude::use_context::<http::request::Parts>().is_some_and(|parts| {
-        parts
-            .headers
-            .get(http::header::ACCEPT)
-            .and_then(|v| v.to_str().ok())
-            .is_some_and(|accept| accept.contains("text/html"))
-    })
+    leptos::prelude::use_context::<http::request::Parts>().is_some_and(|p| accepts_html(&p))
+}
+
+/// Whether a request with `parts` asks for a page back.
+pub fn accepts_html(parts: &http::request::Parts) -> bool {
+    parts
+        .headers
+        .get(http::header::ACCEPT)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|accept| accept.contains("text/html"))
 }
 
 /// Whether the public URL is https, so cookies are marked `Secure`.

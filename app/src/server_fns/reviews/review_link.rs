@@ -32,10 +32,10 @@ pub async fn review_link(call_id: String) -> Result<String, AppError> {
 /// without an earlier error; `None` for `fetch`, which reads the answer.
 #[cfg(feature = "ssr")]
 fn back_with_link(parts: &http::request::Parts, shown: &str) -> Option<String> {
-    let header = |name| parts.headers.get(name).and_then(|v| v.to_str().ok());
-    if !header(http::header::ACCEPT).is_some_and(|a| a.contains("text/html")) {
+    if !crate::state::accepts_html(parts) {
         return None;
     }
+    let header = |name| parts.headers.get(name).and_then(|v| v.to_str().ok());
     let referer: http::Uri = header(http::header::REFERER)?.parse().ok()?;
     let mut query: Vec<&str> = referer
         .query()
