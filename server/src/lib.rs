@@ -39,6 +39,7 @@ mod secret_file;
 pub mod security_headers;
 pub mod settings;
 pub mod sign_in_guard;
+pub mod site;
 pub mod slack;
 pub mod source_stream;
 pub mod streams;

@@ -3,6 +3,7 @@
 
 use std::sync::Arc;
 
+use axum::extract::State;
 use axum::routing::{get, post};
 use axum::Router;
 use leptos_axum::{generate_route_list, LeptosRoutes};
@@ -15,7 +16,8 @@ use crate::cross_site::{self, AllowedHosts};
 use crate::{
     audit_export, call_review, calls_api, client_address, fn_errors, freshness, grant_stream,
     health, hitl, list_stream, mcp, metrics_endpoint, oidc, openapi, panics, probes, review_answer,
-    review_page, review_stream, security_headers, sign_in_guard, slack, source_stream, streams,
+    review_page, review_stream, security_headers, sign_in_guard, site, slack, source_stream,
+    streams,
 };
 
 /// Builds the router over `state`: health, pages, server functions, and the
@@ -68,6 +70,8 @@ pub fn router_with_pages(
         limiter: Arc::new(hitl::PollLimiter::default()),
     });
     let document = openapi::document([own_api, hitl_api]);
+    let options = &state.leptos_options;
+    let site = Arc::new(site::Site::load(&options.site_root, options.hash_files));
     Router::new()
         .merge(own)
         .merge(hitl)
@@ -79,13 +83,10 @@ pub fn router_with_pages(
             get(review_page::review_page).post(review_answer::answer),
         )
         .route("/calls/{call_id}/review", post(call_review::open))
-        .merge(probes::routes(
-            &state.leptos_options.site_root,
-            state.leptos_options.hash_files,
-        ))
+        .merge(probes::routes(&state.leptos_options.site_root))
         .route(
             "/metrics",
-            get(move |axum::extract::State(state), person, headers| {
+            get(move |State(state), person, headers| {
                 metrics_endpoint::serve(state, person, headers, metrics_token.clone())
             }),
         )
@@ -97,7 +98,10 @@ pub fn router_with_pages(
             let options = state.leptos_options.clone();
             move || shell(options.clone())
         })
-        .fallback(leptos_axum::file_and_error_handler::<AppState, _>(shell))
+        .fallback(move |State(state), request| {
+            let site = site.clone();
+            async move { site::fallback(&site, state, request).await }
+        })
         .route_layer(axum::middleware::from_fn_with_state(
             state.engine.metrics().clone(),
             metrics_endpoint::count_requests,

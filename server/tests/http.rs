@@ -20,8 +20,19 @@ async fn healthz_reports_the_version_and_store() {
 #[tokio::test]
 async fn unknown_pages_are_404() {
     let app = TestApp::spawn().await;
-    let res = app.get("/nope").await;
+    let res = app
+        .client
+        .get(format!("{}/nope", app.base))
+        .header("accept", "text/html")
+        .send()
+        .await
+        .unwrap();
     assert_eq!(res.status(), 404);
+    assert_eq!(res.headers()["cache-control"], "no-store");
+    assert!(res.headers()["content-security-policy"]
+        .to_str()
+        .unwrap()
+        .contains("'nonce-"));
     assert!(res.text().await.unwrap().contains("Page not found"));
 }
 

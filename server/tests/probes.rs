@@ -1,7 +1,8 @@
 //! What browsers probe for on their own is answered without rendering the
 //! app: the favicon from memory, a plain 404 for `robots.txt`, Apple's
-//! touch icons and missing `/pkg/` files, with or without sign-in; other
-//! unknown paths still get the page that says so.
+//! touch icons and missing `/pkg/` files, with or without sign-in; an
+//! unknown path gets the page that says so when a browser asks for a page,
+//! and a typed 404 otherwise.
 
 use crate::support;
 
@@ -40,9 +41,19 @@ async fn browser_probes_are_answered_without_rendering_the_app() {
             );
         }
         if config.is_empty() {
-            let page = get("/nope").await.unwrap();
+            let page = client
+                .get(server.url("/nope"))
+                .header("accept", "text/html,*/*;q=0.8")
+                .send()
+                .await
+                .unwrap();
             assert_eq!(page.status(), 404);
             assert!(page.text().await.unwrap().contains("Page not found"));
+            let asked = get("/nope").await.unwrap();
+            assert_eq!(asked.status(), 404);
+            let body: serde_json::Value = asked.json().await.unwrap();
+            assert_eq!(body["code"], "not_found");
+            assert_eq!(body["message"], "`/nope` not found");
         }
     }
 }

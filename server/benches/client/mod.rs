@@ -22,6 +22,9 @@ pub struct Client {
     host: String,
     /// Bytes read past the end of the last response.
     buffer: Vec<u8>,
+    /// What every request says it accepts back (`Accept`), as a browser
+    /// asking for a page does; nothing by default, as an agent.
+    pub accept: Option<&'static str>,
 }
 
 impl Client {
@@ -39,6 +42,7 @@ impl Client {
             stream,
             host,
             buffer: Vec::with_capacity(8 * 1024),
+            accept: None,
         }
     }
 
@@ -60,6 +64,9 @@ impl Client {
         json: Option<&[u8]>,
     ) -> Response {
         let mut request = format!("{method} {target} HTTP/1.1\r\nhost: {}\r\n", self.host);
+        if let Some(accept) = self.accept {
+            request.push_str(&format!("accept: {accept}\r\n"));
+        }
         if let Some(key) = bearer {
             request.push_str(&format!("authorization: Bearer {key}\r\n"));
         }
