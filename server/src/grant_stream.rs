@@ -54,5 +54,5 @@ impl Listing for Grants {
     )
 )]
 pub async fn grant_events(State(state): State<AppState>) -> Response {
-    stream::<Grants>(state.engine).await
+    stream::<Grants>(state.engine.clone()).await
 }

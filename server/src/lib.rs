@@ -53,7 +53,7 @@ use std::sync::Arc;
 use anyhow::Context;
 use leptos::prelude::*;
 
-use app::state::{AppState, ModelReach};
+use app::state::{AppState, ModelReach, Shared};
 use cross_site::AllowedHosts;
 use engine::agent::demo_model::DemoModel;
 use engine::agent::openai::OpenAiModel;
@@ -134,13 +134,13 @@ pub async fn build(settings: &Settings) -> anyhow::Result<Services> {
         .hash_file(names.unwrap_or_else(|| "hash.txt".into()))
         .site_addr(settings.addr)
         .build();
-    let state = AppState {
+    let state = AppState::new(Shared {
         leptos_options,
         engine,
         public_url: settings.public_url.clone(),
         model_reach,
         demo_model: matches!(settings.model, ModelSettings::Demo),
-    };
+    });
     let callback_secret = secret_file::callback_secret(settings)?;
     let mailer =
         crate::settings::mailer(settings.smtp.as_ref(), state.engine.config())?.map(Arc::new);

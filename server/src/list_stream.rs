@@ -58,5 +58,5 @@ impl Listing for Conversations {
     )
 )]
 pub async fn list_events(State(state): State<AppState>) -> Response {
-    stream::<Conversations>(state.engine).await
+    stream::<Conversations>(state.engine.clone()).await
 }

@@ -93,7 +93,7 @@ pub async fn review_events(
     let (tx, rx) = mpsc::channel(8);
     let link = Link { id, token, by };
     let answer = crate::streams::event_stream(&state.engine, rx);
-    tokio::spawn(pump(state.engine, link, first, live, tx));
+    tokio::spawn(pump(state.engine.clone(), link, first, live, tx));
     answer
 }
 

@@ -53,7 +53,7 @@ impl Listing for Sources {
     )
 )]
 pub async fn source_events(State(state): State<AppState>) -> Response {
-    stream::<Sources>(state.engine).await
+    stream::<Sources>(state.engine.clone()).await
 }
 
 /// Every tool source: how it is reached, its state (`connecting`, `up`,

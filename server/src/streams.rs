@@ -123,7 +123,12 @@ pub async fn conversation_events(
     if let Err(EngineError::NotFound(what)) = state.engine.conversation_snapshot(&id).await {
         return not_found(what);
     }
-    stream(state.engine, Feed::Conversation(id), resume.after, &headers)
+    stream(
+        state.engine.clone(),
+        Feed::Conversation(id),
+        resume.after,
+        &headers,
+    )
 }
 
 /// Every conversation's tool call changes, for the approvals inbox.
@@ -148,7 +153,7 @@ pub async fn inbox_events(
     let Ok(Query(resume)) = resume else {
         return bad_cursor();
     };
-    stream(state.engine, Feed::Inbox, resume.after, &headers)
+    stream(state.engine.clone(), Feed::Inbox, resume.after, &headers)
 }
 
 /// A stream that cannot start: `{code, message}` with `status`.

@@ -23,7 +23,7 @@ pub async fn review_link(call_id: String) -> Result<String, AppError> {
     if let Some(back) = back {
         leptos_axum::redirect(&back);
     }
-    let base = state.public_url.unwrap_or_default();
+    let base = state.public_url.clone().unwrap_or_default();
     Ok(format!("{base}/review/{case}?token={}", token.as_str()))
 }
 

@@ -92,7 +92,7 @@ fn page_query() -> Option<String> {
 fn page_origin() -> Option<String> {
     #[cfg(feature = "ssr")]
     let origin = {
-        let public_url = use_context::<crate::state::AppState>().and_then(|s| s.public_url);
+        let public_url = use_context::<crate::state::AppState>().and_then(|s| s.public_url.clone());
         let parts = use_context::<http::request::Parts>();
         let host = parts
             .as_ref()
