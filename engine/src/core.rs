@@ -14,10 +14,11 @@ use crate::domain::{ToolCall, ToolCallId};
 use crate::error::EngineError;
 use crate::events::Events;
 use crate::metrics::Metrics;
+use crate::receipts::Signer;
 use crate::store::{
     ApiTokenStore, AuditStore, BacklogStore, CallReads, CallStore, ConversationStore,
     DecisionStore, DraftStore, EventStore, GatewayStore, GrantStore, LeaseStore, NoticeStore,
-    PeopleStore, QueueStore, QuorumStore, ReviewStore, RunStore, Store,
+    PeopleStore, QueueStore, QuorumStore, ReceiptKeyStore, ReviewStore, RunStore, Store,
 };
 use crate::throttle::Throttle;
 use crate::tools::report::SourceBoard;
@@ -37,6 +38,8 @@ pub(crate) struct Core {
     pub(crate) sources: SourceBoard,
     /// What this process counts for `GET /metrics`.
     pub(crate) metrics: Metrics,
+    /// What receipts are signed with, once the server sets it.
+    pub(crate) receipts: Signer,
 }
 
 impl Core {
@@ -51,6 +54,7 @@ impl Core {
             setup: Default::default(),
             sources: Default::default(),
             metrics: Default::default(),
+            receipts: Default::default(),
         }
     }
 
@@ -135,6 +139,10 @@ impl Core {
     }
 
     pub(crate) fn backlog(&self) -> &dyn BacklogStore {
+        &*self.store
+    }
+
+    pub(crate) fn receipt_keys(&self) -> &dyn ReceiptKeyStore {
         &*self.store
     }
 

@@ -310,6 +310,7 @@ mod chat;
 mod propose;
 mod queue;
 mod quorum;
+mod receipt;
 mod stop;
 
 pub(crate) use access::{check, check_message, pending_call};
@@ -321,6 +322,8 @@ pub(crate) use batch::{decide_batch, decide_pending};
 pub(crate) use chat::hand_to_agent;
 pub(crate) use propose::{classify, new_call, propose_calls, propose_in_run, Classified, Turn};
 pub(crate) use queue::answer_held_messages;
+pub use receipt::RECEIPT_VALID_FOR;
+pub(crate) use receipt::{key_set, new_key, receipt};
 pub(crate) use stop::stop_agent;
 pub use stop::STOPPED;
 

@@ -22,6 +22,7 @@ pub mod markdown;
 pub mod notice;
 pub mod person;
 pub mod quorum;
+pub mod receipt_key;
 pub mod review;
 pub mod review_flow;
 pub mod review_shape;
@@ -59,6 +60,7 @@ pub use notice::{Announcement, FollowUp, Notice, PlannedNotice};
 pub use person::API_TOKEN_PREFIX;
 pub use person::{Access, Action, ApiToken, Person, PersonRef, Session, SessionToken};
 pub use quorum::{Approval, Quorum, MAX_APPROVALS};
+pub use receipt_key::ReceiptKey;
 pub use review::{
     CaseEvent, CaseId, CaseStatus, CaseType, LinkedCase, NewCase, Requester, ReviewCase,
     MAX_PROMPT_CHARS,

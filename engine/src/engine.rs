@@ -122,6 +122,7 @@ mod notices;
 mod observe;
 mod people;
 mod proxy;
+mod receipts;
 mod reviews;
 #[cfg(test)]
 mod tests;

@@ -24,6 +24,7 @@ pub mod policy;
 #[cfg(test)]
 mod private_ca;
 pub mod proxy;
+pub mod receipts;
 pub mod relay;
 pub mod reviews;
 pub mod store;

@@ -25,6 +25,7 @@ mod people;
 pub mod postgres;
 mod queue;
 mod quorum;
+mod receipt_keys;
 mod reviews;
 mod runs;
 pub mod sql;
@@ -53,6 +54,7 @@ pub use open::{connect, sqlite_path};
 pub use people::{Credentials, PeopleStore, SignedIn};
 pub use queue::QueueStore;
 pub use quorum::{ApprovalAdded, NewApproval, QuorumStore};
+pub use receipt_keys::ReceiptKeyStore;
 pub use reviews::ReviewStore;
 pub use runs::RunStore;
 pub(crate) use time::{from_millis, to_millis};
@@ -83,6 +85,7 @@ pub trait Store:
     + AuditStore
     + QuorumStore
     + NoticeStore
+    + ReceiptKeyStore
     + Send
     + Sync
     + std::fmt::Debug

@@ -1,8 +1,8 @@
 //! The HITL Protocol v0.8 service: the gateway external agents ask before
 //! running a tool call, the status they poll, the response endpoint review
 //! pages submit to, inline submit for a press an agent relays, withdrawal
-//! by an agent that no longer waits, the per-case event stream, and the
-//! discovery document.
+//! by an agent that no longer waits, the per-case event stream, the
+//! discovery document, and the keys that sign a decision's receipt.
 //!
 //! Every error answers with the protocol's `{ "error", "message" }` body and
 //! a 4xx status for the caller's mistakes (see `hitl/error.rs`).
@@ -14,6 +14,7 @@ mod error;
 mod error_body;
 mod events;
 mod gateway;
+mod keys;
 mod limit;
 mod respond;
 mod status;
@@ -68,6 +69,7 @@ pub fn routes<S: Clone + Send + Sync + 'static>(
         .routes(routes!(withdraw::withdraw))
         .routes(routes!(events::stream))
         .routes(routes!(discovery::document))
+        .routes(routes!(keys::key_set))
         .split_for_parts();
     (router.with_state(hitl), api)
 }

@@ -142,6 +142,12 @@ pub async fn build(settings: &Settings) -> anyhow::Result<Services> {
         demo_model: matches!(settings.model, ModelSettings::Demo),
     });
     let callback_secret = secret_file::callback_secret(settings)?;
+    let issuer = settings
+        .public_url
+        .clone()
+        .unwrap_or_else(|| "airlock".into());
+    let receipt_secret = secret_file::receipt_secret(settings)?;
+    state.engine.sign_receipts_with(receipt_secret, issuer);
     let mailer =
         crate::settings::mailer(settings.smtp.as_ref(), state.engine.config())?.map(Arc::new);
     let slack = crate::settings::slack_app(settings.slack.as_ref(), state.engine.config())?;

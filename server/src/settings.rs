@@ -44,6 +44,10 @@ pub struct Settings {
     /// The secret callbacks are signed with (`AIRLOCK_CALLBACK_SECRET`);
     /// without it, one generated into the data directory.
     pub callback_secret: Option<Secret>,
+    /// The secret receipts' keys derive from (`AIRLOCK_RECEIPT_SECRET`, the
+    /// same on every replica); without it, one generated into the data
+    /// directory.
+    pub receipt_secret: Option<Secret>,
     /// Host names the server answers to besides addresses, `localhost` and
     /// the public URL's host (`AIRLOCK_ALLOWED_HOSTS`, comma-separated:
     /// `name` on any port, `name:port`, or `*` for every host).
@@ -112,6 +116,7 @@ impl Settings {
             }
         };
         let callback_secret = lookup("AIRLOCK_CALLBACK_SECRET").map(Secret);
+        let receipt_secret = lookup("AIRLOCK_RECEIPT_SECRET").map(Secret);
         let allowed_hosts = allowed_hosts(lookup("AIRLOCK_ALLOWED_HOSTS").as_deref())?;
         let oidc_client_secret = lookup("AIRLOCK_OIDC_CLIENT_SECRET").map(Secret);
         let local_person = lookup("USER")
@@ -135,6 +140,7 @@ impl Settings {
             model,
             public_url,
             callback_secret,
+            receipt_secret,
             allowed_hosts,
             oidc_client_secret,
             trusted_proxies,

@@ -42,6 +42,7 @@ mod probes;
 mod question_updates;
 mod quorum;
 mod races;
+mod receipts;
 mod replicas;
 mod review_forms;
 mod review_rounds;

@@ -304,3 +304,4 @@ async fn of_100_concurrent_conflicting_decisions_exactly_one_takes_effect() {
 mod approve_all;
 mod deadlines;
 mod grants;
+mod receipts;

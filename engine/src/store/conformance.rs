@@ -30,6 +30,7 @@ mod notices;
 mod people;
 mod queue;
 mod quorum;
+mod receipt_keys;
 mod reviews;
 mod rounds;
 mod stops;
@@ -48,6 +49,7 @@ use notices::*;
 use people::*;
 use queue::*;
 use quorum::*;
+use receipt_keys::*;
 use reviews::*;
 use rounds::*;
 use stops::*;
@@ -254,6 +256,7 @@ conformance!(
     approvals_count_until_the_last_one_approves,
     racing_approvals_are_counted_exactly_once,
     the_inbox_pages_by_position_and_filters,
+    a_new_receipt_key_retires_the_others,
 );
 
 impl ToolCall {

@@ -234,6 +234,11 @@ const MIGRATIONS: &[Migration] = &[
         description: "gateway requests kept under their idempotency keys",
         sql: include_str!("../../migrations/postgres/0039_kept_requests.sql"),
     },
+    Migration {
+        version: 40,
+        description: "the keys receipts are signed with",
+        sql: include_str!("../../migrations/postgres/0040_receipt_keys.sql"),
+    },
 ];
 
 /// Arbitrary key of the advisory lock that serialises migrations across replicas.

@@ -32,6 +32,7 @@ mod people;
 mod query;
 mod queue;
 mod quorum;
+mod receipt_keys;
 mod reviews;
 mod row;
 mod runs;

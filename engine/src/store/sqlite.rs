@@ -214,6 +214,11 @@ const MIGRATIONS: &[Migration] = &[
         description: "gateway requests kept under their idempotency keys",
         sql: include_str!("../../migrations/sqlite/0039_kept_requests.sql"),
     },
+    Migration {
+        version: 40,
+        description: "the keys receipts are signed with",
+        sql: include_str!("../../migrations/sqlite/0040_receipt_keys.sql"),
+    },
 ];
 
 /// How many read-only connections serve reads: one per core. Statements run

@@ -44,7 +44,7 @@ pub async fn document(State(hitl): State<Hitl>, headers: HeaderMap) -> impl Into
                     "default_timeout": timeout,
                     "supports_reminders": true,
                     "supports_multi_round": true,
-                    "supports_signatures": false,
+                    "supports_signatures": hitl.engine.signs_receipts(),
                     "supports_inline_submit": true,
                 },
                 "endpoints": {

@@ -1,5 +1,6 @@
 //! `GET /api/v1/reviews/{case_id}/status`: the poll (§8), with `ETag` /
 //! `If-None-Match`, `Retry-After`, and at most 60 polls a minute per case.
+//! A completed case carries its decision's receipt (`result.signature`).
 
 use std::time::Instant;
 
@@ -9,8 +10,9 @@ use axum::response::{IntoResponse, Response};
 use axum::Json;
 
 use super::gateway::POLL_INTERVAL_SECONDS;
-use super::wire::{ErrorBody, PollResponse};
+use super::wire::{ErrorBody, PollResponse, ResultSignature};
 use super::{auth, ApiError, Hitl};
+use engine::domain::ReviewCase;
 
 /// The case's status, for the agent that created it.
 #[utoipa::path(
@@ -56,7 +58,11 @@ pub async fn poll(
         StatusCode::NOT_MODIFIED.into_response()
     } else {
         let form = hitl.engine.review_progress(&case).await?;
-        Json(PollResponse::of(&case, form)).into_response()
+        let mut poll = PollResponse::of(&case, form);
+        if let Some(result) = poll.result.as_mut() {
+            result.signature = receipt(&hitl, &case, &headers).await?;
+        }
+        Json(poll).into_response()
     };
     let h = response.headers_mut();
     h.insert(header::ETAG, etag_value);
@@ -73,4 +79,24 @@ pub async fn poll(
         );
     }
     Ok(response)
+}
+
+/// The receipt of the decision that completed `case`, as §13.4 carries it.
+async fn receipt(
+    hitl: &Hitl,
+    case: &ReviewCase,
+    headers: &HeaderMap,
+) -> Result<Option<ResultSignature>, ApiError> {
+    let Some(receipt) = hitl.engine.receipt(&case.tool_call_id).await? else {
+        return Ok(None);
+    };
+    Ok(Some(ResultSignature {
+        algorithm: "EdDSA".into(),
+        value: receipt,
+        signed_at: case
+            .completed_at
+            .map(|at| engine::domain::rfc3339(&at))
+            .unwrap_or_default(),
+        signer: format!("{}/.well-known/jwks.json", hitl.base_url(headers)),
+    }))
 }

@@ -256,6 +256,24 @@ pub struct CaseResult {
     #[serde(default)]
     #[schema(value_type = Object)]
     pub data: Value,
+    /// The decision's receipt (§13.4): a service can check on its own that
+    /// the call was approved, by whom, with exactly its arguments.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub signature: Option<ResultSignature>,
+}
+
+/// A receipt as §13.4 carries it: `value` is the receipt itself, a compact
+/// JWS signed with Ed25519, whose keys `signer` lists.
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+pub struct ResultSignature {
+    /// `EdDSA`.
+    pub algorithm: String,
+    /// The receipt: a compact JWS (`header.payload.signature`).
+    pub value: String,
+    /// When the decision was taken, RFC 3339.
+    pub signed_at: String,
+    /// The key set: `…/.well-known/jwks.json`.
+    pub signer: String,
 }
 
 /// Who responded.
