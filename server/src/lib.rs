@@ -31,6 +31,7 @@ pub mod people_cli;
 pub mod policy_cli;
 mod policy_replay;
 pub mod probes;
+pub mod receipt_cli;
 pub mod review_answer;
 pub mod review_page;
 pub mod review_stream;

@@ -33,6 +33,12 @@ enum Command {
     /// Check the audit log.
     #[command(subcommand)]
     Audit(AuditCommand),
+    /// Check a decision's receipt, as a service downstream would.
+    #[command(subcommand)]
+    Receipt(ReceiptCommand),
+    /// Manage the keys receipts are signed with.
+    #[command(subcommand)]
+    Keys(KeysCommand),
     /// Decide an agent's tool calls from the agent's own hooks.
     #[command(subcommand)]
     Hook(HookCommand),
@@ -92,6 +98,32 @@ enum AuditCommand {
     /// Print the chain's head (SEQ:HASH) to keep outside Airlock, for
     /// `verify --head` to check later.
     Head,
+}
+
+#[derive(Debug, Subcommand)]
+enum ReceiptCommand {
+    /// Check a receipt (`result.signature.value` of a HITL poll) against
+    /// the key set, and that it is for these arguments; exits with 1 when
+    /// it is refused.
+    Verify {
+        /// The receipt: a compact JWS.
+        receipt: String,
+        /// The arguments about to be acted on, as JSON: the receipt must be
+        /// for exactly these.
+        #[arg(long = "args", value_name = "JSON")]
+        arguments: Option<String>,
+        /// The key set: a JWKS file, or its address (by default
+        /// AIRLOCK_URL's `/.well-known/jwks.json`).
+        #[arg(long, value_name = "FILE_OR_URL")]
+        keys: Option<String>,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+enum KeysCommand {
+    /// Make a new receipt key, which signs from now on; the old keys stay
+    /// in the key set, so what they signed still verifies.
+    Rotate,
 }
 
 #[derive(Debug, Subcommand)]
@@ -184,6 +216,21 @@ async fn run(command: Command) -> anyhow::Result<ExitCode> {
         }
         Command::Audit(AuditCommand::Head) => {
             server::audit_cli::print_head(&server::Settings::from_env()?)
+                .await
+                .map(done)
+        }
+        Command::Receipt(ReceiptCommand::Verify {
+            receipt,
+            arguments,
+            keys,
+        }) => {
+            let keys =
+                keys.unwrap_or_else(|| format!("{}/.well-known/jwks.json", airlock_address().0));
+            let keys = server::receipt_cli::Keys::parse(&keys);
+            server::receipt_cli::verify(&receipt, arguments.as_deref(), &keys).await
+        }
+        Command::Keys(KeysCommand::Rotate) => {
+            server::receipt_cli::rotate(&server::Settings::from_env()?)
                 .await
                 .map(done)
         }
