@@ -14,6 +14,8 @@ mod jws;
 mod keys;
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod vectors;
 
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};

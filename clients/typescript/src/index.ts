@@ -19,3 +19,11 @@ export {
   Unauthorized,
   Unreachable,
 } from "./errors.js";
+export {
+  ReceiptRefused,
+  argumentsDigest,
+  canonicalJson,
+  verifyReceipt,
+  type KeySet,
+  type ReceiptClaims,
+} from "./receipts.js";

@@ -7,7 +7,8 @@
     if decision.runs:
         delete_file(**decision.arguments)
 
-`AsyncAirlock` is the same for asyncio; `guard` wraps a function in the ask.
+`AsyncAirlock` is the same for asyncio; `guard` wraps a function in the ask;
+`verify_receipt` checks a decision's receipt without asking Airlock.
 """
 
 from .aio import AsyncAirlock
@@ -25,6 +26,7 @@ from .errors import (
     Unauthorized,
     Unreachable,
 )
+from .receipts import ReceiptRefused, verify_receipt
 from .settings import VERSION as __version__
 
 __all__ = [
@@ -37,11 +39,13 @@ __all__ = [
     "NotFound",
     "Outcome",
     "Pending",
+    "ReceiptRefused",
     "Refused",
     "Rejected",
     "ServerError",
     "StillWaiting",
     "Unauthorized",
     "Unreachable",
+    "verify_receipt",
     "__version__",
 ]
