@@ -32,6 +32,11 @@ export interface Decision {
   defaultAction?: string;
   /** The person approved with "Always allow": such calls pass from now on. */
   alwaysAllowed?: boolean;
+  /**
+   * The decision's receipt, signed by Airlock: pass it with the call to a
+   * service that checks it (`verifyReceipt`) before acting.
+   */
+  receipt?: string;
 }
 
 /** A call waiting for a person: hand `reviewUrl` to someone who may decide, or just wait. */

@@ -79,11 +79,14 @@ export function readStatus(body: unknown, pending: Pending): Decision | undefine
   if (status === "cancelled") return end("withdrawn", { reason: text(fields.reason) });
   const result = object(fields.result);
   const data = object(result.data);
-  if (result.action === "approve") return end("approved", { alwaysAllowed: data.always_allow === true });
-  if (result.action === "edit" && typeof data.edits === "object" && data.edits !== null) {
-    return end("approved", { arguments: data.edits as Arguments, reason: text(data.feedback) });
+  const receipt = text(object(result.signature).value);
+  if (result.action === "approve") {
+    return end("approved", { alwaysAllowed: data.always_allow === true, receipt });
   }
-  if (result.action === "reject") return end("rejected", { reason: text(data.feedback) });
+  if (result.action === "edit" && typeof data.edits === "object" && data.edits !== null) {
+    return end("approved", { arguments: data.edits as Arguments, reason: text(data.feedback), receipt });
+  }
+  if (result.action === "reject") return end("rejected", { reason: text(data.feedback), receipt });
   throw new ServerError("unreadable", `a completed case with the action ${String(result.action)}`);
 }
 

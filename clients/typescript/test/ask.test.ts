@@ -4,7 +4,18 @@
 import assert from "node:assert/strict";
 import { after, before, test } from "node:test";
 
-import { Airlock, InvalidRequest, Refused, Rejected, StillWaiting, Unauthorized, Unreachable } from "../src/index.js";
+import {
+  Airlock,
+  InvalidRequest,
+  ReceiptRefused,
+  Refused,
+  Rejected,
+  StillWaiting,
+  Unauthorized,
+  Unreachable,
+  verifyReceipt,
+  type KeySet,
+} from "../src/index.js";
 import { KEY, Server, session } from "./support.js";
 
 let server: Server;
@@ -84,6 +95,14 @@ test("an approval reads as approved, with who decided", async () => {
   await person;
   assert.equal(decision.outcome, "approved");
   assert.ok(decision.runs && !decision.edited && decision.decidedBy && decision.caseId);
+  // Its receipt, as a service downstream checks it before acting.
+  const keys = (await (await fetch(`${server.url}/.well-known/jwks.json`)).json()) as KeySet;
+  const claims = verifyReceipt(decision.receipt ?? "", keys, { arguments: args });
+  assert.ok(claims.approved && claims.tool === "send_email");
+  assert.throws(
+    () => verifyReceipt(decision.receipt ?? "", keys, { arguments: { ...args, to: "eve@example.com" } }),
+    (e: unknown) => e instanceof ReceiptRefused && e.code === "receipt_arguments_differ",
+  );
 });
 
 test("an aborted wait withdraws the call", async () => {

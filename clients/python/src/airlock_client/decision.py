@@ -42,6 +42,9 @@ class Decision:
     """For an expired call: what the policy does then (`approve` or `reject`)."""
     always_allowed: bool = False
     """The person approved with "Always allow": such calls pass from now on."""
+    receipt: Optional[str] = None
+    """The decision's receipt, signed by Airlock: pass it with the call to a
+    service that checks it (`verify_receipt`) before acting."""
 
     @property
     def runs(self) -> bool:

@@ -114,12 +114,17 @@ def read_status(body: Any, pending: Pending) -> Optional[Decision]:
     result = body.get("result") or {}
     action = result.get("action")
     data = result.get("data") or {}
+    receipt = (result.get("signature") or {}).get("value")
     if action == "approve":
-        return decision(Outcome.APPROVED, always_allowed=data.get("always_allow") is True)
+        always = data.get("always_allow") is True
+        return decision(Outcome.APPROVED, always_allowed=always, receipt=receipt)
     if action == "edit" and isinstance(data.get("edits"), dict):
-        return decision(Outcome.APPROVED, arguments=data["edits"], reason=data.get("feedback"))
+        edits = data["edits"]
+        return decision(
+            Outcome.APPROVED, arguments=edits, reason=data.get("feedback"), receipt=receipt
+        )
     if action == "reject":
-        return decision(Outcome.REJECTED, reason=data.get("feedback"))
+        return decision(Outcome.REJECTED, reason=data.get("feedback"), receipt=receipt)
     raise ServerError("unreadable", f"a completed case with the action {action!r}")
 
 
