@@ -47,6 +47,22 @@ async fn a_completed_poll_carries_a_receipt_a_service_can_check_alone() {
     let refused = engine::receipts::verify(token, &keys, now, Some(&other)).unwrap_err();
     assert_eq!(refused.code(), "receipt_arguments_differ");
 
+    // A call the policy allows carries its receipt in the 200.
+    let allowed: Value = s
+        .ask(json!({"tool": "read_file", "arguments": {"path": "a"}, "source": "filesystem"}))
+        .await
+        .json()
+        .await
+        .unwrap();
+    let token = allowed["receipt"].as_str().unwrap();
+    let read = json!({"path": "a"});
+    let claims = engine::receipts::verify(token, &keys, now, Some(&read)).unwrap();
+    assert!(claims.approved);
+    assert_eq!(
+        (claims.decision.as_str(), claims.decided_by.as_str()),
+        ("policy", "policy")
+    );
+
     let discovery: Value = reqwest::get(s.url("/.well-known/hitl.json"))
         .await
         .unwrap()

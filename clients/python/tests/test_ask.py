@@ -38,7 +38,7 @@ def test_a_call_the_policy_allows_runs_at_once(server: Server, session_id: str) 
     assert decision.outcome is Outcome.ALLOWED
     assert decision.runs and not decision.edited
     assert decision.arguments == {"path": "a.txt"}
-    assert decision.call_id and decision.reason
+    assert decision.call_id and decision.reason and decision.receipt
 
 
 def test_a_call_the_policy_refuses_raises_with_the_rule(server: Server, session_id: str) -> None:

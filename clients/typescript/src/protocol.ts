@@ -36,7 +36,11 @@ export function readAsk(
 ): Decision | Pending {
   const fields = object(body);
   if (status === 200 && fields.status === "allowed") {
-    return decision("allowed", tool, args, { callId: text(fields.call_id), reason: text(fields.message) });
+    return decision("allowed", tool, args, {
+      callId: text(fields.call_id),
+      reason: text(fields.message),
+      receipt: text(fields.receipt),
+    });
   }
   if (status === 403 && fields.call_id) {
     throw new Refused(String(fields.code), String(fields.message), text(fields.call_id), tool);

@@ -33,7 +33,7 @@ test("a call the policy allows runs at once", async () => {
   const airlock = new Airlock({ url: server.url, key: KEY });
   const decision = await airlock.ask("read_file", { path: "a.txt" }, { source: "files" });
   assert.equal(decision.outcome, "allowed");
-  assert.ok(decision.runs && !decision.edited && decision.callId && decision.reason);
+  assert.ok(decision.runs && !decision.edited && decision.callId && decision.reason && decision.receipt);
 });
 
 test("a call the policy refuses throws with the rule", async () => {

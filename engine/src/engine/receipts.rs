@@ -2,7 +2,7 @@
 //! them, the keys' public halves, and a new key.
 
 use crate::decisions;
-use crate::domain::ToolCallId;
+use crate::domain::{ToolCall, ToolCallId};
 use crate::error::EngineError;
 use crate::receipts::Jwks;
 use crate::Engine;
@@ -24,6 +24,11 @@ impl Engine {
     pub async fn receipt(&self, id: &ToolCallId) -> Result<Option<String>, EngineError> {
         let call = self.core.call(id).await?;
         decisions::receipt(&self.core, &call).await
+    }
+
+    /// The receipt of `call`'s decision, as it stands.
+    pub async fn receipt_of(&self, call: &ToolCall) -> Result<Option<String>, EngineError> {
+        decisions::receipt(&self.core, call).await
     }
 
     /// Every receipt key's public half, newest first.

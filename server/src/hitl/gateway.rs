@@ -77,6 +77,7 @@ pub async fn create(
             Json(Allowed {
                 status: "allowed",
                 call_id: call.id.to_string(),
+                receipt: hitl.engine.receipt_of(&call).await?,
                 message: call.policy_reason,
             }),
         )

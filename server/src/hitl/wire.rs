@@ -69,6 +69,10 @@ pub struct Allowed {
     pub call_id: String,
     /// Why the policy allows it.
     pub message: String,
+    /// The decision's receipt (`decision: policy`), for a service that
+    /// checks it before running the call; see `result.signature` in a poll.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub receipt: Option<String>,
 }
 
 /// 403: the policy refuses the call.

@@ -59,6 +59,7 @@ def read_ask(
             asked=arguments,
             call_id=body.get("call_id"),
             reason=body.get("message"),
+            receipt=body.get("receipt"),
         )
     if status == 403 and isinstance(body, dict) and body.get("call_id"):
         raise Refused(str(body.get("code")), str(body.get("message")), body["call_id"], tool)
