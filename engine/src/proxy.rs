@@ -50,8 +50,8 @@ pub struct ProxyRequest {
 #[derive(Debug)]
 pub enum Proxied {
     /// It ran: the source's result, as an MCP client reads it (`content`,
-    /// `structuredContent`, `isError`).
-    Ran(Value),
+    /// `structuredContent`, `isError`), and the call as decided.
+    Ran { result: Value, call: Box<ToolCall> },
     /// It does not run, and why, in words for the client.
     NotRun(String),
     /// A person must decide: wait with [`decided`], then run it with [`run`].
@@ -270,7 +270,10 @@ pub(crate) async fn run(core: &Core, call: ToolCall) -> Result<Proxied, EngineEr
         return Ok(Proxied::NotRun("the call was already run".to_owned()));
     };
     Ok(match ended.result {
-        Ok(raw) => Proxied::Ran(raw),
+        Ok(result) => Proxied::Ran {
+            result,
+            call: Box::new(call),
+        },
         Err(e) => Proxied::NotRun(e.to_string()),
     })
 }

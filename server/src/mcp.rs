@@ -280,10 +280,13 @@ impl ServerHandler for Proxy {
             other => other,
         };
         Ok(match proxied {
-            Proxied::Ran(raw) => {
-                serde_json::from_value::<CallToolResult>(raw).unwrap_or_else(|e| {
-                    error_result(format!("the server's result could not be read: {e}"))
-                })
+            Proxied::Ran { result, call } => {
+                let result = serde_json::from_value::<CallToolResult>(result);
+                let receipt = self.engine.receipt_of(&call).await.map_err(internal)?;
+                match result {
+                    Ok(result) => with_receipt(result, receipt),
+                    Err(e) => error_result(format!("the server's result could not be read: {e}")),
+                }
             }
             Proxied::NotRun(why) => error_result(why),
             Proxied::Waiting { .. } => error_result("the call is still waiting".to_owned()),
@@ -370,6 +373,19 @@ pub(crate) fn server_info() -> InitializeResult {
         .with_instructions(
             "Tools of this server's sources, under its policy: some calls wait for a person to approve them.",
         )
+}
+
+/// Where a result carries the decision's receipt, for a client that hands
+/// it on to a service that checks it.
+pub const RECEIPT_META: &str = "airlock/receipt";
+
+/// `result` with the call's receipt in its `_meta`, when there is one.
+fn with_receipt(mut result: CallToolResult, receipt: Option<String>) -> CallToolResult {
+    if let Some(receipt) = receipt {
+        let meta = result.meta.get_or_insert_with(Default::default);
+        meta.0.insert(RECEIPT_META.into(), Value::String(receipt));
+    }
+    result
 }
 
 fn error_result(text: String) -> CallToolResult {

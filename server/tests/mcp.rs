@@ -45,6 +45,11 @@ async fn tools_are_offered_under_policy_and_allowed_or_refused_calls_answer_at_o
     let result = &listed["result"];
     assert_ne!(result["isError"], true, "{result}");
     assert!(text(result).contains("[FILE] notes.txt"), "{result}");
+    let claims = receipt_of(&server, result, &dir_arg).await;
+    assert_eq!(
+        (claims.decision.as_str(), claims.tool.as_str()),
+        ("policy", "list_directory")
+    );
 
     let secret =
         json!({ "path": root.join("secret/key.txt").display().to_string(), "content": "x" });
@@ -79,6 +84,12 @@ async fn a_write_waits_for_a_person_and_runs_once_approved() {
     decide(&server, "approve_call", &[("call_id", pending.id.as_str())]).await;
     let answered = asked.await.unwrap();
     assert_ne!(answered["result"]["isError"], true, "{answered}");
+    let arguments = json!({ "path": target.display().to_string(), "content": "ship it" });
+    let claims = receipt_of(&server, &answered["result"], &arguments.to_string()).await;
+    assert!(
+        claims.approved && claims.decision == "approve",
+        "{claims:?}"
+    );
     assert!(
         !answered["progress"].as_array().unwrap().is_empty(),
         "{answered}"
@@ -197,4 +208,19 @@ async fn a_source_that_comes_up_later_is_told_to_the_client_by_either_way_in() {
             .collect();
         assert!(after.contains(&"write_file"), "{via:?}: {told}");
     }
+}
+
+/// The receipt a result carries in `_meta`, checked against the server's
+/// keys for exactly `arguments` (JSON text).
+async fn receipt_of(
+    server: &support::TestServer,
+    result: &Value,
+    arguments: &str,
+) -> engine::receipts::Claims {
+    let receipt = result["_meta"][server::mcp::RECEIPT_META]
+        .as_str()
+        .unwrap_or_else(|| panic!("no receipt: {result}"));
+    let keys = server.engine.receipt_keys().await.unwrap();
+    let arguments: Value = serde_json::from_str(arguments).unwrap();
+    engine::receipts::verify(receipt, &keys, chrono::Utc::now(), Some(&arguments)).unwrap()
 }
