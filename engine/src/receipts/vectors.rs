@@ -73,6 +73,9 @@ fn made() -> Value {
     let hs256 =
         URL_SAFE_NO_PAD.encode(br#"{"alg":"HS256","kid":"rk-new","typ":"airlock-receipt+jwt"}"#);
     let other_algorithm = format!("{hs256}.{}.{}", parts[1], parts[2]);
+    let old_kid =
+        URL_SAFE_NO_PAD.encode(br#"{"alg":"EdDSA","kid":"rk-old","typ":"airlock-receipt+jwt"}"#);
+    let other_kid = format!("{old_kid}.{}.{}", parts[1], parts[2]);
     let reordered = r#"{"note":"café \u2028 😀","force":true,"size":1500,"path":"notes.txt"}"#;
     let now = DECIDED + 60;
     let valid = |claims: &Claims| json!({"valid": true, "claims": claims});
@@ -90,6 +93,7 @@ fn made() -> Value {
             case("the signature changed", &bent, None, now, refused("receipt_bad_signature")),
             case("signed by the replaced key", &sign(&approved, &old), None, now, valid(&approved)),
             case("signed by a key not in the set", &sign(&approved, &gone), None, now, refused("receipt_unknown_key")),
+            case("the key id changed to another key's", &other_kid, None, now, refused("receipt_bad_signature")),
             case("another algorithm named", &other_algorithm, None, now, refused("receipt_algorithm")),
             case("expired", &token, None, DECIDED + 3600, refused("receipt_expired")),
             case("not a receipt", "a.b", None, now, refused("receipt_malformed")),
