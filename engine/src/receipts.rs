@@ -50,7 +50,8 @@ pub struct Claims {
     pub decision: String,
     /// Who decided: a person's name, `policy`, or `system:timeout`.
     pub decided_by: String,
-    /// Everyone whose approval the call needed and got (four eyes: each).
+    /// The people whose approval the call needed and got (four eyes: each);
+    /// none when policy or expiry let it run.
     pub approvers: Vec<String>,
     /// When it was decided (seconds since the epoch).
     pub iat: i64,
@@ -66,28 +67,28 @@ impl Claims {
         issuer: &str,
         valid_for: chrono::Duration,
     ) -> Result<Option<Self>, ReceiptError> {
-        let (decision, decided_by, approved, at) = match &call.decision {
-            Some(d) => {
-                let approved = matches!(
-                    d.kind,
-                    DecisionKind::Approve | DecisionKind::Edit | DecisionKind::AlwaysAllow
-                );
-                (d.kind.as_str(), d.by.clone(), approved, d.at)
-            }
+        // Whether it may run is the call's own status: an expiry whose
+        // default is to approve lets it run as a person's approval does.
+        let approved = matches!(
+            call.status,
+            CallStatus::Approved
+                | CallStatus::Executing
+                | CallStatus::Completed
+                | CallStatus::Failed
+        );
+        let (decision, decided_by, at) = match &call.decision {
+            Some(d) => (d.kind.as_str(), d.by.clone(), d.at),
             // Nobody decided, yet it may run: the policy allowed it.
-            None if matches!(
-                call.status,
-                CallStatus::Approved
-                    | CallStatus::Executing
-                    | CallStatus::Completed
-                    | CallStatus::Failed
-            ) =>
-            {
-                ("policy", "policy".to_owned(), true, call.created_at)
-            }
+            None if approved => ("policy", "policy".to_owned(), call.created_at),
             None => return Ok(None),
         };
-        let approvers = match (approved, call.quorum.approvals.is_empty()) {
+        let by_people = call.decision.as_ref().is_some_and(|d| {
+            matches!(
+                d.kind,
+                DecisionKind::Approve | DecisionKind::Edit | DecisionKind::AlwaysAllow
+            )
+        });
+        let approvers = match (by_people, call.quorum.approvals.is_empty()) {
             (false, _) => Vec::new(),
             (true, true) => vec![decided_by.clone()],
             (true, false) => call.quorum.approvals.iter().map(|a| a.by.clone()).collect(),

@@ -130,8 +130,10 @@ impl Kept {
             copy.push(ext);
             std::fs::read(copy).ok().map(Bytes::from)
         };
+        // Weak: the same file goes out plain or compressed, by the build or
+        // by the compression layer, and each is the same file to a cache.
         let digest = sha2::Sha256::digest(&plain);
-        let etag = format!("\"{}\"", hex::encode(&digest[..12]));
+        let etag = format!("W/\"{}\"", hex::encode(&digest[..12]));
         let content_type = mime_guess::from_path(name).first_or_octet_stream();
         Kept {
             content_type: HeaderValue::from_str(content_type.as_ref())
@@ -198,10 +200,9 @@ fn has_copy(headers: &HeaderMap, etag: &HeaderValue) -> bool {
     };
     let sent = sent.to_str().unwrap_or_default();
     let etag = etag.to_str().unwrap_or_default();
-    sent.trim() == "*"
-        || sent
-            .split(',')
-            .any(|tag| tag.trim().trim_start_matches("W/") == etag)
+    // Compared weakly, as `If-None-Match` is.
+    let opaque = |tag: &str| tag.trim().trim_start_matches("W/").to_owned();
+    sent.trim() == "*" || sent.split(',').any(|tag| opaque(tag) == opaque(etag))
 }
 
 /// Whether `Accept-Encoding` takes `coding` (present, and not at `q=0`).

@@ -334,7 +334,11 @@ async fn pages_forbid_framing_sniffing_and_scripts_without_their_nonce() {
     let app = Fixture::start(&[]).await;
     let review = format!("/review/{}?token={}", app.case, app.token);
     for path in ["/", "/approvals", review.as_str(), "/nope"] {
-        let res = app.get(path, "127.0.0.1:PORT").send().await.unwrap();
+        // As a browser asks for a page.
+        let res = app
+            .get(path, "127.0.0.1:PORT")
+            .header("accept", "text/html");
+        let res = res.send().await.unwrap();
         let headers = res.headers().clone();
         let header = |name: &str| headers.get(name).map(|v| v.to_str().unwrap().to_owned());
         assert_eq!(header("x-content-type-options").as_deref(), Some("nosniff"));

@@ -174,7 +174,7 @@ async fn a_question_takes_the_actions_it_named_inline_from_a_chat_app() {
     let poll = support::poll_case(&server.base, hitl["case_id"].as_str().unwrap(), KEY).await;
     assert_valid(&schemas.poll, &poll);
     assert_eq!(
-        poll["result"],
+        support::answer_of(&poll["result"]),
         json!({"action": "confirm", "data": {"confirmed_items": ["m1"]}})
     );
     assert_eq!(poll["submission_context"]["mode"], "inline_submit");

@@ -6,7 +6,11 @@ use crate::domain::{Channel, Decision, ToolCall};
 
 fn decided(arguments: Value, kind: DecisionKind) -> ToolCall {
     let mut call = ToolCall::waiting("filesystem", "delete_file", arguments);
-    call.status = CallStatus::Approved;
+    call.status = match kind {
+        DecisionKind::Reject => CallStatus::Rejected,
+        DecisionKind::Cancel => CallStatus::Cancelled,
+        _ => CallStatus::Approved,
+    };
     call.decision = Some(Decision {
         kind,
         by: "alice".into(),
@@ -118,6 +122,14 @@ fn only_decisions_that_let_the_call_run_are_approvals() {
     let by_policy = claims(&allowed);
     assert!(by_policy.approved);
     assert_eq!(by_policy.decided_by, "policy");
+    assert!(by_policy.approvers.is_empty());
+    // An expiry whose default approves lets the call run: an approval, by
+    // nobody in person.
+    let lapsed = claims(&decided(json!({}), DecisionKind::Expire));
+    assert!(lapsed.approved && lapsed.approvers.is_empty());
+    let mut lapsed_rejected = decided(json!({}), DecisionKind::Expire);
+    lapsed_rejected.status = CallStatus::Expired;
+    assert!(!claims(&lapsed_rejected).approved);
     let waiting = ToolCall::waiting("filesystem", "read_file", json!({}));
     let none = Claims::of(&waiting, "airlock", Duration::minutes(15)).unwrap();
     assert!(none.is_none());

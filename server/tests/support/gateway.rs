@@ -72,6 +72,19 @@ pub async fn poll_case(base: &str, case_id: &str, key: &str) -> serde_json::Valu
         .unwrap()
 }
 
+/// A completed poll's `result` as the person gave it: without the receipt
+/// Airlock signs the decision with (`signature`, see `tests/receipts.rs`),
+/// which is there.
+pub fn answer_of(result: &serde_json::Value) -> serde_json::Value {
+    let mut answer = result.clone();
+    let signature = answer.as_object_mut().and_then(|f| f.remove("signature"));
+    assert!(
+        signature.is_some_and(|s| s["value"].is_string()),
+        "a receipt with {result}"
+    );
+    answer
+}
+
 /// Responds with `answer` through the review link of a gateway answer's
 /// `hitl` object, at `base`; the answer's status.
 pub async fn respond_by_link(

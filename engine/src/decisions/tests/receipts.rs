@@ -6,21 +6,28 @@
 use super::*;
 use crate::receipts::{self, ReceiptError};
 
-#[tokio::test]
-async fn a_decision_is_signed_and_verifies_against_the_key_set() {
-    let f = Fixture::new().await;
-    f.engine
-        .sign_receipts_with(b"secret".to_vec(), "https://airlock.example".into());
+/// A call of `delete_file` on `a` in a new conversation, decided with
+/// `verdict` by `by` when there is one.
+async fn call_decided(f: &Fixture, verdict: Option<Verdict>, by: &str) -> ToolCall {
     let c = f.conversation().await;
     let call = f
         .propose(&c, &[("delete_file", json!({"path": "a"}))])
         .await
         .remove(0);
-    assert_eq!(
-        f.engine.receipt(&call.id).await.unwrap(),
-        None,
-        "still waiting"
-    );
+    if let Some(verdict) = verdict {
+        f.engine.decide(&call.id, verdict, &chat(by)).await.unwrap();
+    }
+    call
+}
+
+#[tokio::test]
+async fn a_decision_is_signed_and_verifies_against_the_key_set() {
+    let f = Fixture::new().await;
+    f.engine
+        .sign_receipts_with(b"secret".to_vec(), "https://airlock.example".into());
+    let call = call_decided(&f, None, "ana").await;
+    let still_waiting = f.engine.receipt(&call.id).await.unwrap();
+    assert_eq!(still_waiting, None);
     f.engine
         .decide(&call.id, Verdict::Approve, &chat("ana"))
         .await
@@ -59,15 +66,7 @@ async fn a_server_with_another_secret_signs_nothing_and_adds_no_key() {
     let f = Fixture::new().await;
     f.engine
         .sign_receipts_with(b"one".to_vec(), "airlock".into());
-    let c = f.conversation().await;
-    let call = f
-        .propose(&c, &[("delete_file", json!({"path": "a"}))])
-        .await
-        .remove(0);
-    f.engine
-        .decide(&call.id, Verdict::Reject { reason: None }, &chat("bo"))
-        .await
-        .unwrap();
+    let call = call_decided(&f, Some(Verdict::Reject { reason: None }), "bo").await;
     let token = f.engine.receipt(&call.id).await.unwrap().unwrap();
     let keys = f.engine.receipt_keys().await.unwrap();
     let claims = receipts::verify(&token, &keys, f.clock.now(), None).unwrap();
@@ -86,15 +85,7 @@ async fn a_server_with_another_secret_signs_nothing_and_adds_no_key() {
 #[tokio::test]
 async fn an_engine_without_a_secret_makes_no_receipt_and_no_key() {
     let f = Fixture::new().await;
-    let c = f.conversation().await;
-    let call = f
-        .propose(&c, &[("delete_file", json!({"path": "a"}))])
-        .await
-        .remove(0);
-    f.engine
-        .decide(&call.id, Verdict::Approve, &chat("ana"))
-        .await
-        .unwrap();
+    let call = call_decided(&f, Some(Verdict::Approve), "ana").await;
     assert_eq!(f.engine.receipt(&call.id).await.unwrap(), None);
     assert!(f.engine.rotate_receipt_key().await.is_err());
     assert!(f.engine.receipt_keys().await.unwrap().keys.is_empty());
