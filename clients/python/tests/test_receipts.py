@@ -61,6 +61,8 @@ def test_the_documented_lines_run_an_approved_call_and_refuse_any_other(
     run_if_approved = service["run_if_approved"]
     assert run_if_approved("send_email", arguments, decision.receipt) == "sent"
     assert sent == [arguments]
+    with pytest.raises(PermissionError, match="once"):
+        run_if_approved("send_email", arguments, decision.receipt)
     other = dict(arguments, to="eve@example.com")
     with pytest.raises(PermissionError, match="other arguments"):
         run_if_approved("send_email", other, decision.receipt)
