@@ -5,13 +5,15 @@
 //! memory, with the compressed copies the build made beside them. Read from
 //! disk, each took four hops to the blocking pool: seven times the bare
 //! floor (`make bench`, floor). Larger files (the WASM bundles) are read
-//! from disk as they are asked for; there the bytes outweigh the hops.
+//! from disk as they are asked for; there the bytes outweigh the hops. So
+//! are `/pkg/` files built after the server started (`make run`).
 //! `/pkg/` files named by their content are kept by browsers for good.
 //!
 //! A path that is no file gets the "not found" page when a browser asks for
 //! a page, and a typed 404 otherwise, without rendering anything.
 
 use std::collections::HashMap;
+use std::future::Future;
 use std::path::Path;
 
 use axum::body::{Body, Bytes};
@@ -99,26 +101,47 @@ impl Site {
     /// The file `request` asks for, or the request back when there is none.
     pub async fn serve(&self, request: Request) -> Result<Response, Request> {
         let path = request.uri().path();
-        let Some(file) = self.files.get(path) else {
-            return Err(request);
-        };
         let for_good = self.hashed && path.starts_with("/pkg/");
-        if !matches!(*request.method(), Method::GET | Method::HEAD) {
-            let allow = [(header::ALLOW, "GET, HEAD")];
-            return Ok((StatusCode::METHOD_NOT_ALLOWED, allow).into_response());
-        }
-        let mut response = match file {
-            File::Kept(kept) => kept.answer(request.headers()),
-            File::OnDisk => match self.disk.clone().oneshot(request).await {
-                Ok(response) => response.map(Body::new),
-                Err(never) => match never {},
-            },
+        let reads = matches!(*request.method(), Method::GET | Method::HEAD);
+        let mut response = match self.files.get(path) {
+            Some(File::Kept(kept)) if reads => kept.answer(request.headers()),
+            Some(File::OnDisk) if reads => self.read_disk(&request).await,
+            Some(_) => {
+                let allow = [(header::ALLOW, "GET, HEAD")];
+                return Ok((StatusCode::METHOD_NOT_ALLOWED, allow).into_response());
+            }
+            // `make run` serves before the browser bundles are built, and
+            // the build adds them to `/pkg/` meanwhile: look there on disk.
+            None if reads && path.starts_with("/pkg/") => {
+                let found = self.read_disk(&request).await;
+                if found.status() == StatusCode::NOT_FOUND {
+                    return Err(request);
+                }
+                found
+            }
+            None => return Err(request),
         };
         if for_good && response.status().is_success() {
             let value = HeaderValue::from_static(FOR_GOOD);
             response.headers_mut().insert(header::CACHE_CONTROL, value);
         }
         Ok(response)
+    }
+
+    /// The file `request` names, read from disk as it is now.
+    fn read_disk(&self, request: &Request) -> impl Future<Output = Response> + Send + 'static {
+        // A copy without the body, which the caller keeps for its 404.
+        let mut asked = Request::new(Body::empty());
+        *asked.method_mut() = request.method().clone();
+        *asked.uri_mut() = request.uri().clone();
+        *asked.headers_mut() = request.headers().clone();
+        let disk = self.disk.clone();
+        async move {
+            match disk.oneshot(asked).await {
+                Ok(response) => response.map(Body::new),
+                Err(never) => match never {},
+            }
+        }
     }
 }
 

@@ -62,7 +62,7 @@ async fn an_asset_named_by_its_content_is_kept_for_good_and_sent_as_built() {
     assert!(unhashed.headers().get(header::CACHE_CONTROL).is_none());
     for missing in [
         "/pkg/airlock.old.js",
-        "/pkg/airlock.abc.js.br",
+        "/pkg/../../etc/passwd",
         "/../etc/passwd",
     ] {
         let asked = request(Method::GET, missing, &[]);
@@ -102,4 +102,24 @@ async fn a_browser_with_the_file_already_gets_304_and_a_change_is_refused() {
     let post = post.unwrap();
     assert_eq!(post.status(), StatusCode::METHOD_NOT_ALLOWED);
     assert_eq!(post.headers()[header::ALLOW], "GET, HEAD");
+}
+
+/// `make run` serves before the browser bundles are built, and the build
+/// adds them to `/pkg/` meanwhile: they are found there; elsewhere a file
+/// that was not there at start is not looked for.
+#[tokio::test]
+async fn a_bundle_built_after_start_is_found_in_pkg() {
+    let dir = site();
+    let site = Site::load(dir.path().to_str().unwrap(), true);
+    let later = || request(Method::GET, "/pkg/airlock.later.js", &[]);
+    assert!(site.serve(later()).await.is_err());
+    std::fs::write(dir.path().join("pkg/airlock.later.js"), "later").unwrap();
+    let found = site.serve(later()).await.expect("found on disk");
+    assert_eq!(found.headers()[header::CACHE_CONTROL], FOR_GOOD);
+    assert_eq!(text(found).await, "later");
+    std::fs::write(dir.path().join("late.txt"), "late").unwrap();
+    assert!(site
+        .serve(request(Method::GET, "/late.txt", &[]))
+        .await
+        .is_err());
 }
