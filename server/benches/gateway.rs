@@ -47,7 +47,7 @@ static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 use serde_json::json;
 
-use client::Client;
+use client::{Case, Client};
 use common::{ms, quantile, write_json, CpuTimes};
 
 /// Cycles measured per client count.
@@ -165,19 +165,6 @@ async fn commit_p50(engine: &engine::Engine) -> Duration {
     quantile(&took, 0.5)
 }
 
-/// What the 202 says about the case; the rest of the body is not read.
-#[derive(serde::Deserialize)]
-struct Accepted {
-    hitl: Hitl,
-}
-
-#[derive(serde::Deserialize)]
-struct Hitl {
-    case_id: String,
-    review_url: String,
-    poll_url: String,
-}
-
 #[derive(serde::Deserialize)]
 struct Polled {
     status: String,
@@ -204,20 +191,21 @@ async fn cycle(client: &mut Client, n: usize, kind: Cycle) -> Duration {
         .send("POST", "/api/v1/tool-calls", Some(KEY), Some(&request))
         .await;
     assert_eq!(res.status, 202);
-    let Accepted { hitl } = serde_json::from_slice(&res.body).unwrap();
-    let token = hitl.review_url.split("token=").nth(1).unwrap();
+    let case = Case::from_created(&res.body);
     if kind == Cycle::Page {
-        let review = client.path_of(&hitl.review_url).to_owned();
-        let res = client.send("GET", &review, None, None).await;
+        let res = client.send("GET", &case.review, None, None).await;
         assert_eq!(res.status, 200);
     }
-    let respond = format!("/api/v1/reviews/{}/respond?token={token}", hitl.case_id);
     let res = client
-        .send("POST", &respond, None, Some(br#"{"action":"approve"}"#))
+        .send(
+            "POST",
+            &case.respond,
+            None,
+            Some(br#"{"action":"approve"}"#),
+        )
         .await;
     assert_eq!(res.status, 200);
-    let poll = client.path_of(&hitl.poll_url).to_owned();
-    let res = client.send("GET", &poll, Some(KEY), None).await;
+    let res = client.send("GET", &case.poll, Some(KEY), None).await;
     assert_eq!(res.status, 200);
     let polled: Polled = serde_json::from_slice(&res.body).unwrap();
     assert_eq!(polled.status, "completed");

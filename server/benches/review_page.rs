@@ -124,7 +124,7 @@ fn main() {
             assert_eq!(res.status, 202);
             let body: serde_json::Value = serde_json::from_slice(&res.body).unwrap();
             let url = body["hitl"]["review_url"].as_str().unwrap();
-            reviews.push(client.path_of(url).to_owned());
+            reviews.push(client::path_of(url).to_owned());
         }
         // The first 200 warm the caches and are not measured.
         let (warm, measured) = reviews.split_at(200);

@@ -46,14 +46,6 @@ impl Client {
         }
     }
 
-    /// The path (with query) of `url` on this server; `url` may be absolute.
-    pub fn path_of<'u>(&self, url: &'u str) -> &'u str {
-        match url.strip_prefix("http://") {
-            Some(rest) => &rest[rest.find('/').unwrap_or(rest.len())..],
-            None => url,
-        }
-    }
-
     /// Sends `method target` with an optional bearer key and JSON body, and
     /// reads the response.
     pub async fn send(
@@ -146,6 +138,38 @@ impl Client {
         let n = self.stream.read(&mut chunk).await.expect("read response");
         assert!(n > 0, "the server closed the connection");
         self.buffer.extend_from_slice(&chunk[..n]);
+    }
+}
+
+/// The path (with query) of `url` on the server; `url` may be absolute.
+pub fn path_of(url: &str) -> &str {
+    match url.strip_prefix("http://") {
+        Some(rest) => &rest[rest.find('/').unwrap_or(rest.len())..],
+        None => url,
+    }
+}
+
+/// Where a case the gateway created is reviewed, answered and polled:
+/// paths on the server, read from its 202.
+pub struct Case {
+    pub review: String,
+    pub respond: String,
+    pub poll: String,
+}
+
+impl Case {
+    /// Reads the 202's `hitl` block.
+    pub fn from_created(body: &[u8]) -> Self {
+        let created: serde_json::Value = serde_json::from_slice(body).expect("a 202 body");
+        let hitl = &created["hitl"];
+        let text = |key: &str| hitl[key].as_str().expect(key).to_owned();
+        let review = path_of(&text("review_url")).to_owned();
+        let token = review.split("token=").nth(1).expect("a review token");
+        Case {
+            respond: format!("/api/v1/reviews/{}/respond?token={token}", text("case_id")),
+            review: review.clone(),
+            poll: path_of(&text("poll_url")).to_owned(),
+        }
     }
 }
 

@@ -8,6 +8,7 @@
 
 use serde_json::{json, Value};
 
+use super::client::Case;
 use super::{measure, Ask, BROWSER, CASES, CLIENTS, KEY, ROUNDS, WARMUP};
 
 /// The four requests, in the order a case meets them.
@@ -15,35 +16,6 @@ const STEPS: [&str; 4] = ["create (202)", "review page", "respond", "poll"];
 
 /// The server's µs per request of each step's rounds.
 pub struct Steps([Vec<f64>; 4]);
-
-/// Where a created case is reviewed, answered and polled.
-struct Case {
-    review: String,
-    respond: String,
-    poll: String,
-}
-
-impl Case {
-    /// Reads the 202's `hitl` block.
-    fn from_created(body: &[u8]) -> Self {
-        let created: Value = serde_json::from_slice(body).expect("a 202 body");
-        let hitl = &created["hitl"];
-        let text = |key: &str| hitl[key].as_str().expect(key).to_owned();
-        let review = path_of(&text("review_url"));
-        let token = review.split("token=").nth(1).expect("a review token");
-        Case {
-            respond: format!("/api/v1/reviews/{}/respond?token={token}", text("case_id")),
-            review: review.clone(),
-            poll: path_of(&text("poll_url")),
-        }
-    }
-}
-
-/// The path (with query) of an absolute URL.
-fn path_of(url: &str) -> String {
-    let rest = url.strip_prefix("http://").unwrap_or(url);
-    rest[rest.find('/').unwrap_or(rest.len())..].to_owned()
-}
 
 /// A new call for review, the `i`th of `client` in round `number`.
 fn create(number: usize, client: usize, i: usize) -> Ask {
