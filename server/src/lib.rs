@@ -143,12 +143,7 @@ pub async fn build(settings: &Settings) -> anyhow::Result<Services> {
         demo_model: matches!(settings.model, ModelSettings::Demo),
     });
     let callback_secret = secret_file::callback_secret(settings)?;
-    let issuer = settings
-        .public_url
-        .clone()
-        .unwrap_or_else(|| "airlock".into());
-    let receipt_secret = secret_file::receipt_secret(settings)?;
-    state.engine.sign_receipts_with(receipt_secret, issuer);
+    sign_receipts(&state.engine, settings)?;
     let mailer =
         crate::settings::mailer(settings.smtp.as_ref(), state.engine.config())?.map(Arc::new);
     let slack = crate::settings::slack_app(settings.slack.as_ref(), state.engine.config())?;
@@ -178,6 +173,15 @@ pub async fn build(settings: &Settings) -> anyhow::Result<Services> {
             metrics_token: settings.metrics_token.clone(),
         },
     })
+}
+
+/// Has `engine` sign receipts with the settings' receipt secret, naming
+/// the public URL (or `airlock`) as their issuer.
+pub(crate) fn sign_receipts(engine: &Engine, settings: &Settings) -> anyhow::Result<()> {
+    let issuer = settings.public_url.clone();
+    let secret = secret_file::receipt_secret(settings)?;
+    engine.sign_receipts_with(secret, issuer.unwrap_or_else(|| "airlock".into()));
+    Ok(())
 }
 
 /// A short random suffix, so two processes with the same pid (in two

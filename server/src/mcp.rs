@@ -280,14 +280,13 @@ impl ServerHandler for Proxy {
             other => other,
         };
         Ok(match proxied {
-            Proxied::Ran { result, call } => {
-                let result = serde_json::from_value::<CallToolResult>(result);
-                let receipt = self.engine.receipt_of(&call).await.map_err(internal)?;
-                match result {
-                    Ok(result) => with_receipt(result, receipt),
-                    Err(e) => error_result(format!("the server's result could not be read: {e}")),
+            Proxied::Ran { result, call } => match serde_json::from_value(result) {
+                Ok(result) => {
+                    let receipt = self.engine.receipt_of(&call).await.map_err(internal)?;
+                    with_receipt(result, receipt)
                 }
-            }
+                Err(e) => error_result(format!("the server's result could not be read: {e}")),
+            },
             Proxied::NotRun(why) => error_result(why),
             Proxied::Waiting { .. } => error_result("the call is still waiting".to_owned()),
         }

@@ -108,11 +108,7 @@ pub async fn verify(
 pub async fn rotate(settings: &Settings) -> anyhow::Result<()> {
     let store = crate::open_store(settings).await?;
     let engine = Engine::new(store, Arc::new(SystemClock), Default::default());
-    let issuer = settings
-        .public_url
-        .clone()
-        .unwrap_or_else(|| "airlock".into());
-    engine.sign_receipts_with(crate::secret_file::receipt_secret(settings)?, issuer);
+    crate::sign_receipts(&engine, settings)?;
     let id = engine.rotate_receipt_key().await?;
     println!("{id} signs receipts from now on; the older keys still verify what they signed");
     Ok(())
