@@ -87,6 +87,14 @@ pub enum AppError {
     )]
     #[serde(rename = "separation_of_duties")]
     OwnRequest,
+    /// What the call's preview showed no longer holds (the file changed):
+    /// its card shows the new preview.
+    #[error("{message}")]
+    #[serde(rename = "preview_changed")]
+    PreviewChanged {
+        /// What changed, in words.
+        message: String,
+    },
     /// A setup link that is not the one printed at start, expired or used.
     #[error("this setup link is not valid: it works once, for a day; restart Airlock for a new one while nobody has been added, or add people with `airlock user add`")]
     #[serde(rename = "invalid_setup_link")]
@@ -135,6 +143,7 @@ impl AppError {
             AppError::NotAllowed => "not_allowed",
             AppError::NotAnApprover { .. } => "not_an_approver",
             AppError::OwnRequest => "separation_of_duties",
+            AppError::PreviewChanged { .. } => "preview_changed",
             AppError::SetupLinkInvalid => "invalid_setup_link",
             AppError::Unauthenticated => "unauthenticated",
             AppError::SignInFailed => "sign_in_failed",
@@ -158,6 +167,7 @@ const CODES: &[&str] = &[
     "not_allowed",
     "not_an_approver",
     "separation_of_duties",
+    "preview_changed",
     "invalid_setup_link",
     "unauthenticated",
     "sign_in_failed",
@@ -174,9 +184,9 @@ impl AppError {
             AppError::NotFound { .. } => http::StatusCode::NOT_FOUND,
             AppError::Invalid { .. } => http::StatusCode::BAD_REQUEST,
             AppError::InvalidFields { .. } => http::StatusCode::UNPROCESSABLE_ENTITY,
-            AppError::AlreadyDecided { .. } | AppError::AlreadyApprovedByYou { .. } => {
-                http::StatusCode::CONFLICT
-            }
+            AppError::AlreadyDecided { .. }
+            | AppError::AlreadyApprovedByYou { .. }
+            | AppError::PreviewChanged { .. } => http::StatusCode::CONFLICT,
             AppError::Forbidden
             | AppError::CrossSite
             | AppError::NotAllowed

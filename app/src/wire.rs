@@ -10,6 +10,7 @@ mod call;
 mod deciding;
 mod grant;
 mod insights;
+mod preview;
 mod question;
 mod review;
 mod source;
@@ -25,6 +26,10 @@ pub use call::{
 pub use deciding::{Deciding, MayDo};
 pub use grant::GrantItem;
 pub use insights::{InsightsView, RubberStampItem, ShadowItem, ToolInsightItem, INSIGHT_WINDOWS};
+pub use preview::{
+    CommandItem, CommandStepItem, CommandWordItem, DiffItem, DiffLineItem, DryRunItem,
+    FileChangeItem, FilePreviewItem, HunkItem, PreviewItem,
+};
 pub use review::ReviewItem;
 pub use source::SourceItem;
 

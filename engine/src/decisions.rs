@@ -13,6 +13,7 @@ use crate::domain::{
 };
 use crate::error::EngineError;
 use crate::grants;
+use crate::previews;
 use crate::store::{Applied, Decided, DecisionChange, StoreError};
 
 use crate::domain::{ProposedCall, Reviewer, Verdict};
@@ -146,9 +147,13 @@ pub(crate) async fn decide_closing(
         }
         _ => None,
     };
-    // A signed-in person, an edit or a rule is checked against the call first.
+    if refuse_questions && call_kind == CallKind::Question {
+        return Err(not_for_questions());
+    }
+    // A signed-in person, an edit or a rule is checked against the call
+    // first, and an approval against what the call's preview showed.
     let mut read = None;
-    if reviewer.actor.is_some() || arguments.is_some() || rule.is_some() {
+    if reviewer.actor.is_some() || arguments.is_some() || rule.is_some() || refuse_questions {
         let call = access::pending_call(core, call_id).await?;
         access::check(reviewer, &call, refuse_questions)?;
         if let Some(edited) = &arguments {
@@ -157,10 +162,11 @@ pub(crate) async fn decide_closing(
         if let Some(choice) = rule {
             grants::rule_for(choice, &call.arguments)?;
         }
+        if refuse_questions {
+            let runs_with = arguments.as_ref().unwrap_or(&call.arguments);
+            previews::recheck(core, &call, runs_with).await?;
+        }
         read = Some(call);
-    }
-    if refuse_questions && call_kind == CallKind::Question {
-        return Err(not_for_questions());
     }
     let change = DecisionChange {
         call_id: call_id.clone(),

@@ -21,6 +21,7 @@ pub mod list_page;
 pub mod markdown;
 pub mod notice;
 pub mod person;
+pub mod preview;
 pub mod quorum;
 pub mod receipt_key;
 pub mod review;
@@ -59,6 +60,10 @@ pub use list_page::{ConversationPage, ListCursor, ListPage};
 pub use notice::{Announcement, FollowUp, Notice, PlannedNotice};
 pub use person::API_TOKEN_PREFIX;
 pub use person::{Access, Action, ApiToken, Person, PersonRef, Session, SessionToken};
+pub use preview::{
+    CommandPreview, CommandStep, CommandWord, Diff, DiffLine, DryRunPreview, FileChange,
+    FilePreview, Hunk, LineTag, Preview,
+};
 pub use quorum::{Approval, Quorum, MAX_APPROVALS};
 pub use receipt_key::ReceiptKey;
 pub use review::{

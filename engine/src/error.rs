@@ -60,6 +60,14 @@ pub enum EngineError {
     /// approve it (separation of duties).
     #[error("you asked for this call, so another approver must approve it")]
     OwnRequest,
+    /// What the call's preview showed no longer holds: the file changed
+    /// since it was read, or cannot be read again. The card shows the new
+    /// preview; approving that is a new decision.
+    #[error("{message}")]
+    PreviewChanged {
+        /// What changed, in words.
+        message: String,
+    },
     /// The review link opens only for a signed-in person who may decide
     /// its call (`review_link: sign_in`), and nobody is signed in.
     #[error("this review needs you to sign in: open the link in a browser and sign in")]

@@ -21,6 +21,7 @@ pub mod metrics;
 mod node_process;
 pub mod people;
 pub mod policy;
+mod previews;
 #[cfg(test)]
 mod private_ca;
 pub mod proxy;

@@ -15,6 +15,7 @@
 
 mod config;
 pub mod duration;
+mod previews;
 mod rule_config;
 mod rules;
 
@@ -24,6 +25,7 @@ use serde::{Deserialize, Serialize};
 pub use config::{
     DefaultAction, PolicyConfig, PolicyError, Position, ReviewLink, RuleConfig, Then,
 };
+pub use previews::{PreviewConfig, PreviewKind, PreviewPlan};
 pub use rule_config::{ConditionConfig, RuleAction};
 use rules::{CompiledRule, GlobList};
 
@@ -148,6 +150,7 @@ pub struct Policy {
     inline_actions: Vec<String>,
     notify: Vec<String>,
     follow_up: FollowUp,
+    previews: Vec<previews::CompiledPreview>,
     /// The block it was written in (`sources.fs`, `default_policy`), so a
     /// verdict of its `default:` says whose default it was.
     block: String,

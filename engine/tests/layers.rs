@@ -27,6 +27,7 @@ const FLOORS: &[&[&str]] = &[
         "grants",
         "insights",
         "people",
+        "previews",
         "relay",
         "tool_runs",
     ],

@@ -48,6 +48,7 @@ impl From<engine::EngineError> for AppError {
             EngineError::NotAllowed => AppError::NotAllowed,
             EngineError::NotAnApprover { groups } => AppError::NotAnApprover { groups },
             EngineError::OwnRequest => AppError::OwnRequest,
+            EngineError::PreviewChanged { message } => AppError::PreviewChanged { message },
             EngineError::SetupLinkInvalid => AppError::SetupLinkInvalid,
             EngineError::SignInRequired => AppError::Unauthenticated,
             EngineError::SignInFailed => AppError::SignInFailed,

@@ -67,6 +67,9 @@ impl<'de> Deserialize<'de> for AppError {
                     .unwrap_or_default(),
             },
             "separation_of_duties" => AppError::OwnRequest,
+            "preview_changed" => AppError::PreviewChanged {
+                message: text("message"),
+            },
             "invalid_setup_link" => AppError::SetupLinkInvalid,
             "unauthenticated" => AppError::Unauthenticated,
             "sign_in_failed" => AppError::SignInFailed,

@@ -91,6 +91,9 @@ pub struct ToolCallItem {
     pub result: Option<serde_json::Value>,
     /// The error, once failed.
     pub error: Option<String>,
+    /// What it would do, shown while it waits.
+    #[serde(default)]
+    pub preview: Option<super::PreviewItem>,
     /// When the agent proposed it, RFC 3339.
     pub created_at: String,
 }

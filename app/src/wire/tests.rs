@@ -23,6 +23,7 @@ fn call(arguments: serde_json::Value, original: Option<serde_json::Value>) -> To
         decision: None,
         result: None,
         error: None,
+        preview: None,
         created_at: "2026-11-23T10:12:00.000Z".into(),
     }
 }

@@ -279,6 +279,8 @@ fn every_policy_key_is_a_source_key() {
         escalate_after: Some("1h".into()),
         escalate_to: vec!["ops-hook".into()],
         then: Some(crate::policy::Then::Reject),
+        previews: vec![serde_yaml::from_str("{tool: run, kind: command, cwd: /cwd, folder: /srv}")
+            .unwrap()],
     };
     let block = serde_yaml::to_string(&full)
         .unwrap()

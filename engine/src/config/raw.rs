@@ -117,6 +117,8 @@ pub(super) struct RawSource {
     pub escalate_to: Vec<String>,
     #[serde(default)]
     pub then: Option<crate::policy::Then>,
+    #[serde(default)]
+    pub previews: Vec<crate::policy::PreviewConfig>,
 }
 
 /// How a source's server is spoken to (`transport_type`).

@@ -54,6 +54,7 @@ pub(super) fn source(
         escalate_after,
         escalate_to,
         then,
+        previews,
     } = raw;
     let keys = ConnectionKeys {
         command,
@@ -103,6 +104,7 @@ pub(super) fn source(
         escalate_after,
         escalate_to,
         then,
+        previews,
     };
     check_groups(file, &key, &policy_config, auth)?;
     let policy = policy_config.compile(file, &key)?;

@@ -41,6 +41,10 @@ pub(super) async fn apply_batch(
             checked_reason(reason)?,
         )
     };
+    if approve {
+        let calls = core.call_reads().batch_calls(batch_id).await?;
+        crate::previews::recheck_all(core, &calls).await?;
+    }
     let decision = Decision {
         kind,
         by,

@@ -59,6 +59,7 @@ pub(crate) async fn propose_in_run(
         }
         calls.push(call);
     }
+    crate::previews::take_for(core, &mut calls).await;
     let events = core
         .calls()
         .insert_calls(&calls, &cases)
@@ -126,6 +127,7 @@ pub(crate) fn new_call(
         result: None,
         error: None,
         shadow: None,
+        preview: None,
         created_at: now,
         updated_at: now,
     }

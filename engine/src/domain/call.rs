@@ -179,6 +179,10 @@ pub struct ToolCall {
     /// one is configured.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub shadow: Option<super::ShadowVerdict>,
+    /// What it would do, shown while it waits (a diff, a dry run, a
+    /// command read apart), when its policy previews its tool.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub preview: Option<super::Preview>,
     /// When it was proposed.
     pub created_at: DateTime<Utc>,
     /// When it last changed.
@@ -228,6 +232,7 @@ impl ToolCall {
             result: None,
             error: None,
             shadow: None,
+            preview: None,
             created_at: now,
             updated_at: now,
         }

@@ -199,6 +199,9 @@ pub struct PolicyConfig {
     /// What follows an escalation that goes unanswered as long again.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub then: Option<Then>,
+    /// How its tools' waiting calls are shown before anyone approves them.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub previews: Vec<super::PreviewConfig>,
 }
 
 /// What follows an unanswered escalation (`then:`).
@@ -321,6 +324,7 @@ impl PolicyConfig {
                 },
                 |name: &str| PolicyError::new(file, at(name), ""),
             )?,
+            previews: super::previews::compile(&self.previews, file, &at("previews"))?,
             block: prefix.to_owned(),
         })
     }

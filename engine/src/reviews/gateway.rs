@@ -234,6 +234,7 @@ pub(crate) async fn gateway_call(
     );
     call.shadow = shadow;
     let waiting = call.status == CallStatus::PendingApproval;
+    crate::previews::take_for(core, std::slice::from_mut(&mut call)).await;
     if waiting && separated {
         call.not_by = key_holder(core, r.client.as_deref()).await?;
     }

@@ -6,7 +6,7 @@ use async_trait::async_trait;
 use chrono::{DateTime, Utc};
 
 use super::StoreError;
-use crate::domain::{Event, NewCase, RunId, ToolCall};
+use crate::domain::{Event, NewCase, Preview, RunId, ToolCall, ToolCallId};
 
 /// Proposed calls, and those a dead process left running.
 #[async_trait]
@@ -33,4 +33,13 @@ pub trait CallStore: Send + Sync {
     /// (SQLite), at startup: such a call's client lost its answer with the
     /// process that ran it.
     async fn fail_unowned(&self, now: DateTime<Utc>) -> Result<Vec<(ToolCall, Event)>, StoreError>;
+
+    /// Shows `preview` on the call while it still waits, with a
+    /// `tool_call.updated` event; `None` once it no longer waits.
+    async fn show_preview(
+        &self,
+        call: &ToolCallId,
+        preview: &Preview,
+        now: DateTime<Utc>,
+    ) -> Result<Option<Event>, StoreError>;
 }

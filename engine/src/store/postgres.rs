@@ -239,6 +239,11 @@ const MIGRATIONS: &[Migration] = &[
         description: "the keys receipts are signed with",
         sql: include_str!("../../migrations/postgres/0040_receipt_keys.sql"),
     },
+    Migration {
+        version: 41,
+        description: "call previews",
+        sql: include_str!("../../migrations/postgres/0041_call_previews.sql"),
+    },
 ];
 
 /// Arbitrary key of the advisory lock that serialises migrations across replicas.

@@ -219,6 +219,11 @@ const MIGRATIONS: &[Migration] = &[
         description: "the keys receipts are signed with",
         sql: include_str!("../../migrations/sqlite/0040_receipt_keys.sql"),
     },
+    Migration {
+        version: 41,
+        description: "call previews",
+        sql: include_str!("../../migrations/sqlite/0041_call_previews.sql"),
+    },
 ];
 
 /// How many read-only connections serve reads: one per core. Statements run

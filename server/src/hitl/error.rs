@@ -156,6 +156,10 @@ impl From<EngineError> for ApiError {
             e @ EngineError::NotAllowed => ApiError::refused("not_allowed", e),
             e @ EngineError::NotAnApprover { .. } => ApiError::refused("not_an_approver", e),
             e @ EngineError::OwnRequest => ApiError::refused("separation_of_duties", e),
+            EngineError::PreviewChanged { message } => ApiError::Conflict {
+                code: "preview_changed",
+                message,
+            },
             e @ EngineError::SignInRequired => ApiError::refused("sign_in_required", e),
             EngineError::ActionNotInline {
                 case,

@@ -2,6 +2,7 @@
 //! and for a pending call the decision buttons.
 
 mod argument_changes;
+mod call_preview;
 mod copy_link;
 mod decide_forms;
 mod edit_form;
@@ -14,6 +15,7 @@ use leptos::prelude::*;
 
 use crate::wire::{Deciding, MayDo, ToolCallItem};
 use argument_changes::ArgumentChanges;
+use call_preview::CallPreview;
 use decide_forms::DecideForms;
 use json_view::JsonView;
 use notices::Notices;
@@ -49,6 +51,7 @@ pub fn ToolCard(
     let quorum = call.quorum_label();
     let changes = call.argument_changes();
     let announced = call.announced.clone();
+    let preview = call.preview.clone();
     view! {
         <article class="tool-card" aria-label=label data-status=status.clone()>
             <header class="tool-card-head">
@@ -56,6 +59,7 @@ pub fn ToolCard(
                 <span class="tool-source">{source}</span>
                 <span class=format!("status-badge status-{status}")>{badge}</span>
             </header>
+            {preview.map(|preview| view! { <CallPreview preview waiting=pending/> })}
             <JsonView value=call.arguments.clone() label="Arguments"/>
             {(!changes.is_empty()).then(|| view! { <ArgumentChanges changes/> })}
             <p class="tool-reason">"Policy: " {call.policy_reason.clone()}</p>

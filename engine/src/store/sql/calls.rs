@@ -8,7 +8,7 @@ use chrono::{DateTime, Utc};
 use super::decode::{row_call, stored_groups};
 use super::events::call_event;
 use super::{query, Backend, Row, SqlStore, Transaction};
-use crate::domain::{Event, EventKind, NewCase, RunId, ToolCall};
+use crate::domain::{Event, EventKind, NewCase, Preview, RunId, ToolCall, ToolCallId};
 use crate::store::{to_millis, CallStore, LeaseStore, StoreError};
 
 pub(super) const INSERT_AUDIT_ENTRY: &str =
@@ -18,8 +18,9 @@ pub(super) const INSERT_AUDIT_ENTRY: &str =
 const INSERT_CALL: &str =
     "insert into tool_calls (tool_call_id, conversation_id, batch_id, position, source, tool,
         arguments, status, policy_reason, expires_at, default_action, created_at, updated_at,
-        run_id, message_seq, approvers, not_by, approvals_required, shadow)
-     values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $12, $13, $14, $15, $16, $17, $18)";
+        run_id, message_seq, approvers, not_by, approvals_required, shadow, preview)
+     values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $12, $13, $14, $15, $16, $17, $18,
+        $19)";
 
 /// Running calls of runs no live process holds. A call the MCP proxy runs
 /// belongs to no run: the client's request holds it, and it is not taken
@@ -31,6 +32,11 @@ const INTERRUPTED_CALLS: &str = "select * from tool_calls t where status = 'exec
 /// Running calls of no run: those the MCP proxy runs for a client.
 const UNOWNED_CALLS: &str =
     "select * from tool_calls where status = 'executing' and run_id is null";
+
+/// Sets the preview of call `$2` to `$1`, while it waits.
+const SHOW_PREVIEW: &str = "update tool_calls set preview = $1, updated_at = $2
+     where tool_call_id = $3 and status = 'pending_approval'
+     returning *";
 
 /// The calls of a run that are not final yet, in the order they are taken in.
 pub(super) const OPEN_CALLS: &str = "select * from tool_calls c
@@ -46,6 +52,10 @@ pub(super) fn audit_detail(call: &ToolCall) -> String {
         "policy_reason": call.policy_reason,
         "status": call.status.as_str(),
     });
+    // What the person saw is part of what they approved.
+    if let Some(seen) = call.preview.as_ref().and_then(|p| p.seen()) {
+        detail["preview_seen"] = seen.into();
+    }
     if call.quorum.is_needed() {
         detail["approvals"] = serde_json::json!({
             "given": call.quorum.approvals.len(),
@@ -92,6 +102,30 @@ impl<B: Backend> CallStore for SqlStore<B> {
     async fn fail_unowned(&self, now: DateTime<Utc>) -> Result<Vec<(ToolCall, Event)>, StoreError> {
         let rows = query(UNOWNED_CALLS).fetch_all(self.reader()).await?;
         self.fail_rows(&rows, now).await
+    }
+
+    async fn show_preview(
+        &self,
+        call: &ToolCallId,
+        preview: &Preview,
+        now: DateTime<Utc>,
+    ) -> Result<Option<Event>, StoreError> {
+        let mut tx = self.begin().await?;
+        let shown = query(SHOW_PREVIEW)
+            .bind(serde_json::json!(preview).to_string())
+            .bind(to_millis(now))
+            .bind(call.as_str())
+            .fetch_optional(&mut tx)
+            .await?;
+        let event = match shown {
+            Some(row) => {
+                let event = call_event(&row_call(&row)?, EventKind::ToolCallUpdated);
+                Some(B::append_event(&mut tx, event, now).await?)
+            }
+            None => None,
+        };
+        tx.commit().await?;
+        Ok(event)
     }
 }
 
@@ -147,6 +181,7 @@ impl<B: Backend> SqlStore<B> {
                 .bind(c.not_by.as_ref().map(|p| p.as_str()))
                 .bind(i64::from(c.quorum.required))
                 .bind(c.shadow.as_ref().map(|s| serde_json::json!(s).to_string()))
+                .bind(c.preview.as_ref().map(|p| serde_json::json!(p).to_string()))
                 .execute(&mut *tx)
                 .await?;
             Self::audit(&mut *tx, c, "propose", "agent", "system", c.created_at).await?;

@@ -138,6 +138,9 @@ pub(super) fn row_call(row: &Row) -> Result<ToolCall, StoreError> {
         shadow: opt_text("shadow")?
             .map(|s| serde_json::from_str(&s).map_err(|e| corrupt(T, e)))
             .transpose()?,
+        preview: opt_text("preview")?
+            .map(|p| serde_json::from_str(&p).map_err(|e| corrupt(T, e)))
+            .transpose()?,
         created_at: from_millis(T, row.try_get("created_at")?)?,
         updated_at: from_millis(T, row.try_get("updated_at")?)?,
     })

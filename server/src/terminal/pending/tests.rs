@@ -24,6 +24,7 @@ fn call(id: &str, tool: &str, created_at: &str) -> CallBody {
         result: None,
         error: None,
         shadow: None,
+        preview: None,
     }
 }
 

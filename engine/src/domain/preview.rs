@@ -1,0 +1,163 @@
+//! What a waiting call would do, shown before anyone approves it: the
+//! diff a file write would make, what the tool's own dry run said, or the
+//! command a shell would run. It is part of what is approved: a file that
+//! changed since it was taken refuses the approval (see `previews.rs`).
+
+use serde::{Deserialize, Serialize};
+
+/// A call's preview, taken when it began to wait and again when a person
+/// approved it against a file that had changed.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Preview {
+    /// The diff a write would make to a file.
+    FileWrite(FilePreview),
+    /// What the tool said when asked to only pretend.
+    DryRun(DryRunPreview),
+    /// The command a shell would run, read apart.
+    Command(CommandPreview),
+}
+
+impl Preview {
+    /// What a later preview must match for an approval to stand: the
+    /// file's content as read, or the dry run's answer. `None`: nothing
+    /// can change under it (a command), or nothing could be read.
+    pub fn seen(&self) -> Option<&str> {
+        match self {
+            Preview::FileWrite(file) => file.seen.as_deref(),
+            Preview::DryRun(run) => run.seen.as_deref(),
+            Preview::Command(_) => None,
+        }
+    }
+}
+
+/// The diff a file write would make.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct FilePreview {
+    /// The file, as the call names it.
+    pub path: String,
+    /// What the diff is, or why there is none.
+    pub change: FileChange,
+    /// The SHA-256 of the file as it was read (hex), or `absent` when it
+    /// did not exist; `None` when it could not be read.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub seen: Option<String>,
+}
+
+/// What the digest of a file that does not exist reads.
+pub const ABSENT: &str = "absent";
+
+/// What a write would change, or why it cannot be shown as lines.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(tag = "state", rename_all = "snake_case")]
+pub enum FileChange {
+    /// The file does not exist yet: every line is new.
+    New(Diff),
+    /// The file exists and these lines change.
+    Changed(Diff),
+    /// The file already holds exactly this content.
+    Unchanged,
+    /// The file, or the new content, is not text.
+    Binary,
+    /// The file is larger than a preview reads.
+    TooLarge { bytes: u64 },
+    /// The file could not be read; the words say why.
+    Unreadable { why: String },
+}
+
+/// A unified diff, in hunks, with its totals.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Diff {
+    pub hunks: Vec<Hunk>,
+    /// Lines added and removed in all (also those not shown).
+    pub added: u32,
+    pub removed: u32,
+    /// Lines left out of the hunks to keep a preview readable.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub omitted: u32,
+}
+
+fn is_zero(n: &u32) -> bool {
+    *n == 0
+}
+
+/// One hunk: where it starts in the old and the new file, and its lines.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Hunk {
+    pub old_start: u32,
+    pub old_lines: u32,
+    pub new_start: u32,
+    pub new_lines: u32,
+    pub lines: Vec<DiffLine>,
+}
+
+/// A line of a hunk.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DiffLine {
+    pub tag: LineTag,
+    /// The line without its end.
+    pub text: String,
+}
+
+/// Whether a line stays, goes or comes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum LineTag {
+    Context,
+    Removed,
+    Added,
+}
+
+/// What a tool's dry run answered.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct DryRunPreview {
+    /// Its answer as text (shortened when long).
+    pub output: String,
+    /// The diff in its answer, when it gave one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub diff: Option<Diff>,
+    /// Whether the dry run failed (its words are the output).
+    #[serde(default)]
+    pub failed: bool,
+    /// The SHA-256 of the whole answer (hex), which a second dry run
+    /// must repeat.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub seen: Option<String>,
+}
+
+/// A shell command, read apart.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CommandPreview {
+    /// The command as given.
+    pub command: String,
+    /// The folder it runs in, when known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub folder: Option<String>,
+    /// Each program it runs, in order.
+    pub steps: Vec<CommandStep>,
+    /// What a reader should know that the steps do not show: nested
+    /// commands, expansions, what could not be read.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub warnings: Vec<String>,
+}
+
+/// One program of a command line and how it joins the next.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CommandStep {
+    pub program: String,
+    pub arguments: Vec<CommandWord>,
+    /// Files it reads from or writes to (`< in`, `> out`, `>> log`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub redirects: Vec<CommandWord>,
+    /// `|`, `&&`, `||`, `;` or `&` after it; none for the last.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub then: Option<String>,
+}
+
+/// A word of a command, with whether it names a path outside the folder.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CommandWord {
+    pub text: String,
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub outside: bool,
+}
