@@ -38,6 +38,7 @@ mod oidc;
 mod otlp;
 mod people_cli;
 mod policy_cli;
+mod previews;
 mod probes;
 mod question_updates;
 mod quorum;

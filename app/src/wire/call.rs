@@ -308,8 +308,10 @@ impl ToolCallItem {
             .iter()
             .map(|a| a.at.as_str())
             .collect();
+        // A preview taken again over a changed file is a new card too.
+        let seen = self.preview.as_ref().and_then(|p| p.seen()).unwrap_or("");
         format!(
-            "{}:{}:{}:{}",
+            "{}:{}:{}:{}:{seen}",
             self.id,
             self.status,
             self.decision.is_some(),

@@ -17,6 +17,9 @@ pub enum PreviewItem {
 pub struct FilePreviewItem {
     pub path: String,
     pub change: FileChangeItem,
+    /// The digest of the file as it was read: a new one redraws the card.
+    #[serde(default)]
+    pub seen: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -62,6 +65,8 @@ pub struct DryRunItem {
     pub diff: Option<DiffItem>,
     #[serde(default)]
     pub failed: bool,
+    #[serde(default)]
+    pub seen: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -99,6 +104,37 @@ impl DiffItem {
             (a, 0) => format!("{a} {} added", lines(a)),
             (0, r) => format!("{r} {} removed", lines(r)),
             (a, r) => format!("{a} {} added, {r} removed", lines(a)),
+        }
+    }
+}
+
+impl PreviewItem {
+    /// What the preview saw (a file's digest, a dry run's), which changes
+    /// when it is taken again over a changed file.
+    pub fn seen(&self) -> Option<&str> {
+        match self {
+            PreviewItem::FileWrite(file) => file.seen.as_deref(),
+            PreviewItem::DryRun(run) => run.seen.as_deref(),
+            PreviewItem::Command(_) => None,
+        }
+    }
+}
+
+impl HunkItem {
+    /// Where the hunk is, in words: "Lines 3–5 become lines 3–6".
+    pub fn place(&self) -> String {
+        let span = |start: u32, n: u32| match n {
+            1 => format!("line {start}"),
+            _ => format!("lines {start}–{}", start + n - 1),
+        };
+        match (self.old_lines, self.new_lines) {
+            (0, n) => format!("New {}", span(self.new_start, n)),
+            (o, 0) => format!("Removed {}", span(self.old_start, o)),
+            (o, n) => capitalised(&format!(
+                "{} become {}",
+                span(self.old_start, o),
+                span(self.new_start, n)
+            )),
         }
     }
 }

@@ -424,3 +424,54 @@ fn an_answers_feedback_and_edits_are_shown_beside_it() {
         ]
     );
 }
+
+#[test]
+fn a_hunk_says_where_it_is_in_words() {
+    let hunk = |old_start, old_lines, new_start, new_lines| HunkItem {
+        old_start,
+        old_lines,
+        new_start,
+        new_lines,
+        lines: Vec::new(),
+    };
+    assert_eq!(hunk(3, 3, 3, 4).place(), "Lines 3–5 become lines 3–6");
+    assert_eq!(hunk(1, 3, 1, 1).place(), "Lines 1–3 become line 1");
+    assert_eq!(hunk(0, 0, 1, 2).place(), "New lines 1–2");
+    assert_eq!(hunk(4, 1, 3, 0).place(), "Removed line 4");
+}
+
+#[cfg(feature = "ssr")]
+#[test]
+fn every_kind_of_preview_reads_from_the_engines_json() {
+    use engine::domain::{CommandPreview, Diff, DryRunPreview, FileChange, FilePreview, Preview};
+    let previews = [
+        Preview::FileWrite(FilePreview {
+            path: "a.md".into(),
+            change: FileChange::New(Diff::default()),
+            seen: Some("absent".into()),
+        }),
+        Preview::FileWrite(FilePreview {
+            path: "a.md".into(),
+            change: FileChange::TooLarge { bytes: 300_000 },
+            seen: None,
+        }),
+        Preview::DryRun(DryRunPreview {
+            output: "ok".into(),
+            diff: Some(Diff::default()),
+            failed: false,
+            seen: Some("x".into()),
+        }),
+        Preview::Command(CommandPreview {
+            command: "ls".into(),
+            folder: None,
+            steps: Vec::new(),
+            warnings: vec!["w".into()],
+        }),
+    ];
+    for preview in previews {
+        let json = serde_json::to_value(&preview).unwrap();
+        let read: PreviewItem =
+            serde_json::from_value(json.clone()).unwrap_or_else(|e| panic!("{e}: {json}"));
+        assert_eq!(serde_json::to_value(&read).unwrap()["kind"], json["kind"]);
+    }
+}

@@ -54,13 +54,7 @@ fn dry_run_view(run: DryRunItem) -> AnyView {
 fn diff_view(diff: DiffItem, what: &str) -> AnyView {
     let omitted = (diff.omitted > 0).then(|| format!("{} more lines are not shown.", diff.omitted));
     let hunks = diff.hunks.into_iter().map(|hunk| {
-        let place = format!(
-            "Lines {}–{} become {}–{}",
-            hunk.old_start,
-            hunk.old_start + hunk.old_lines.saturating_sub(1),
-            hunk.new_start,
-            hunk.new_start + hunk.new_lines.saturating_sub(1),
-        );
+        let place = hunk.place();
         let lines = hunk.lines.into_iter().map(|line| match line.tag.as_str() {
             "added" => view! {
                 <ins class="diff-line"><span class="diff-sign" aria-hidden="true">"+"</span><span class="visually-hidden">"added: "</span>{line.text}</ins>
