@@ -20,7 +20,8 @@ test('a write shows its diff, and an approval after the file changed shows the n
   const notes = join(airlock.dataDir, 'workspace', 'notes.txt');
   writeFileSync(notes, 'changed meanwhile\n');
   await card.getByRole('button', { name: 'Approve', exact: true }).click();
-  await expect(card.getByRole('alert')).toContainText('the file changed since you looked');
+  // The card is drawn again with the diff as it is now, and says why.
+  await expect(card.getByRole('status')).toContainText('The file changed since its preview was first shown');
   await expect(preview.getByRole('deletion')).toHaveCount(1);
   await expect(preview.getByRole('deletion')).toContainText('changed meanwhile');
   await expect(card).toHaveAttribute('data-status', 'pending_approval');

@@ -20,6 +20,9 @@ pub struct FilePreviewItem {
     /// The digest of the file as it was read: a new one redraws the card.
     #[serde(default)]
     pub seen: Option<String>,
+    /// Taken again: the file changed after an earlier preview was shown.
+    #[serde(default)]
+    pub renewed: bool,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -67,6 +70,8 @@ pub struct DryRunItem {
     pub failed: bool,
     #[serde(default)]
     pub seen: Option<String>,
+    #[serde(default)]
+    pub renewed: bool,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -449,17 +449,20 @@ fn every_kind_of_preview_reads_from_the_engines_json() {
             path: "a.md".into(),
             change: FileChange::New(Diff::default()),
             seen: Some("absent".into()),
+            renewed: false,
         }),
         Preview::FileWrite(FilePreview {
             path: "a.md".into(),
             change: FileChange::TooLarge { bytes: 300_000 },
             seen: None,
+            renewed: false,
         }),
         Preview::DryRun(DryRunPreview {
             output: "ok".into(),
             diff: Some(Diff::default()),
             failed: false,
             seen: Some("x".into()),
+            renewed: false,
         }),
         Preview::Command(CommandPreview {
             command: "ls".into(),

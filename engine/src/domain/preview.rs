@@ -19,6 +19,16 @@ pub enum Preview {
 }
 
 impl Preview {
+    /// Marks it as taken again over what changed since the last one shown.
+    pub fn renewed(mut self) -> Self {
+        match &mut self {
+            Preview::FileWrite(file) => file.renewed = true,
+            Preview::DryRun(run) => run.renewed = true,
+            Preview::Command(_) => {}
+        }
+        self
+    }
+
     /// What a later preview must match for an approval to stand: the
     /// file's content as read, or the dry run's answer. `None`: nothing
     /// can change under it (a command), or nothing could be read.
@@ -42,6 +52,10 @@ pub struct FilePreview {
     /// did not exist; `None` when it could not be read.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub seen: Option<String>,
+    /// Whether it was taken again because the file changed after an
+    /// earlier preview was shown: the card says so.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub renewed: bool,
 }
 
 /// What the digest of a file that does not exist reads.
@@ -123,6 +137,10 @@ pub struct DryRunPreview {
     /// must repeat.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub seen: Option<String>,
+    /// Whether it was made again because the answer changed after an
+    /// earlier one was shown.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub renewed: bool,
 }
 
 /// A shell command, read apart.
@@ -160,4 +178,72 @@ pub struct CommandWord {
     pub text: String,
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub outside: bool,
+}
+
+impl Preview {
+    /// The preview in one line, for a message too short for its lines:
+    /// "Changes notes.txt: 2 lines added, 1 removed".
+    pub fn summary(&self) -> String {
+        match self {
+            Preview::FileWrite(file) => {
+                let path = &file.path;
+                match &file.change {
+                    FileChange::New(diff) => format!("Creates {path}: {}", diff.totals()),
+                    FileChange::Changed(diff) => format!("Changes {path}: {}", diff.totals()),
+                    FileChange::Unchanged => format!("Writes {path} as it already is"),
+                    FileChange::Binary => format!("Writes {path}, which is not text"),
+                    FileChange::TooLarge { .. } => format!("Writes {path}, too large to preview"),
+                    FileChange::Unreadable { why } => {
+                        format!("Writes {path}, which could not be read ({why})")
+                    }
+                }
+            }
+            Preview::DryRun(run) => match (&run.diff, run.failed) {
+                (_, true) => "Its dry run failed".to_owned(),
+                (Some(diff), false) => format!("Its dry run: {}", diff.totals()),
+                (None, false) => "Its dry run answered".to_owned(),
+            },
+            Preview::Command(command) => {
+                let outside: Vec<&str> = command
+                    .steps
+                    .iter()
+                    .flat_map(|s| s.arguments.iter().chain(&s.redirects))
+                    .filter(|w| w.outside)
+                    .map(|w| w.text.as_str())
+                    .collect();
+                match outside.is_empty() {
+                    true => format!("Runs {}", command.command),
+                    false => format!(
+                        "Runs {}; outside its folder: {}",
+                        command.command,
+                        outside.join(", ")
+                    ),
+                }
+            }
+        }
+    }
+
+    /// The diff it shows, when it has one.
+    pub fn diff(&self) -> Option<&Diff> {
+        match self {
+            Preview::FileWrite(FilePreview {
+                change: FileChange::New(diff) | FileChange::Changed(diff),
+                ..
+            }) => Some(diff),
+            Preview::DryRun(run) => run.diff.as_ref(),
+            _ => None,
+        }
+    }
+}
+
+impl Diff {
+    /// "2 lines added, 1 removed".
+    pub fn totals(&self) -> String {
+        let lines = |n: u32| if n == 1 { "line" } else { "lines" };
+        match (self.added, self.removed) {
+            (a, 0) => format!("{a} {} added", lines(a)),
+            (0, r) => format!("{r} {} removed", lines(r)),
+            (a, r) => format!("{a} {} added, {r} removed", lines(a)),
+        }
+    }
 }

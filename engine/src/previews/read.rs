@@ -39,6 +39,7 @@ pub(super) async fn file_write(core: &Core, source: &str, write: FileWrite<'_>) 
         path: write.path.to_owned(),
         change,
         seen,
+        renewed: false,
     };
     let unreadable = |why: String| preview(FileChange::Unreadable { why }, None);
     let Some(source) = core.sources.get().get(source).cloned() else {
@@ -119,6 +120,7 @@ pub(super) async fn dry_run(
         diff,
         failed,
         seen,
+        renewed: false,
     })
 }
 

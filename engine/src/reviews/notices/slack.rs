@@ -9,7 +9,7 @@ use std::time::Duration;
 use serde_json::{json, Value};
 
 use super::{Listed, Words};
-use crate::domain::ToolCall;
+use crate::domain::{LineTag, Preview, ToolCall};
 
 /// The `action_id`s of the buttons that decide.
 pub const APPROVE: &str = "airlock_approve";
@@ -43,6 +43,11 @@ pub fn message(call: &ToolCall, link: &str, words: Words, decide_here: bool) -> 
         json!({ "type": "section", "fields": facts }),
         json!({ "type": "section", "text": { "type": "mrkdwn", "text": arguments(&listed) } }),
     ];
+    let previewed = call.preview.as_ref().map(preview);
+    if let Some(Previewed { text, .. }) = &previewed {
+        blocks.push(json!({ "type": "section", "text": { "type": "mrkdwn", "text": text } }));
+    }
+    let whole = !listed.is_cut() && previewed.as_ref().is_none_or(|p| p.whole);
     let mut review = json!({
         "type": "button",
         "action_id": "airlock_review",
@@ -50,16 +55,19 @@ pub fn message(call: &ToolCall, link: &str, words: Words, decide_here: bool) -> 
         "url": link,
     });
     let buttons = match decide_here && !call.is_question() {
-        true => deciding_buttons(call, &listed, review),
+        true => deciding_buttons(call, whole, review),
         false => {
             review["style"] = json!("primary");
             vec![review]
         }
     };
-    if decide_here && listed.is_cut() && !call.is_question() {
-        // Nobody approves what they could not read: long arguments are
-        // approved on the review page, where they show whole.
-        let note = "Its arguments are too long to show here: open Review to approve it.";
+    if decide_here && !whole && !call.is_question() {
+        // Nobody approves what they could not read: long arguments and
+        // long diffs are approved on the review page, where they show whole.
+        let note = match listed.is_cut() {
+            true => "Its arguments are too long to show here: open Review to approve it.",
+            false => "Its preview is too long to show here: open Review to approve it.",
+        };
         blocks.push(json!({ "type": "context", "elements": [{ "type": "mrkdwn", "text": note }] }));
     }
     blocks.push(json!({ "type": "actions", "elements": buttons }));
@@ -68,7 +76,7 @@ pub fn message(call: &ToolCall, link: &str, words: Words, decide_here: bool) -> 
 
 /// Approve (with a confirmation, and only when every argument shows whole),
 /// Reject, and Review; Approve and Reject carry the call's id.
-fn deciding_buttons(call: &ToolCall, listed: &Listed, review: Value) -> Vec<Value> {
+fn deciding_buttons(call: &ToolCall, whole: bool, review: Value) -> Vec<Value> {
     let approve = json!({
         "type": "button",
         "action_id": APPROVE,
@@ -89,10 +97,43 @@ fn deciding_buttons(call: &ToolCall, listed: &Listed, review: Value) -> Vec<Valu
         "style": "danger",
         "value": call.id.to_string(),
     });
-    match listed.is_cut() {
-        true => vec![reject, review],
-        false => vec![approve, reject, review],
+    match whole {
+        false => vec![reject, review],
+        true => vec![approve, reject, review],
     }
+}
+
+/// Most changed lines a message shows of a preview's diff; a longer one
+/// is approved on the review page.
+const PREVIEW_LINES: usize = 8;
+
+/// A preview as a message shows it, and whether that is all of it.
+struct Previewed {
+    text: String,
+    whole: bool,
+}
+
+/// The preview's summary, with the changed lines of a short diff.
+fn preview(preview: &Preview) -> Previewed {
+    let mut text = format!("*Preview*\n{}", escape(&preview.summary()));
+    let Some(diff) = preview.diff() else {
+        return Previewed { text, whole: true };
+    };
+    let changed: Vec<String> = diff
+        .hunks
+        .iter()
+        .flat_map(|h| &h.lines)
+        .filter_map(|l| match l.tag {
+            LineTag::Added => Some(format!("+ {}", cut(&l.text, 120))),
+            LineTag::Removed => Some(format!("- {}", cut(&l.text, 120))),
+            LineTag::Context => None,
+        })
+        .collect();
+    let whole = diff.omitted == 0 && changed.len() <= PREVIEW_LINES;
+    if whole && !changed.is_empty() {
+        text.push_str(&format!("\n```{}```", escape(&changed.join("\n"))));
+    }
+    Previewed { text, whole }
 }
 
 /// What replaces a message once its call is decided: what it was, and who
@@ -167,118 +208,4 @@ pub async fn post(
 }
 
 #[cfg(test)]
-mod tests {
-    use chrono::TimeZone;
-
-    use super::*;
-
-    #[test]
-    fn a_message_says_what_waits_why_until_when_and_links_its_review() {
-        let mut call = super::super::waiting_call();
-        call.policy_reason = "write_file <needs> a person & a reason".into();
-        call.expires_at = Some(
-            chrono::Utc
-                .with_ymd_and_hms(2026, 11, 26, 10, 32, 0)
-                .unwrap(),
-        );
-        let long = "x".repeat(500);
-        call.arguments =
-            json!({ "a": "/srv/<plan>.txt", "b": long, "c": 1, "d": 2, "e": 3, "f": 4, "g": 5 });
-        let m = message(
-            &call,
-            "https://airlock.example.com/review/r1?token=t",
-            Words::of("waiting"),
-            false,
-        );
-        assert_eq!(m["text"], "write_file from files waits for approval");
-        let blocks = m["blocks"].as_array().unwrap();
-        assert_eq!(
-            blocks[0]["text"]["text"],
-            "*write_file* from *files* waits for approval"
-        );
-        let facts = blocks[1]["fields"].as_array().unwrap();
-        assert_eq!(
-            facts[0]["text"],
-            "*Why*\nwrite_file &lt;needs&gt; a person &amp; a reason"
-        );
-        assert_eq!(
-            facts[1]["text"],
-            "*Expires*\n<!date^1795689120^{date_short_pretty} {time}|2026-11-26 10:32 UTC>"
-        );
-        let args = blocks[2]["text"]["text"].as_str().unwrap();
-        assert!(args.contains("`a`: /srv/&lt;plan&gt;.txt"), "{args}");
-        assert!(
-            args.contains(&format!("`b`: {}…", "x".repeat(120))),
-            "{args}"
-        );
-        assert!(args.ends_with("_and 1 more_"), "{args}");
-        let button = &blocks[3]["elements"][0];
-        assert_eq!(
-            button["url"],
-            "https://airlock.example.com/review/r1?token=t"
-        );
-        assert_eq!(button["text"]["text"], "Review");
-        assert_eq!(button["style"], "primary");
-        assert_eq!(blocks[3]["elements"].as_array().unwrap().len(), 1);
-    }
-
-    /// The buttons of `call`'s message when the Slack app is set up, by
-    /// `action_id`, and whether a note says to approve on the review page.
-    fn buttons(call: &ToolCall) -> (Vec<String>, bool) {
-        let m = message(
-            call,
-            "https://a.example/review/r1?token=t",
-            Words::of("waiting"),
-            true,
-        );
-        let blocks = m["blocks"].as_array().unwrap();
-        let actions = blocks.last().unwrap()["elements"].as_array().unwrap();
-        for button in actions
-            .iter()
-            .filter(|b| b["action_id"] != "airlock_review")
-        {
-            assert_eq!(button["value"], call.id.as_str());
-        }
-        let ids = actions
-            .iter()
-            .map(|b| b["action_id"].as_str().unwrap().to_owned())
-            .collect();
-        (ids, blocks.iter().any(|b| b["type"] == "context"))
-    }
-
-    #[test]
-    fn with_the_app_a_message_approves_only_what_it_shows_whole() {
-        let mut call = super::super::waiting_call();
-        let all = vec![
-            APPROVE.to_owned(),
-            REJECT.to_owned(),
-            "airlock_review".into(),
-        ];
-        assert_eq!(buttons(&call), (all, false));
-        let rest = vec![REJECT.to_owned(), "airlock_review".to_owned()];
-        call.arguments = json!({ "text": "x".repeat(121) });
-        assert_eq!(buttons(&call), (rest.clone(), true));
-        call.arguments = json!({ "text": "two\nlines" });
-        assert_eq!(buttons(&call), (rest.clone(), true));
-        call.arguments = json!({ "a": 1, "b": 2, "c": 3, "d": 4, "e": 5, "f": 6, "g": 7 });
-        assert_eq!(buttons(&call), (rest, true));
-        call.source = crate::domain::AGENT_SOURCE.into();
-        call.tool = crate::domain::QUESTION_TOOL.into();
-        call.arguments = json!({ "question": "Which one?" });
-        assert_eq!(buttons(&call), (vec!["airlock_review".to_owned()], false));
-    }
-
-    #[test]
-    fn a_settled_message_says_who_decided_and_has_no_buttons() {
-        let call = super::super::waiting_call();
-        let m = settled(&call, "Approved by Ana <Lima>");
-        assert_eq!(m["replace_original"], true);
-        assert_eq!(m["text"], "write_file from files: Approved by Ana <Lima>");
-        let blocks = m["blocks"].as_array().unwrap();
-        assert_eq!(
-            blocks[0]["text"]["text"],
-            "*write_file* from *files*: Approved by Ana &lt;Lima&gt;"
-        );
-        assert!(blocks.iter().all(|b| b["type"] != "actions"));
-    }
-}
+mod tests;

@@ -27,6 +27,11 @@ fn file_view(file: FilePreviewItem) -> AnyView {
     let words = file.change.words();
     let diff = file.change.diff().cloned();
     view! {
+        {file.renewed.then(|| view! {
+            <p class="preview-renewed" role="status">
+                "The file changed since its preview was first shown: this is the diff now. Look again before approving."
+            </p>
+        })}
         <p class="preview-words">{words}</p>
         {diff.map(|d| diff_view(d, &file.path))}
     }
@@ -41,6 +46,11 @@ fn dry_run_view(run: DryRunItem) -> AnyView {
     };
     let output = run.output.clone();
     view! {
+        {run.renewed.then(|| view! {
+            <p class="preview-renewed" role="status">
+                "The dry run answers differently than when it was first shown: this is its answer now."
+            </p>
+        })}
         <p class="preview-words">{said}</p>
         {match run.diff {
             Some(diff) => diff_view(diff, "the dry run"),
