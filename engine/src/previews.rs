@@ -94,6 +94,7 @@ pub(crate) async fn recheck(
         (_, Preview::FileWrite(_)) => "the file changed since you looked: look at the new diff",
         _ => "the dry run answers differently now: look at its new answer",
     };
+    let now = now.renewed();
     if let Some(event) = core
         .calls()
         .show_preview(&call.id, &now, core.clock.now())

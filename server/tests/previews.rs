@@ -104,3 +104,32 @@ async fn an_edit_shows_the_servers_own_dry_run_and_changes_nothing_until_approve
     assert_ne!(answered["result"]["isError"], true, "{answered}");
     assert_eq!(std::fs::read_to_string(&notes).unwrap(), "goodbye");
 }
+
+#[tokio::test]
+async fn a_claude_code_command_is_read_apart_on_its_review_page_without_javascript() {
+    const KEY: &str = "previews-key";
+    let dir = tempfile::tempdir().unwrap();
+    let config = format!(
+        "gateway:\n  api_keys:\n    - name: laptop\n      sha256: {}\nsources:\n  claude-code:\n    policy_only: true\n    require_approval: [Bash]\n",
+        engine::domain::token::hash_text(KEY)
+    );
+    let server = support::start(dir.path(), &config, &[], support::Workers::default()).await;
+    let call = json!({
+        "source": "claude-code",
+        "tool": "Bash",
+        "arguments": { "command": "cat notes.txt ../../etc/passwd | tee /tmp/out && rm -rf \"$HOME\"/x" },
+    });
+    let asked = support::ask_gateway(&reqwest::Client::new(), &server.base, KEY, call).await;
+    let page = support::review_page(&asked["hitl"]).await;
+    assert!(page.contains("Preview: Command"), "{page}");
+    for program in ["cat", "tee", "rm"] {
+        assert!(
+            page.contains(&format!("class=\"command-program\">{program}<")),
+            "{program}: {page}"
+        );
+    }
+    // Paths that climb out, and absolute ones when the folder is unknown,
+    // are marked in words.
+    assert_eq!(page.matches("(outside the folder)").count(), 2, "{page}");
+    assert!(page.contains("expands variables ($NAME)"), "{page}");
+}

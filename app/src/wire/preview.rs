@@ -136,8 +136,9 @@ impl HunkItem {
             (0, n) => format!("New {}", span(self.new_start, n)),
             (o, 0) => format!("Removed {}", span(self.old_start, o)),
             (o, n) => capitalised(&format!(
-                "{} become {}",
+                "{} {} {}",
                 span(self.old_start, o),
+                if o == 1 { "becomes" } else { "become" },
                 span(self.new_start, n)
             )),
         }
@@ -178,6 +179,21 @@ fn capitalised(text: &str) -> String {
     match chars.next() {
         Some(first) => first.to_uppercase().chain(chars).collect(),
         None => String::new(),
+    }
+}
+
+impl CommandStepItem {
+    /// How it joins the next step, in words with its operator.
+    pub fn then_words(&self) -> Option<String> {
+        let then = self.then.as_deref()?;
+        let words = match then {
+            "|" => "and passes its output to the next",
+            "&&" => "then, if it succeeds,",
+            "||" => "then, if it fails,",
+            "&" => "in the background, and at once",
+            _ => "then",
+        };
+        Some(format!(" {words} ({then})"))
     }
 }
 

@@ -438,6 +438,7 @@ fn a_hunk_says_where_it_is_in_words() {
     assert_eq!(hunk(1, 3, 1, 1).place(), "Lines 1–3 become line 1");
     assert_eq!(hunk(0, 0, 1, 2).place(), "New lines 1–2");
     assert_eq!(hunk(4, 1, 3, 0).place(), "Removed line 4");
+    assert_eq!(hunk(1, 1, 1, 1).place(), "Line 1 becomes line 1");
 }
 
 #[cfg(feature = "ssr")]
@@ -477,4 +478,23 @@ fn every_kind_of_preview_reads_from_the_engines_json() {
             serde_json::from_value(json.clone()).unwrap_or_else(|e| panic!("{e}: {json}"));
         assert_eq!(serde_json::to_value(&read).unwrap()["kind"], json["kind"]);
     }
+}
+
+#[test]
+fn a_commands_steps_say_how_they_join() {
+    let step = |then: Option<&str>| CommandStepItem {
+        program: "cat".into(),
+        arguments: Vec::new(),
+        redirects: Vec::new(),
+        then: then.map(str::to_owned),
+    };
+    assert_eq!(
+        step(Some("|")).then_words().unwrap(),
+        " and passes its output to the next (|)"
+    );
+    assert_eq!(
+        step(Some("&&")).then_words().unwrap(),
+        " then, if it succeeds, (&&)"
+    );
+    assert_eq!(step(None).then_words(), None);
 }

@@ -159,6 +159,7 @@ async fn an_approval_after_the_file_changed_is_refused_and_shows_the_new_diff() 
         .map(|l| l.text.as_str())
         .collect();
     assert_eq!(removed, ["theirs"]);
+    assert!(file(&now).renewed, "the card says it was taken again");
     // The new diff is what the person now sees: approving it stands.
     let approved = f.approve(&now).await.unwrap();
     assert_eq!(approved.status, CallStatus::Approved);

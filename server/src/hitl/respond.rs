@@ -34,7 +34,7 @@ pub struct TokenQuery {
         (status = 400, description = "Not an action or data this case takes.", body = ErrorBody),
         (status = 401, description = "The token is missing or wrong (`invalid_token`).", body = ErrorBody),
         (status = 403, description = "The case's link is only for a signed-in approver, in a browser (`sign_in_required`): its policy says `review_link: sign_in`, or its call needs several approvals where people sign in.", body = ErrorBody),
-        (status = 409, description = "Already responded to (`duplicate_submission`).", body = ErrorBody),
+        (status = 409, description = "Already responded to (`duplicate_submission`), or an approval of a file write whose file changed since the review page showed its diff (`preview_changed`; the page shows the new one).", body = ErrorBody),
         (status = 410, description = "The case expired (`case_expired`).", body = ErrorBody),
         (status = 422, description = "An answer that does not fit the question's type (`invalid_fields`, each problem in `fields`), or verification evidence this service cannot check (`verification_unsupported`); nothing is recorded.", body = ErrorBody),
     )

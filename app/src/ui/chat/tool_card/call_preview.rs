@@ -94,20 +94,32 @@ fn command_view(command: CommandItem) -> AnyView {
     let outside = command.reaches_outside();
     let folder = command.folder_words();
     let warnings = command.warnings.clone();
-    let steps = command.steps.into_iter().map(|step| {
-        let words = step.arguments.into_iter().chain(step.redirects).map(|w| {
-            let mark = w.outside.then(|| view! { <span class="outside-mark">" (outside the folder)"</span> });
-            view! { <li class:outside=w.outside><code>{w.text}</code>{mark}</li> }
-        }).collect_view();
-        view! {
-            <li class="command-step">
-                <p>"Runs " <code class="command-program">{step.program}</code>
-                    {step.then.map(|t| view! { <span class="command-then">" then " <code>{t}</code></span> })}
-                </p>
-                <ul class="command-words" aria-label="Its arguments">{words}</ul>
-            </li>
-        }
-    }).collect_view();
+    let steps = command
+        .steps
+        .into_iter()
+        .map(|step| {
+            let then = step.then_words();
+            let words = step
+                .arguments
+                .into_iter()
+                .chain(step.redirects)
+                .map(|w| {
+                    let mark = w.outside.then(
+                        || view! { <span class="outside-mark">" (outside the folder)"</span> },
+                    );
+                    view! { <li class:outside=w.outside><code>{w.text}</code>{mark}</li> }
+                })
+                .collect_view();
+            view! {
+                <li class="command-step">
+                    <p>"Runs " <code class="command-program">{step.program}</code>
+                        {then.map(|t| view! { <span class="command-then">{t}</span> })}
+                    </p>
+                    <ul class="command-words" aria-label="Its arguments">{words}</ul>
+                </li>
+            }
+        })
+        .collect_view();
     view! {
         <pre class="preview-output">{command.command}</pre>
         <p class="preview-words">{folder}
