@@ -160,7 +160,9 @@ async fn slack_and_email_announce_a_waiting_call_with_links_that_only_open_its_p
     }
     let message = message.expect("Slack was sent the call");
     assert_eq!(message["text"], "write_file from files waits for approval");
-    let button = &message["blocks"][3]["elements"][0];
+    let blocks = message["blocks"].as_array().unwrap();
+    let actions = blocks.iter().find(|b| b["type"] == "actions").unwrap();
+    let button = &actions["elements"][0];
     let slack_link = button["url"].as_str().unwrap();
     assert!(slack_link.starts_with(&format!("{}/review/{case}?token=", server.base)));
     assert_ne!(slack_link, mail_link, "each notice has a link of its own");

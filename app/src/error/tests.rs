@@ -47,6 +47,9 @@ fn every_code_is_the_one_on_the_wire() {
             groups: vec!["ops".into(), "sec".into()],
         },
         AppError::OwnRequest,
+        AppError::PreviewChanged {
+            message: "the file changed since you looked".into(),
+        },
         AppError::SetupLinkInvalid,
         AppError::Unauthenticated,
         AppError::SignInFailed,

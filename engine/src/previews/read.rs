@@ -11,6 +11,7 @@ use super::diff;
 use crate::core::Core;
 use crate::domain::preview::ABSENT;
 use crate::domain::{DryRunPreview, FileChange, FilePreview};
+use crate::policy::{CallFacts, Outcome};
 use crate::tools::{ToolError, ToolSource};
 
 /// How long a preview waits for its source; past it the card says so.
@@ -52,6 +53,9 @@ pub(super) async fn file_write(core: &Core, source: &str, write: FileWrite<'_>) 
     else {
         return unreadable(format!("`{}` offers no tool to read a file", source.name()));
     };
+    if !agent_may_read(core, source.name(), reader, write.path) {
+        return unreadable(HIDDEN.to_owned());
+    }
     let old = match ask(&source, reader, &json!({ "path": write.path })).await {
         Ok(answer) => answer,
         Err(ToolError::Failed(words)) if is_missing(&words) => {
@@ -102,7 +106,17 @@ pub(super) async fn dry_run(
     arguments: &Value,
 ) -> Option<DryRunPreview> {
     let source = core.sources.get().get(source).cloned()?;
-    let spec = source.tools().into_iter().find(|t| t.name == tool)?;
+    let tools = source.tools();
+    let spec = tools.iter().find(|t| t.name == tool)?;
+    // A dry run's answer shows the lines around each change.
+    if let Some(path) = arguments.get("path").and_then(Value::as_str) {
+        let reader = READ_TOOLS
+            .iter()
+            .find(|t| tools.iter().any(|s| s.name == **t));
+        if !reader.is_some_and(|r| agent_may_read(core, source.name(), r, path)) {
+            return None;
+        }
+    }
     spec.parameters.pointer(&format!("/properties/{arg}"))?;
     let mut pretend = arguments.as_object()?.clone();
     pretend.insert(arg.to_owned(), Value::Bool(true));
@@ -122,6 +136,24 @@ pub(super) async fn dry_run(
         seen,
         renewed: false,
     })
+}
+
+/// Why a file's content is not shown: see [`agent_may_read`].
+const HIDDEN: &str =
+    "the policy does not let the agent read this file without asking, so its content is not shown";
+
+/// Whether the agent could read the file at `path` without anyone's
+/// approval: only then does a preview show what the file holds. The asker
+/// may hold the review link (HITL Protocol), and a write to a file it may
+/// not read must not show it that file.
+fn agent_may_read(core: &Core, source: &str, reader: &str, path: &str) -> bool {
+    let facts = CallFacts {
+        tool: reader,
+        arguments: &json!({ "path": path }),
+        read_only_hint: true,
+        granted: false,
+    };
+    core.config.policy_for(source).decide(facts).outcome == Outcome::Allow
 }
 
 /// One call to the source, given up after [`WAIT`].

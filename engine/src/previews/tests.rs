@@ -19,6 +19,11 @@ const CONFIG: &str = r#"
 sources:
   demo:
     require_approval: [write_file, run]
+    auto_approved_tools: [read_file]
+    rules:
+      - tool: read_file
+        when: [{ arg: /path, glob: "todo.md" }]
+        action: require_approval
     previews:
       - {tool: run, kind: command, cwd: /cwd, folder: /srv/app}
 "#;
@@ -121,9 +126,12 @@ async fn a_new_an_unchanged_and_a_binary_file_are_said_in_words() {
         .await;
     assert!(matches!(file(&new).change, FileChange::New(ref d) if d.added == 2));
     assert_eq!(file(&new).seen.as_deref(), Some("absent"));
-    let same = std::fs::read_to_string(f.workspace.join("todo.md")).unwrap();
+    let same = std::fs::read_to_string(f.workspace.join("drafts/plan.md")).unwrap();
     let unchanged = f
-        .propose("write_file", json!({"path": "todo.md", "content": same}))
+        .propose(
+            "write_file",
+            json!({"path": "drafts/plan.md", "content": same}),
+        )
         .await;
     assert_eq!(file(&unchanged).change, FileChange::Unchanged);
     let binary = f
@@ -229,4 +237,24 @@ async fn a_command_is_read_in_the_folder_its_call_names() {
     assert_eq!(outside, [false, true, true, false]);
     // A command has nothing to change under it: approving it stands.
     assert_eq!(f.approve(&call).await.unwrap().status, CallStatus::Approved);
+}
+
+#[tokio::test]
+async fn a_file_the_agent_may_not_read_is_not_shown_by_its_write() {
+    let f = Fixture::new().await;
+    // The agent must ask to read todo.md: its write shows no content.
+    let call = f
+        .propose(
+            "write_file",
+            json!({"path": "todo.md", "content": "mine\n"}),
+        )
+        .await;
+    let FileChange::Unreadable { why } = &file(&call).change else {
+        panic!("{:?}", file(&call).change);
+    };
+    assert!(
+        why.starts_with("the policy does not let the agent read this file"),
+        "{why}"
+    );
+    assert_eq!(file(&call).seen, None);
 }

@@ -70,7 +70,7 @@ fn a_block_maps_its_own_tools_and_may_turn_a_known_one_off() {
             folder: Some("/srv/app".into())
         })
     );
-    assert_eq!(policy.preview_plan("edit_file").is_some(), true);
+    assert!(policy.preview_plan("edit_file").is_some());
 }
 
 #[rstest]

@@ -24,7 +24,6 @@ fn call(id: &str, tool: &str, created_at: &str) -> CallBody {
         result: None,
         error: None,
         shadow: None,
-        preview: None,
     }
 }
 

@@ -123,7 +123,7 @@ fn command_view(command: CommandItem) -> AnyView {
     view! {
         <pre class="preview-output">{command.command}</pre>
         <p class="preview-words">{folder}
-            {outside.then(|| " Some paths lie outside it: they are marked.")}
+            {outside.then_some(" Some paths lie outside it: they are marked.")}
         </p>
         <ol class="command-steps">{steps}</ol>
         {(!warnings.is_empty()).then(|| view! {
