@@ -87,6 +87,22 @@ pub enum AppError {
     )]
     #[serde(rename = "separation_of_duties")]
     OwnRequest,
+    /// Approving the call needs a passkey assertion, and none came, or
+    /// it came from someone who cannot give one.
+    #[error("{message}")]
+    #[serde(rename = "step_up_required")]
+    StepUpRequired {
+        /// What to do, in words.
+        message: String,
+    },
+    /// A passkey's registration or assertion did not hold.
+    #[error("{message}")]
+    #[serde(rename = "passkey_refused")]
+    PasskeyRefused {
+        /// Which check refused it (`passkey_verification`, …).
+        reason: String,
+        message: String,
+    },
     /// What the call's preview showed no longer holds (the file changed):
     /// its card shows the new preview.
     #[error("{message}")]
@@ -144,6 +160,8 @@ impl AppError {
             AppError::NotAnApprover { .. } => "not_an_approver",
             AppError::OwnRequest => "separation_of_duties",
             AppError::PreviewChanged { .. } => "preview_changed",
+            AppError::StepUpRequired { .. } => "step_up_required",
+            AppError::PasskeyRefused { .. } => "passkey_refused",
             AppError::SetupLinkInvalid => "invalid_setup_link",
             AppError::Unauthenticated => "unauthenticated",
             AppError::SignInFailed => "sign_in_failed",
@@ -167,6 +185,8 @@ const CODES: &[&str] = &[
     "not_allowed",
     "not_an_approver",
     "separation_of_duties",
+    "step_up_required",
+    "passkey_refused",
     "preview_changed",
     "invalid_setup_link",
     "unauthenticated",
@@ -192,6 +212,8 @@ impl AppError {
             | AppError::NotAllowed
             | AppError::NotAnApprover { .. }
             | AppError::OwnRequest
+            | AppError::StepUpRequired { .. }
+            | AppError::PasskeyRefused { .. }
             | AppError::SetupLinkInvalid => http::StatusCode::FORBIDDEN,
             AppError::Unauthenticated | AppError::SignInFailed => http::StatusCode::UNAUTHORIZED,
             AppError::TooManyAttempts { .. } => http::StatusCode::TOO_MANY_REQUESTS,

@@ -18,7 +18,8 @@ use crate::receipts::Signer;
 use crate::store::{
     ApiTokenStore, AuditStore, BacklogStore, CallReads, CallStore, ConversationStore,
     DecisionStore, DraftStore, EventStore, GatewayStore, GrantStore, LeaseStore, NoticeStore,
-    PeopleStore, QueueStore, QuorumStore, ReceiptKeyStore, ReviewStore, RunStore, Store,
+    PasskeyStore, PeopleStore, QueueStore, QuorumStore, ReceiptKeyStore, ReviewStore, RunStore,
+    Store,
 };
 use crate::throttle::Throttle;
 use crate::tools::report::SourceBoard;
@@ -139,6 +140,10 @@ impl Core {
     }
 
     pub(crate) fn backlog(&self) -> &dyn BacklogStore {
+        &*self.store
+    }
+
+    pub(crate) fn passkeys(&self) -> &dyn PasskeyStore {
         &*self.store
     }
 

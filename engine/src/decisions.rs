@@ -13,6 +13,7 @@ use crate::domain::{
 };
 use crate::error::EngineError;
 use crate::grants;
+use crate::people::passkeys;
 use crate::previews;
 use crate::store::{Applied, Decided, DecisionChange, StoreError};
 
@@ -165,6 +166,9 @@ pub(crate) async fn decide_closing(
         if refuse_questions {
             let runs_with = arguments.as_ref().unwrap_or(&call.arguments);
             previews::recheck(core, &call, runs_with).await?;
+            if call.step_up {
+                passkeys::check_step_up(core, reviewer, &call).await?;
+            }
         }
         read = Some(call);
     }

@@ -120,6 +120,7 @@ mod grants;
 mod inbox;
 mod notices;
 mod observe;
+mod passkeys;
 mod people;
 mod proxy;
 mod receipts;

@@ -60,6 +60,13 @@ pub enum EngineError {
     /// approve it (separation of duties).
     #[error("you asked for this call, so another approver must approve it")]
     OwnRequest,
+    /// The call's policy says `step_up: passkey`, and the approval came
+    /// without a passkey assertion, or from someone who cannot give one.
+    #[error("{0}")]
+    StepUpRequired(&'static str),
+    /// A passkey's registration or assertion did not hold.
+    #[error("{0}")]
+    Passkey(#[from] crate::webauthn::WebauthnError),
     /// What the call's preview showed no longer holds: the file changed
     /// since it was read, or cannot be read again. The card shows the new
     /// preview; approving that is a new decision.

@@ -33,6 +33,7 @@ pub mod takeover;
 mod throttle;
 mod tool_runs;
 pub mod tools;
+pub mod webauthn;
 
 pub use engine::Engine;
 pub use error::EngineError;

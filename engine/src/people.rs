@@ -2,6 +2,7 @@
 //! finding the person behind a session's token, signing out, and disabling
 //! a person. A failed sign-in never says whether the name exists.
 
+pub mod passkeys;
 pub mod password;
 pub mod provider;
 pub mod setup;

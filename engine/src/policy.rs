@@ -26,7 +26,7 @@ pub use config::{
     DefaultAction, PolicyConfig, PolicyError, Position, ReviewLink, RuleConfig, Then,
 };
 pub use previews::{PreviewConfig, PreviewKind, PreviewPlan};
-pub use rule_config::{ConditionConfig, RuleAction};
+pub use rule_config::{ConditionConfig, RuleAction, StepUp};
 use rules::{CompiledRule, GlobList};
 
 /// What the policy says about one call.
@@ -63,6 +63,9 @@ pub struct PolicyVerdict {
     /// Its reminder and escalation while it waits (its block's).
     #[serde(default, skip_serializing_if = "is_default")]
     pub follow_up: FollowUp,
+    /// Whether approving it takes a fresh passkey assertion (`step_up`).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub step_up: bool,
 }
 
 fn is_default(follow_up: &FollowUp) -> bool {
@@ -81,6 +84,7 @@ impl PolicyVerdict {
             approvals_required: 1,
             notify: Vec::new(),
             follow_up: FollowUp::default(),
+            step_up: false,
         }
     }
 
@@ -99,6 +103,7 @@ impl PolicyVerdict {
             self.notify = notify.unwrap_or(&policy.notify).clone();
             let own = rule.and_then(|r| r.follow_up.as_ref());
             self.follow_up = own.unwrap_or(&policy.follow_up).clone();
+            self.step_up = rule.and_then(|r| r.step_up).unwrap_or(policy.step_up);
         }
         self
     }
@@ -150,6 +155,7 @@ pub struct Policy {
     inline_actions: Vec<String>,
     notify: Vec<String>,
     follow_up: FollowUp,
+    step_up: bool,
     previews: Vec<previews::CompiledPreview>,
     /// The block it was written in (`sources.fs`, `default_policy`), so a
     /// verdict of its `default:` says whose default it was.

@@ -21,6 +21,7 @@ mod leases;
 mod migrate;
 mod notices;
 mod open;
+mod passkeys;
 mod people;
 pub mod postgres;
 mod queue;
@@ -51,6 +52,7 @@ pub use grants::{GrantAudit, GrantStore};
 pub use leases::LeaseStore;
 pub use notices::NoticeStore;
 pub use open::{connect, sqlite_path};
+pub use passkeys::{PasskeyStore, PasskeyUse};
 pub use people::{Credentials, PeopleStore, SignedIn};
 pub use queue::QueueStore;
 pub use quorum::{ApprovalAdded, NewApproval, QuorumStore};
@@ -86,6 +88,7 @@ pub trait Store:
     + QuorumStore
     + NoticeStore
     + ReceiptKeyStore
+    + PasskeyStore
     + Send
     + Sync
     + std::fmt::Debug

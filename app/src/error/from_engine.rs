@@ -49,6 +49,13 @@ impl From<engine::EngineError> for AppError {
             EngineError::NotAnApprover { groups } => AppError::NotAnApprover { groups },
             EngineError::OwnRequest => AppError::OwnRequest,
             EngineError::PreviewChanged { message } => AppError::PreviewChanged { message },
+            EngineError::StepUpRequired(message) => AppError::StepUpRequired {
+                message: message.to_owned(),
+            },
+            EngineError::Passkey(refused) => AppError::PasskeyRefused {
+                reason: refused.code().to_owned(),
+                message: refused.to_string(),
+            },
             EngineError::SetupLinkInvalid => AppError::SetupLinkInvalid,
             EngineError::SignInRequired => AppError::Unauthenticated,
             EngineError::SignInFailed => AppError::SignInFailed,

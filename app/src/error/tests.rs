@@ -47,6 +47,13 @@ fn every_code_is_the_one_on_the_wire() {
             groups: vec!["ops".into(), "sec".into()],
         },
         AppError::OwnRequest,
+        AppError::StepUpRequired {
+            message: "approve it with your passkey".into(),
+        },
+        AppError::PasskeyRefused {
+            reason: "passkey_verification".into(),
+            message: "the passkey did not verify you".into(),
+        },
         AppError::PreviewChanged {
             message: "the file changed since you looked".into(),
         },

@@ -70,6 +70,13 @@ impl<'de> Deserialize<'de> for AppError {
             "preview_changed" => AppError::PreviewChanged {
                 message: text("message"),
             },
+            "step_up_required" => AppError::StepUpRequired {
+                message: text("message"),
+            },
+            "passkey_refused" => AppError::PasskeyRefused {
+                reason: text("reason"),
+                message: text("message"),
+            },
             "invalid_setup_link" => AppError::SetupLinkInvalid,
             "unauthenticated" => AppError::Unauthenticated,
             "sign_in_failed" => AppError::SignInFailed,

@@ -42,6 +42,7 @@ pub struct AuditListPage {
 /// The outcomes the audit can be narrowed to: stored action and words.
 pub const AUDIT_ACTIONS: &[(&str, &str)] = &[
     ("propose", "Proposed"),
+    ("step_up", "Passkey given"),
     ("approve", "Approved"),
     ("edit", "Approved with edits"),
     ("always_allow", "Always allowed"),
@@ -84,6 +85,9 @@ impl AuditItem {
         };
         let reason = match entry.action.as_str() {
             "grant" => grant_words(&detail),
+            "step_up" => detail["passkey"]
+                .as_str()
+                .map(|name| format!("with the passkey \"{name}\"")),
             "propose" => detail["policy_reason"].as_str().map(str::to_owned),
             _ => detail["reason"].as_str().map(str::to_owned),
         };

@@ -264,7 +264,7 @@ fn every_policy_key_is_a_source_key() {
         auto_approved_tools: vec!["c*".into()],
         require_approval: vec!["a".into()],
         rules: vec![serde_yaml::from_str(
-            "{tool: a, action: require_approval, approvers: [ops], approvals_required: 3, notify: [ops-hook], remind_after: 5m, escalate_after: 1h, escalate_to: [ops-hook], then: reject}",
+            "{tool: a, action: require_approval, approvers: [ops], approvals_required: 3, notify: [ops-hook], remind_after: 5m, escalate_after: 1h, escalate_to: [ops-hook], then: reject, step_up: passkey}",
         )
         .unwrap()],
         default: crate::policy::DefaultAction::Allow,
@@ -279,6 +279,7 @@ fn every_policy_key_is_a_source_key() {
         escalate_after: Some("1h".into()),
         escalate_to: vec!["ops-hook".into()],
         then: Some(crate::policy::Then::Reject),
+        step_up: Some(crate::policy::StepUp::Passkey),
         previews: vec![serde_yaml::from_str("{tool: run, kind: command, cwd: /cwd, folder: /srv}")
             .unwrap()],
     };

@@ -118,6 +118,8 @@ pub(super) struct RawSource {
     #[serde(default)]
     pub then: Option<crate::policy::Then>,
     #[serde(default)]
+    pub step_up: Option<crate::policy::StepUp>,
+    #[serde(default)]
     pub previews: Vec<crate::policy::PreviewConfig>,
 }
 

@@ -54,6 +54,7 @@ pub(super) fn source(
         escalate_after,
         escalate_to,
         then,
+        step_up,
         previews,
     } = raw;
     let keys = ConnectionKeys {
@@ -104,6 +105,7 @@ pub(super) fn source(
         escalate_after,
         escalate_to,
         then,
+        step_up,
         previews,
     };
     check_groups(file, &key, &policy_config, auth)?;

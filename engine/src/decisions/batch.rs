@@ -43,6 +43,11 @@ pub(super) async fn apply_batch(
     };
     if approve {
         let calls = core.call_reads().batch_calls(batch_id).await?;
+        // A call that needs a passkey is approved on its own, with one.
+        let waiting = |c: &&ToolCall| c.status == CallStatus::PendingApproval;
+        if calls.iter().filter(waiting).any(|c| c.step_up) {
+            return Err(EngineError::StepUpRequired(ONE_BY_ONE));
+        }
         crate::previews::recheck_all(core, &calls).await?;
     }
     let decision = Decision {
@@ -65,6 +70,10 @@ pub(super) async fn apply_batch(
     }
     Ok(calls)
 }
+
+/// What a batch approval that holds a call needing a passkey is told.
+const ONE_BY_ONE: &str =
+    "a call here needs a passkey to approve: approve it on its own card, with your passkey";
 
 /// Decides every waiting call of a conversation that `reviewer` may
 /// decide, as Approve all and Reject all do: a batch they may decide whole
@@ -90,6 +99,12 @@ pub(crate) async fn decide_pending(
     let mut refusal = None;
     for call in core.call_reads().tool_calls(conversation).await? {
         if call.status != CallStatus::PendingApproval {
+            continue;
+        }
+        // Approve all leaves a call that needs a passkey waiting, and its
+        // batch to be decided call by call.
+        if approve && call.step_up {
+            partial.push(call.batch_id);
             continue;
         }
         // A question is answered, never approved, so only refusing it counts.

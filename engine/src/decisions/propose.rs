@@ -118,6 +118,7 @@ pub(crate) fn new_call(
             required: verdict.approvals_required,
             approvals: Vec::new(),
         },
+        step_up: verdict.step_up && status == CallStatus::PendingApproval,
         expires_at: (status == CallStatus::PendingApproval)
             .then_some(expires_at)
             .flatten(),

@@ -4,6 +4,8 @@
 //! than make keys of its own: two replicas given different secrets would
 //! otherwise take turns replacing each other's.
 
+use std::sync::Arc;
+
 use chrono::Duration;
 
 use crate::core::Core;
@@ -34,12 +36,15 @@ pub(crate) async fn receipt(core: &Core, call: &ToolCall) -> Result<Option<Strin
 
 /// The newest key, when this server's secret derives it; the first key,
 /// made now, when there is none.
-async fn signing_key(core: &Core, signer: &SignerParts) -> Result<Option<SigningKey>, EngineError> {
+async fn signing_key(
+    core: &Core,
+    signer: &SignerParts,
+) -> Result<Option<Arc<SigningKey>>, EngineError> {
     let keys = core.receipt_keys().receipt_keys().await?;
     let Some(newest) = keys.first() else {
-        return Ok(Some(new_key(core, signer).await?));
+        return Ok(Some(Arc::new(new_key(core, signer).await?)));
     };
-    let key = SigningKey::derive(&signer.secret, &newest.id);
+    let key = signer.key(&newest.id);
     if key.public_key() == newest.public_key {
         return Ok(Some(key));
     }

@@ -162,6 +162,10 @@ pub struct ToolCall {
     /// How many people must approve it, and who has.
     #[serde(default)]
     pub quorum: super::Quorum,
+    /// Whether approving it takes a fresh passkey assertion from the
+    /// person who approves (`step_up: passkey`).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub step_up: bool,
     /// When the pending approval lapses, if it does.
     pub expires_at: Option<DateTime<Utc>>,
     /// Where it was announced while it waited, and how that went.
@@ -225,6 +229,7 @@ impl ToolCall {
             approvers: Vec::new(),
             not_by: None,
             quorum: Default::default(),
+            step_up: false,
             expires_at: None,
             announced: Vec::new(),
             default_action: ExpiryAction::Reject,

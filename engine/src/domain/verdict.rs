@@ -52,6 +52,21 @@ pub struct Reviewer {
     /// For a press an agent relayed (inline submit): who pressed where,
     /// as the case it closes reports it.
     pub relayed: Option<SubmissionContext>,
+    /// The passkey assertion a call that needs one is approved with.
+    pub passkey: Option<PasskeyProof>,
+}
+
+/// A passkey assertion given with an approval: the challenge it answers,
+/// the browser's credential as `PublicKeyCredential.toJSON()` writes it,
+/// and the site the browser was on.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PasskeyProof {
+    pub challenge_id: String,
+    pub credential: Value,
+    /// The site's host (WebAuthn `rp.id`) and origin, as the server that
+    /// took the request knows them.
+    pub rp_id: String,
+    pub origin: String,
 }
 
 impl Reviewer {
@@ -63,6 +78,7 @@ impl Reviewer {
             channel,
             actor: None,
             relayed: None,
+            passkey: None,
         }
     }
 
@@ -78,6 +94,15 @@ impl Reviewer {
             channel,
             actor: Some(actor),
             relayed: None,
+            passkey: None,
+        }
+    }
+
+    /// The same reviewer, approving with a passkey assertion.
+    pub fn with_passkey(self, proof: PasskeyProof) -> Self {
+        Self {
+            passkey: Some(proof),
+            ..self
         }
     }
 }

@@ -5,7 +5,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::rule_config::{ConditionConfig, RuleAction};
+use super::rule_config::{ConditionConfig, RuleAction, StepUp};
 use super::rules::{CompiledRule, Condition, GlobList, NameGlob};
 use super::Policy;
 use crate::domain::{FollowUp, MAX_APPROVALS};
@@ -116,6 +116,10 @@ pub struct RuleConfig {
     pub escalate_to: Option<Vec<String>>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub then: Option<Then>,
+    /// What approving the calls it sends to a person takes besides a
+    /// decision, instead of the block's: `passkey`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub step_up: Option<StepUp>,
 }
 
 impl RuleConfig {
@@ -134,6 +138,7 @@ impl RuleConfig {
             escalate_after: None,
             escalate_to: None,
             then: None,
+            step_up: None,
         }
     }
 }
@@ -199,6 +204,10 @@ pub struct PolicyConfig {
     /// What follows an escalation that goes unanswered as long again.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub then: Option<Then>,
+    /// What approving its calls takes besides a decision: `passkey`, a
+    /// fresh passkey assertion from the person who approves.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub step_up: Option<StepUp>,
     /// How its tools' waiting calls are shown before anyone approves them.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub previews: Vec<super::PreviewConfig>,
@@ -299,6 +308,7 @@ impl PolicyConfig {
                 approvals_required: rule.approvals_required,
                 notify: rule.notify.clone(),
                 follow_up,
+                step_up: rule.step_up.map(|_| true),
             });
         }
         Ok(Policy {
@@ -324,6 +334,7 @@ impl PolicyConfig {
                 },
                 |name: &str| PolicyError::new(file, at(name), ""),
             )?,
+            step_up: self.step_up.is_some(),
             previews: super::previews::compile(&self.previews, file, &at("previews"))?,
             block: prefix.to_owned(),
         })

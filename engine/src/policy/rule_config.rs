@@ -28,6 +28,14 @@ impl From<RuleAction> for Outcome {
     }
 }
 
+/// What approving a call takes besides a decision (`step_up:`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum StepUp {
+    /// A fresh passkey assertion, with the person verified, bound to the call.
+    Passkey,
+}
+
 /// One test on an argument, addressed by JSON pointer (`arg: /path`).
 /// Exactly one of the tests is given.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]

@@ -173,6 +173,8 @@ pub(super) struct CompiledRule {
     pub notify: Option<Vec<String>>,
     /// The rule's reminder and escalation, when it sets its own.
     pub follow_up: Option<crate::domain::FollowUp>,
+    /// Whether approving its calls takes a passkey, when it says.
+    pub step_up: Option<bool>,
 }
 
 impl CompiledRule {

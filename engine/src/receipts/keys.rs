@@ -127,12 +127,35 @@ pub struct SignerParts {
     pub secret: Vec<u8>,
     /// Airlock's public URL, or `airlock`.
     pub issuer: String,
+    /// The key last derived: deriving one is a scalar multiplication, and
+    /// every receipt (each completed poll) signs with the newest key. The
+    /// lock is held only to swap the pointer.
+    derived: std::sync::Mutex<Option<std::sync::Arc<SigningKey>>>,
+}
+
+impl SignerParts {
+    /// The key `id` derived from the secret, kept for the next receipt.
+    pub fn key(&self, id: &str) -> std::sync::Arc<SigningKey> {
+        let mut derived = self.derived.lock().unwrap_or_else(|e| e.into_inner());
+        match derived.as_ref().filter(|key| key.id == id) {
+            Some(key) => key.clone(),
+            None => {
+                let key = std::sync::Arc::new(SigningKey::derive(&self.secret, id));
+                *derived = Some(key.clone());
+                key
+            }
+        }
+    }
 }
 
 impl Signer {
     /// Sets the secret and issuer; a second call changes nothing.
     pub fn set(&self, secret: Vec<u8>, issuer: String) {
-        let _ = self.0.set(SignerParts { secret, issuer });
+        let _ = self.0.set(SignerParts {
+            secret,
+            issuer,
+            derived: Default::default(),
+        });
     }
 
     pub fn get(&self) -> Option<&SignerParts> {

@@ -27,6 +27,7 @@ mod history;
 mod kept;
 mod leases;
 mod notices;
+mod passkeys;
 mod people;
 mod queue;
 mod quorum;
@@ -46,6 +47,7 @@ use history::*;
 use kept::*;
 use leases::*;
 use notices::*;
+use passkeys::*;
 use people::*;
 use queue::*;
 use quorum::*;
@@ -257,6 +259,8 @@ conformance!(
     racing_approvals_are_counted_exactly_once,
     the_inbox_pages_by_position_and_filters,
     a_new_receipt_key_retires_the_others,
+    passkeys_are_a_persons_own_and_registered_once,
+    a_passkey_challenge_is_taken_once_by_its_person,
 );
 
 impl ToolCall {

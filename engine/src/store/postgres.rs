@@ -244,6 +244,11 @@ const MIGRATIONS: &[Migration] = &[
         description: "call previews",
         sql: include_str!("../../migrations/postgres/0041_call_previews.sql"),
     },
+    Migration {
+        version: 42,
+        description: "passkeys",
+        sql: include_str!("../../migrations/postgres/0042_passkeys.sql"),
+    },
 ];
 
 /// Arbitrary key of the advisory lock that serialises migrations across replicas.

@@ -28,6 +28,7 @@ mod gateway;
 mod grants;
 mod leases;
 mod notices;
+mod passkeys;
 mod people;
 mod query;
 mod queue;

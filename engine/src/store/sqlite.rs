@@ -224,6 +224,11 @@ const MIGRATIONS: &[Migration] = &[
         description: "call previews",
         sql: include_str!("../../migrations/sqlite/0041_call_previews.sql"),
     },
+    Migration {
+        version: 42,
+        description: "passkeys",
+        sql: include_str!("../../migrations/sqlite/0042_passkeys.sql"),
+    },
 ];
 
 /// How many read-only connections serve reads: one per core. Statements run

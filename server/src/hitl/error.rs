@@ -156,6 +156,8 @@ impl From<EngineError> for ApiError {
             e @ EngineError::NotAllowed => ApiError::refused("not_allowed", e),
             e @ EngineError::NotAnApprover { .. } => ApiError::refused("not_an_approver", e),
             e @ EngineError::OwnRequest => ApiError::refused("separation_of_duties", e),
+            e @ EngineError::StepUpRequired(_) => ApiError::refused("step_up_required", e),
+            e @ EngineError::Passkey(_) => ApiError::refused("passkey_refused", e),
             EngineError::PreviewChanged { message } => ApiError::Conflict {
                 code: "preview_changed",
                 message,

@@ -125,6 +125,7 @@ pub(super) fn row_call(row: &Row) -> Result<ToolCall, StoreError> {
                 None => Vec::new(),
             },
         },
+        step_up: row.try_get("step_up")?,
         expires_at: opt_time("expires_at")?,
         announced: match opt_text("announced")? {
             Some(text) => serde_json::from_str(&text).map_err(|e| corrupt(T, e))?,
