@@ -26,7 +26,7 @@ cd "$(dirname "$0")/.."
 bundles=(
   "chat app/chat_view"
   "review app/review_view"
-  "pages app/inbox_view,app/live_list,app/new_token"
+  "pages app/inbox_view,app/live_list,app/new_token,app/add_passkey"
 )
 
 case $mode in

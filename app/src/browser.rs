@@ -3,6 +3,7 @@
 //! alive in the browser; everything else stays plain HTML and its code never
 //! reaches the browser.
 
+pub mod passkey;
 pub mod post;
 
 use leptos::prelude::*;

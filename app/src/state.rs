@@ -227,3 +227,31 @@ pub fn allowed(action: engine::domain::Action) -> Result<(), crate::error::AppEr
         None => Err(crate::error::AppError::Unauthenticated),
     }
 }
+
+/// The site passkeys are made for and used at: the public URL's origin,
+/// else the origin the request came to (a plain host, see [`link_base`]).
+/// Browsers refuse an IP address as a passkey's site: on one's own machine,
+/// open Airlock as `localhost`.
+pub fn relying_party() -> Result<engine::webauthn::RelyingParty, crate::error::AppError> {
+    let public_url = leptos::prelude::use_context::<AppState>().and_then(|s| s.public_url.clone());
+    let parts = leptos::prelude::use_context::<http::request::Parts>();
+    let host = parts
+        .as_ref()
+        .and_then(|p| p.headers.get(http::header::HOST))
+        .and_then(|h| h.to_str().ok());
+    let unknown = || crate::error::AppError::Invalid {
+        field: "host".into(),
+        message: "this request names no site a passkey could be for".into(),
+    };
+    let base = link_base(public_url.as_deref(), host).ok_or_else(unknown)?;
+    let (scheme, rest) = base.split_once("://").ok_or_else(unknown)?;
+    let authority = rest.split('/').next().unwrap_or_default();
+    let id = match authority.strip_prefix('[') {
+        Some(v6) => v6.split(']').next().unwrap_or_default(),
+        None => authority.split(':').next().unwrap_or_default(),
+    };
+    Ok(engine::webauthn::RelyingParty {
+        id: id.to_owned(),
+        origin: format!("{scheme}://{authority}"),
+    })
+}

@@ -10,6 +10,7 @@ mod call;
 mod deciding;
 mod grant;
 mod insights;
+mod passkey;
 mod preview;
 mod question;
 mod review;
@@ -26,6 +27,7 @@ pub use call::{
 pub use deciding::{Deciding, MayDo};
 pub use grant::GrantItem;
 pub use insights::{InsightsView, RubberStampItem, ShadowItem, ToolInsightItem, INSIGHT_WINDOWS};
+pub use passkey::{PasskeyAskItem, PasskeyItem};
 pub use preview::{
     CommandItem, CommandStepItem, CommandWordItem, DiffItem, DiffLineItem, DryRunItem,
     FileChangeItem, FilePreviewItem, HunkItem, PreviewItem,

@@ -35,11 +35,16 @@ pub enum PublicKey {
     /// Ed25519 (COSE -8): the 32-byte key.
     #[serde(rename = "EdDSA")]
     Ed25519 { key: Vec<u8> },
+    /// RSASSA-PKCS1-v1_5 with SHA-256 (COSE -257, Windows Hello): the
+    /// modulus and exponent, big-endian.
+    #[serde(rename = "RS256")]
+    Rs256 { n: Vec<u8>, e: Vec<u8> },
 }
 
 impl PublicKey {
-    /// The COSE algorithms a registration offers, best first.
-    pub const ALGORITHMS: [i64; 2] = [-8, -7];
+    /// The COSE algorithms a registration offers, in the order browsers
+    /// expect them: ES256 first, RS256 for Windows Hello.
+    pub const ALGORITHMS: [i64; 3] = [-7, -8, -257];
 
     fn verify(&self, message: &[u8], signature: &[u8]) -> Result<(), WebauthnError> {
         let checked = match self {
@@ -49,6 +54,11 @@ impl PublicKey {
             PublicKey::Ed25519 { key } => {
                 UnparsedPublicKey::new(&ED25519, key).verify(message, signature)
             }
+            PublicKey::Rs256 { n, e } => ring::signature::RsaPublicKeyComponents { n, e }.verify(
+                &ring::signature::RSA_PKCS1_2048_8192_SHA256,
+                message,
+                signature,
+            ),
         };
         checked.map_err(|_| WebauthnError::Signature)
     }

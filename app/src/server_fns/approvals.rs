@@ -10,6 +10,7 @@ mod edit_call;
 mod list_approvals;
 mod reject_all;
 mod reject_call;
+mod step_up_challenge;
 mod submit_answer;
 
 pub use always_allow_call::*;
@@ -22,6 +23,7 @@ pub use edit_call::*;
 pub use list_approvals::*;
 pub use reject_all::*;
 pub use reject_call::*;
+pub use step_up_challenge::*;
 pub use submit_answer::*;
 
 /// The person deciding in the browser, once their access allows `action`:

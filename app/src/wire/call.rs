@@ -80,6 +80,9 @@ pub struct ToolCallItem {
     /// How many people must approve it, and who has.
     #[serde(default)]
     pub quorum: QuorumItem,
+    /// Whether approving it takes the approver's passkey.
+    #[serde(default)]
+    pub step_up: bool,
     /// When a pending approval lapses, RFC 3339.
     pub expires_at: Option<String>,
     /// Where it was announced while it waited, and how that went.

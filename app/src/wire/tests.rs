@@ -18,6 +18,7 @@ fn call(arguments: serde_json::Value, original: Option<serde_json::Value>) -> To
         approvers: Vec::new(),
         not_by: None,
         quorum: QuorumItem::default(),
+        step_up: false,
         expires_at: Some("2026-11-23T10:42:00.000Z".into()),
         announced: Vec::new(),
         decision: None,

@@ -134,10 +134,10 @@ fn bytes<'a>(value: Option<&'a Value>, len: usize) -> Result<&'a [u8], WebauthnE
     }
 }
 
-/// A COSE key of the two algorithms a registration offers: EC2 P-256 with
+/// A COSE key of the algorithms a registration offers: EC2 P-256 with
 /// ES256 (kty 2, alg -7, crv 1, x -2, y -3), OKP Ed25519 with EdDSA (kty 1,
-/// alg -8, crv 6, x -2).
-fn cose_key(key: &Value) -> Result<PublicKey, WebauthnError> {
+/// alg -8, crv 6, x -2), RSA with RS256 (kty 3, alg -257, n -1, e -2).
+pub(super) fn cose_key(key: &Value) -> Result<PublicKey, WebauthnError> {
     let kty = integer(label(key, 1));
     let alg = integer(label(key, 3));
     let crv = integer(label(key, -1));
@@ -151,6 +151,16 @@ fn cose_key(key: &Value) -> Result<PublicKey, WebauthnError> {
         (Some(1), Some(-8), Some(6)) => Ok(PublicKey::Ed25519 {
             key: bytes(label(key, -2), 32)?.to_vec(),
         }),
+        (Some(3), Some(-257), None) => {
+            let part = |at: i64| match label(key, at).and_then(Value::as_bytes) {
+                Some(b) if !b.is_empty() && b.len() <= 1024 => Ok(b.clone()),
+                _ => Err(malformed("an RSA key part has the wrong length")),
+            };
+            Ok(PublicKey::Rs256 {
+                n: part(-1)?,
+                e: part(-2)?,
+            })
+        }
         _ => Err(WebauthnError::Algorithm(format!(
             "kty {kty:?}, alg {alg:?}, crv {crv:?}"
         ))),

@@ -190,3 +190,31 @@ fn bytes_that_are_not_authenticator_data_are_refused_not_panicked_on() {
         Err(WebauthnError::Malformed(_))
     ));
 }
+
+#[test]
+fn an_rsa_key_is_read_and_an_unknown_one_named() {
+    use ciborium::Value;
+    let int = |n: i64| Value::Integer(n.into());
+    let rsa = Value::Map(vec![
+        (int(1), int(3)),
+        (int(3), int(-257)),
+        (int(-1), Value::Bytes(vec![0xc3; 256])),
+        (int(-2), Value::Bytes(vec![1, 0, 1])),
+    ]);
+    assert_eq!(
+        data::cose_key(&rsa),
+        Ok(PublicKey::Rs256 {
+            n: vec![0xc3; 256],
+            e: vec![1, 0, 1]
+        })
+    );
+    let p384 = Value::Map(vec![
+        (int(1), int(2)),
+        (int(3), int(-35)),
+        (int(-1), int(2)),
+    ]);
+    assert!(matches!(
+        data::cose_key(&p384),
+        Err(WebauthnError::Algorithm(_))
+    ));
+}

@@ -9,6 +9,7 @@ mod edit_form;
 mod inline_answer;
 mod json_view;
 pub mod notices;
+mod passkey_approve;
 mod question_card;
 
 use leptos::prelude::*;
@@ -53,7 +54,7 @@ pub fn ToolCard(
     let announced = call.announced.clone();
     let preview = call.preview.clone();
     view! {
-        <article class="tool-card" aria-label=label data-status=status.clone()>
+        <article class="tool-card" aria-label=label data-status=status.clone() data-call=call.id.clone()>
             <header class="tool-card-head">
                 <span class="tool-name">{call.tool.clone()}</span>
                 <span class="tool-source">{source}</span>

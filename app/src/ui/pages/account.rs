@@ -1,6 +1,6 @@
 //! The signed-in person's account: their sessions on every device, and a
-//! way to end them all (a lost laptop, a shared computer); their personal
-//! API tokens, to make and revoke.
+//! way to end them all (a lost laptop, a shared computer); their passkeys,
+//! to add and remove; their personal API tokens, to make and revoke.
 
 use leptos::either::Either;
 use leptos::prelude::*;
@@ -8,11 +8,12 @@ use leptos::server_fn::ServerFn;
 use leptos_meta::Title;
 
 use crate::server_fns::people::{
-    list_api_tokens, list_sessions, RevokeApiToken, SignOutEverywhere,
+    list_api_tokens, list_passkeys, list_sessions, RemovePasskey, RevokeApiToken, SignOutEverywhere,
 };
+use crate::ui::account::add_passkey::AddPasskey;
 use crate::ui::account::new_token::NewTokenForm;
 use crate::ui::common::load_error::LoadError;
-use crate::wire::{ApiTokenItem, SessionItem};
+use crate::wire::{ApiTokenItem, PasskeyItem, SessionItem};
 
 /// Lists the sessions, this browser's marked, with "Sign out everywhere".
 #[component]
@@ -36,8 +37,55 @@ pub fn AccountPage() -> impl IntoView {
         <form method="post" action=SignOutEverywhere::PATH class="account-actions">
             <button type="submit" class="button danger">"Sign out everywhere"</button>
         </form>
+        <Passkeys/>
         <ApiTokens/>
     }
+}
+
+/// The person's passkeys, each with Remove, and the form for a new one.
+#[component]
+fn Passkeys() -> impl IntoView {
+    let passkeys = Resource::new(|| (), |_| list_passkeys());
+    view! {
+        <h2 class="section-title">"Passkeys"</h2>
+        <Suspense fallback=|| view! { <p class="loading">"Loading…"</p> }>
+            {move || Suspend::new(async move {
+                match passkeys.await {
+                    Ok(items) => Either::Left(view! { <PasskeyList items/> }),
+                    Err(error) => Either::Right(view! { <LoadError error/> }),
+                }
+            })}
+        </Suspense>
+        <AddPasskey/>
+    }
+}
+
+/// The passkeys as a list; each removed by a plain form.
+#[component]
+fn PasskeyList(items: Vec<PasskeyItem>) -> impl IntoView {
+    if items.is_empty() {
+        return Either::Left(view! {
+            <p class="page-intro">"You have no passkeys. Calls whose policy asks for one (step_up: passkey) wait until you add one."</p>
+        });
+    }
+    Either::Right(view! {
+        <ul class="session-list" aria-label="Passkeys">
+            {items.into_iter().map(|p| view! {
+                <li class="session">
+                    <span class="person-shown">{p.name.clone()}</span>
+                    <span class="session-used">"added " {p.created_label}</span>
+                    <span class="session-used">{match p.last_used_label {
+                        Some(used) => format!("last used {used}"),
+                        None => "never used".to_owned(),
+                    }}</span>
+                    <form method="post" action=RemovePasskey::PATH class="person-action">
+                        <input type="hidden" name="passkey_id" value=p.id/>
+                        <button type="submit" class="button danger" aria-label=format!("Remove {}", p.name)>"Remove"</button>
+                    </form>
+                </li>
+            }).collect_view()}
+        </ul>
+    })
 }
 
 /// The person's API tokens, each with Revoke, and the form for a new one.

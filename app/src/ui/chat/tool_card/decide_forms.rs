@@ -8,6 +8,7 @@ use leptos::prelude::*;
 
 use super::copy_link::CopyLink;
 use super::edit_form::EditForm;
+use super::passkey_approve::PasskeyApprove;
 use crate::error::AppError;
 use crate::server_fns::approvals::{AlwaysAllowCall, ApproveCall, EditCall, RejectCall};
 use crate::ui::common::post_form::{Post, PostForm};
@@ -51,15 +52,20 @@ pub fn DecideForms(
     let always = decide.to::<AlwaysAllowCall>();
     // A grant would let one person decide what needs several.
     let grantable = call.quorum.required <= 1;
-    let approving = (!refuse_only).then(|| {
-        view! {
+    // A call that needs a passkey is approved with one, and only so: no
+    // edit or grant approves it without.
+    let step_up = call.step_up;
+    let approving = (!refuse_only).then(|| match step_up {
+        true => view! { <PasskeyApprove call_id=approve_id on_decided busy/> }.into_any(),
+        false => view! {
             <PostForm to={decide.to::<ApproveCall>()}>
                 <input type="hidden" name="call_id" value=approve_id/>
                 <button type="submit" class="button primary" disabled=busy>"Approve"</button>
             </PostForm>
         }
+        .into_any(),
     });
-    let approving_too = (!refuse_only).then(|| view! {
+    let approving_too = (!refuse_only && !step_up).then(|| view! {
         <Reveal label="Edit arguments" disabled=busy>
             <EditForm call to={decide.to::<EditCall>()} busy/>
         </Reveal>
