@@ -127,7 +127,7 @@ fn integer(value: Option<&Value>) -> Option<i128> {
     value?.as_integer().map(i128::from)
 }
 
-fn bytes<'a>(value: Option<&'a Value>, len: usize) -> Result<&'a [u8], WebauthnError> {
+fn bytes(value: Option<&Value>, len: usize) -> Result<&[u8], WebauthnError> {
     match value.and_then(Value::as_bytes) {
         Some(b) if b.len() == len => Ok(b),
         _ => Err(malformed("a public key coordinate has the wrong length")),
