@@ -1,8 +1,9 @@
 // Step-up with a passkey, in Chromium with its virtual authenticator (the
 // DevTools WebAuthn domain): a person adds a passkey on their account
-// page, a call whose policy says `step_up: passkey` is approved with it,
-// and approvals without user verification, or with an assertion made for
-// another call, are refused while the call waits.
+// page, calls whose policy says `step_up: passkey` are approved with it in
+// the chat and on a review page, and approvals without user verification,
+// or with an assertion made for another call, are refused while the call
+// waits.
 import { test, expect, AirlockServer } from './fixtures';
 import { PASSWORD } from './people';
 import type { CDPSession, Locator, Page } from '@playwright/test';
@@ -108,11 +109,19 @@ test('a passkey is added, approves a call that needs one, and nothing less does'
     // With the person verified, for this call: approved, and it runs.
     await cards.nth(0).getByRole('button', { name: 'Approve with passkey' }).click();
     await expect(cards.nth(0)).toHaveAttribute('data-status', 'approved');
-    // Rejecting needs no passkey; with the turn decided, the approved call runs.
-    await cards.nth(1).getByRole('button', { name: 'Reject', exact: true }).click();
-    await cards.nth(1).getByRole('button', { name: 'Confirm reject' }).click();
-    await expect(cards.nth(1)).toHaveAttribute('data-status', 'rejected');
+    // The other call on its review page, signed in: a passkey approves it there too.
+    await cards.nth(1).getByRole('button', { name: 'Copy review link' }).click();
+    const link = await cards.nth(1).getByRole('textbox', { name: 'Review link' }).inputValue();
+    const chat = page.url();
+    await page.goto(link);
+    const reviewCard = page.getByRole('article', { name: 'delete_file call' });
+    await expect(reviewCard.getByRole('button', { name: 'Approve', exact: true })).toHaveCount(0);
+    await reviewCard.getByRole('button', { name: 'Approve with passkey' }).click();
+    await expect(page.getByRole('status')).toContainText('Approved by Rita Reyes');
+    // With the turn decided, both calls run.
+    await page.goto(chat);
     await expect(cards.nth(0)).toHaveAttribute('data-status', 'completed');
+    await expect(cards.nth(1)).toHaveAttribute('data-status', 'completed');
 
     // The audit names the passkey.
     await page.goto(`${site}/audit`);

@@ -11,6 +11,21 @@ use web_sys::js_sys::{Function, Object, Promise, Reflect, JSON};
 
 use crate::error::AppError;
 
+/// An assertion for approving call `call_id`: the challenge handed out
+/// for it (holding the call's digest), signed by one of the person's
+/// passkeys. The challenge's id and the credential as JSON text.
+pub async fn approving(call_id: &str) -> Result<(String, String), AppError> {
+    use leptos::server_fn::ServerFn;
+
+    use crate::server_fns::approvals::StepUpChallenge;
+    use crate::wire::PasskeyAskItem;
+
+    let path = StepUpChallenge::PATH;
+    let asked: PasskeyAskItem = crate::browser::post::call(path, &[("call_id", call_id)]).await?;
+    let credential = get(&asked.options).await?;
+    Ok((asked.challenge_id, credential))
+}
+
 /// A new passkey made with the creation `options` (JSON text): its
 /// credential as JSON text.
 pub async fn create(options: &str) -> Result<String, AppError> {

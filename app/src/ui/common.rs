@@ -5,6 +5,7 @@ pub mod event_stream;
 pub mod form_field;
 pub mod live_list;
 pub mod load_error;
+pub mod passkey_button;
 pub mod post_form;
 pub mod query;
 pub mod reveal;

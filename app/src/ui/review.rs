@@ -3,6 +3,7 @@
 
 pub mod answer_form;
 pub mod earlier_rounds;
+pub mod passkey_approve;
 pub mod review_forms;
 pub mod review_view;
 pub mod withdraw;

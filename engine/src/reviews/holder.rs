@@ -35,8 +35,9 @@ pub(super) async fn holder(
         return Ok(None);
     }
     let call = core.call(&case.tool_call_id).await?;
+    // A call that needs several people, or a passkey, needs a person.
     let signed_in = core.config.policy_for(&call.source).review_sign_in()
-        || (people && call.quorum.is_needed());
+        || (people && (call.quorum.is_needed() || call.step_up));
     if !signed_in {
         return Ok(None);
     }

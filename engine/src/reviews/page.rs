@@ -3,7 +3,9 @@
 
 use serde_json::{json, Value};
 
-use super::respond::{cancel_review, respond_review, review_view, view_of, ReviewView, Submission};
+use super::respond::{
+    cancel_review, respond_with_passkey, review_view, view_of, ReviewView, Submission,
+};
 use crate::core::Core;
 use crate::domain::{Actor, CaseId, Channel};
 use crate::error::EngineError;
@@ -29,6 +31,8 @@ pub struct PageForm {
     pub withdraw: bool,
     /// Why the case is withdrawn.
     pub withdraw_reason: Option<String>,
+    /// The passkey assertion an approval of a call that needs one comes with.
+    pub passkey: Option<crate::domain::PasskeyProof>,
 }
 
 impl PageForm {
@@ -84,7 +88,9 @@ pub(crate) async fn respond_on_page(
         let responded_by = form.name.as_deref();
         cancel_review(core, id, presented, reason, responded_by, channel, by).await
     } else {
-        respond_review(core, id, presented, form.submission()?, channel, by).await
+        let passkey = form.passkey.clone();
+        let submission = form.submission()?;
+        respond_with_passkey(core, id, presented, submission, channel, by, passkey).await
     };
     match responded {
         Ok(case) => view_of(core, case).await,

@@ -12,7 +12,7 @@ use serde_json::Value;
 use super::{CaseEvent, CaseId, CaseStatus, CaseType, ReviewCase, ReviewToken};
 use crate::core::Core;
 use crate::decisions::{self, CallKind};
-use crate::domain::{Actor, Channel, Reviewer, Role, ToolCall, ToolCallId, Verdict};
+use crate::domain::{Actor, Channel, PasskeyProof, Reviewer, Role, ToolCall, ToolCallId, Verdict};
 use crate::error::EngineError;
 
 /// How many recent messages are searched for the context of a call.
@@ -204,9 +204,24 @@ pub(crate) async fn respond_review(
     channel: Channel,
     by: Option<&Actor>,
 ) -> Result<ReviewCase, EngineError> {
+    respond_with_passkey(core, id, presented, submission, channel, by, None).await
+}
+
+/// [`respond_review`], approving with a passkey assertion when the call
+/// needs one (the review page's Approve with passkey).
+pub(crate) async fn respond_with_passkey(
+    core: &Core,
+    id: &CaseId,
+    presented: &str,
+    submission: Submission,
+    channel: Channel,
+    by: Option<&Actor>,
+    passkey: Option<PasskeyProof>,
+) -> Result<ReviewCase, EngineError> {
     let case = still_open(core, id, presented).await?;
     let holder = holder(core, &case, by).await?;
-    let reviewer = link_reviewer(holder, submission.responded_by.as_deref(), channel);
+    let mut reviewer = link_reviewer(holder, submission.responded_by.as_deref(), channel);
+    reviewer.passkey = passkey;
     if case.asks {
         if let Some(closed) = super::ask::answer(core, &case, &submission, &reviewer).await? {
             return closed_case(core, closed, &case.id).await;

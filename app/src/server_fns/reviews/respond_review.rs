@@ -29,6 +29,10 @@ pub struct ReviewResponseForm {
     pub withdraw: Option<String>,
     /// Why the case is withdrawn.
     pub withdraw_reason: Option<String>,
+    /// For a call that needs a passkey: the challenge handed out for it,
+    /// and the browser's credential as JSON.
+    pub passkey_challenge: Option<String>,
+    pub passkey_credential: Option<String>,
 }
 
 /// Responds to a case from its review page, once, or withdraws it; the
@@ -40,6 +44,22 @@ pub async fn respond_review(
 ) -> Result<ReviewItem, AppError> {
     let id = super::case_id(&form.case_id)?;
     let token = form.token;
+    let passkey = match (form.passkey_challenge, form.passkey_credential) {
+        (Some(challenge_id), Some(credential)) => {
+            let credential = serde_json::from_str(&credential).map_err(|e| AppError::Invalid {
+                field: "passkey_credential".into(),
+                message: format!("not the browser's credential: {e}"),
+            })?;
+            let rp = crate::state::relying_party()?;
+            Some(engine::domain::PasskeyProof {
+                challenge_id,
+                credential,
+                rp_id: rp.id,
+                origin: rp.origin,
+            })
+        }
+        _ => None,
+    };
     let form = engine::reviews::PageForm {
         action: form.action,
         reason: form.reason,
@@ -49,6 +69,7 @@ pub async fn respond_review(
         name: form.name,
         withdraw: form.withdraw.is_some(),
         withdraw_reason: form.withdraw_reason,
+        passkey,
     };
     let by = crate::state::actor();
     let view = crate::state::engine()

@@ -7,6 +7,7 @@
 use leptos::prelude::*;
 
 use super::answer_form::AnswerForm;
+use super::passkey_approve::ReviewPasskeyApprove;
 use super::withdraw::Withdraw;
 use super::ReviewAccess;
 use crate::error::AppError;
@@ -82,6 +83,22 @@ pub fn ReviewForms(
     };
     let actions = if item.is_input() {
         input_actions(&item, busy).into_any()
+    } else if item.call.step_up {
+        // A passkey approves it, or nothing does: no edit, no plain Approve.
+        let call_id = item.call.id.clone();
+        view! {
+            // Enter in a text field does nothing, rather than reject.
+            <button type="submit" disabled hidden aria-hidden="true" tabindex="-1"></button>
+            <div class="decide">
+                <ReviewPasskeyApprove call_id access=access.clone() on_reviewed busy/>
+                <Reveal label="Reject" class="danger" disabled=busy>
+                    <input type="text" name="reason" aria-label="Reason" placeholder="Reason (optional)" maxlength="2000"/>
+                    <button type="submit" name="action" value="reject" class="button danger" disabled=busy>"Confirm reject"</button>
+                </Reveal>
+                <Withdraw busy/>
+            </div>
+        }
+        .into_any()
     } else {
         approval_actions(&item, busy).into_any()
     };

@@ -47,7 +47,8 @@ pub fn message(call: &ToolCall, link: &str, words: Words, decide_here: bool) -> 
     if let Some(Previewed { text, .. }) = &previewed {
         blocks.push(json!({ "type": "section", "text": { "type": "mrkdwn", "text": text } }));
     }
-    let whole = !listed.is_cut() && previewed.as_ref().is_none_or(|p| p.whole);
+    // A call that needs a passkey is approved in Airlock, with one.
+    let whole = !call.step_up && !listed.is_cut() && previewed.as_ref().is_none_or(|p| p.whole);
     let mut review = json!({
         "type": "button",
         "action_id": "airlock_review",
@@ -64,9 +65,10 @@ pub fn message(call: &ToolCall, link: &str, words: Words, decide_here: bool) -> 
     if decide_here && !whole && !call.is_question() {
         // Nobody approves what they could not read: long arguments and
         // long diffs are approved on the review page, where they show whole.
-        let note = match listed.is_cut() {
-            true => "Its arguments are too long to show here: open Review to approve it.",
-            false => "Its preview is too long to show here: open Review to approve it.",
+        let note = match (call.step_up, listed.is_cut()) {
+            (true, _) => "Approving it needs your passkey: open Review to approve it.",
+            (false, true) => "Its arguments are too long to show here: open Review to approve it.",
+            (false, false) => "Its preview is too long to show here: open Review to approve it.",
         };
         blocks.push(json!({ "type": "context", "elements": [{ "type": "mrkdwn", "text": note }] }));
     }

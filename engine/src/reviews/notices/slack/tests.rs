@@ -174,3 +174,15 @@ fn a_settled_message_says_who_decided_and_has_no_buttons() {
     );
     assert!(blocks.iter().all(|b| b["type"] != "actions"));
 }
+
+#[test]
+fn a_call_that_needs_a_passkey_is_approved_on_its_review_page() {
+    let mut call = ToolCall::waiting("ops", "deploy", json!({"to": "prod"}));
+    call.step_up = true;
+    let sent = message(&call, "https://a/review", Words::of("waiting"), true);
+    assert!(sent["blocks"]
+        .to_string()
+        .contains("Approving it needs your passkey"));
+    let rest = [REJECT, "airlock_review"].map(String::from).to_vec();
+    assert_eq!(buttons(&call), (rest, true));
+}
