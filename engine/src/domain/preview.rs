@@ -223,6 +223,45 @@ impl Preview {
         }
     }
 
+    /// The preview as plain text: its summary, then a diff's hunks as
+    /// `diff -u` writes them, or a dry run's answer, or a command's
+    /// warnings; for a terminal or a mail.
+    pub fn as_text(&self) -> String {
+        let mut out = self.summary();
+        if let Some(diff) = self.diff() {
+            for hunk in &diff.hunks {
+                out.push_str(&format!(
+                    "\n@@ -{},{} +{},{} @@",
+                    hunk.old_start, hunk.old_lines, hunk.new_start, hunk.new_lines
+                ));
+                for line in &hunk.lines {
+                    let sign = match line.tag {
+                        LineTag::Context => ' ',
+                        LineTag::Removed => '-',
+                        LineTag::Added => '+',
+                    };
+                    out.push_str(&format!("\n{sign}{}", line.text));
+                }
+            }
+            if diff.omitted > 0 {
+                out.push_str(&format!("\n… {} more lines not shown", diff.omitted));
+            }
+        }
+        match self {
+            Preview::DryRun(run) if run.diff.is_none() => {
+                out.push_str(&format!("\n{}", run.output))
+            }
+            Preview::Command(command) => {
+                command
+                    .warnings
+                    .iter()
+                    .for_each(|w| out.push_str(&format!("\n! {w}")));
+            }
+            _ => {}
+        }
+        out
+    }
+
     /// The diff it shows, when it has one.
     pub fn diff(&self) -> Option<&Diff> {
         match self {
@@ -245,5 +284,63 @@ impl Diff {
             (0, r) => format!("{r} {} removed", lines(r)),
             (a, r) => format!("{a} {} added, {r} removed", lines(a)),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_preview_reads_as_text_for_a_terminal_or_a_mail() {
+        let diff = Diff {
+            hunks: vec![Hunk {
+                old_start: 1,
+                old_lines: 1,
+                new_start: 1,
+                new_lines: 1,
+                lines: vec![
+                    DiffLine {
+                        tag: LineTag::Removed,
+                        text: "old".into(),
+                    },
+                    DiffLine {
+                        tag: LineTag::Added,
+                        text: "new".into(),
+                    },
+                ],
+            }],
+            added: 1,
+            removed: 1,
+            omitted: 0,
+        };
+        let file = Preview::FileWrite(FilePreview {
+            path: "notes.txt".into(),
+            change: FileChange::Changed(diff),
+            seen: None,
+            renewed: false,
+        });
+        assert_eq!(
+            file.as_text(),
+            "Changes notes.txt: 1 line added, 1 removed\n@@ -1,1 +1,1 @@\n-old\n+new"
+        );
+        let command = Preview::Command(CommandPreview {
+            command: "rm -rf /".into(),
+            folder: None,
+            steps: vec![CommandStep {
+                program: "rm".into(),
+                arguments: vec![CommandWord {
+                    text: "/".into(),
+                    outside: true,
+                }],
+                redirects: Vec::new(),
+                then: None,
+            }],
+            warnings: vec!["runs with another user's rights (sudo)".into()],
+        });
+        assert_eq!(
+            command.as_text(),
+            "Runs rm -rf /; outside its folder: /\n! runs with another user's rights (sudo)"
+        );
     }
 }

@@ -60,6 +60,14 @@ pub struct CallBody {
     /// What the shadow policy would have done, when one is configured.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub shadow: Option<ShadowBody>,
+    /// What it would do, as plain text: a summary, then a diff's hunks
+    /// (`diff -u`), a dry run's answer or a command's warnings.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub preview: Option<String>,
+    /// Whether approving it takes the approver's passkey, in Airlock's
+    /// pages (`step_up: passkey`); the API refuses to approve it.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub step_up: bool,
 }
 
 /// The shadow policy's verdict on a call, never enforced.
@@ -102,7 +110,10 @@ pub struct DecisionBody {
 impl CallBody {
     /// `call` as the API shows it, with its conversation's title if known.
     pub fn of(call: ToolCall, conversation_title: Option<String>) -> Self {
+        let preview = call.preview.as_ref().map(|p| p.as_text());
         Self {
+            preview,
+            step_up: call.step_up,
             id: call.id.to_string(),
             conversation_id: call.conversation_id.to_string(),
             conversation_title,

@@ -64,6 +64,12 @@ pub(super) fn told(call: &CallBody, base: &str, now: DateTime<Utc>) -> String {
         line("Lapses", when(at));
     }
     line("Policy", call.policy_reason.clone());
+    if call.step_up && call.status == "pending_approval" {
+        line(
+            "Approve with",
+            "your passkey, in Airlock's pages".to_owned(),
+        );
+    }
     if !call.approvers.is_empty() {
         line("Approvers", call.approvers.join(" or "));
     }
@@ -111,6 +117,13 @@ pub(super) fn told(call: &CallBody, base: &str, now: DateTime<Utc>) -> String {
         ));
     } else {
         out.push_str(&format!("\nArguments:\n{}\n", pretty(&call.arguments)));
+    }
+    if let Some(preview) = call
+        .preview
+        .as_ref()
+        .filter(|_| call.status == "pending_approval")
+    {
+        out.push_str(&format!("\nPreview:\n{preview}\n"));
     }
     if let Some(result) = &call.result {
         out.push_str(&format!("\nResult:\n{}\n", pretty(result)));

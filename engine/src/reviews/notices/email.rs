@@ -192,6 +192,9 @@ fn text(call: &ToolCall, link: &str, words: Words) -> String {
             out.push_str(&format!("  and {} more\n", listed.more));
         }
     }
+    if let Some(preview) = &call.preview {
+        out.push_str(&format!("\nPreview:\n{}\n", preview.as_text()));
+    }
     out.push_str(&format!(
         "\nReview it: {link}\n\nThe link opens the call's review page; nothing is decided until you choose there.\n"
     ));

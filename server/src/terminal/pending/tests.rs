@@ -24,6 +24,8 @@ fn call(id: &str, tool: &str, created_at: &str) -> CallBody {
         result: None,
         error: None,
         shadow: None,
+        preview: None,
+        step_up: false,
     }
 }
 
@@ -110,4 +112,20 @@ fn the_agents_question_reads_as_one() {
     let text = table(&listed, now());
     let line = text.lines().nth(1).unwrap();
     assert!(line.contains("question  Which to keep?"), "{text}");
+}
+
+#[test]
+fn a_waiting_calls_preview_and_passkey_are_told_by_show() {
+    let mut waiting = call("a1", "write_file", "2026-11-27T09:58:30Z");
+    waiting.preview = Some("Changes notes.txt: 1 line added\n@@ -1,0 +2,1 @@\n+ship it".into());
+    waiting.step_up = true;
+    let text = super::super::show::told(&waiting, "http://localhost:3000", now());
+    assert!(
+        text.contains("  Approve with  your passkey, in Airlock's pages"),
+        "{text}"
+    );
+    assert!(
+        text.contains("\nPreview:\nChanges notes.txt: 1 line added\n@@ -1,0 +2,1 @@\n+ship it\n"),
+        "{text}"
+    );
 }
