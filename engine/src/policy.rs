@@ -175,6 +175,12 @@ impl Policy {
         &self.inline_actions
     }
 
+    /// Whether a tool's own read-only hint lets its calls run
+    /// (`trust_read_only_hints`).
+    pub fn trusts_read_only_hints(&self) -> bool {
+        self.trust_read_only_hints
+    }
+
     /// Whether the tool is offered to the model at all.
     pub fn is_visible(&self, tool: &str) -> bool {
         self.hidden_reason(tool).is_none()

@@ -224,3 +224,50 @@ async fn receipt_of(
     let arguments: Value = serde_json::from_str(arguments).unwrap();
     engine::receipts::verify(receipt, &keys, chrono::Utc::now(), Some(&arguments)).unwrap()
 }
+
+#[tokio::test]
+async fn a_tools_own_read_only_hint_lets_it_run_where_the_policy_trusts_such_hints() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = root(dir.path());
+    let config = format!(
+        "gateway:\n  api_keys:\n    - name: desktop\n      sha256: {}\nsources:\n  files:\n    command: node\n    args: [{:?}, {:?}]\n    trust_read_only_hints: true\n",
+        engine::domain::token::hash_text(KEY),
+        package("server-filesystem/dist/index.js"),
+        root.display().to_string(),
+    );
+    let server = support::start(dir.path(), &config, &[], support::Workers::default()).await;
+    while !server
+        .engine
+        .proxied_tools()
+        .iter()
+        .any(|o| o.source == "files")
+    {
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    // `read_text_file` says it only reads; nothing else in the block names it.
+    let path = json!({ "path": root.join("notes.txt").display().to_string() });
+    let asked = call(&server, "read_text_file", path);
+    loop {
+        assert!(
+            server
+                .engine
+                .pending_approvals(10)
+                .await
+                .unwrap()
+                .is_empty(),
+            "a read-only tool waits for a person"
+        );
+        if asked.is_finished() {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let answered = asked.await.unwrap();
+    assert_eq!(text(&answered["result"]), "hello", "{answered}");
+    let ran = waiting_or_ended(&server).await;
+    assert!(
+        ran.policy_reason.ends_with("is read-only"),
+        "{}",
+        ran.policy_reason
+    );
+}

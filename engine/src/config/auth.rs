@@ -118,6 +118,19 @@ pub(super) fn check_groups(
             "links that need signing in need an `auth:` block, so people can sign in",
         ));
     }
+    // A passkey is a signed-in person's: without people, such calls could
+    // never be approved.
+    let block = policy.step_up.map(|_| "step_up".to_owned());
+    let rules = policy.rules.iter().enumerate();
+    let in_rules =
+        rules.filter_map(|(r, rule)| rule.step_up.map(|_| format!("rules[{r}].step_up")));
+    if let (Some(key), None) = (block.into_iter().chain(in_rules).next(), auth) {
+        return Err(PolicyError::new(
+            file,
+            format!("{prefix}.{key}"),
+            "a passkey is a signed-in person's: `step_up: passkey` needs an `auth:` block",
+        ));
+    }
     let named = policy
         .approvers
         .iter()

@@ -182,6 +182,12 @@ use crate::policy::{PolicyConfig, Position};
     8,
     "no group `opss` in `auth.groups`"
 )]
+#[case::step_up_without_people(
+    "sources:\n  fs:\n    command: x\n    rules:\n      - tool: rm\n        action: require_approval\n        step_up: passkey\n",
+    "sources.fs.rules[0].step_up",
+    7,
+    "`step_up: passkey` needs an `auth:` block"
+)]
 #[case::tab_indentation(
     "sources:\n\tgit:\n    command: uvx\n",
     "sources",

@@ -192,6 +192,18 @@ async fn key_holder(core: &Core, client: Option<&str>) -> Result<Option<PersonId
     Ok(found.map(|c| c.person.id))
 }
 
+/// Whether the source itself says the tool only reads (its MCP
+/// `readOnlyHint`), which the policy counts when it trusts such hints. The
+/// source's word, never the asker's: an agent could claim anything.
+fn read_only(core: &Core, source: &str, tool: &str) -> bool {
+    if !core.config.policy_for(source).trusts_read_only_hints() {
+        return false;
+    }
+    let sources = core.sources.get();
+    let offered = sources.get(source).map(|s| s.tools()).unwrap_or_default();
+    offered.iter().any(|t| t.name == tool && t.read_only)
+}
+
 pub(crate) async fn gateway_call(
     core: &Core,
     request: GatewayRequest,
@@ -215,7 +227,7 @@ pub(crate) async fn gateway_call(
         source: request.source.clone(),
         tool: request.tool.clone(),
         arguments: request.arguments.clone(),
-        read_only_hint: false,
+        read_only_hint: read_only(core, &request.source, &request.tool),
     };
     let decisions::Classified { verdict, shadow } =
         decisions::classify(core, &conversation, &proposal).await?;

@@ -35,7 +35,8 @@ pub trait PasskeyStore: Send + Sync {
     /// then, and an audit entry (`step_up`) naming the passkey.
     async fn passkey_used(&self, used: &PasskeyUse<'_>) -> Result<(), StoreError>;
 
-    /// Keeps a challenge handed to a browser, and drops those lapsed by `now`.
+    /// Keeps a challenge handed to a browser, and drops those lapsed by
+    /// `now` and all but the newest ten of its person's.
     async fn add_passkey_challenge(
         &self,
         challenge: &PasskeyChallenge,

@@ -23,6 +23,12 @@ const USED: &str = "update passkeys set sign_count = $1, last_used_at = $2 where
 
 const DROP_LAPSED: &str = "delete from passkey_challenges where expires_at <= $1";
 
+/// A person's open challenges beyond the newest few: asking again and
+/// again fills nothing.
+const DROP_EXCESS: &str = "delete from passkey_challenges where person_id = $1
+     and challenge_id not in (select challenge_id from passkey_challenges where person_id = $1
+                              order by created_at desc, challenge_id desc limit 9)";
+
 const INSERT_CHALLENGE: &str = "insert into passkey_challenges
         (challenge_id, person_id, purpose, challenge, expires_at, created_at)
      values ($1, $2, $3, $4, $5, $6)";
@@ -128,6 +134,10 @@ impl<B: Backend> PasskeyStore for SqlStore<B> {
         let mut tx = self.begin().await?;
         query(DROP_LAPSED)
             .bind(to_millis(now))
+            .execute(&mut tx)
+            .await?;
+        query(DROP_EXCESS)
+            .bind(challenge.person_id.as_str())
             .execute(&mut tx)
             .await?;
         query(INSERT_CHALLENGE)
