@@ -57,10 +57,18 @@ pub(crate) async fn take(
 /// Shows the preview of each waiting call of `calls` that has one, before
 /// they are stored.
 pub(crate) async fn take_for(core: &Core, calls: &mut [ToolCall]) {
-    for call in calls {
-        if call.status == CallStatus::PendingApproval && !call.is_question() {
-            call.preview = take(core, &call.source, &call.tool, &call.arguments).await;
+    // Side by side: each may wait on its source (up to `read::WAIT`), and a
+    // turn of several writes should wait for the slowest, not their sum.
+    let taken = futures::future::join_all(calls.iter().map(|call| async move {
+        let waits = call.status == CallStatus::PendingApproval && !call.is_question();
+        match waits {
+            true => take(core, &call.source, &call.tool, &call.arguments).await,
+            false => None,
         }
+    }))
+    .await;
+    for (call, preview) in calls.iter_mut().zip(taken) {
+        call.preview = preview;
     }
 }
 

@@ -258,3 +258,24 @@ async fn a_file_the_agent_may_not_read_is_not_shown_by_its_write() {
     );
     assert_eq!(file(&call).seen, None);
 }
+
+#[tokio::test]
+async fn each_write_of_a_turn_has_its_own_preview() {
+    let f = Fixture::new().await;
+    let conversation = f.engine.create_conversation().await.unwrap().id;
+    let write = |path: &str| ProposedCall {
+        source: "demo".into(),
+        tool: "write_file".into(),
+        arguments: json!({"path": path, "content": "new\n"}),
+        read_only_hint: false,
+    };
+    let calls = f
+        .engine
+        .propose_calls(&conversation, vec![write("notes.txt"), write("a/b.md")])
+        .await
+        .unwrap();
+    let paths: Vec<&str> = calls.iter().map(|c| file(c).path.as_str()).collect();
+    assert_eq!(paths, ["notes.txt", "a/b.md"]);
+    assert!(matches!(file(&calls[0]).change, FileChange::Changed(_)));
+    assert!(matches!(file(&calls[1]).change, FileChange::New(_)));
+}
