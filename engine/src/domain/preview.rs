@@ -229,19 +229,9 @@ impl Preview {
     pub fn as_text(&self) -> String {
         let mut out = self.summary();
         if let Some(diff) = self.diff() {
-            for hunk in &diff.hunks {
-                out.push_str(&format!(
-                    "\n@@ -{},{} +{},{} @@",
-                    hunk.old_start, hunk.old_lines, hunk.new_start, hunk.new_lines
-                ));
-                for line in &hunk.lines {
-                    let sign = match line.tag {
-                        LineTag::Context => ' ',
-                        LineTag::Removed => '-',
-                        LineTag::Added => '+',
-                    };
-                    out.push_str(&format!("\n{sign}{}", line.text));
-                }
+            for line in diff.unified_lines() {
+                out.push('\n');
+                out.push_str(&line);
             }
             if diff.omitted > 0 {
                 out.push_str(&format!("\n… {} more lines not shown", diff.omitted));
@@ -276,6 +266,27 @@ impl Preview {
 }
 
 impl Diff {
+    /// Its hunks as `diff -u` writes them: a `@@ -a,b +c,d @@` header,
+    /// then each line after its sign.
+    pub fn unified_lines(&self) -> Vec<String> {
+        let mut lines = Vec::new();
+        for hunk in &self.hunks {
+            lines.push(format!(
+                "@@ -{},{} +{},{} @@",
+                hunk.old_start, hunk.old_lines, hunk.new_start, hunk.new_lines
+            ));
+            for line in &hunk.lines {
+                let sign = match line.tag {
+                    LineTag::Context => ' ',
+                    LineTag::Removed => '-',
+                    LineTag::Added => '+',
+                };
+                lines.push(format!("{sign}{}", line.text));
+            }
+        }
+        lines
+    }
+
     /// "2 lines added, 1 removed".
     pub fn totals(&self) -> String {
         let lines = |n: u32| if n == 1 { "line" } else { "lines" };

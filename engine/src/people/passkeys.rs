@@ -160,10 +160,7 @@ pub(crate) async fn register(
         public_key: json!(made.public_key).to_string(),
         sign_count: made.sign_count,
         backup_eligible: made.backup_eligible,
-        created_at: crate::store::from_millis(
-            "passkeys",
-            crate::store::to_millis(core.clock.now()),
-        )?,
+        created_at: super::now(core)?,
         last_used_at: None,
     };
     if !core.passkeys().add_passkey(&passkey).await? {

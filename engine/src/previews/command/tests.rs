@@ -31,28 +31,28 @@ fn shown(preview: &CommandPreview) -> Vec<String> {
 #[case::newlines("echo a\necho b", &["echo a ;", "echo b"])]
 #[case::escaped_quote_in_double(r#"echo "say \"hi\"""#, &[r#"echo say "hi""#])]
 fn a_command_is_read_into_steps(#[case] line: &str, #[case] steps: &[&str]) {
-    assert_eq!(shown(&read(line, Some("/work"))), steps);
+    assert_eq!(shown(&read(line, Some("/srv"))), steps);
 }
 
 #[rstest]
 #[case::inside_relative("rm drafts/plan.md", "rm drafts/plan.md")]
 #[case::climbing("cat ../../etc/passwd", "cat *../../etc/passwd")]
 #[case::climbing_back_in("cat a/../b.txt", "cat a/../b.txt")]
-#[case::absolute_inside("cat /work/notes.txt", "cat /work/notes.txt")]
+#[case::absolute_inside("cat /srv/notes.txt", "cat /srv/notes.txt")]
 #[case::absolute_outside("cat /etc/passwd", "cat */etc/passwd")]
-#[case::prefix_is_not_inside("cat /workshop/x", "cat */workshop/x")]
+#[case::prefix_is_not_inside("cat /srvshop/x", "cat */srvshop/x")]
 #[case::home("cp ~/.ssh/id_ed25519 .", "cp *~/.ssh/id_ed25519 .")]
 #[case::option_value("tar --file=/tmp/x.tar -c .", "tar *--file=/tmp/x.tar -c .")]
 #[case::redirect_target("echo x > /etc/hosts", "echo x [*> /etc/hosts]")]
 #[case::dot_dot_alone("cd ..", "cd *..")]
 fn paths_outside_the_folder_are_marked(#[case] line: &str, #[case] step: &str) {
-    assert_eq!(shown(&read(line, Some("/work/"))), [step]);
+    assert_eq!(shown(&read(line, Some("/srv/"))), [step]);
 }
 
 #[test]
 fn without_a_folder_every_absolute_path_may_be_outside() {
-    let preview = read("cat /work/notes.txt notes.txt", None);
-    assert_eq!(shown(&preview), ["cat */work/notes.txt notes.txt"]);
+    let preview = read("cat /srv/notes.txt notes.txt", None);
+    assert_eq!(shown(&preview), ["cat */srv/notes.txt notes.txt"]);
     assert_eq!(preview.folder, None);
 }
 
@@ -68,7 +68,7 @@ fn without_a_folder_every_absolute_path_may_be_outside() {
 #[case::assignment("PATH=/tmp ls", "sets PATH in the environment")]
 #[case::heredoc("cat <<EOF", "reads a here-document")]
 fn what_the_steps_cannot_show_is_said(#[case] line: &str, #[case] warning: &str) {
-    let preview = read(line, Some("/work"));
+    let preview = read(line, Some("/srv"));
     assert!(
         preview.warnings.iter().any(|w| w.starts_with(warning)),
         "{line}: {:?}",
@@ -78,14 +78,14 @@ fn what_the_steps_cannot_show_is_said(#[case] line: &str, #[case] warning: &str)
 
 #[test]
 fn single_quotes_keep_dollars_and_say_nothing() {
-    let preview = read("echo '$(not run) $HOME *'", Some("/work"));
+    let preview = read("echo '$(not run) $HOME *'", Some("/srv"));
     assert_eq!(shown(&preview), ["echo $(not run) $HOME *"]);
     assert!(preview.warnings.is_empty(), "{:?}", preview.warnings);
 }
 
 #[test]
 fn an_assignment_is_not_taken_for_the_program() {
-    let preview = read("LANG=C sort x", Some("/work"));
+    let preview = read("LANG=C sort x", Some("/srv"));
     assert_eq!(shown(&preview), ["sort x"]);
 }
 

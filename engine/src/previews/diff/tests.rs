@@ -1,24 +1,5 @@
 use super::*;
 
-fn signed(diff: &Diff) -> Vec<String> {
-    let mut lines = Vec::new();
-    for hunk in &diff.hunks {
-        lines.push(format!(
-            "@@ -{},{} +{},{} @@",
-            hunk.old_start, hunk.old_lines, hunk.new_start, hunk.new_lines
-        ));
-        for line in &hunk.lines {
-            let sign = match line.tag {
-                LineTag::Context => ' ',
-                LineTag::Removed => '-',
-                LineTag::Added => '+',
-            };
-            lines.push(format!("{sign}{}", line.text));
-        }
-    }
-    lines
-}
-
 #[test]
 fn a_changed_line_is_one_removed_and_one_added_with_context() {
     let old = "a\nb\nc\nd\ne\nf\ng\nh\n";
@@ -26,7 +7,7 @@ fn a_changed_line_is_one_removed_and_one_added_with_context() {
     let diff = between(old, new);
     assert_eq!((diff.added, diff.removed, diff.omitted), (1, 1, 0));
     assert_eq!(
-        signed(&diff),
+        diff.unified_lines(),
         [
             "@@ -2,7 +2,7 @@",
             " b",
@@ -44,7 +25,7 @@ fn a_changed_line_is_one_removed_and_one_added_with_context() {
 #[test]
 fn a_new_file_is_all_added_from_line_one() {
     let diff = between("", "one\ntwo");
-    assert_eq!(signed(&diff), ["@@ -0,0 +1,2 @@", "+one", "+two"]);
+    assert_eq!(diff.unified_lines(), ["@@ -0,0 +1,2 @@", "+one", "+two"]);
     assert_eq!((diff.added, diff.removed), (2, 0));
 }
 
@@ -79,7 +60,7 @@ fn a_dry_runs_fenced_diff_is_read_as_hunks() {
     let answer = "```diff\nIndex: /srv/notes.txt\n===================================================================\n--- /srv/notes.txt\toriginal\n+++ /srv/notes.txt\tmodified\n@@ -1,3 +1,3 @@\n Quarterly planning notes\n-- budget review on Friday\n+- budget review on Monday\n - ship the approvals inbox\n```\n\n";
     let diff = read_unified(answer).unwrap();
     assert_eq!(
-        signed(&diff),
+        diff.unified_lines(),
         [
             "@@ -1,3 +1,3 @@",
             " Quarterly planning notes",
