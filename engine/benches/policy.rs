@@ -80,10 +80,13 @@ fn rate(config: &Config, calls: &[(String, &str, Value)], shadow: bool) -> f64 {
     for n in 0..EVALUATIONS {
         let (source, tool, arguments) = &calls[n % calls.len()];
         let facts = CallFacts {
+            source,
             tool,
             arguments,
             read_only_hint: false,
             granted: false,
+            caller: None,
+            at: chrono::DateTime::UNIX_EPOCH,
         };
         let verdict = config.policy_for(source).decide(facts);
         if shadow {

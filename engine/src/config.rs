@@ -27,6 +27,9 @@
 //! problem: `airlock.yaml:12:9: sources.fs.rules[0].action: unknown variant …`.
 
 mod auth;
+mod code;
+#[cfg(test)]
+mod code_tests;
 mod gateway;
 mod locate;
 #[cfg(test)]
@@ -169,6 +172,9 @@ pub struct Config {
     /// The candidate configuration whose policy every live call is also
     /// decided by, never enforced (see `config/shadow.rs`).
     pub shadow: Option<std::sync::Arc<Config>>,
+    /// The top-level code policy (`policy:`), which every block's policy
+    /// also asks, built-in blocks added later included.
+    pub code: Option<crate::policy::code::CodePolicy>,
 }
 
 /// The local person's name when the server is not told the OS user's.
@@ -191,6 +197,7 @@ impl Default for Config {
             model_context: None,
             shadow_file: None,
             shadow: None,
+            code: None,
         }
     }
 }
@@ -218,7 +225,9 @@ impl Config {
         let raw = read::read(file, text)?;
         // Mistakes found after reading know their key, not yet its line.
         Self::build(file, raw).map_err(|mut e| {
-            e.at = e.at.or_else(|| locate::position(text, &e.key));
+            if e.file == file {
+                e.at = e.at.or_else(|| locate::position(text, &e.key));
+            }
             e
         })
     }
@@ -241,12 +250,18 @@ impl Config {
         check_groups(file, "default_policy", &default_policy, auth.as_ref())?;
         notify::check(file, "default_policy", &default_policy, &notify)?;
         let default_policy_config = default_policy.clone();
+        let code = code::load(file, "policy", &raw.policy)?;
+        let own = code::load(file, "default_policy.policy", &default_policy.policy)?;
         let default_policy = default_policy.compile(file, "default_policy")?;
+        let default_policy = default_policy.with_code(own).with_code(code.clone());
         let gateway = raw.gateway.unwrap_or_default();
         gateway.check(err)?;
         let mut sources = BTreeMap::new();
         for (name, block) in raw.sources {
-            let source = source::source(file, &name, block, auth.as_ref())?;
+            let mut source = source::source(file, &name, block, auth.as_ref())?;
+            let key = format!("sources.{name}.policy");
+            let own = code::load(file, &key, &source.policy_config.policy)?;
+            source.policy = source.policy.with_code(own).with_code(code.clone());
             let prefix = format!("sources.{name}");
             notify::check(file, &prefix, &source.policy_config, &notify)?;
             sources.insert(name, source);
@@ -264,6 +279,7 @@ impl Config {
             model_context: None,
             shadow_file: raw.shadow_policy.map(|path| source::beside(file, &path)),
             shadow: None,
+            code,
         })
     }
 

@@ -8,6 +8,7 @@ pub mod audit;
 pub mod backlog;
 pub mod call;
 pub mod callback;
+pub mod caller;
 pub mod conversation;
 pub mod decision;
 pub mod event;
@@ -43,6 +44,7 @@ pub use audit::{
 pub use backlog::{Backlog, PendingCount};
 pub use call::{CallStatus, ExpiryAction, ProposedCall, ToolCall, AGENT_SOURCE, QUESTION_TOOL};
 pub use callback::{Callback, CallbackAttempt};
+pub use caller::{Caller, CallerKind};
 pub use conversation::{
     title_from_message, Conversation, ConversationSummary, Message, Role, UNTITLED,
 };

@@ -7,12 +7,16 @@
 //! |-------|--------------------------------------------------------|--------------------|
 //! | 1     | hidden: matches `tool_blacklist`, or `tools` is set and does not name it | deny, never offered |
 //! | 2     | the first `rules` entry whose tool glob and conditions match | its `action`  |
+//! | 2b    | the code policies (`policy:`, Cedar and Rego), top-level then the block's | their verdict |
 //! | 3     | an active "always allow" grant for the tool            | allow              |
 //! | 4     | `require_approval` names the tool                      | require approval   |
 //! | 5     | `auto_approved_tools` glob matches                     | allow              |
 //! | 6     | `trust_read_only_hints` and the tool is read-only      | allow              |
 //! | 7     | `default` (`require_approval` unless set to `allow`)   | as configured      |
+//!
+//! A deny at level 2 or 2b wins over the other's allow or ask.
 
+pub mod code;
 mod config;
 pub mod duration;
 mod previews;
@@ -22,12 +26,10 @@ mod rules;
 use crate::domain::FollowUp;
 use serde::{Deserialize, Serialize};
 
-pub use config::{
-    DefaultAction, PolicyConfig, PolicyError, Position, ReviewLink, RuleConfig, Then,
-};
+pub use config::{DefaultAction, PolicyConfig, PolicyError, Position, ReviewLink, Then};
 pub use previews::{PreviewConfig, PreviewKind, PreviewPlan};
-pub use rule_config::{ConditionConfig, RuleAction, StepUp};
-use rules::{CompiledRule, GlobList};
+pub use rule_config::{ConditionConfig, RuleAction, RuleConfig, StepUp};
+use rules::{CompiledRule, GlobList, Overrides};
 
 /// What the policy says about one call.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -89,21 +91,18 @@ impl PolicyVerdict {
     }
 
     /// Who decides it, when it waits: the rule's word, else the block's.
-    fn decided_by(mut self, policy: &Policy, rule: Option<&CompiledRule>) -> Self {
+    fn decided_by(mut self, policy: &Policy, own: &Overrides) -> Self {
         if self.outcome == Outcome::RequireApproval {
-            let approvers = rule.and_then(|r| r.approvers.as_ref());
+            let approvers = own.approvers.as_ref();
             self.approvers = approvers.unwrap_or(&policy.approvers).clone();
-            self.separation_of_duties = rule
-                .and_then(|r| r.separation_of_duties)
+            self.separation_of_duties = own
+                .separation_of_duties
                 .unwrap_or(policy.separation_of_duties);
-            self.approvals_required = rule
-                .and_then(|r| r.approvals_required)
-                .unwrap_or(policy.approvals_required);
-            let notify = rule.and_then(|r| r.notify.as_ref());
-            self.notify = notify.unwrap_or(&policy.notify).clone();
-            let own = rule.and_then(|r| r.follow_up.as_ref());
-            self.follow_up = own.unwrap_or(&policy.follow_up).clone();
-            self.step_up = rule.and_then(|r| r.step_up).unwrap_or(policy.step_up);
+            self.approvals_required = own.approvals_required.unwrap_or(policy.approvals_required);
+            self.notify = own.notify.as_ref().unwrap_or(&policy.notify).clone();
+            let follow_up = own.follow_up.as_ref();
+            self.follow_up = follow_up.unwrap_or(&policy.follow_up).clone();
+            self.step_up = own.step_up.unwrap_or(policy.step_up);
         }
         self
     }
@@ -112,6 +111,8 @@ impl PolicyVerdict {
 /// What the policy is asked about.
 #[derive(Debug, Clone, Copy)]
 pub struct CallFacts<'a> {
+    /// The source the tool belongs to.
+    pub source: &'a str,
     /// The tool's name as its source knows it.
     pub tool: &'a str,
     /// The call's arguments.
@@ -120,6 +121,26 @@ pub struct CallFacts<'a> {
     pub read_only_hint: bool,
     /// Whether an active "always allow" grant covers this tool here.
     pub granted: bool,
+    /// Who asked; `None`: nothing is known of them.
+    pub caller: Option<&'a crate::domain::Caller>,
+    /// When it was asked.
+    pub at: chrono::DateTime<chrono::Utc>,
+}
+
+impl<'a> CallFacts<'a> {
+    /// A call of `tool` with `arguments`, of no known caller, at the Unix
+    /// epoch, with no grant and no read-only hint: set what is known.
+    pub fn new(source: &'a str, tool: &'a str, arguments: &'a serde_json::Value) -> Self {
+        Self {
+            source,
+            tool,
+            arguments,
+            read_only_hint: false,
+            granted: false,
+            caller: None,
+            at: chrono::DateTime::UNIX_EPOCH,
+        }
+    }
 }
 
 /// How a reason starts when a grant allowed the call (level 3).
@@ -157,6 +178,8 @@ pub struct Policy {
     follow_up: FollowUp,
     step_up: bool,
     previews: Vec<previews::CompiledPreview>,
+    /// Its code policies: the block's own `policy:` and the top-level one.
+    code: Vec<code::CodePolicy>,
     /// The block it was written in (`sources.fs`, `default_policy`), so a
     /// verdict of its `default:` says whose default it was.
     block: String,
@@ -198,6 +221,17 @@ impl Policy {
         }
     }
 
+    /// Its code policies (level 2b).
+    pub fn code(&self) -> &[code::CodePolicy] {
+        &self.code
+    }
+
+    /// The policy with code policies added (level 2b), after any it has.
+    pub fn with_code(mut self, code: impl IntoIterator<Item = code::CodePolicy>) -> Self {
+        self.code.extend(code);
+        self
+    }
+
     /// Decides one call, following the precedence in the module docs, and
     /// names who decides it when it waits.
     pub fn decide(&self, call: CallFacts<'_>) -> PolicyVerdict {
@@ -207,13 +241,21 @@ impl Policy {
                 ..PolicyVerdict::new(Outcome::Deny, reason)
             };
         }
-        for (index, rule) in self.rules.iter().enumerate() {
-            if let Some(matched) = rule.matches(call.tool, call.arguments) {
-                let reason = format!("matched rule {}: {}", index + 1, matched);
-                return PolicyVerdict::new(rule.action.into(), reason).decided_by(self, Some(rule));
-            }
+        let ruled = self.rules.iter().enumerate().find_map(|(index, rule)| {
+            let matched = rule.matches(call.tool, call.arguments)?;
+            let reason = format!("matched rule {}: {}", index + 1, matched);
+            Some(PolicyVerdict::new(rule.action.into(), reason).decided_by(self, &rule.overrides))
+        });
+        let coded = self.code.iter().filter_map(|c| c.decide(&call));
+        let coded = coded
+            .reduce(code::CodeVerdict::stricter)
+            .map(|c| PolicyVerdict::new(c.outcome, c.reason).decided_by(self, &c.overrides));
+        match (ruled, coded) {
+            (Some(r), Some(c)) if c.outcome == Outcome::Deny && r.outcome != Outcome::Deny => c,
+            (Some(ruled), _) => ruled,
+            (None, Some(coded)) => coded,
+            (None, None) => self.unruled(call).decided_by(self, &Overrides::default()),
         }
-        self.unruled(call).decided_by(self, None)
     }
 
     /// The verdict of levels 3 to 7, for a call no rule matched.

@@ -18,15 +18,13 @@ use crate::domain::{CallStatus, Preview, ToolCall};
 use crate::error::EngineError;
 use crate::policy::PreviewPlan;
 
-/// The preview of a call of `tool` from `source` with `arguments`, when
-/// its policy previews the tool and the arguments hold what it needs.
-pub(crate) async fn take(
-    core: &Core,
-    source: &str,
-    tool: &str,
-    arguments: &Value,
-) -> Option<Preview> {
-    let plan = core.config.policy_for(source).preview_plan(tool)?;
+/// The preview of `call` to run with `arguments`, when its policy
+/// previews the tool and the arguments hold what it needs.
+pub(crate) async fn take(core: &Core, call: &ToolCall, arguments: &Value) -> Option<Preview> {
+    let plan = core
+        .config
+        .policy_for(&call.source)
+        .preview_plan(&call.tool)?;
     let text = |pointer: &str| arguments.pointer(pointer).and_then(Value::as_str);
     match plan {
         PreviewPlan::FileWrite { path, content } => {
@@ -35,11 +33,11 @@ pub(crate) async fn take(
                 content: text(&content)?,
             };
             Some(Preview::FileWrite(
-                read::file_write(core, source, write).await,
+                read::file_write(core, call, write).await,
             ))
         }
         PreviewPlan::DryRun { arg } => {
-            let run = read::dry_run(core, source, tool, &arg, arguments).await?;
+            let run = read::dry_run(core, call, &arg, arguments).await?;
             Some(Preview::DryRun(run))
         }
         PreviewPlan::Command {
@@ -62,7 +60,7 @@ pub(crate) async fn take_for(core: &Core, calls: &mut [ToolCall]) {
     let taken = futures::future::join_all(calls.iter().map(|call| async move {
         let waits = call.status == CallStatus::PendingApproval && !call.is_question();
         match waits {
-            true => take(core, &call.source, &call.tool, &call.arguments).await,
+            true => take(core, call, &call.arguments).await,
             false => None,
         }
     }))
@@ -88,7 +86,7 @@ pub(crate) async fn recheck(
     let Some(seen) = before.seen() else {
         return Ok(());
     };
-    let now = match take(core, &call.source, &call.tool, arguments).await {
+    let now = match take(core, call, arguments).await {
         Some(now) if now.seen() == Some(seen) => return Ok(()),
         Some(now) => now,
         None => return Ok(()),

@@ -17,6 +17,7 @@ use anyhow::Context;
 use clap::Subcommand;
 use engine::config::policy_cases::{read_cases, CaseFailure, Expect, PolicyCall};
 use engine::config::Config;
+use engine::domain::{Caller, CallerKind};
 use engine::policy::PolicyVerdict;
 
 /// The exit code of a check that could not be made (`EX_USAGE`).
@@ -39,6 +40,8 @@ pub enum PolicyCommand {
         /// The tool declares itself read-only (MCP `readOnlyHint`).
         #[arg(long)]
         read_only: bool,
+        #[command(flatten)]
+        asker: Asker,
         /// The configuration to check against.
         #[arg(long, value_name = "FILE")]
         config: Option<PathBuf>,
@@ -70,6 +73,42 @@ pub enum PolicyCommand {
     },
 }
 
+/// Who asks and when, for code policies that read them.
+#[derive(Debug, clap::Args)]
+pub struct Asker {
+    /// The API key the agent asks with (else a caller nothing is known of).
+    #[arg(long, value_name = "KEY")]
+    agent: Option<String>,
+    /// The person the agent acts for (their groups come from `auth.groups`).
+    #[arg(long)]
+    person: Option<String>,
+    /// A group of that person's, instead of `auth.groups` (repeatable).
+    #[arg(long = "group", value_name = "GROUP")]
+    groups: Vec<String>,
+    /// The agent's session.
+    #[arg(long)]
+    session: Option<String>,
+    /// When the call is asked, RFC 3339 (default: now).
+    #[arg(long, value_name = "TIME")]
+    at: Option<chrono::DateTime<chrono::Utc>>,
+}
+
+impl Asker {
+    fn caller(self) -> Caller {
+        let kind = match self.agent {
+            Some(_) => CallerKind::Key,
+            None => CallerKind::Local,
+        };
+        Caller {
+            kind,
+            name: self.agent.unwrap_or_else(|| "local".to_owned()),
+            person: self.person,
+            groups: self.groups,
+            session: self.session,
+        }
+    }
+}
+
 /// Runs a `policy` command; a failure to check at all is printed, with
 /// [`CANNOT_CHECK`].
 pub async fn run(command: PolicyCommand) -> ExitCode {
@@ -79,9 +118,21 @@ pub async fn run(command: PolicyCommand) -> ExitCode {
             tool,
             args,
             read_only,
+            asker,
             config,
             json,
-        } => check(&source, &tool, &args, read_only, config, json),
+        } => {
+            let at = asker.at;
+            let call = PolicyCall {
+                source,
+                tool,
+                args: serde_json::Value::Null,
+                read_only,
+                caller: Some(asker.caller()),
+                at,
+            };
+            check(call, &args, config, json)
+        }
         PolicyCommand::Test { cases, config } => test(&cases, config),
         PolicyCommand::Replay { config, since } => match configuration(Some(config)) {
             Ok((candidate, name)) => crate::policy_replay::replay(candidate, name, &since).await,
@@ -110,11 +161,10 @@ pub(crate) fn configuration(file: Option<PathBuf>) -> anyhow::Result<(Config, St
     Ok((crate::read_config(path.as_deref())?, name))
 }
 
+/// Checks `call`, whose arguments are `args` as given.
 fn check(
-    source: &str,
-    tool: &str,
+    mut call: PolicyCall,
     args: &str,
-    read_only: bool,
     config: Option<PathBuf>,
     json: bool,
 ) -> anyhow::Result<u8> {
@@ -125,12 +175,7 @@ fn check(
         "--args must be a JSON object, such as {{\"path\": \"a.txt\"}}"
     );
     let (config, _) = configuration(config)?;
-    let call = PolicyCall {
-        source: source.to_owned(),
-        tool: tool.to_owned(),
-        args,
-        read_only,
-    };
+    call.args = args;
     let verdict = config.check(&call);
     let expect = Expect::of(&verdict);
     if json {

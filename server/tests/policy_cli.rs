@@ -271,10 +271,13 @@ fn the_demo_source_is_checked_under_the_policy_the_server_enforces() {
     for config in [None, Some("airlock.yaml")] {
         for (tool, args, read_only) in &calls {
             let expected = served.decide(CallFacts {
+                source: "demo",
                 tool,
                 arguments: args,
                 read_only_hint: *read_only,
                 granted: false,
+                caller: None,
+                at: chrono::DateTime::UNIX_EPOCH,
             });
             let args_text = args.to_string();
             let mut words = vec!["policy", "check", "--json", "--source", "demo"];

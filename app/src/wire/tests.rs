@@ -410,18 +410,19 @@ fn an_answers_feedback_and_edits_are_shown_beside_it() {
         ..call(serde_json::json!({"type": "approval"}), None)
     };
     assert_eq!(edited.answer().as_deref(), Some("changes requested"));
+    // In the order the answer gives them.
     assert_eq!(
         edited.answer_notes(),
         [
-            (
-                "Edit instructions".to_owned(),
-                "Name the platform\nAdd a metric".to_owned()
-            ),
+            ("Feedback".to_owned(), "Warmer, please".to_owned()),
             (
                 "Changed title".to_owned(),
                 "Scaling with Kubernetes".to_owned()
             ),
-            ("Feedback".to_owned(), "Warmer, please".to_owned()),
+            (
+                "Edit instructions".to_owned(),
+                "Name the platform\nAdd a metric".to_owned()
+            ),
         ]
     );
 }

@@ -288,14 +288,23 @@ fn every_policy_key_is_a_source_key() {
         step_up: Some(crate::policy::StepUp::Passkey),
         previews: vec![serde_yaml::from_str("{tool: run, kind: command, cwd: /cwd, folder: /srv}")
             .unwrap()],
+        policy: Some(crate::policy::code::CodeConfig {
+            rego: Some("x.rego".into()),
+            query: Some("data.x.decision".into()),
+            ..Default::default()
+        }),
     };
+    let dir = tempfile::tempdir().unwrap();
+    let rego = "package x\n\ndecision := \"ask\" if input.tool == \"a\"\n";
+    std::fs::write(dir.path().join("x.rego"), rego).unwrap();
+    let file = dir.path().join("a.yaml").display().to_string();
     let block = serde_yaml::to_string(&full)
         .unwrap()
         .replace('\n', "\n    ");
     let yaml = format!(
         "auth:\n  passwords: true\n  groups:\n    ops: [ana]\nnotify:\n  ops-hook: {{webhook: https://x}}\nsources:\n  x:\n    policy_only: true\n    {block}"
     );
-    let config = Config::parse("a.yaml", &yaml).unwrap();
+    let config = Config::parse(&file, &yaml).unwrap();
     assert_eq!(config.sources["x"].policy_config, full);
 }
 

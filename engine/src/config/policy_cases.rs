@@ -8,7 +8,10 @@
 use serde::Deserialize;
 use serde_json::Value;
 
+use chrono::{DateTime, Utc};
+
 use super::Config;
+use crate::domain::Caller;
 use crate::policy::{CallFacts, Outcome, PolicyVerdict};
 
 /// What a call gets, in the words the cases file and the terminal use.
@@ -70,6 +73,13 @@ pub struct PolicyCall {
     /// Whether the tool declares itself read-only (MCP `readOnlyHint`).
     #[serde(default)]
     pub read_only: bool,
+    /// Who asks; absent: a caller nothing is known of. A person given
+    /// without groups is in the groups `auth.groups` gives them.
+    #[serde(default)]
+    pub caller: Option<Caller>,
+    /// When it is asked (RFC 3339); absent: now.
+    #[serde(default)]
+    pub at: Option<DateTime<Utc>>,
 }
 
 fn empty_object() -> Value {
@@ -99,6 +109,10 @@ struct CaseEntry {
     args: Value,
     #[serde(default)]
     read_only: bool,
+    #[serde(default)]
+    caller: Option<Caller>,
+    #[serde(default)]
+    at: Option<DateTime<Utc>>,
     expect: Expect,
 }
 
@@ -111,6 +125,8 @@ impl From<CaseEntry> for PolicyCase {
                 tool: e.tool,
                 args: e.args,
                 read_only: e.read_only,
+                caller: e.caller,
+                at: e.at,
             },
             expect: e.expect,
         }
@@ -163,11 +179,17 @@ impl Config {
     /// The verdict `call` gets under this configuration, with no grant in
     /// force.
     pub fn check(&self, call: &PolicyCall) -> PolicyVerdict {
+        let mut caller = call.caller.clone().unwrap_or_else(Caller::local);
+        if let (true, Some(auth), Some(person)) =
+            (caller.groups.is_empty(), &self.auth, &caller.person)
+        {
+            caller.groups = auth.groups_of(person);
+        }
         self.policy_for(&call.source).decide(CallFacts {
-            tool: &call.tool,
-            arguments: &call.args,
             read_only_hint: call.read_only,
-            granted: false,
+            caller: Some(&caller),
+            at: call.at.unwrap_or_else(Utc::now),
+            ..CallFacts::new(&call.source, &call.tool, &call.args)
         })
     }
 
@@ -214,6 +236,8 @@ sources:
             tool: tool.into(),
             args,
             read_only: false,
+            caller: None,
+            at: None,
         }
     }
 

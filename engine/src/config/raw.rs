@@ -38,6 +38,9 @@ pub(super) struct RawConfig {
     /// call and never enforced (`shadow_policy: candidate.yaml`).
     #[serde(default)]
     pub shadow_policy: Option<String>,
+    /// Code policies (Cedar, Rego) every block's calls are also decided by.
+    #[serde(default)]
+    pub policy: Option<crate::policy::code::CodeConfig>,
 }
 
 /// The `approvals:` block.
@@ -121,6 +124,8 @@ pub(super) struct RawSource {
     pub step_up: Option<crate::policy::StepUp>,
     #[serde(default)]
     pub previews: Vec<crate::policy::PreviewConfig>,
+    #[serde(default)]
+    pub policy: Option<crate::policy::code::CodeConfig>,
 }
 
 /// How a source's server is spoken to (`transport_type`).

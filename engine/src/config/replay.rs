@@ -72,10 +72,11 @@ impl Config {
         let (granted, read_only_hint) = facts_in_reason(&call.tool, &call.policy_reason);
         let arguments = call.original_arguments.as_ref().unwrap_or(&call.arguments);
         let verdict = self.policy_for(&call.source).decide(CallFacts {
-            tool: &call.tool,
-            arguments,
             read_only_hint,
             granted,
+            caller: call.caller.as_ref(),
+            at: call.created_at,
+            ..CallFacts::new(&call.source, &call.tool, arguments)
         });
         let now = Expect::of(&verdict);
         (now != was).then_some(Replayed {
@@ -141,10 +142,8 @@ sources:
         let config = Config::parse("now.yaml", NOW).unwrap();
         let arguments = json!({ "path": path });
         let verdict = config.policy_for("files").decide(CallFacts {
-            tool,
-            arguments: &arguments,
             read_only_hint: read_only,
-            granted: false,
+            ..CallFacts::new("files", tool, &arguments)
         });
         let mut call = ToolCall::waiting("files", tool, arguments);
         call.status = match Expect::of(&verdict) {

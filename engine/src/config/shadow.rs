@@ -70,10 +70,13 @@ mod tests {
         let both = real.with_shadow("c.yaml", candidate).unwrap();
         let nothing = json!({});
         let facts = |tool| CallFacts {
+            source: "gateway",
             tool,
             arguments: &nothing,
             read_only_hint: false,
             granted: false,
+            caller: None,
+            at: chrono::DateTime::UNIX_EPOCH,
         };
         let deploy = both.policy_for("gateway").decide(facts("deploy"));
         assert_eq!(Expect::of(&deploy), Expect::Allow);

@@ -56,6 +56,7 @@ pub(super) fn source(
         then,
         step_up,
         previews,
+        policy,
     } = raw;
     let keys = ConnectionKeys {
         command,
@@ -107,6 +108,7 @@ pub(super) fn source(
         then,
         step_up,
         previews,
+        policy,
     };
     check_groups(file, &key, &policy_config, auth)?;
     let policy = policy_config.compile(file, &key)?;

@@ -19,12 +19,18 @@ impl Config {
             Some(block) => {
                 block.policy_config.rules.push(rule);
                 let key = format!("sources.{source}");
-                block.policy = block.policy_config.compile("(suggested)", &key)?;
+                let code = block.policy.code().to_vec();
+                block.policy = block
+                    .policy_config
+                    .compile("(suggested)", &key)?
+                    .with_code(code);
             }
             None => {
                 let written = &mut candidate.default_policy_config;
                 written.rules.push(rule);
-                candidate.default_policy = written.compile("(suggested)", "default_policy")?;
+                let code = candidate.default_policy.code().to_vec();
+                let compiled = written.compile("(suggested)", "default_policy")?;
+                candidate.default_policy = compiled.with_code(code);
             }
         }
         Ok(candidate)
@@ -69,12 +75,11 @@ mod tests {
 
     fn verdict(config: &Config, source: &str, to: &str) -> Expect {
         let arguments = json!({ "to": to });
-        Expect::of(&config.policy_for(source).decide(CallFacts {
-            tool: "send_email",
-            arguments: &arguments,
-            read_only_hint: false,
-            granted: false,
-        }))
+        Expect::of(&config.policy_for(source).decide(CallFacts::new(
+            source,
+            "send_email",
+            &arguments,
+        )))
     }
 
     #[test]
@@ -103,12 +108,11 @@ mod tests {
         let pasted = Config::parse("b.yaml", &yaml).unwrap_or_else(|e| panic!("{e}\n{yaml}"));
         let decide = |config: &Config, tool: &str, path: &str| {
             let arguments = json!({ "path": path });
-            Expect::of(&config.policy_for("demo").decide(CallFacts {
-                tool,
-                arguments: &arguments,
-                read_only_hint: false,
-                granted: false,
-            }))
+            Expect::of(
+                &config
+                    .policy_for("demo")
+                    .decide(CallFacts::new("demo", tool, &arguments)),
+            )
         };
         let candidate = config.allowing("demo", "write_file").unwrap();
         for config in [&pasted, &candidate] {
@@ -137,12 +141,9 @@ mod tests {
         let candidate = config.allowing("gateway", "deploy").unwrap();
         for config in [&pasted, &candidate] {
             let arguments = json!({});
-            let decided = config.policy_for("gateway").decide(CallFacts {
-                tool: "deploy",
-                arguments: &arguments,
-                read_only_hint: false,
-                granted: false,
-            });
+            let decided = config
+                .policy_for("gateway")
+                .decide(CallFacts::new("gateway", "deploy", &arguments));
             assert_eq!(Expect::of(&decided), Expect::Allow);
         }
     }

@@ -97,10 +97,9 @@ mod tests;
 /// The policy re-checks an edited call; an edit the policy denies is refused.
 pub(super) fn check_edit(core: &Core, call: &ToolCall, edited: &Value) -> Result<(), EngineError> {
     let verdict = core.config.policy_for(&call.source).decide(CallFacts {
-        tool: &call.tool,
-        arguments: edited,
-        read_only_hint: false,
-        granted: false,
+        caller: call.caller.as_ref(),
+        at: call.created_at,
+        ..CallFacts::new(&call.source, &call.tool, edited)
     });
     if verdict.outcome == Outcome::Deny {
         return Err(EngineError::invalid(

@@ -7,7 +7,7 @@ use super::ProposedCall;
 use crate::config::policy_cases::Expect;
 use crate::core::Core;
 use crate::domain::{
-    BatchId, CallStatus, ConversationId, NewCase, Run, ShadowVerdict, ToolCall, ToolCallId,
+    BatchId, CallStatus, Caller, ConversationId, NewCase, Run, ShadowVerdict, ToolCall, ToolCallId,
     AGENT_SOURCE, QUESTION_TOOL,
 };
 use crate::error::EngineError;
@@ -37,10 +37,11 @@ pub(crate) async fn propose_in_run(
 ) -> Result<Vec<ToolCall>, EngineError> {
     let now = core.clock.now();
     let batch_id = BatchId::new();
+    let caller = chat_caller(core, conversation, turn).await?;
     let mut calls = Vec::with_capacity(proposals.len());
     let mut cases = Vec::new();
     for (position, p) in proposals.into_iter().enumerate() {
-        let Classified { verdict, shadow } = classify(core, conversation, &p).await?;
+        let Classified { verdict, shadow } = classify(core, conversation, &p, &caller).await?;
         let announce = core.config.notices(&verdict, now);
         let mut call = new_call(
             core,
@@ -53,6 +54,7 @@ pub(crate) async fn propose_in_run(
             now,
         );
         call.shadow = shadow;
+        call.caller = Some(caller.clone());
         if call.status == CallStatus::PendingApproval {
             let case = crate::domain::case_for(&call, Default::default());
             cases.push(NewCase::announced(case, announce));
@@ -67,6 +69,25 @@ pub(crate) async fn propose_in_run(
         .map_err(EngineError::missing)?;
     core.events.publish(events);
     Ok(calls)
+}
+
+/// Who asks for a chat's calls: Airlock's own agent, acting for the
+/// person whose message started the run, in their groups.
+async fn chat_caller(
+    core: &Core,
+    conversation: &ConversationId,
+    turn: Option<Turn<'_>>,
+) -> Result<Caller, EngineError> {
+    let session = conversation.as_str().to_owned();
+    let Some(id) = turn.and_then(|t| t.run.started_by.as_ref()) else {
+        return Ok(Caller::chat(None, Vec::new(), session));
+    };
+    let person = core.people().person(id).await?.map(|p| p.name);
+    let groups = match (&core.config.auth, &person) {
+        (Some(auth), Some(name)) => auth.groups_of(name),
+        _ => Vec::new(),
+    };
+    Ok(Caller::chat(person, groups, session))
 }
 
 /// A proposal as a stored call, with the status its verdict gives it and,
@@ -129,6 +150,7 @@ pub(crate) fn new_call(
         error: None,
         shadow: None,
         preview: None,
+        caller: None,
         created_at: now,
         updated_at: now,
     }
@@ -158,6 +180,7 @@ pub(crate) async fn classify(
     core: &Core,
     conversation: &ConversationId,
     p: &ProposedCall,
+    caller: &Caller,
 ) -> Result<Classified, EngineError> {
     if p.source.is_empty() {
         let reason = format!("there is no tool named {}", p.tool);
@@ -184,10 +207,11 @@ pub(crate) async fn classify(
         .iter()
         .any(|rule| rule.covers(&p.arguments));
     let facts = CallFacts {
-        tool: &p.tool,
-        arguments: &p.arguments,
         read_only_hint: p.read_only_hint,
         granted,
+        caller: Some(caller),
+        at: core.clock.now(),
+        ..CallFacts::new(&p.source, &p.tool, &p.arguments)
     };
     let verdict = core.config.policy_for(&p.source).decide(facts);
     let shadow = core.config.shadow_verdict(&p.source, facts, &verdict);

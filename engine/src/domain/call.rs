@@ -187,6 +187,10 @@ pub struct ToolCall {
     /// command read apart), when its policy previews its tool.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub preview: Option<super::Preview>,
+    /// Who asked for it, when known (calls stored before callers were
+    /// kept have none).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub caller: Option<super::Caller>,
     /// When it was proposed.
     pub created_at: DateTime<Utc>,
     /// When it last changed.
@@ -238,6 +242,7 @@ impl ToolCall {
             error: None,
             shadow: None,
             preview: None,
+            caller: None,
             created_at: now,
             updated_at: now,
         }

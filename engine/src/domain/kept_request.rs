@@ -52,9 +52,12 @@ pub struct KeptRequest {
     pub created_at: DateTime<Utc>,
 }
 
-/// The fingerprint of a request: its fields, in a fixed order, hashed.
+/// The fingerprint of a request: its fields, hashed in their canonical
+/// form (RFC 8785), so a retry that writes its keys in another order is
+/// the same request.
 pub fn request_fingerprint(fields: &serde_json::Value) -> String {
-    hash_text(&fields.to_string())
+    let canonical = serde_jcs::to_string(fields).unwrap_or_else(|_| fields.to_string());
+    hash_text(&canonical)
 }
 
 /// Checks a key: 1 to 255 visible ASCII characters (as HTTP headers carry
@@ -109,5 +112,11 @@ mod tests {
         let b = serde_json::json!(["write_file", {"path": "b"}]);
         assert_eq!(request_fingerprint(&a), request_fingerprint(&a.clone()));
         assert_ne!(request_fingerprint(&a), request_fingerprint(&b));
+        let written: serde_json::Value = serde_json::from_str(r#"{"b": 1, "a": 2}"#).unwrap();
+        let reordered: serde_json::Value = serde_json::from_str(r#"{"a": 2, "b": 1}"#).unwrap();
+        assert_eq!(
+            request_fingerprint(&written),
+            request_fingerprint(&reordered)
+        );
     }
 }

@@ -4,6 +4,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::config::Then;
 use super::Outcome;
 
 /// What a matching rule does.
@@ -64,4 +65,68 @@ pub struct ConditionConfig {
     /// The value is a number at most this.
     #[serde(default)]
     pub lte: Option<f64>,
+}
+
+/// An argument rule: for tools matching `tool`, when every condition holds, do `action`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RuleConfig {
+    /// A glob over tool names.
+    pub tool: String,
+    /// Conditions that must all hold; none means the rule applies to every call.
+    #[serde(default)]
+    pub when: Vec<ConditionConfig>,
+    /// What to do.
+    pub action: RuleAction,
+    /// The groups whose members decide the calls it sends to a person,
+    /// instead of the block's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub approvers: Option<Vec<String>>,
+    /// Whether the person who asked for such a call may approve it,
+    /// instead of the block's setting.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub separation_of_duties: Option<bool>,
+    /// How many people must approve the calls it sends to a person,
+    /// instead of the block's number.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub approvals_required: Option<u32>,
+    /// The channels (`notify:`) that announce the calls it sends to a
+    /// person, instead of the block's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub notify: Option<Vec<String>>,
+    /// Its own reminder and escalation (`remind_after`, `escalate_after`,
+    /// `escalate_to`, `then`): any of them replaces all of the block's.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub remind_after: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub escalate_after: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub escalate_to: Option<Vec<String>>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub then: Option<Then>,
+    /// What approving the calls it sends to a person takes besides a
+    /// decision, instead of the block's: `passkey`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub step_up: Option<StepUp>,
+}
+
+impl RuleConfig {
+    /// A rule doing `action` for every call of the tools `tool` matches,
+    /// with the block's approvers, notices and timing.
+    pub fn new(tool: impl Into<String>, action: RuleAction) -> Self {
+        Self {
+            tool: tool.into(),
+            when: Vec::new(),
+            action,
+            approvers: None,
+            separation_of_duties: None,
+            approvals_required: None,
+            notify: None,
+            remind_after: None,
+            escalate_after: None,
+            escalate_to: None,
+            then: None,
+            step_up: None,
+        }
+    }
 }

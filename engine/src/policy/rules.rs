@@ -157,24 +157,31 @@ impl Condition {
     }
 }
 
+/// What a rule (or a code policy) says of who decides the calls it sends
+/// to a person, where it says more than its block.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub(crate) struct Overrides {
+    /// Its approver groups, when it names its own.
+    pub approvers: Option<Vec<String>>,
+    /// Its separation of duties, when it sets its own.
+    pub separation_of_duties: Option<bool>,
+    /// Its number of approvals, when it sets its own.
+    pub approvals_required: Option<u32>,
+    /// Its notification channels, when it names its own.
+    pub notify: Option<Vec<String>>,
+    /// Its reminder and escalation, when it sets its own.
+    pub follow_up: Option<crate::domain::FollowUp>,
+    /// Whether approving its calls takes a passkey, when it says.
+    pub step_up: Option<bool>,
+}
+
 /// A rule: a tool glob, conditions that must all hold, and an action.
 #[derive(Debug, Clone)]
 pub(super) struct CompiledRule {
     pub tool: NameGlob,
     pub conditions: Vec<Condition>,
     pub action: RuleAction,
-    /// The rule's approver groups, when it names its own.
-    pub approvers: Option<Vec<String>>,
-    /// The rule's separation of duties, when it sets its own.
-    pub separation_of_duties: Option<bool>,
-    /// The rule's number of approvals, when it sets its own.
-    pub approvals_required: Option<u32>,
-    /// The rule's notification channels, when it names its own.
-    pub notify: Option<Vec<String>>,
-    /// The rule's reminder and escalation, when it sets its own.
-    pub follow_up: Option<crate::domain::FollowUp>,
-    /// Whether approving its calls takes a passkey, when it says.
-    pub step_up: Option<bool>,
+    pub overrides: Overrides,
 }
 
 impl CompiledRule {

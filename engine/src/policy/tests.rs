@@ -13,10 +13,13 @@ fn policy(yaml: &str) -> Policy {
 
 fn decide(p: &Policy, tool: &str, args: Value, read_only: bool, granted: bool) -> PolicyVerdict {
     p.decide(CallFacts {
+        source: "fs",
         tool,
         arguments: &args,
         read_only_hint: read_only,
         granted,
+        caller: None,
+        at: chrono::DateTime::UNIX_EPOCH,
     })
 }
 

@@ -10,7 +10,7 @@ use sha2::{Digest, Sha256};
 use super::diff;
 use crate::core::Core;
 use crate::domain::preview::ABSENT;
-use crate::domain::{DryRunPreview, FileChange, FilePreview};
+use crate::domain::{DryRunPreview, FileChange, FilePreview, ToolCall};
 use crate::policy::{CallFacts, Outcome};
 use crate::tools::{ToolError, ToolSource};
 
@@ -35,7 +35,7 @@ pub(super) struct FileWrite<'a> {
 }
 
 /// The diff `write` would make to the file as its source reads it now.
-pub(super) async fn file_write(core: &Core, source: &str, write: FileWrite<'_>) -> FilePreview {
+pub(super) async fn file_write(core: &Core, call: &ToolCall, write: FileWrite<'_>) -> FilePreview {
     let preview = |change, seen: Option<String>| FilePreview {
         path: write.path.to_owned(),
         change,
@@ -43,8 +43,9 @@ pub(super) async fn file_write(core: &Core, source: &str, write: FileWrite<'_>) 
         renewed: false,
     };
     let unreadable = |why: String| preview(FileChange::Unreadable { why }, None);
-    let Some(source) = core.sources.get().get(source).cloned() else {
-        return unreadable(format!("Airlock cannot read the files of `{source}`"));
+    let Some(source) = core.sources.get().get(&call.source).cloned() else {
+        let name = &call.source;
+        return unreadable(format!("Airlock cannot read the files of `{name}`"));
     };
     let tools = source.tools();
     let Some(reader) = READ_TOOLS
@@ -53,7 +54,7 @@ pub(super) async fn file_write(core: &Core, source: &str, write: FileWrite<'_>) 
     else {
         return unreadable(format!("`{}` offers no tool to read a file", source.name()));
     };
-    if !agent_may_read(core, source.name(), reader, write.path) {
+    if !agent_may_read(core, call, reader, write.path) {
         return unreadable(HIDDEN.to_owned());
     }
     let old = match ask(&source, reader, &json!({ "path": write.path })).await {
@@ -100,20 +101,20 @@ pub(super) async fn file_write(core: &Core, source: &str, write: FileWrite<'_>) 
 /// call for real.
 pub(super) async fn dry_run(
     core: &Core,
-    source: &str,
-    tool: &str,
+    call: &ToolCall,
     arg: &str,
     arguments: &Value,
 ) -> Option<DryRunPreview> {
-    let source = core.sources.get().get(source).cloned()?;
+    let source = core.sources.get().get(&call.source).cloned()?;
     let tools = source.tools();
+    let tool = call.tool.as_str();
     let spec = tools.iter().find(|t| t.name == tool)?;
     // A dry run's answer shows the lines around each change.
     if let Some(path) = arguments.get("path").and_then(Value::as_str) {
         let reader = READ_TOOLS
             .iter()
             .find(|t| tools.iter().any(|s| s.name == **t));
-        if !reader.is_some_and(|r| agent_may_read(core, source.name(), r, path)) {
+        if !reader.is_some_and(|r| agent_may_read(core, call, r, path)) {
             return None;
         }
     }
@@ -142,18 +143,19 @@ pub(super) async fn dry_run(
 const HIDDEN: &str =
     "the policy does not let the agent read this file without asking, so its content is not shown";
 
-/// Whether the agent could read the file at `path` without anyone's
-/// approval: only then does a preview show what the file holds. The asker
-/// may hold the review link (HITL Protocol), and a write to a file it may
-/// not read must not show it that file.
-fn agent_may_read(core: &Core, source: &str, reader: &str, path: &str) -> bool {
+/// Whether the agent that asked for `call` could read the file at `path`
+/// without anyone's approval: only then does a preview show what the file
+/// holds. The asker may hold the review link (HITL Protocol), and a write
+/// to a file it may not read must not show it that file.
+fn agent_may_read(core: &Core, call: &ToolCall, reader: &str, path: &str) -> bool {
+    let arguments = json!({ "path": path });
     let facts = CallFacts {
-        tool: reader,
-        arguments: &json!({ "path": path }),
         read_only_hint: true,
-        granted: false,
+        caller: call.caller.as_ref(),
+        at: call.created_at,
+        ..CallFacts::new(&call.source, reader, &arguments)
     };
-    core.config.policy_for(source).decide(facts).outcome == Outcome::Allow
+    core.config.policy_for(&call.source).decide(facts).outcome == Outcome::Allow
 }
 
 /// One call to the source, given up after [`WAIT`].

@@ -8,9 +8,9 @@ use serde_json::Value;
 use super::{case_for, kept, rounds, CaseId, NewCase, Requester, ReviewCase, ReviewToken};
 use crate::core::Core;
 use crate::decisions;
-use crate::domain::ProposedCall;
 use crate::domain::{BatchId, ConversationId, PersonId};
 use crate::domain::{CallStatus, KeptAnswer, ToolCall};
+use crate::domain::{Caller, CallerKind, ProposedCall};
 use crate::error::EngineError;
 use crate::policy::Outcome;
 
@@ -192,6 +192,34 @@ async fn key_holder(core: &Core, client: Option<&str>) -> Result<Option<PersonId
     Ok(found.map(|c| c.person.id))
 }
 
+/// Who asks through the gateway: the API key (`local` on a gateway that
+/// takes none), the person the key names and their groups, and the
+/// agent's session (else the conversation's).
+fn key_caller(core: &Core, r: &Requester, conversation: &ConversationId) -> Caller {
+    let person = r
+        .client
+        .as_deref()
+        .and_then(|c| core.config.gateway.person_of(c));
+    let groups = match (&core.config.auth, person) {
+        (Some(auth), Some(name)) => auth.groups_of(name),
+        _ => Vec::new(),
+    };
+    Caller {
+        kind: match r.client {
+            Some(_) => CallerKind::Key,
+            None => CallerKind::Local,
+        },
+        name: r.client.clone().unwrap_or_else(|| "local".to_owned()),
+        person: person.map(str::to_owned),
+        groups,
+        session: Some(
+            r.session_id
+                .clone()
+                .unwrap_or_else(|| conversation.as_str().to_owned()),
+        ),
+    }
+}
+
 /// Whether the source itself says the tool only reads (its MCP
 /// `readOnlyHint`), which the policy counts when it trusts such hints. The
 /// source's word, never the asker's: an agent could claim anything.
@@ -229,8 +257,9 @@ pub(crate) async fn gateway_call(
         arguments: request.arguments.clone(),
         read_only_hint: read_only(core, &request.source, &request.tool),
     };
+    let caller = key_caller(core, r, &conversation);
     let decisions::Classified { verdict, shadow } =
-        decisions::classify(core, &conversation, &proposal).await?;
+        decisions::classify(core, &conversation, &proposal, &caller).await?;
     let hidden = verdict.hidden && verdict.outcome == Outcome::Deny;
     let separated = verdict.separation_of_duties;
     let announce = core.config.notices(&verdict, now);
@@ -245,6 +274,7 @@ pub(crate) async fn gateway_call(
         now,
     );
     call.shadow = shadow;
+    call.caller = Some(caller);
     let waiting = call.status == CallStatus::PendingApproval;
     crate::previews::take_for(core, std::slice::from_mut(&mut call)).await;
     if waiting && separated {

@@ -249,6 +249,11 @@ const MIGRATIONS: &[Migration] = &[
         description: "passkeys",
         sql: include_str!("../../migrations/postgres/0042_passkeys.sql"),
     },
+    Migration {
+        version: 43,
+        description: "who asked for each call",
+        sql: include_str!("../../migrations/postgres/0043_call_callers.sql"),
+    },
 ];
 
 /// Arbitrary key of the advisory lock that serialises migrations across replicas.

@@ -229,6 +229,11 @@ const MIGRATIONS: &[Migration] = &[
         description: "passkeys",
         sql: include_str!("../../migrations/sqlite/0042_passkeys.sql"),
     },
+    Migration {
+        version: 43,
+        description: "who asked for each call",
+        sql: include_str!("../../migrations/sqlite/0043_call_callers.sql"),
+    },
 ];
 
 /// How many read-only connections serve reads: one per core. Statements run

@@ -263,6 +263,7 @@ pub fn configure(config: &mut crate::config::Config) -> Result<(), crate::policy
     if !config.sources.contains_key(SOURCE) {
         let policy = default_policy();
         let compiled = policy.compile("(built-in)", "sources.demo")?;
+        let compiled = compiled.with_code(config.code.clone());
         config.sources.insert(
             SOURCE.to_owned(),
             crate::config::SourceConfig {

@@ -249,10 +249,13 @@ fn a_rules_own_reminder_and_escalation_replace_the_blocks() {
     let now = Utc::now();
     let planned = |tool: &str| -> Vec<(String, &'static str, i64)> {
         let facts = crate::policy::CallFacts {
+            source: "gateway",
             tool,
             arguments: &json!({}),
             read_only_hint: false,
             granted: false,
+            caller: None,
+            at: chrono::DateTime::UNIX_EPOCH,
         };
         let verdict = policy.decide(facts);
         let notices = config.notices(&verdict, now);

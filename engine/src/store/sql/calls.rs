@@ -18,9 +18,9 @@ pub(super) const INSERT_AUDIT_ENTRY: &str =
 const INSERT_CALL: &str =
     "insert into tool_calls (tool_call_id, conversation_id, batch_id, position, source, tool,
         arguments, status, policy_reason, expires_at, default_action, created_at, updated_at,
-        run_id, message_seq, approvers, not_by, approvals_required, shadow, preview, step_up)
+        run_id, message_seq, approvers, not_by, approvals_required, shadow, preview, step_up, caller)
      values ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $12, $13, $14, $15, $16, $17, $18,
-        $19, $20)";
+        $19, $20, $21)";
 
 /// Running calls of runs no live process holds. A call the MCP proxy runs
 /// belongs to no run: the client's request holds it, and it is not taken
@@ -183,6 +183,7 @@ impl<B: Backend> SqlStore<B> {
                 .bind(c.shadow.as_ref().map(|s| serde_json::json!(s).to_string()))
                 .bind(c.preview.as_ref().map(|p| serde_json::json!(p).to_string()))
                 .bind(c.step_up)
+                .bind(c.caller.as_ref().map(|p| serde_json::json!(p).to_string()))
                 .execute(&mut *tx)
                 .await?;
             Self::audit(&mut *tx, c, "propose", "agent", "system", c.created_at).await?;

@@ -142,6 +142,9 @@ pub(super) fn row_call(row: &Row) -> Result<ToolCall, StoreError> {
         preview: opt_text("preview")?
             .map(|p| serde_json::from_str(&p).map_err(|e| corrupt(T, e)))
             .transpose()?,
+        caller: opt_text("caller")?
+            .map(|p| serde_json::from_str(&p).map_err(|e| corrupt(T, e)))
+            .transpose()?,
         created_at: from_millis(T, row.try_get("created_at")?)?,
         updated_at: from_millis(T, row.try_get("updated_at")?)?,
     })

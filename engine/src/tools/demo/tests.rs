@@ -14,10 +14,13 @@ fn the_default_policy_refuses_paths_outside_the_workspace() {
     let outcome = |tool: &str, path: &str| {
         policy
             .decide(CallFacts {
+                source: "demo",
                 tool,
                 arguments: &json!({ "path": path }),
                 read_only_hint: false,
                 granted: false,
+                caller: None,
+                at: chrono::DateTime::UNIX_EPOCH,
             })
             .outcome
     };
