@@ -4,8 +4,10 @@
 //! that reach every level of the precedence, on one thread. Then the same
 //! with a shadow policy deciding each call beside it, as `shadow_policy`
 //! makes every live call do. Target: at least 1,000,000 evaluations per
-//! second on one core. `make bench` runs it and writes
-//! `target/bench/policy.json`.
+//! second on one core. Then the same ten rules per source as 500 Cedar
+//! policies (target 100,000 a second) and as 500 Rego rules (20,000), in a
+//! top-level `policy:` over blocks with no rules of their own. `make bench`
+//! runs it and writes `target/bench/policy.json`.
 
 mod common;
 
@@ -97,6 +99,73 @@ fn rate(config: &Config, calls: &[(String, &str, Value)], shadow: bool) -> f64 {
     EVALUATIONS as f64 / started.elapsed().as_secs_f64()
 }
 
+/// Source `i`'s ten rules as Cedar policies.
+fn cedar(i: usize) -> String {
+    let scope = format!("principal, action == Action::\"call\", resource in Source::\"s{i:02}\"");
+    let has = |arg: &str| format!("context.arguments has {arg} && context.arguments.{arg}");
+    [
+        format!("permit ({scope}) when {{ resource.name == \"write_file\" && {} like \"/srv/s{i}/tmp/*\" }};", has("path")),
+        format!("forbid ({scope}) when {{ resource.name == \"write_file\" && {} like \"/etc/*\" }};", has("path")),
+        format!("permit ({scope}) when {{ resource.name like \"send_*\" && {} like \"*@example.com\" }};", has("to")),
+        format!("@airlock(\"ask\")\npermit ({scope}) when {{ resource.name == \"transfer\" && {} > 1000 }};", has("amount")),
+        format!("permit ({scope}) when {{ resource.name == \"transfer\" && {} <= 10 }};", has("amount")),
+        format!("@airlock(\"ask\")\npermit ({scope}) when {{ resource.name == \"deploy\" && {} == \"prod\" }};", has("env")),
+        format!("permit ({scope}) when {{ resource.name == \"deploy\" && {} == \"dev\" }};", has("env")),
+        format!("permit ({scope}) when {{ resource.name like \"db_*\" && {} like \"select *\" }};", has("query")),
+        format!("forbid ({scope}) when {{ resource.name like \"db_*\" }} unless {{ {} like \"select *\" }};", has("query")),
+        format!("forbid ({scope}) when {{ resource.name like \"shell_*\" && {} like \"rm *\" }};", has("command")),
+    ]
+    .join("\n")
+}
+
+/// Source `i`'s ten rules as Rego rules, each call matching at most one.
+fn rego(i: usize) -> String {
+    let on = |tool: &str| format!("input.source == \"s{i:02}\"\n\t{tool}");
+    [
+        format!("decision := \"allow\" if {{\n\t{}\n\tstartswith(input.arguments.path, \"/srv/s{i}/tmp/\")\n}}", on("input.tool == \"write_file\"")),
+        format!("decision := \"deny\" if {{\n\t{}\n\tstartswith(input.arguments.path, \"/etc/\")\n}}", on("input.tool == \"write_file\"")),
+        format!("decision := \"allow\" if {{\n\t{}\n\tendswith(input.arguments.to, \"@example.com\")\n}}", on("startswith(input.tool, \"send_\")")),
+        format!("decision := \"ask\" if {{\n\t{}\n\tinput.arguments.amount > 1000\n}}", on("input.tool == \"transfer\"")),
+        format!("decision := \"allow\" if {{\n\t{}\n\tinput.arguments.amount <= 10\n}}", on("input.tool == \"transfer\"")),
+        format!("decision := \"ask\" if {{\n\t{}\n\tinput.arguments.env == \"prod\"\n}}", on("input.tool == \"deploy\"")),
+        format!("decision := \"allow\" if {{\n\t{}\n\tinput.arguments.env == \"dev\"\n}}", on("input.tool == \"deploy\"")),
+        format!("decision := \"allow\" if {{\n\t{}\n\tstartswith(input.arguments.query, \"select \")\n}}", on("startswith(input.tool, \"db_\")")),
+        format!("decision := \"deny\" if {{\n\t{}\n\tnot startswith(input.arguments.query, \"select \")\n}}", on("startswith(input.tool, \"db_\")")),
+        format!("decision := \"deny\" if {{\n\t{}\n\tstartswith(input.arguments.command, \"rm \")\n}}", on("startswith(input.tool, \"shell_\")")),
+    ]
+    .join("\n\n")
+}
+
+/// The configuration of 50 blocks with the lists but not the rules of
+/// [`block`], under a top-level code policy
+/// (`key: file`) holding `text`, in `dir`.
+fn coded(dir: &std::path::Path, key: &str, file: &str, text: &str) -> Config {
+    std::fs::write(dir.join(file), text).unwrap();
+    let mut yaml = format!("policy: {{{key}: {file}}}\nsources:\n");
+    for i in 0..SOURCES {
+        yaml.push_str(&format!(
+            "  s{i:02}:\n    policy_only: true\n    tool_blacklist: [\"*_admin\"]\n    require_approval: [delete_file, deploy]\n    auto_approved_tools: [\"read_*\", \"list_*\"]\n"
+        ));
+    }
+    let file = dir.join("bench.yaml").display().to_string();
+    Config::parse(&file, &yaml).unwrap_or_else(|e| panic!("{e}"))
+}
+
+/// Evaluations per second of `config` over fewer calls than the YAML
+/// rows: a code policy is much slower, and a second is enough.
+fn code_rate(config: &Config, calls: &[(String, &str, Value)], evaluations: usize) -> f64 {
+    let started = Instant::now();
+    for n in 0..evaluations {
+        let (source, tool, arguments) = &calls[n % calls.len()];
+        let facts = CallFacts {
+            at: chrono::Utc::now(),
+            ..CallFacts::new(source, tool, arguments)
+        };
+        black_box(config.policy_for(source).decide(facts));
+    }
+    evaluations as f64 / started.elapsed().as_secs_f64()
+}
+
 fn main() {
     let mut yaml = String::from("sources:\n");
     for i in 0..SOURCES {
@@ -120,6 +189,30 @@ fn main() {
     .unwrap();
     let shadowed = config.clone().with_shadow("bench.yaml", candidate).unwrap();
     let with_shadow = rate(&shadowed, &calls, true);
+    let dir = tempfile::tempdir().unwrap();
+    let cedar_text: Vec<String> = (0..SOURCES).map(cedar).collect();
+    let cedar_config = coded(dir.path(), "cedar", "bench.cedar", &cedar_text.join("\n"));
+    let rego_text: Vec<String> = (0..SOURCES).map(rego).collect();
+    let rego_module = format!("package airlock\n\n{}\n", rego_text.join("\n\n"));
+    let rego_config = coded(dir.path(), "rego", "bench.rego", &rego_module);
+    // The three say the same of every call, but for the denied admin tool.
+    for (source, tool, arguments) in &calls {
+        let facts = CallFacts::new(source, tool, arguments);
+        let yaml = config.policy_for(source).decide(facts).outcome;
+        let by_cedar = cedar_config.policy_for(source).decide(facts);
+        let by_rego = rego_config.policy_for(source).decide(facts);
+        assert_eq!(
+            by_cedar.outcome, by_rego.outcome,
+            "{tool}: {by_cedar:?} {by_rego:?}"
+        );
+        if !by_cedar.hidden {
+            assert_eq!(yaml, by_cedar.outcome, "{tool}: {by_cedar:?}");
+        }
+    }
+    code_rate(&cedar_config, &calls, 2_000);
+    let with_cedar = code_rate(&cedar_config, &calls, 50_000);
+    code_rate(&rego_config, &calls, 500);
+    let with_rego = code_rate(&rego_config, &calls, 10_000);
     println!(
         "policy evaluation, {SOURCES} sources, {rules} rules, {EVALUATIONS} calls on one thread"
     );
@@ -128,6 +221,8 @@ fn main() {
         "{:>12.0} evaluations/s with a shadow policy deciding each call too",
         with_shadow
     );
+    println!("{with_cedar:>12.0} evaluations/s by 500 Cedar policies  (target ≥ 100,000)");
+    println!("{with_rego:>12.0} evaluations/s by 500 Rego rules  (target ≥ 20,000)");
     write_json(
         "policy",
         &json!({
@@ -135,6 +230,10 @@ fn main() {
             "rules": rules,
             "evaluations_per_second": plain,
             "with_shadow_per_second": with_shadow,
+            "cedar_policies": SOURCES * 10,
+            "cedar_per_second": with_cedar,
+            "rego_rules": SOURCES * 10,
+            "rego_per_second": with_rego,
         }),
     );
 }

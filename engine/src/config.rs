@@ -250,8 +250,17 @@ impl Config {
         check_groups(file, "default_policy", &default_policy, auth.as_ref())?;
         notify::check(file, "default_policy", &default_policy, &notify)?;
         let default_policy_config = default_policy.clone();
-        let code = code::load(file, "policy", &raw.policy)?;
-        let own = code::load(file, "default_policy.policy", &default_policy.policy)?;
+        let known = code::Known {
+            auth: auth.as_ref(),
+            channels: &notify,
+        };
+        let code = code::load(file, "policy", &raw.policy, &known)?;
+        let own = code::load(
+            file,
+            "default_policy.policy",
+            &default_policy.policy,
+            &known,
+        )?;
         let default_policy = default_policy.compile(file, "default_policy")?;
         let default_policy = default_policy.with_code(own).with_code(code.clone());
         let gateway = raw.gateway.unwrap_or_default();
@@ -260,7 +269,7 @@ impl Config {
         for (name, block) in raw.sources {
             let mut source = source::source(file, &name, block, auth.as_ref())?;
             let key = format!("sources.{name}.policy");
-            let own = code::load(file, &key, &source.policy_config.policy)?;
+            let own = code::load(file, &key, &source.policy_config.policy, &known)?;
             source.policy = source.policy.with_code(own).with_code(code.clone());
             let prefix = format!("sources.{name}");
             notify::check(file, &prefix, &source.policy_config, &notify)?;

@@ -26,9 +26,9 @@ mod rules;
 use crate::domain::FollowUp;
 use serde::{Deserialize, Serialize};
 
-pub use config::{DefaultAction, PolicyConfig, PolicyError, Position, ReviewLink, Then};
+pub use config::{DefaultAction, PolicyConfig, PolicyError, Position, ReviewLink};
 pub use previews::{PreviewConfig, PreviewKind, PreviewPlan};
-pub use rule_config::{ConditionConfig, RuleAction, RuleConfig, StepUp};
+pub use rule_config::{ConditionConfig, RuleAction, RuleConfig, StepUp, Then};
 use rules::{CompiledRule, GlobList, Overrides};
 
 /// What the policy says about one call.

@@ -107,7 +107,7 @@ fn call(tool: &str, args: serde_json::Value) -> PolicyCall {
 
 #[test]
 fn a_deny_anywhere_wins_and_the_card_says_which_policy() {
-    let yaml = "sources:\n  fs:\n    policy_only: true\n    rules:\n      - tool: '*'\n        action: allow\n    policy: {cedar: fs.cedar}\n";
+    let yaml = "auth:\n  passwords: true\n  groups: {release: [rita]}\nsources:\n  fs:\n    policy_only: true\n    rules:\n      - tool: '*'\n        action: allow\n    policy: {cedar: fs.cedar}\n";
     let config = parse("a.yaml", &[("a.yaml", yaml), ("fs.cedar", EXAMPLES[3].1)]).unwrap();
     let denied = config.check(&call("delete_file", json!({"path": "/prod/db"})));
     assert_eq!(Expect::of(&denied), Expect::Deny);
@@ -226,4 +226,15 @@ fn a_query_naming_no_rule_is_placed_in_the_configuration() {
         .to_string();
     assert!(message.contains("a.yaml:6:"), "{message}");
     assert!(message.contains("sources.fs.policy.query"), "{message}");
+}
+
+#[test]
+fn a_cedar_policy_naming_a_group_nobody_defined_is_refused_at_its_line() {
+    let cedar = "permit (principal, action, resource);\n\n@airlock(\"ask\")\n@approvers(\"relase\")\npermit (principal, action, resource == Tool::\"deploy\");\n";
+    let yaml = "auth:\n  passwords: true\n  groups:\n    release: [rita]\nsources:\n  fs:\n    policy_only: true\n    policy: {cedar: p.cedar}\n";
+    let message = parse("a.yaml", &[("a.yaml", yaml), ("p.cedar", cedar)])
+        .unwrap_err()
+        .to_string();
+    assert!(message.contains("p.cedar:3:"), "{message}");
+    assert!(message.contains("no group `relase`"), "{message}");
 }

@@ -170,11 +170,13 @@ impl CodePolicy {
     }
 }
 
-/// An approver group or channel a code policy names, and where.
+/// The approver groups and channels a code policy names, whether it asks
+/// for a passkey, and where.
 #[derive(Debug, Clone)]
 pub struct Named {
     pub groups: Vec<String>,
     pub channels: Vec<String>,
+    pub step_up: bool,
     /// The file and the line in it.
     pub file: String,
     pub line: usize,

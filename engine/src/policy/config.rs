@@ -5,7 +5,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::rule_config::{RuleConfig, StepUp};
+use super::rule_config::{RuleConfig, StepUp, Then};
 use super::rules::{CompiledRule, Condition, GlobList, NameGlob, Overrides};
 use super::Policy;
 use crate::domain::{FollowUp, MAX_APPROVALS};
@@ -151,14 +151,6 @@ pub struct PolicyConfig {
     /// configuration reads and compiles them (`Policy::with_code`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub policy: Option<super::code::CodeConfig>,
-}
-
-/// What follows an unanswered escalation (`then:`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Then {
-    /// The call is rejected: it fails closed.
-    Reject,
 }
 
 impl PolicyConfig {

@@ -4,7 +4,6 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::config::Then;
 use super::Outcome;
 
 /// What a matching rule does.
@@ -129,4 +128,12 @@ impl RuleConfig {
             step_up: None,
         }
     }
+}
+
+/// What follows an unanswered escalation (`then:`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Then {
+    /// The call is rejected: it fails closed.
+    Reject,
 }

@@ -186,6 +186,7 @@ impl CedarPolicy {
             .map(|a| Named {
                 groups: a.overrides.approvers.clone().unwrap_or_default(),
                 channels: a.overrides.notify.clone().unwrap_or_default(),
+                step_up: a.overrides.step_up == Some(true),
                 file: self.file.clone(),
                 line: a.line,
             })
