@@ -211,8 +211,8 @@ fn main() {
     }
     code_rate(&cedar_config, &calls, 2_000);
     let with_cedar = code_rate(&cedar_config, &calls, 50_000);
-    code_rate(&rego_config, &calls, 500);
-    let with_rego = code_rate(&rego_config, &calls, 10_000);
+    code_rate(&rego_config, &calls, 1_000);
+    let with_rego = code_rate(&rego_config, &calls, 20_000);
     println!(
         "policy evaluation, {SOURCES} sources, {rules} rules, {EVALUATIONS} calls on one thread"
     );

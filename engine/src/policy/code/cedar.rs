@@ -5,17 +5,22 @@
 //! `@airlock("ask")` waits for a person; no policy applying falls through.
 //! A policy Cedar cannot evaluate (a type error on an agent's argument)
 //! might have been a `forbid`: the call waits for a person.
+//!
+//! A policy whose scope names a resource (`resource == Tool::"deploy"`,
+//! `resource in Source::"fs"`) can only apply to that tool's or source's
+//! calls, and is asked about no others: a call is decided by the policies
+//! that name no resource, its tool's and its source's, as one set would.
 
-use std::collections::{HashMap, HashSet};
+mod request;
+
+use std::collections::HashMap;
 use std::str::FromStr;
 
 use cedar_policy::{
-    Authorizer, Context, Decision, Effect, Entities, Entity, EntityId, EntityTypeName, EntityUid,
-    PolicyId, PolicySet, Request, RestrictedExpression, Schema, ValidationMode, Validator,
+    Authorizer, Decision, Effect, EntityUid, Policy, PolicyId, PolicySet, ResourceConstraint,
+    Schema, ValidationMode, Validator,
 };
-use serde_json::Value;
 
-use super::input::{caller_of, time};
 use super::{position, CodeVerdict, Named, PolicyFile};
 use crate::domain::MAX_APPROVALS;
 use crate::policy::rules::Overrides;
@@ -24,29 +29,23 @@ use crate::policy::{CallFacts, Outcome, PolicyError};
 /// A compiled file of Cedar policies.
 #[derive(Debug)]
 pub(super) struct CedarPolicy {
-    set: PolicySet,
+    /// The policies that name no resource in their scope.
+    general: PolicySet,
+    /// The others, by the resource (a tool or a source) they name.
+    by_resource: HashMap<EntityUid, PolicySet>,
     authorizer: Authorizer,
     /// Each policy's name, place and Airlock annotations.
     about: HashMap<PolicyId, About>,
-    types: Types,
+    types: request::Types,
     file: String,
-}
-
-/// The entity types and the action a request names, parsed once.
-#[derive(Debug)]
-struct Types {
-    agent: EntityTypeName,
-    group: EntityTypeName,
-    tool: EntityTypeName,
-    source: EntityTypeName,
-    call: EntityUid,
 }
 
 /// What Airlock reads of one policy.
 #[derive(Debug)]
 struct About {
-    /// Its `@id`, else Cedar's id (`policy3`).
-    name: String,
+    /// How a card names it: its `@id` (else Cedar's id, `policy3`), its
+    /// file and line.
+    label: String,
     line: usize,
     /// Whether a `permit` waits for a person (`@airlock("ask")`).
     ask: bool,
@@ -74,7 +73,15 @@ impl CedarPolicy {
             }
         }
         let mut about = HashMap::new();
+        let mut general = PolicySet::new();
+        let mut by_resource: HashMap<EntityUid, PolicySet> = HashMap::new();
         for policy in set.policies() {
+            let (into, added) = match named_resource(policy) {
+                Some(uid) => (by_resource.entry(uid).or_default(), policy.clone()),
+                None => (&mut general, policy.clone()),
+            };
+            into.add(added)
+                .expect("a policy of a set is unique in its part of it");
             let offset = file.text.find(&policy.to_string()).unwrap_or(0);
             let at = position(&file.text, offset);
             let fail = |problem: String| PolicyError {
@@ -99,11 +106,11 @@ impl CedarPolicy {
             }
             let name = policy.annotation("id").unwrap_or(policy.id().as_ref());
             let line = at.line;
-            let (name, id) = (name.to_owned(), policy.id().clone());
+            let label = format!("Cedar policy {name} ({}:{line})", file.name);
             about.insert(
-                id,
+                policy.id().clone(),
                 About {
-                    name,
+                    label,
                     line,
                     ask,
                     overrides,
@@ -111,45 +118,57 @@ impl CedarPolicy {
             );
         }
         Ok(Self {
-            set,
+            general,
+            by_resource,
             authorizer: Authorizer::new(),
             about,
-            types: Types::new(),
+            types: request::Types::new(),
             file: file.name.clone(),
         })
     }
 
     pub(super) fn decide(&self, call: &CallFacts<'_>) -> Option<CodeVerdict> {
-        let request = match self.request(call) {
-            Ok(r) => r,
+        let (request, entities) = match self.types.request(call) {
+            Ok(asked) => asked,
             Err(problem) => return Some(self.unsure(problem)),
         };
-        let (request, entities) = request;
-        let response = self
-            .authorizer
-            .is_authorized(&request, &self.set, &entities);
-        let diagnostics = response.diagnostics();
-        let mut reasons: Vec<&About> = diagnostics.reason().map(|id| &self.about[id]).collect();
-        reasons.sort_by_key(|a| a.line);
-        let erred = diagnostics.errors().next().map(|e| e.to_string());
+        let (tool, source) = self.types.resources(call);
+        let parts = [Some(&self.general), self.by_resource.get(&tool)];
+        let parts = parts.into_iter().chain([self.by_resource.get(&source)]);
+        // As one set: any forbid that applies denies, else any permit allows.
+        let (mut forbids, mut permits, mut erred) = (Vec::new(), Vec::new(), None);
+        for part in parts.flatten().filter(|p| p.policies().next().is_some()) {
+            let response = self.authorizer.is_authorized(&request, part, &entities);
+            let diagnostics = response.diagnostics();
+            let reasons = diagnostics.reason().map(|id| &self.about[id]);
+            match response.decision() {
+                Decision::Deny => forbids.extend(reasons),
+                Decision::Allow => permits.extend(reasons),
+            }
+            erred = erred.or_else(|| diagnostics.errors().next().map(|e| e.to_string()));
+        }
+        forbids.sort_by_key(|a| a.line);
+        permits.sort_by_key(|a| a.line);
         let names = |list: &[&About]| {
-            let named: Vec<String> = list.iter().map(|a| self.named(a)).collect();
+            let named: Vec<&str> = list.iter().map(|a| a.label.as_str()).collect();
             named.join(", ")
         };
-        match (response.decision(), erred) {
-            (Decision::Deny, _) if !reasons.is_empty() => Some(CodeVerdict {
+        if !forbids.is_empty() {
+            return Some(CodeVerdict {
                 outcome: Outcome::Deny,
-                reason: format!("forbidden by {}", names(&reasons)),
+                reason: format!("forbidden by {}", names(&forbids)),
                 overrides: Overrides::default(),
-            }),
-            (_, Some(problem)) => Some(self.unsure(problem)),
-            (Decision::Deny, None) => None,
-            (Decision::Allow, None) => {
-                let asking: Vec<&About> = reasons.iter().copied().filter(|a| a.ask).collect();
+            });
+        }
+        match erred {
+            Some(problem) => Some(self.unsure(problem)),
+            None if permits.is_empty() => None,
+            None => {
+                let asking: Vec<&About> = permits.iter().copied().filter(|a| a.ask).collect();
                 if asking.is_empty() {
                     return Some(CodeVerdict {
                         outcome: Outcome::Allow,
-                        reason: format!("permitted by {}", names(&reasons)),
+                        reason: format!("permitted by {}", names(&permits)),
                         overrides: Overrides::default(),
                     });
                 }
@@ -175,10 +194,6 @@ impl CedarPolicy {
         }
     }
 
-    fn named(&self, about: &About) -> String {
-        format!("Cedar policy {} ({}:{})", about.name, self.file, about.line)
-    }
-
     /// The approver groups and channels its policies name.
     pub(super) fn named_groups(&self) -> Vec<Named> {
         self.about
@@ -192,108 +207,15 @@ impl CedarPolicy {
             })
             .collect()
     }
-
-    /// The request and entities of `call`.
-    fn request(&self, call: &CallFacts<'_>) -> Result<(Request, Entities), String> {
-        let t = &self.types;
-        let caller = caller_of(call);
-        let uid = |kind: &EntityTypeName, id: &str| {
-            EntityUid::from_type_name_and_id(kind.clone(), EntityId::new(id))
-        };
-        let groups: HashSet<EntityUid> = caller.groups.iter().map(|g| uid(&t.group, g)).collect();
-        let mut attrs = HashMap::from([(
-            "kind".to_owned(),
-            RestrictedExpression::new_string(caller.kind.as_str().to_owned()),
-        )]);
-        if let Some(person) = &caller.person {
-            attrs.insert(
-                "person".into(),
-                RestrictedExpression::new_string(person.clone()),
-            );
-        }
-        let principal = uid(&t.agent, &caller.name);
-        let source = uid(&t.source, call.source);
-        let resource = uid(&t.tool, call.tool);
-        let tool_attrs = HashMap::from([
-            (
-                "name".to_owned(),
-                RestrictedExpression::new_string(call.tool.to_owned()),
-            ),
-            (
-                "source".to_owned(),
-                RestrictedExpression::new_string(call.source.to_owned()),
-            ),
-        ]);
-        let mut entities: Vec<Entity> = groups
-            .iter()
-            .map(|g| Entity::new_no_attrs(g.clone(), HashSet::new()))
-            .collect();
-        let text = |e: &dyn std::fmt::Display| e.to_string();
-        entities.push(Entity::new(principal.clone(), attrs, groups).map_err(|e| text(&e))?);
-        entities.push(Entity::new_no_attrs(source.clone(), HashSet::new()));
-        let in_source = HashSet::from([source]);
-        entities.push(Entity::new(resource.clone(), tool_attrs, in_source).map_err(|e| text(&e))?);
-        let entities = Entities::from_entities(entities, None).map_err(|e| text(&e))?;
-        let mut context = vec![
-            ("arguments".to_owned(), expression(call.arguments)),
-            (
-                "read_only_hint".to_owned(),
-                RestrictedExpression::new_bool(call.read_only_hint),
-            ),
-            ("time".to_owned(), expression(&time(call))),
-        ];
-        if let Some(session) = caller.session {
-            context.push((
-                "session".to_owned(),
-                RestrictedExpression::new_string(session),
-            ));
-        }
-        let context = Context::from_pairs(context).map_err(|e| text(&e))?;
-        let request = Request::new(principal, t.call.clone(), resource, context, None)
-            .map_err(|e| text(&e))?;
-        Ok((request, entities))
-    }
 }
 
-impl Types {
-    fn new() -> Self {
-        let name = |n: &str| EntityTypeName::from_str(n).expect("a valid Cedar type name");
-        Self {
-            agent: name("Agent"),
-            group: name("Group"),
-            tool: name("Tool"),
-            source: name("Source"),
-            call: EntityUid::from_type_name_and_id(name("Action"), EntityId::new("call")),
-        }
-    }
-}
-
-/// A JSON value as a Cedar value. Cedar has no null: a null is left out.
-/// Arrays become sets; numbers with a fraction, decimals (four places);
-/// numbers too large for either, their text.
-fn expression(value: &Value) -> RestrictedExpression {
-    match value {
-        Value::Null => RestrictedExpression::new_string(String::new()),
-        Value::Bool(b) => RestrictedExpression::new_bool(*b),
-        Value::Number(n) => match (n.as_i64(), n.as_f64()) {
-            (Some(i), _) => RestrictedExpression::new_long(i),
-            (None, Some(f)) if f.abs() < 9.0e14 => {
-                RestrictedExpression::new_decimal(format!("{f:.4}"))
-            }
-            _ => RestrictedExpression::new_string(n.to_string()),
-        },
-        Value::String(s) => RestrictedExpression::new_string(s.clone()),
-        Value::Array(items) => {
-            RestrictedExpression::new_set(items.iter().filter(|v| !v.is_null()).map(expression))
-        }
-        Value::Object(fields) => {
-            let fields = fields
-                .iter()
-                .filter(|(_, v)| !v.is_null())
-                .map(|(k, v)| (k.clone(), expression(v)));
-            RestrictedExpression::new_record(fields)
-                .unwrap_or_else(|_| RestrictedExpression::new_string(String::new()))
-        }
+/// The resource a policy's scope names, when it names one: only calls of
+/// that tool, or of that source's tools, can satisfy it.
+fn named_resource(policy: &Policy) -> Option<EntityUid> {
+    match policy.resource_constraint() {
+        ResourceConstraint::Eq(uid) | ResourceConstraint::In(uid) => Some(uid),
+        ResourceConstraint::IsIn(_, uid) => Some(uid),
+        ResourceConstraint::Any | ResourceConstraint::Is(_) => None,
     }
 }
 

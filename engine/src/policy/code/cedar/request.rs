@@ -1,0 +1,167 @@
+//! A call as a Cedar request: `Agent::"<name>"` in its person's `Group`s
+//! does `Action::"call"` on `Tool::"<tool>"` in `Source::"<source>"`, with
+//! the context of `code/input.rs` (arguments, read-only hint, session, time).
+
+use std::collections::{HashMap, HashSet};
+use std::str::FromStr;
+
+use cedar_policy::{
+    Context, Entities, Entity, EntityId, EntityTypeName, EntityUid, Request, RestrictedExpression,
+};
+use serde_json::Value;
+
+use chrono::{DateTime, Datelike, Timelike, Utc};
+
+use super::super::input::weekday;
+use crate::domain::Caller;
+use crate::policy::CallFacts;
+
+/// The entity types and the action a request names, parsed once.
+#[derive(Debug)]
+pub(super) struct Types {
+    pub agent: EntityTypeName,
+    pub group: EntityTypeName,
+    pub tool: EntityTypeName,
+    pub source: EntityTypeName,
+    pub call: EntityUid,
+}
+
+impl Types {
+    /// The uids of `call`'s tool and source.
+    pub(super) fn resources(&self, call: &CallFacts<'_>) -> (EntityUid, EntityUid) {
+        let tool = EntityUid::from_type_name_and_id(self.tool.clone(), EntityId::new(call.tool));
+        let source = EntityId::new(call.source);
+        (
+            tool,
+            EntityUid::from_type_name_and_id(self.source.clone(), source),
+        )
+    }
+
+    /// The request and entities of `call`.
+    pub(super) fn request(&self, call: &CallFacts<'_>) -> Result<(Request, Entities), String> {
+        let t = self;
+        let local;
+        let caller = match call.caller {
+            Some(caller) => caller,
+            None => {
+                local = Caller::local();
+                &local
+            }
+        };
+        let uid = |kind: &EntityTypeName, id: &str| {
+            EntityUid::from_type_name_and_id(kind.clone(), EntityId::new(id))
+        };
+        let groups: HashSet<EntityUid> = caller.groups.iter().map(|g| uid(&t.group, g)).collect();
+        let mut attrs = HashMap::from([(
+            "kind".to_owned(),
+            RestrictedExpression::new_string(caller.kind.as_str().to_owned()),
+        )]);
+        if let Some(person) = &caller.person {
+            attrs.insert(
+                "person".into(),
+                RestrictedExpression::new_string(person.clone()),
+            );
+        }
+        let principal = uid(&t.agent, &caller.name);
+        let source = uid(&t.source, call.source);
+        let resource = uid(&t.tool, call.tool);
+        let tool_attrs = HashMap::from([
+            (
+                "name".to_owned(),
+                RestrictedExpression::new_string(call.tool.to_owned()),
+            ),
+            (
+                "source".to_owned(),
+                RestrictedExpression::new_string(call.source.to_owned()),
+            ),
+        ]);
+        let mut entities: Vec<Entity> = groups
+            .iter()
+            .map(|g| Entity::new_no_attrs(g.clone(), HashSet::new()))
+            .collect();
+        let text = |e: &dyn std::fmt::Display| e.to_string();
+        entities.push(Entity::new(principal.clone(), attrs, groups).map_err(|e| text(&e))?);
+        entities.push(Entity::new_no_attrs(source.clone(), HashSet::new()));
+        let in_source = HashSet::from([source]);
+        entities.push(Entity::new(resource.clone(), tool_attrs, in_source).map_err(|e| text(&e))?);
+        let entities = Entities::from_entities(entities, None).map_err(|e| text(&e))?;
+        let mut context = vec![
+            ("arguments".to_owned(), expression(call.arguments)),
+            (
+                "read_only_hint".to_owned(),
+                RestrictedExpression::new_bool(call.read_only_hint),
+            ),
+            ("time".to_owned(), time(call.at)),
+        ];
+        if let Some(session) = &caller.session {
+            context.push((
+                "session".to_owned(),
+                RestrictedExpression::new_string(session.clone()),
+            ));
+        }
+        let context = Context::from_pairs(context).map_err(|e| text(&e))?;
+        let request = Request::new(principal, t.call.clone(), resource, context, None)
+            .map_err(|e| text(&e))?;
+        Ok((request, entities))
+    }
+
+    pub(super) fn new() -> Self {
+        let name = |n: &str| EntityTypeName::from_str(n).expect("a valid Cedar type name");
+        Self {
+            agent: name("Agent"),
+            group: name("Group"),
+            tool: name("Tool"),
+            source: name("Source"),
+            call: EntityUid::from_type_name_and_id(name("Action"), EntityId::new("call")),
+        }
+    }
+}
+
+/// The time as `code/input.rs` gives it, built as Cedar's record at once.
+fn time(at: DateTime<Utc>) -> RestrictedExpression {
+    let long = |n: u32| RestrictedExpression::new_long(i64::from(n));
+    let iso = at.to_rfc3339_opts(chrono::SecondsFormat::Secs, true);
+    RestrictedExpression::new_record([
+        ("iso".to_owned(), RestrictedExpression::new_string(iso)),
+        (
+            "unix".to_owned(),
+            RestrictedExpression::new_long(at.timestamp()),
+        ),
+        ("hour".to_owned(), long(at.hour())),
+        ("minute".to_owned(), long(at.minute())),
+        (
+            "weekday".to_owned(),
+            RestrictedExpression::new_string(weekday(at.weekday()).to_owned()),
+        ),
+    ])
+    .expect("the time's fields are distinct")
+}
+
+/// A JSON value as a Cedar value. Cedar has no null: a null is left out.
+/// Arrays become sets; numbers with a fraction, decimals (four places);
+/// numbers too large for either, their text.
+fn expression(value: &Value) -> RestrictedExpression {
+    match value {
+        Value::Null => RestrictedExpression::new_string(String::new()),
+        Value::Bool(b) => RestrictedExpression::new_bool(*b),
+        Value::Number(n) => match (n.as_i64(), n.as_f64()) {
+            (Some(i), _) => RestrictedExpression::new_long(i),
+            (None, Some(f)) if f.abs() < 9.0e14 => {
+                RestrictedExpression::new_decimal(format!("{f:.4}"))
+            }
+            _ => RestrictedExpression::new_string(n.to_string()),
+        },
+        Value::String(s) => RestrictedExpression::new_string(s.clone()),
+        Value::Array(items) => {
+            RestrictedExpression::new_set(items.iter().filter(|v| !v.is_null()).map(expression))
+        }
+        Value::Object(fields) => {
+            let fields = fields
+                .iter()
+                .filter(|(_, v)| !v.is_null())
+                .map(|(k, v)| (k.clone(), expression(v)));
+            RestrictedExpression::new_record(fields)
+                .unwrap_or_else(|_| RestrictedExpression::new_string(String::new()))
+        }
+    }
+}
