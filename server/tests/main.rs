@@ -13,6 +13,7 @@ mod access;
 mod api_tokens;
 mod audit;
 mod card_answers;
+mod code_policies;
 mod crashes;
 mod cross_site;
 mod form_drafts;

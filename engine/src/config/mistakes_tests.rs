@@ -310,7 +310,28 @@ fn every_policy_key_is_a_source_key() {
 
 /// An `auth:` block defining the group the docs' examples name, for the
 /// examples that show a policy block without one.
-const AUTH: &str = "auth:\n  passwords: true\n  groups:\n    ops: [ana]\n    finance: [bo]\n";
+const AUTH: &str =
+    "auth:\n  passwords: true\n  groups:\n    ops: [ana]\n    finance: [bo]\n    release: [rita]\n";
+
+/// A folder holding the code policies the docs' examples name (the worked
+/// example's Cedar and Rego under each name), for their blocks to read.
+fn policy_files() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let cedar = include_str!("../../../docs/examples/policy/fs.cedar");
+    let rego = include_str!("../../../docs/examples/policy/fs.rego");
+    let schema = include_str!("../../../docs/examples/policy/airlock.cedarschema");
+    for (name, text) in [
+        ("filesystem.cedar", cedar),
+        ("fs.cedar", cedar),
+        ("airlock.cedarschema", schema),
+        ("org.rego", rego),
+        ("deploys.rego", rego),
+        ("fs.rego", rego),
+    ] {
+        std::fs::write(dir.path().join(name), text).unwrap();
+    }
+    dir
+}
 
 #[rstest]
 #[case::configuration(include_str!("../../../docs/configuration.md"))]
@@ -322,6 +343,8 @@ const AUTH: &str = "auth:\n  passwords: true\n  groups:\n    ops: [ana]\n    fin
 fn the_documented_configurations_parse(#[case] markdown: &str) {
     let blocks = yaml_blocks(markdown);
     assert!(!blocks.is_empty());
+    let files = policy_files();
+    let file = files.path().join("doc.yaml").display().to_string();
     for block in blocks {
         // A list is a file of policy cases (`airlock policy test`).
         if block.starts_with("- ") {
@@ -336,7 +359,7 @@ fn the_documented_configurations_parse(#[case] markdown: &str) {
         } else {
             format!("{AUTH}{block}")
         };
-        if let Err(e) = Config::parse("doc.yaml", &yaml) {
+        if let Err(e) = Config::parse(&file, &yaml) {
             panic!("{e}\n{yaml}");
         }
     }
