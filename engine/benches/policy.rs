@@ -77,26 +77,18 @@ fn calls() -> Vec<(String, &'static str, Value)> {
 
 /// Evaluations per second deciding `calls` under `config`, with the shadow
 /// verdict too when `shadow`.
-fn rate(config: &Config, calls: &[(String, &str, Value)], shadow: bool) -> f64 {
+fn rate(config: &Config, calls: &[(String, &str, Value)], shadow: bool, evaluations: usize) -> f64 {
     let started = Instant::now();
-    for n in 0..EVALUATIONS {
+    for n in 0..evaluations {
         let (source, tool, arguments) = &calls[n % calls.len()];
-        let facts = CallFacts {
-            source,
-            tool,
-            arguments,
-            read_only_hint: false,
-            granted: false,
-            caller: None,
-            at: chrono::DateTime::UNIX_EPOCH,
-        };
+        let facts = CallFacts::new(source, tool, arguments);
         let verdict = config.policy_for(source).decide(facts);
         if shadow {
             black_box(config.shadow_verdict(source, facts, &verdict));
         }
         black_box(verdict);
     }
-    EVALUATIONS as f64 / started.elapsed().as_secs_f64()
+    evaluations as f64 / started.elapsed().as_secs_f64()
 }
 
 /// Source `i`'s ten rules as Cedar policies.
@@ -151,21 +143,6 @@ fn coded(dir: &std::path::Path, key: &str, file: &str, text: &str) -> Config {
     Config::parse(&file, &yaml).unwrap_or_else(|e| panic!("{e}"))
 }
 
-/// Evaluations per second of `config` over fewer calls than the YAML
-/// rows: a code policy is much slower, and a second is enough.
-fn code_rate(config: &Config, calls: &[(String, &str, Value)], evaluations: usize) -> f64 {
-    let started = Instant::now();
-    for n in 0..evaluations {
-        let (source, tool, arguments) = &calls[n % calls.len()];
-        let facts = CallFacts {
-            at: chrono::Utc::now(),
-            ..CallFacts::new(source, tool, arguments)
-        };
-        black_box(config.policy_for(source).decide(facts));
-    }
-    evaluations as f64 / started.elapsed().as_secs_f64()
-}
-
 fn main() {
     let mut yaml = String::from("sources:\n");
     for i in 0..SOURCES {
@@ -180,15 +157,15 @@ fn main() {
     assert_eq!(rules, SOURCES * 10);
     let calls = calls();
     // Warm the caches before measuring.
-    rate(&config, &calls, false);
-    let plain = rate(&config, &calls, false);
+    rate(&config, &calls, false, EVALUATIONS);
+    let plain = rate(&config, &calls, false, EVALUATIONS);
     let candidate = Config::parse(
         "candidate.yaml",
         &yaml.replace("action: deny", "action: require_approval"),
     )
     .unwrap();
     let shadowed = config.clone().with_shadow("bench.yaml", candidate).unwrap();
-    let with_shadow = rate(&shadowed, &calls, true);
+    let with_shadow = rate(&shadowed, &calls, true, EVALUATIONS);
     let dir = tempfile::tempdir().unwrap();
     let cedar_text: Vec<String> = (0..SOURCES).map(cedar).collect();
     let cedar_config = coded(dir.path(), "cedar", "bench.cedar", &cedar_text.join("\n"));
@@ -209,10 +186,11 @@ fn main() {
             assert_eq!(yaml, by_cedar.outcome, "{tool}: {by_cedar:?}");
         }
     }
-    code_rate(&cedar_config, &calls, 2_000);
-    let with_cedar = code_rate(&cedar_config, &calls, 50_000);
-    code_rate(&rego_config, &calls, 1_000);
-    let with_rego = code_rate(&rego_config, &calls, 20_000);
+    // Fewer calls than the YAML rows: a code policy is much slower.
+    rate(&cedar_config, &calls, false, 2_000);
+    let with_cedar = rate(&cedar_config, &calls, false, 50_000);
+    rate(&rego_config, &calls, false, 1_000);
+    let with_rego = rate(&rego_config, &calls, false, 20_000);
     println!(
         "policy evaluation, {SOURCES} sources, {rules} rules, {EVALUATIONS} calls on one thread"
     );

@@ -238,3 +238,24 @@ fn a_cedar_policy_naming_a_group_nobody_defined_is_refused_at_its_line() {
     assert!(message.contains("p.cedar:3:"), "{message}");
     assert!(message.contains("no group `relase`"), "{message}");
 }
+
+#[test]
+fn a_rego_module_reads_its_data_document() {
+    let yaml =
+        "sources:\n  fs:\n    policy_only: true\n    policy: {rego: p.rego, data: secrets.yaml}\n";
+    let rego = "package airlock\n\ndecision := \"deny\" if input.arguments.path in data.secrets\n";
+    let data = "secrets: [/etc/shadow, /root/.ssh/id_ed25519]\n";
+    let files = [("a.yaml", yaml), ("p.rego", rego), ("secrets.yaml", data)];
+    let config = parse("a.yaml", &files).unwrap();
+    let secret = config.check(&call("read_file", json!({"path": "/etc/shadow"})));
+    assert_eq!(Expect::of(&secret), Expect::Deny, "{}", secret.reason);
+    let other = config.check(&call("read_file", json!({"path": "/etc/hosts"})));
+    assert_eq!(Expect::of(&other), Expect::Ask, "{}", other.reason);
+    let listless = [
+        ("a.yaml", yaml),
+        ("p.rego", rego),
+        ("secrets.yaml", "- /etc/shadow\n"),
+    ];
+    let refused = parse("a.yaml", &listless).unwrap_err().to_string();
+    assert!(refused.contains("sources.fs.policy.data"), "{refused}");
+}

@@ -291,12 +291,14 @@ fn every_policy_key_is_a_source_key() {
         policy: Some(crate::policy::code::CodeConfig {
             rego: Some("x.rego".into()),
             query: Some("data.x.decision".into()),
+            data: Some("x.json".into()),
             ..Default::default()
         }),
     };
     let dir = tempfile::tempdir().unwrap();
     let rego = "package x\n\ndecision := \"ask\" if input.tool == \"a\"\n";
     std::fs::write(dir.path().join("x.rego"), rego).unwrap();
+    std::fs::write(dir.path().join("x.json"), r#"{"limits": {"amount": 10}}"#).unwrap();
     let file = dir.path().join("a.yaml").display().to_string();
     let block = serde_yaml::to_string(&full)
         .unwrap()
@@ -327,6 +329,7 @@ fn policy_files() -> tempfile::TempDir {
         ("org.rego", rego),
         ("deploys.rego", rego),
         ("fs.rego", rego),
+        ("deploys.json", "{\"environments\": [\"prod\"]}"),
     ] {
         std::fs::write(dir.path().join(name), text).unwrap();
     }

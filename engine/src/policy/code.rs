@@ -35,6 +35,10 @@ pub struct CodeConfig {
     /// The rule whose value is the decision (default `data.airlock.decision`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub query: Option<String>,
+    /// A JSON or YAML document the module reads as `data` (lists of
+    /// people, paths, limits), as OPA's data documents.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub data: Option<String>,
 }
 
 /// The Rego rule asked when `query:` names none.
@@ -120,6 +124,7 @@ impl CodePolicy {
         let cedar_file = read_key("cedar", &config.cedar)?;
         let schema_file = read_key("schema", &config.schema)?;
         let rego_file = read_key("rego", &config.rego)?;
+        let data_file = read_key("data", &config.data)?;
         let refuse =
             |name: &str, problem: &str| PolicyError::new("", format!("{key}.{name}"), problem);
         if cedar_file.is_none() && rego_file.is_none() {
@@ -137,12 +142,18 @@ impl CodePolicy {
         if config.query.is_some() && rego_file.is_none() {
             return Err(refuse("query", "a query asks a Rego module: add `rego:`"));
         }
+        if data_file.is_some() && rego_file.is_none() {
+            return Err(refuse("data", "data is read by a Rego module: add `rego:`"));
+        }
+        let data = data_file
+            .map(|f| rego::document(&f, &format!("{key}.data")))
+            .transpose()?;
         let cedar = cedar_file
             .map(|f| cedar::CedarPolicy::compile(&f, schema_file.as_ref(), &format!("{key}.cedar")))
             .transpose()?;
         let query = config.query.as_deref().unwrap_or(DEFAULT_QUERY);
         let rego = rego_file
-            .map(|f| rego::RegoPolicy::compile(&f, query, &format!("{key}.rego")))
+            .map(|f| rego::RegoPolicy::compile(&f, data.clone(), query, &format!("{key}.rego")))
             .transpose()?;
         Ok(Self {
             cedar: cedar.map(Arc::new),

@@ -23,6 +23,8 @@ use crate::policy::{CallFacts, Outcome, PolicyError, Position};
 #[derive(Debug)]
 pub(super) struct RegoPolicy {
     compiled: CompiledPolicy,
+    /// The `data:` document (an empty object without one).
+    data: regorus::Value,
     /// The module compiled for regorus's virtual machine, several times
     /// faster than its interpreter; `None` where the machine cannot run it.
     program: Option<Arc<Program>>,
@@ -75,7 +77,12 @@ const SHAPE: &str =
     "a decision is \"allow\", \"ask\", \"deny\" or {\"outcome\": one of them, \"reason\": text}";
 
 impl RegoPolicy {
-    pub(super) fn compile(file: &PolicyFile, query: &str, key: &str) -> Result<Self, PolicyError> {
+    pub(super) fn compile(
+        file: &PolicyFile,
+        data: Option<regorus::Value>,
+        query: &str,
+        key: &str,
+    ) -> Result<Self, PolicyError> {
         let fail = |problem: String, at: Option<Position>| PolicyError {
             at,
             ..PolicyError::new(&file.name, key, problem)
@@ -89,6 +96,10 @@ impl RegoPolicy {
             ));
         }
         let mut engine = Engine::new();
+        let data = data.unwrap_or_else(regorus::Value::new_object);
+        engine
+            .add_data(data.clone())
+            .map_err(|e| fail(first_line(&e.to_string()), None))?;
         engine
             .add_policy(file.name.clone(), file.text.clone())
             .map_err(|e| {
@@ -105,6 +116,7 @@ impl RegoPolicy {
         let policy = Self {
             program,
             compiled,
+            data,
             query: query.to_owned(),
             file: file.name.clone(),
         };
@@ -129,8 +141,7 @@ impl RegoPolicy {
         };
         let mut vm = RegoVM::new_with_policy(self.compiled.clone());
         vm.load_program(program.clone());
-        vm.set_data(regorus::Value::new_object())
-            .map_err(|e| e.to_string())?;
+        vm.set_data(self.data.clone()).map_err(|e| e.to_string())?;
         vm.set_input(input);
         vm.execute_entry_point_by_name(&self.query)
             .map_err(|e| e.to_string())
@@ -221,6 +232,19 @@ impl Decision {
     }
 }
 
+/// A `data:` file (JSON or YAML) as the document a module reads as
+/// `data`: an object, whose keys sit beside the modules' packages.
+pub(super) fn document(file: &PolicyFile, key: &str) -> Result<regorus::Value, PolicyError> {
+    let fail = |problem: String| PolicyError::new(&file.name, key, problem);
+    let value: Value = serde_yaml::from_str(&file.text).map_err(|e| fail(e.to_string()))?;
+    if !value.is_object() {
+        return Err(fail(
+            "the data document is an object of named values".into(),
+        ));
+    }
+    Ok(value.into())
+}
+
 /// A message's first line: regorus follows it with the source it quotes.
 fn first_line(message: &str) -> String {
     message.lines().next().unwrap_or(message).trim().to_owned()
@@ -283,7 +307,7 @@ mod tests {
             text: MODULE.into(),
         };
         let mut policy =
-            RegoPolicy::compile(&file, "data.airlock.decision", "policy.rego").unwrap();
+            RegoPolicy::compile(&file, None, "data.airlock.decision", "policy.rego").unwrap();
         assert!(policy.program.is_some(), "the example runs on the machine");
         let by_machine = verdicts(&policy);
         policy.program = None;
