@@ -31,6 +31,7 @@ mod code;
 #[cfg(test)]
 mod code_tests;
 mod gateway;
+pub mod kagent;
 mod locate;
 #[cfg(test)]
 mod mistakes_tests;

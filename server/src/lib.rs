@@ -16,6 +16,7 @@ pub mod grant_stream;
 pub mod health;
 pub mod hitl;
 pub mod hook;
+pub mod import_cli;
 mod launch;
 pub mod list_stream;
 pub mod listing;

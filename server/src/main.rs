@@ -48,6 +48,9 @@ enum Command {
     /// without a server.
     #[command(subcommand)]
     Policy(server::policy_cli::PolicyCommand),
+    /// Print the configuration that gives another product's approvals.
+    #[command(subcommand)]
+    Import(ImportCommand),
     /// An MCP server over stdio for a client that starts its servers as
     /// programs: it offers a running Airlock's MCP tools (AIRLOCK_URL, with
     /// a gateway key in AIRLOCK_API_KEY), each call decided there.
@@ -57,6 +60,18 @@ enum Command {
         /// AIRLOCK_ADDR) while the client runs this.
         #[arg(long, value_name = "FILE")]
         config: Option<std::path::PathBuf>,
+    },
+}
+
+#[derive(Debug, Subcommand)]
+enum ImportCommand {
+    /// Reads kagent Agent resources (YAML, with the MCP servers they name
+    /// when the file holds them) and prints the sources and policy that
+    /// ask for the same approvals: `tools` from `toolNames`,
+    /// `require_approval` from `requireApproval`.
+    Kagent {
+        /// The file of resources (`-`: standard input).
+        file: std::path::PathBuf,
     },
 }
 
@@ -181,6 +196,7 @@ fn done(_: ()) -> ExitCode {
 async fn run(command: Command) -> anyhow::Result<ExitCode> {
     match command {
         Command::Policy(command) => Ok(server::policy_cli::run(command).await),
+        Command::Import(ImportCommand::Kagent { file }) => Ok(server::import_cli::kagent(&file)),
         Command::People(command) => Ok(server::terminal::run(command).await),
         Command::Serve => serve().await.map(done),
         Command::User(UserCommand::Add {

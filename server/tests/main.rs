@@ -24,6 +24,7 @@ mod hitl_streams;
 mod hook;
 mod http;
 mod http_streams;
+mod import_cli;
 mod inbox_pages;
 mod inline_submit;
 mod inngest_channel;
