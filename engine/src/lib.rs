@@ -2,6 +2,7 @@
 //! the [`Engine`] handle that the web layer calls. Nothing in here knows about
 //! Leptos or HTTP, so every rule can be tested without a browser or a server.
 
+pub mod a2a;
 pub mod agent;
 pub mod audit;
 pub mod clock;
