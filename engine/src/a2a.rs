@@ -4,6 +4,7 @@
 //! carries the message; the versions' JSON is the transport's to map.
 
 pub mod kagent;
+pub mod wire;
 
 use serde_json::{Map, Value};
 
@@ -24,6 +25,8 @@ pub enum Part {
         data: Value,
         metadata: Map<String, Value>,
     },
+    /// A file, kept as its version wrote it: approvals never read one.
+    File(Value),
 }
 
 impl Content {
@@ -31,7 +34,7 @@ impl Content {
     pub fn text(&self) -> String {
         let texts = self.parts.iter().filter_map(|p| match p {
             Part::Text(text) => Some(text.as_str()),
-            Part::Data { .. } => None,
+            Part::Data { .. } | Part::File(_) => None,
         });
         texts.collect::<Vec<_>>().join("\n")
     }
@@ -40,7 +43,7 @@ impl Content {
     pub fn data(&self) -> impl Iterator<Item = (&Value, &Map<String, Value>)> {
         self.parts.iter().filter_map(|p| match p {
             Part::Data { data, metadata } => Some((data, metadata)),
-            Part::Text(_) => None,
+            Part::Text(_) | Part::File(_) => None,
         })
     }
 }
