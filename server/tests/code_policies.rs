@@ -104,21 +104,17 @@ fn a_policy_file_that_does_not_compile_stops_the_check_with_its_line() {
     let broken = "package airlock\n\ndecision := \"allow\" if {\n\tinput.tool ==\n}\n";
     std::fs::write(dir.path().join("fs.rego"), broken).unwrap();
     std::fs::write(dir.path().join("airlock.yaml"), config("{rego: fs.rego}")).unwrap();
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_airlock"))
-        .args([
-            "policy",
-            "check",
-            "--config",
-            "airlock.yaml",
-            "--source",
-            "fs",
-            "--tool",
-            "x",
-        ])
-        .current_dir(dir.path())
-        .env_remove("AIRLOCK_CONFIG")
-        .output()
-        .unwrap();
+    let words = [
+        "policy",
+        "check",
+        "--config",
+        "airlock.yaml",
+        "--source",
+        "fs",
+        "--tool",
+        "x",
+    ];
+    let out = support::airlock(dir.path(), &words);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(64), "{stderr}");
     assert!(stderr.contains("fs.rego:5:"), "{stderr}");

@@ -2,7 +2,7 @@
 //! a configuration out that `airlock policy check` finds asks for the same
 //! approvals; a file without an agent exits 64.
 
-use std::process::{Command, Output};
+use crate::support::airlock;
 
 const MANIFEST: &str = "apiVersion: kagent.dev/v1alpha2
 kind: RemoteMCPServer
@@ -26,15 +26,6 @@ spec:
           toolNames: [k8s_get_resources, k8s_delete_resource]
           requireApproval: [k8s_delete_resource]
 ";
-
-fn airlock(dir: &std::path::Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_airlock"))
-        .args(args)
-        .current_dir(dir)
-        .env_remove("AIRLOCK_CONFIG")
-        .output()
-        .unwrap()
-}
 
 #[test]
 fn an_imported_kagent_agent_asks_for_what_it_asked_for() {

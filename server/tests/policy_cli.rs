@@ -8,6 +8,8 @@ use crate::support;
 use std::path::Path;
 use std::process::{Command, Output};
 
+use support::airlock;
+
 const CONFIG: &str = r#"
 auth:
   passwords: true
@@ -25,15 +27,6 @@ sources:
         when: [{ arg: /path, glob: "/etc/**" }]
         action: deny
 "#;
-
-fn airlock(dir: &Path, args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_airlock"))
-        .args(args)
-        .current_dir(dir)
-        .env_remove("AIRLOCK_CONFIG")
-        .output()
-        .unwrap()
-}
 
 fn text(bytes: &[u8]) -> String {
     String::from_utf8_lossy(bytes).into_owned()

@@ -308,3 +308,14 @@ pub fn spawn(binary: &str, dir: &std::path::Path, env: &[(&str, &str)]) -> Spawn
     };
     Spawned { child, base }
 }
+
+/// Runs the `airlock` binary with `args` in `dir`, with no configuration
+/// from the environment: what a person typing the command gets.
+pub fn airlock(dir: &std::path::Path, args: &[&str]) -> std::process::Output {
+    std::process::Command::new(env!("CARGO_BIN_EXE_airlock"))
+        .args(args)
+        .current_dir(dir)
+        .env_remove("AIRLOCK_CONFIG")
+        .output()
+        .unwrap()
+}
