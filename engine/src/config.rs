@@ -30,6 +30,8 @@ mod auth;
 mod code;
 #[cfg(test)]
 mod code_tests;
+#[cfg(test)]
+mod docs_tests;
 mod gateway;
 pub mod kagent;
 mod locate;
