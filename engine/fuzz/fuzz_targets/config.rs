@@ -21,10 +21,9 @@ fuzz_target!(|text: &str| {
         for tool in ["delete_file", "read_file", "", "*", "send_email"] {
             for (read_only_hint, granted) in [(false, false), (true, false), (false, true)] {
                 policy.decide(CallFacts {
-                    tool,
-                    arguments: &arguments,
                     read_only_hint,
                     granted,
+                    ..CallFacts::new("fuzz", tool, &arguments)
                 });
             }
         }
