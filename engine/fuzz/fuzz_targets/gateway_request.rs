@@ -18,6 +18,7 @@ fuzz_target!(|bytes: &[u8]| {
     };
     let request = GatewayRequest {
         previous_case_id: None,
+        idempotency_key: text(&body, "idempotency_key"),
         tool: text(&body, "tool").unwrap_or_default(),
         arguments: body.get("arguments").cloned().unwrap_or(Value::Null),
         source: text(&body, "source").unwrap_or_default(),
