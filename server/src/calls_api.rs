@@ -18,7 +18,7 @@ use app::error::AppError;
 use app::state::{AppState, SignedInPerson};
 use engine::domain::{Action, Channel, Reviewer, ToolCallId};
 
-pub use body::{ApprovalBody, CallBody, DecisionBody, PendingPage, ShadowBody};
+pub use body::{ApprovalBody, CallBody, CallerBody, DecisionBody, PendingPage, ShadowBody};
 
 /// The person deciding through the API: the one the request signed in as,
 /// once their access lets them decide; without sign-in (no `auth:` block),

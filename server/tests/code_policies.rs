@@ -5,7 +5,7 @@
 
 use crate::support;
 
-use engine::domain::{CallStatus, CallerKind, ToolCallId};
+use engine::domain::{Access, CallStatus, CallerKind, ToolCallId};
 use reqwest::Client;
 use serde_json::json;
 
@@ -57,6 +57,25 @@ async fn a_cedar_policy_decides_by_who_asks_and_a_replay_decides_on_the_same_cal
     assert_eq!(
         (caller.person.as_deref(), caller.groups),
         (Some("olga"), vec!["ops".to_owned()])
+    );
+
+    // The people's API says who asked.
+    let browser = Client::builder()
+        .redirect(reqwest::redirect::Policy::none())
+        .build()
+        .unwrap();
+    let cookie = support::people::signed_in_as(&server, &browser, "rita", Access::Approver).await;
+    let shown = browser
+        .get(server.url(&format!("/api/v1/calls/{id}")))
+        .header("cookie", &cookie)
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(shown.status(), 200);
+    let shown: serde_json::Value = shown.json().await.unwrap();
+    assert_eq!(
+        shown["caller"],
+        json!({"kind": "key", "name": "olga-agent", "person": "olga", "groups": ["ops"]})
     );
 
     // The same call by a key that acts for nobody waits for a person.

@@ -68,6 +68,24 @@ pub struct CallBody {
     /// pages (`step_up: passkey`); the API refuses to approve it.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub step_up: bool,
+    /// Who asked for it, when known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub caller: Option<CallerBody>,
+}
+
+/// The agent that asked for a call, as the policy saw it.
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+pub struct CallerBody {
+    /// `key` (an API key), `chat` (Airlock's own agent) or `local`.
+    pub kind: String,
+    /// The key's name; `airlock` for the chat's agent.
+    pub name: String,
+    /// The person it acts for.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub person: Option<String>,
+    /// That person's approver groups when it asked.
+    #[serde(default)]
+    pub groups: Vec<String>,
 }
 
 /// The shadow policy's verdict on a call, never enforced.
@@ -111,8 +129,15 @@ impl CallBody {
     /// `call` as the API shows it, with its conversation's title if known.
     pub fn of(call: ToolCall, conversation_title: Option<String>) -> Self {
         let preview = call.preview.as_ref().map(|p| p.as_text());
+        let caller = call.caller.map(|c| CallerBody {
+            kind: c.kind.as_str().to_owned(),
+            name: c.name,
+            person: c.person,
+            groups: c.groups,
+        });
         Self {
             preview,
+            caller,
             step_up: call.step_up,
             id: call.id.to_string(),
             conversation_id: call.conversation_id.to_string(),

@@ -4,7 +4,7 @@ use chrono::{DateTime, Utc};
 
 use super::pending::{asked, waited};
 use super::{Client, Failure};
-use crate::calls_api::CallBody;
+use crate::calls_api::{CallBody, CallerBody};
 
 /// Prints the call `id`.
 pub async fn show(client: &Client, id: &str, json: bool) -> Result<(), Failure> {
@@ -62,6 +62,9 @@ pub(super) fn told(call: &CallBody, base: &str, now: DateTime<Utc>) -> String {
     );
     if let (Some(at), "pending_approval") = (&call.expires_at, call.status.as_str()) {
         line("Lapses", when(at));
+    }
+    if let Some(caller) = &call.caller {
+        line("Asked by", asked_by(caller));
     }
     line("Policy", call.policy_reason.clone());
     if call.step_up && call.status == "pending_approval" {
@@ -132,6 +135,20 @@ pub(super) fn told(call: &CallBody, base: &str, now: DateTime<Utc>) -> String {
 }
 
 /// Where a call stands, in words.
+/// The agent that asked, the person it acts for and their groups.
+fn asked_by(caller: &CallerBody) -> String {
+    let agent = match caller.kind.as_str() {
+        "key" => format!("the key {}", caller.name),
+        "chat" => "Airlock's agent".to_owned(),
+        _ => "an agent without a key".to_owned(),
+    };
+    match (&caller.person, caller.groups.as_slice()) {
+        (None, _) => agent,
+        (Some(person), []) => format!("{agent}, for {person}"),
+        (Some(person), groups) => format!("{agent}, for {person} ({})", groups.join(", ")),
+    }
+}
+
 fn standing(status: &str) -> &str {
     match status {
         "pending_approval" => "waiting for a decision",

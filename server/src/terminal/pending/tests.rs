@@ -26,6 +26,7 @@ fn call(id: &str, tool: &str, created_at: &str) -> CallBody {
         shadow: None,
         preview: None,
         step_up: false,
+        caller: None,
     }
 }
 
@@ -128,4 +129,23 @@ fn a_waiting_calls_preview_and_passkey_are_told_by_show() {
         text.contains("\nPreview:\nChanges notes.txt: 1 line added\n@@ -1,0 +2,1 @@\n+ship it\n"),
         "{text}"
     );
+}
+
+#[test]
+fn show_says_who_asked_for_a_call() {
+    let mut asked = call("a1", "delete_file", "2026-11-27T09:58:30Z");
+    asked.caller = Some(crate::calls_api::CallerBody {
+        kind: "key".into(),
+        name: "ci".into(),
+        person: Some("olga".into()),
+        groups: vec!["ops".into(), "release".into()],
+    });
+    let text = super::super::show::told(&asked, "http://localhost:3000", now());
+    assert!(
+        text.contains("  Asked by      the key ci, for olga (ops, release)\n"),
+        "{text}"
+    );
+    asked.caller = None;
+    let text = super::super::show::told(&asked, "http://localhost:3000", now());
+    assert!(!text.contains("Asked by"), "{text}");
 }
