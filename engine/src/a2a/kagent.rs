@@ -159,21 +159,29 @@ pub fn read_interrupt(message: &Content) -> Option<Interrupt> {
     })
 }
 
+/// Refuses `verdicts` that leave one of `calls` undecided, naming them.
+fn every_call_decided(
+    verdicts: &BTreeMap<String, Verdict>,
+    calls: &[Requested],
+) -> Result<(), AnswerError> {
+    let missing: Vec<String> = calls
+        .iter()
+        .filter(|c| !verdicts.contains_key(&c.call_id))
+        .map(|c| c.call_id.clone())
+        .collect();
+    match missing.is_empty() {
+        true => Ok(()),
+        false => Err(AnswerError::Missing(missing)),
+    }
+}
+
 /// The message that answers `interrupt`, each call's verdict given by its
 /// call id, in the interrupt's contract.
 pub fn answer(
     interrupt: &Interrupt,
     verdicts: &BTreeMap<String, Verdict>,
 ) -> Result<Content, AnswerError> {
-    let missing: Vec<String> = interrupt
-        .calls
-        .iter()
-        .filter(|c| !verdicts.contains_key(&c.call_id))
-        .map(|c| c.call_id.clone())
-        .collect();
-    if !missing.is_empty() {
-        return Err(AnswerError::Missing(missing));
-    }
+    every_call_decided(verdicts, &interrupt.calls)?;
     let of = |call: &Requested| &verdicts[&call.call_id];
     let approved = interrupt
         .calls

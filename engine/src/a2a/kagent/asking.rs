@@ -9,7 +9,8 @@ use std::collections::BTreeMap;
 use serde_json::{json, Map, Value};
 
 use super::{
-    AnswerError, Generation, Requested, Verdict, APPROVING, CONFIRMATION, HITL_EXTENSION, REFUSING,
+    every_call_decided, AnswerError, Generation, Requested, Verdict, APPROVING, CONFIRMATION,
+    HITL_EXTENSION, REFUSING,
 };
 use crate::a2a::{Content, Part};
 
@@ -165,15 +166,8 @@ fn complete(
     verdicts: BTreeMap<String, Verdict>,
     calls: &[Requested],
 ) -> Result<BTreeMap<String, Verdict>, AnswerError> {
-    let missing: Vec<String> = calls
-        .iter()
-        .filter(|c| !verdicts.contains_key(&c.call_id))
-        .map(|c| c.call_id.clone())
-        .collect();
-    match missing.is_empty() {
-        true => Ok(verdicts),
-        false => Err(AnswerError::Missing(missing)),
-    }
+    every_call_decided(&verdicts, calls)?;
+    Ok(verdicts)
 }
 
 /// The first contract's free text: a refusing word anywhere refuses (the

@@ -27,7 +27,7 @@ pub(super) fn time(call: &CallFacts<'_>) -> Value {
     })
 }
 
-pub(super) fn weekday(day: chrono::Weekday) -> &'static str {
+fn weekday(day: chrono::Weekday) -> &'static str {
     match day {
         chrono::Weekday::Mon => "monday",
         chrono::Weekday::Tue => "tuesday",

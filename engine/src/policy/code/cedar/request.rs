@@ -10,10 +10,7 @@ use cedar_policy::{
 };
 use serde_json::Value;
 
-use chrono::{DateTime, Datelike, Timelike, Utc};
-
-use super::super::input::weekday;
-use crate::domain::Caller;
+use super::super::input::{caller_of, time};
 use crate::policy::CallFacts;
 
 /// The entity types and the action a request names, parsed once.
@@ -40,14 +37,7 @@ impl Types {
     /// The request and entities of `call`.
     pub(super) fn request(&self, call: &CallFacts<'_>) -> Result<(Request, Entities), String> {
         let t = self;
-        let local;
-        let caller = match call.caller {
-            Some(caller) => caller,
-            None => {
-                local = Caller::local();
-                &local
-            }
-        };
+        let caller = caller_of(call);
         let uid = |kind: &EntityTypeName, id: &str| {
             EntityUid::from_type_name_and_id(kind.clone(), EntityId::new(id))
         };
@@ -91,7 +81,7 @@ impl Types {
                 "read_only_hint".to_owned(),
                 RestrictedExpression::new_bool(call.read_only_hint),
             ),
-            ("time".to_owned(), time(call.at)),
+            ("time".to_owned(), expression(&time(call))),
         ];
         if let Some(session) = &caller.session {
             context.push((
@@ -115,26 +105,6 @@ impl Types {
             call: EntityUid::from_type_name_and_id(name("Action"), EntityId::new("call")),
         }
     }
-}
-
-/// The time as `code/input.rs` gives it, built as Cedar's record at once.
-fn time(at: DateTime<Utc>) -> RestrictedExpression {
-    let long = |n: u32| RestrictedExpression::new_long(i64::from(n));
-    let iso = at.to_rfc3339_opts(chrono::SecondsFormat::Secs, true);
-    RestrictedExpression::new_record([
-        ("iso".to_owned(), RestrictedExpression::new_string(iso)),
-        (
-            "unix".to_owned(),
-            RestrictedExpression::new_long(at.timestamp()),
-        ),
-        ("hour".to_owned(), long(at.hour())),
-        ("minute".to_owned(), long(at.minute())),
-        (
-            "weekday".to_owned(),
-            RestrictedExpression::new_string(weekday(at.weekday()).to_owned()),
-        ),
-    ])
-    .expect("the time's fields are distinct")
 }
 
 /// A JSON value as a Cedar value. Cedar has no null: a null is left out.
