@@ -9,6 +9,7 @@ use std::collections::BTreeMap;
 
 use serde_yaml::Value;
 
+use super::suggest::quoted;
 use super::Config;
 
 /// Why a file could not be imported.
@@ -156,11 +157,6 @@ fn strings(value: &Value) -> Vec<String> {
     items
         .filter_map(|v| v.as_str().map(str::to_owned))
         .collect()
-}
-
-/// A YAML string, quoted as JSON (which YAML reads as it is).
-fn quoted(text: &str) -> String {
-    serde_json::to_string(text).unwrap_or_default()
 }
 
 fn list(items: &[String]) -> String {

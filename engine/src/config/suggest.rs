@@ -48,8 +48,6 @@ impl Config {
             let yaml = serde_yaml::to_string(&whole).unwrap_or_default();
             return format!("# The built-in block of {source}, with the rule last: a block\n# written in the file replaces the built-in one.\n{yaml}");
         }
-        // Quoted as JSON strings, which YAML reads as they are.
-        let quoted = |text: &str| serde_json::to_string(text).unwrap_or_default();
         let tool = quoted(tool);
         match self.sources.contains_key(source) {
             true => format!(
@@ -61,6 +59,11 @@ impl Config {
             }
         }
     }
+}
+
+/// `text` as a YAML string: quoted as JSON, which YAML reads as it is.
+pub(super) fn quoted(text: &str) -> String {
+    serde_json::to_string(text).unwrap_or_default()
 }
 
 #[cfg(test)]

@@ -128,17 +128,20 @@ impl CedarPolicy {
     }
 
     pub(super) fn decide(&self, call: &CallFacts<'_>) -> Option<CodeVerdict> {
-        let (request, entities) = match self.types.request(call) {
+        let asked = match self.types.request(call) {
             Ok(asked) => asked,
             Err(problem) => return Some(self.unsure(problem)),
         };
-        let (tool, source) = self.types.resources(call);
-        let parts = [Some(&self.general), self.by_resource.get(&tool)];
-        let parts = parts.into_iter().chain([self.by_resource.get(&source)]);
+        let parts = [Some(&self.general), self.by_resource.get(&asked.tool)];
+        let parts = parts
+            .into_iter()
+            .chain([self.by_resource.get(&asked.source)]);
         // As one set: any forbid that applies denies, else any permit allows.
         let (mut forbids, mut permits, mut erred) = (Vec::new(), Vec::new(), None);
         for part in parts.flatten().filter(|p| p.policies().next().is_some()) {
-            let response = self.authorizer.is_authorized(&request, part, &entities);
+            let response = self
+                .authorizer
+                .is_authorized(&asked.request, part, &asked.entities);
             let diagnostics = response.diagnostics();
             let reasons = diagnostics.reason().map(|id| &self.about[id]);
             match response.decision() {

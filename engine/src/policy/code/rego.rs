@@ -164,7 +164,7 @@ impl RegoPolicy {
             return Ok(None);
         }
         let json = serde_json::to_value(&given).map_err(|e| e.to_string())?;
-        let decision = match serde_json::from_value::<Given>(json.clone()) {
+        let decision = match Given::deserialize(&json) {
             Ok(Given::Word(outcome)) => Decision::of(outcome),
             Ok(Given::Object(decision)) => decision,
             Err(_) => return Err(format!("{} gives {json}: {SHAPE}", self.query)),

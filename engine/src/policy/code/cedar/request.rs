@@ -23,19 +23,18 @@ pub(super) struct Types {
     pub call: EntityUid,
 }
 
-impl Types {
-    /// The uids of `call`'s tool and source.
-    pub(super) fn resources(&self, call: &CallFacts<'_>) -> (EntityUid, EntityUid) {
-        let tool = EntityUid::from_type_name_and_id(self.tool.clone(), EntityId::new(call.tool));
-        let source = EntityId::new(call.source);
-        (
-            tool,
-            EntityUid::from_type_name_and_id(self.source.clone(), source),
-        )
-    }
+/// A call as Cedar is asked about it, with the uids of its tool and source
+/// (which pick the policies asked).
+pub(super) struct Asked {
+    pub request: Request,
+    pub entities: Entities,
+    pub tool: EntityUid,
+    pub source: EntityUid,
+}
 
+impl Types {
     /// The request and entities of `call`.
-    pub(super) fn request(&self, call: &CallFacts<'_>) -> Result<(Request, Entities), String> {
+    pub(super) fn request(&self, call: &CallFacts<'_>) -> Result<Asked, String> {
         let t = self;
         let caller = caller_of(call);
         let uid = |kind: &EntityTypeName, id: &str| {
@@ -72,7 +71,7 @@ impl Types {
         let text = |e: &dyn std::fmt::Display| e.to_string();
         entities.push(Entity::new(principal.clone(), attrs, groups).map_err(|e| text(&e))?);
         entities.push(Entity::new_no_attrs(source.clone(), HashSet::new()));
-        let in_source = HashSet::from([source]);
+        let in_source = HashSet::from([source.clone()]);
         entities.push(Entity::new(resource.clone(), tool_attrs, in_source).map_err(|e| text(&e))?);
         let entities = Entities::from_entities(entities, None).map_err(|e| text(&e))?;
         let mut context = vec![
@@ -90,9 +89,14 @@ impl Types {
             ));
         }
         let context = Context::from_pairs(context).map_err(|e| text(&e))?;
-        let request = Request::new(principal, t.call.clone(), resource, context, None)
+        let request = Request::new(principal, t.call.clone(), resource.clone(), context, None)
             .map_err(|e| text(&e))?;
-        Ok((request, entities))
+        Ok(Asked {
+            request,
+            entities,
+            tool: resource,
+            source,
+        })
     }
 
     pub(super) fn new() -> Self {
