@@ -2,6 +2,7 @@
 //! HTTP routes that are not server functions (routes.rs); and `launch`
 //! (launch.rs), which also lets tests run the real server on port 0.
 
+pub mod a2a;
 mod at_start;
 pub mod audit_cli;
 pub mod audit_export;

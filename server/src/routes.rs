@@ -14,7 +14,7 @@ use app::{shell, App};
 
 use crate::cross_site::{self, AllowedHosts};
 use crate::{
-    audit_export, call_review, calls_api, client_address, fn_errors, freshness, grant_stream,
+    a2a, audit_export, call_review, calls_api, client_address, fn_errors, freshness, grant_stream,
     health, hitl, list_stream, mcp, metrics_endpoint, oidc, openapi, panics, probes, review_answer,
     review_page, review_stream, security_headers, sign_in_guard, site, slack, source_stream,
     streams,
@@ -78,6 +78,10 @@ pub fn router_with_pages(
         .merge(sso.map(oidc::routes).unwrap_or_default())
         .merge(slack::routes(slack, state.engine.clone()))
         .merge(mcp::routes(state.engine.clone(), state.public_url.clone()))
+        .merge(a2a::routes(a2a::A2a {
+            engine: state.engine.clone(),
+            public_url: state.public_url.clone(),
+        }))
         .route(
             "/review/{case_id}",
             get(review_page::review_page).post(review_answer::answer),

@@ -41,9 +41,10 @@ const OPEN: &[&str] = &[
     "/metrics",
     "/.well-known/",
     "/api/openapi.json",
-    // The HITL API and the MCP proxy: API keys.
+    // The HITL API, the MCP proxy and the A2A endpoint: API keys.
     "/api/v1/",
     "/mcp",
+    "/a2a",
     // Presses in Slack: Slack's signature.
     "/slack/",
     // Review links: the token in the address.

@@ -9,6 +9,7 @@ mod http_app;
 mod slack_side;
 mod support;
 
+mod a2a;
 mod access;
 mod api_tokens;
 mod audit;

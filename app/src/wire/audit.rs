@@ -103,6 +103,7 @@ impl AuditItem {
             "relayed" => "relayed by the agent".to_owned(),
             "cli" => "terminal".to_owned(),
             "mcp" => "MCP client".to_owned(),
+            "a2a" => "A2A client".to_owned(),
             "system" => "Airlock".to_owned(),
             "allowed_page" => "Allowed page".to_owned(),
             other => other.to_owned(),

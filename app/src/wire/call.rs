@@ -210,6 +210,7 @@ impl ToolCallItem {
             "slack" => " in Slack",
             "cli" => " from the terminal",
             "mcp" => " (the MCP client)",
+            "a2a" => " over A2A",
             _ => "",
         };
         Some(match &d.reason {

@@ -23,7 +23,7 @@ use super::{Content, Part};
 
 mod asking;
 
-pub use asking::{interrupt, read_answer, status_metadata};
+pub use asking::{decides, interrupt, read_answer, status_metadata};
 
 /// The extension's URI, in `A2A-Extensions` headers and message metadata.
 pub const HITL_EXTENSION: &str = "https://kagent.dev/extensions/hitl/v1";

@@ -6,7 +6,7 @@ use crate::config::estimate_tokens;
 use crate::core::Core;
 use crate::decisions;
 use crate::domain::{title_from_message, Actor, ConversationId, Message, MessageId, Posted};
-use crate::domain::{Role, RunStatus};
+use crate::domain::{Channel, Role, RunStatus};
 use crate::error::EngineError;
 use crate::store::NewMessage;
 
@@ -15,6 +15,7 @@ pub(crate) async fn post_message(
     id: &ConversationId,
     content: &str,
     author: Option<&Actor>,
+    channel: Channel,
 ) -> Result<Posted, EngineError> {
     let content = content.trim();
     if content.is_empty() {
@@ -93,11 +94,12 @@ pub(crate) async fn post_message(
         let conversation = core.conversations().conversation(id).await?;
         conversation.map(|c| c.title).unwrap_or_default()
     };
-    decisions::hand_to_agent(core, id, content, author).await?;
+    let run = decisions::hand_to_agent(core, id, content, author, channel).await?;
     Ok(Posted {
         message,
         conversation_title,
         queued: false,
+        run: Some(run),
     })
 }
 
@@ -119,5 +121,6 @@ async fn queued(core: &Core, new: NewMessage) -> Result<Posted, EngineError> {
         },
         conversation_title: conversation.map(|c| c.title).unwrap_or_default(),
         queued: true,
+        run: None,
     })
 }

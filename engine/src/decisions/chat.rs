@@ -3,7 +3,7 @@
 use super::{answer, apply_batch, decide, start_run};
 use crate::core::Core;
 use crate::domain::QUESTION_TOOL;
-use crate::domain::{Actor, Channel, ConversationId, Reviewer, RunStatus, Verdict};
+use crate::domain::{Actor, Channel, ConversationId, Reviewer, RunId, RunStatus, Verdict};
 use crate::domain::{BatchId, ToolCall};
 use crate::error::EngineError;
 use crate::intent;
@@ -16,26 +16,28 @@ use crate::intent;
 /// instead") and goes to the model. With no run under way, a run starts,
 /// started by `author` (which separation of duties looks at). The caller
 /// has checked `author` against the waiting calls (`check_message`).
+/// Decisions are recorded on `channel`. Answers with the run that goes on.
 pub(crate) async fn hand_to_agent(
     core: &Core,
     id: &ConversationId,
     content: &str,
     author: Option<&Actor>,
-) -> Result<(), EngineError> {
-    let reviewer = chat_reviewer(core, author);
+    channel: Channel,
+) -> Result<RunId, EngineError> {
+    let reviewer = chat_reviewer(core, author, channel);
     let run = match core.runs().active_run(id).await? {
         None => {
-            start_run(core, id, author.map(|person| person.id.clone())).await?;
-            return Ok(());
+            let run = start_run(core, id, author.map(|person| person.id.clone())).await?;
+            return Ok(run.id);
         }
-        Some(run) if run.status == RunStatus::Running => return Ok(()),
+        Some(run) if run.status == RunStatus::Running => return Ok(run.id),
         Some(run) => run,
     };
     let pending = super::access::waiting_calls(core, &run.id).await?;
     let questions: Vec<_> = pending.iter().filter(|c| c.tool == QUESTION_TOOL).collect();
     if pending.len() == 1 && questions.len() == 1 {
         answer(core, &questions[0].id, content, &reviewer).await?;
-        return Ok(());
+        return Ok(run.id);
     }
     let (approve, reason) = match intent::chat_intent(content) {
         intent::ChatIntent::Approve => (true, None),
@@ -62,15 +64,15 @@ pub(crate) async fn hand_to_agent(
             }
         }
     }
-    Ok(())
+    Ok(run.id)
 }
 
-/// Who decides through the chat: the signed-in person writing, or, when
+/// Who decides by writing: the signed-in person writing, or, when
 /// nobody signs in, the one local person.
-pub(super) fn chat_reviewer(core: &Core, author: Option<&Actor>) -> Reviewer {
+pub(super) fn chat_reviewer(core: &Core, author: Option<&Actor>, channel: Channel) -> Reviewer {
     match author {
-        Some(person) => Reviewer::person(person.clone(), Channel::Chat),
-        None => Reviewer::named(&core.config.local_person, Channel::Chat),
+        Some(person) => Reviewer::person(person.clone(), channel),
+        None => Reviewer::named(&core.config.local_person, channel),
     }
 }
 

@@ -8,7 +8,7 @@ use super::access::waiting_calls;
 use super::chat::{batches_of, chat_reviewer};
 use super::{apply_batch, check};
 use crate::core::Core;
-use crate::domain::{Actor, ConversationId};
+use crate::domain::{Actor, Channel, ConversationId};
 use crate::error::EngineError;
 
 /// The reason the rejected calls carry, as the model reads it.
@@ -21,11 +21,12 @@ pub(crate) async fn stop_agent(
     core: &Core,
     id: &ConversationId,
     author: Option<&Actor>,
+    channel: Channel,
 ) -> Result<bool, EngineError> {
     let Some(run) = core.runs().active_run(id).await? else {
         return Ok(false);
     };
-    let reviewer = chat_reviewer(core, author);
+    let reviewer = chat_reviewer(core, author, channel);
     let waiting = waiting_calls(core, &run.id).await?;
     // Checked before anything is stored: a refused stop leaves nothing behind.
     for call in &waiting {

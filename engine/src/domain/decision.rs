@@ -72,6 +72,9 @@ pub enum Channel {
     /// An MCP client of the proxy, withdrawing the calls it no longer
     /// waits for.
     Mcp,
+    /// An A2A client of Airlock's agent, deciding by kagent's decision
+    /// parts or in words.
+    A2a,
     /// Airlock itself (expiry).
     System,
 }
@@ -87,6 +90,7 @@ impl Channel {
             Channel::Relayed => "relayed",
             Channel::Cli => "cli",
             Channel::Mcp => "mcp",
+            Channel::A2a => "a2a",
             Channel::System => "system",
         }
     }
@@ -101,6 +105,7 @@ impl Channel {
             Self::Relayed,
             Self::Cli,
             Self::Mcp,
+            Self::A2a,
             Self::System,
         ]
         .into_iter()
@@ -143,6 +148,7 @@ mod tests {
             Channel::Relayed,
             Channel::Cli,
             Channel::Mcp,
+            Channel::A2a,
             Channel::System,
         ] {
             assert_eq!(Channel::parse(c.as_str()), Some(c));

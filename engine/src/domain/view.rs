@@ -67,4 +67,7 @@ pub struct Posted {
     /// Whether it waits for the agent's run to end (at position 0 until
     /// then): the agent was writing when it came.
     pub queued: bool,
+    /// The run that answers it: the one it started, or the one it
+    /// decided calls of; none while it is held.
+    pub run: Option<super::RunId>,
 }

@@ -3,7 +3,7 @@
 
 use crate::conversations;
 use crate::domain::{
-    Actor, Conversation, ConversationId, ConversationPage, ConversationSnapshot,
+    Actor, Channel, Conversation, ConversationId, ConversationPage, ConversationSnapshot,
     ConversationSummary, ConversationView, ListPage, Posted, ToolCall,
 };
 use crate::error::EngineError;
@@ -76,7 +76,20 @@ impl Engine {
         content: &str,
         author: Option<&Actor>,
     ) -> Result<Posted, EngineError> {
-        conversations::post_message(&self.core, id, content, author).await
+        self.post_message_on(id, content, author, Channel::Chat)
+            .await
+    }
+
+    /// [`Engine::post_message`] from elsewhere than the chat: the calls
+    /// it decides record `channel`.
+    pub async fn post_message_on(
+        &self,
+        id: &ConversationId,
+        content: &str,
+        author: Option<&Actor>,
+        channel: Channel,
+    ) -> Result<Posted, EngineError> {
+        conversations::post_message(&self.core, id, content, author, channel).await
     }
 
     /// The calls of a conversation, in order.

@@ -3,7 +3,8 @@
 
 use crate::decisions;
 use crate::domain::{
-    Actor, BatchId, ConversationId, ProposedCall, Reviewer, Run, ToolCall, ToolCallId, Verdict,
+    Actor, BatchId, Channel, ConversationId, ProposedCall, Reviewer, Run, RunId, ToolCall,
+    ToolCallId, Verdict,
 };
 use crate::error::EngineError;
 use crate::Engine;
@@ -17,7 +18,45 @@ impl Engine {
         id: &ConversationId,
         author: Option<&Actor>,
     ) -> Result<bool, EngineError> {
-        decisions::stop_agent(&self.core, id, author).await
+        decisions::stop_agent(&self.core, id, author, Channel::Chat).await
+    }
+
+    /// [`Engine::stop_agent`] from elsewhere than the chat: the calls it
+    /// rejects record `channel`.
+    pub async fn stop_agent_on(
+        &self,
+        id: &ConversationId,
+        author: Option<&Actor>,
+        channel: Channel,
+    ) -> Result<bool, EngineError> {
+        decisions::stop_agent(&self.core, id, author, channel).await
+    }
+
+    /// Run `id`; [`EngineError::NotFound`] when there is none.
+    pub async fn run(&self, id: &RunId) -> Result<Run, EngineError> {
+        let run = self.core.runs().run(id).await?;
+        run.ok_or(EngineError::NotFound("run"))
+    }
+
+    /// The run under way in `conversation`, running or waiting, if any.
+    pub async fn active_run(
+        &self,
+        conversation: &ConversationId,
+    ) -> Result<Option<Run>, EngineError> {
+        Ok(self.core.runs().active_run(conversation).await?)
+    }
+
+    /// Whether `reviewer` may approve (`approving`) or reject `call`:
+    /// their access, the call's approver groups and separation of duties.
+    /// Lets a client deciding several calls at once be refused before any
+    /// is decided.
+    pub fn may_decide(
+        &self,
+        call: &ToolCall,
+        reviewer: &Reviewer,
+        approving: bool,
+    ) -> Result<(), EngineError> {
+        decisions::check(reviewer, call, approving)
     }
 
     /// Classifies a model turn's calls by policy and stores them as one

@@ -73,15 +73,28 @@ pub fn status_metadata(generation: Generation) -> Map<String, Value> {
     }
 }
 
-/// Each waiting call's verdict, by call id, as `answer` gives them.
+/// Whether `answer` carries a decision in one of kagent's contracts (and
+/// not merely words).
+pub fn decides(answer: &Content) -> bool {
+    answer.metadata.contains_key(HITL_EXTENSION)
+        || answer
+            .data()
+            .any(|(data, _)| data.get("decision_type").is_some())
+}
+
+/// Each waiting call's verdict, by call id, as `answer` gives them. An
+/// answer may also name calls of the interrupt that were `decided`
+/// meanwhile (someone else came first); they need no verdict, and the one
+/// given is read like the others (the first decision stands anyway).
 pub fn read_answer(
     answer: &Content,
     calls: &[Requested],
+    decided: &[Requested],
 ) -> Result<BTreeMap<String, Verdict>, AnswerError> {
     if let Some(response) = answer.metadata.get(HITL_EXTENSION) {
-        return by_approvals(response, calls);
+        return by_approvals(response, calls, decided);
     }
-    let decided = answer.data().find_map(|(data, _)| {
+    let decision = answer.data().find_map(|(data, _)| {
         let kind = data.get("decision_type")?.as_str()?;
         Some((kind, data))
     });
@@ -91,7 +104,7 @@ pub fn read_answer(
             .map(|c| (c.call_id.clone(), verdict.clone()))
             .collect()
     };
-    match decided {
+    match decision {
         Some(("approve", _)) => Ok(all(Verdict::Approve)),
         Some(("reject" | "deny", data)) => {
             let reason = data["rejection_reason"].as_str().filter(|r| !r.is_empty());
@@ -99,7 +112,7 @@ pub fn read_answer(
                 reason: reason.map(str::to_owned),
             }))
         }
-        Some(("batch", data)) => by_batch(data, calls),
+        Some(("batch", data)) => by_batch(data, calls, decided),
         Some((other, _)) => Err(AnswerError::Malformed(format!("decision_type `{other}`"))),
         None => by_words(&answer.text()).map(all),
     }
@@ -109,6 +122,7 @@ pub fn read_answer(
 fn by_approvals(
     response: &Value,
     calls: &[Requested],
+    decided: &[Requested],
 ) -> Result<BTreeMap<String, Verdict>, AnswerError> {
     if response["type"] != "tool_approval_response" {
         return Err(AnswerError::Malformed(format!("type {}", response["type"])));
@@ -118,7 +132,7 @@ fn by_approvals(
     let mut verdicts = BTreeMap::new();
     for approval in approvals {
         let id = approval["id"].as_str().unwrap_or_default();
-        let call = calls.iter().find(|c| c.token == id);
+        let call = calls.iter().chain(decided).find(|c| c.token == id);
         let call = call.ok_or_else(|| AnswerError::UnknownCall(id.to_owned()))?;
         let verdict = match approval["approved"].as_bool() {
             Some(true) => Verdict::Approve,
@@ -136,13 +150,17 @@ fn by_approvals(
 
 /// The released contract's `batch`: `decisions` and `rejection_reasons`
 /// by call id.
-fn by_batch(data: &Value, calls: &[Requested]) -> Result<BTreeMap<String, Verdict>, AnswerError> {
+fn by_batch(
+    data: &Value,
+    calls: &[Requested],
+    decided: &[Requested],
+) -> Result<BTreeMap<String, Verdict>, AnswerError> {
     let decisions = data["decisions"].as_object();
     let decisions =
         decisions.ok_or_else(|| AnswerError::Malformed("a batch without decisions".into()))?;
     let mut verdicts = BTreeMap::new();
     for (id, word) in decisions {
-        if !calls.iter().any(|c| &c.call_id == id) {
+        if !calls.iter().chain(decided).any(|c| &c.call_id == id) {
             return Err(AnswerError::UnknownCall(id.clone()));
         }
         let verdict = match word.as_str() {

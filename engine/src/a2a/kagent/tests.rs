@@ -168,7 +168,7 @@ fn what_airlock_asks_in_each_contract_reads_back_and_so_do_its_answers() {
         let mixed = verdicts(&[("call_1", reject(Some("no"))), ("call_2", Verdict::Approve)]);
         let answered = answer(&read, &mixed).unwrap();
         assert_eq!(
-            read_answer(&answered, &calls()).unwrap(),
+            read_answer(&answered, &calls(), &[]).unwrap(),
             mixed,
             "{generation:?}"
         );
@@ -199,28 +199,46 @@ fn a_clients_answer_decides_every_call_or_none() {
     };
     let all = |verdict: Verdict| verdicts(&[("call_1", verdict.clone()), ("call_2", verdict)]);
     assert_eq!(
-        read_answer(&with(json!({"decision_type": "approve"})), &calls()),
+        read_answer(&with(json!({"decision_type": "approve"})), &calls(), &[]),
         Ok(all(Verdict::Approve))
     );
     assert_eq!(
         read_answer(
             &with(json!({"decision_type": "reject", "rejection_reason": "too risky"})),
-            &calls()
+            &calls(),
+            &[]
         ),
         Ok(all(reject(Some("too risky"))))
     );
     assert_eq!(
-        read_answer(&with(json!({"decision_type": "deny"})), &calls()),
+        read_answer(&with(json!({"decision_type": "deny"})), &calls(), &[]),
         Ok(all(reject(None)))
     );
     let partial = json!({"decision_type": "batch", "decisions": {"call_1": "approve"}});
     assert_eq!(
-        read_answer(&with(partial), &calls()),
+        read_answer(&with(partial), &calls(), &[]),
         Err(AnswerError::Missing(vec!["call_2".into()]))
+    );
+    // A call decided meanwhile may be named and need not be: the first
+    // decision stands.
+    let (waiting, decided) = (&calls()[1..], &calls()[..1]);
+    let both =
+        json!({"decision_type": "batch", "decisions": {"call_1": "approve", "call_2": "reject"}});
+    assert_eq!(
+        read_answer(&with(both), waiting, decided),
+        Ok(verdicts(&[
+            ("call_1", Verdict::Approve),
+            ("call_2", reject(None))
+        ]))
+    );
+    let one = json!({"decision_type": "batch", "decisions": {"call_2": "approve"}});
+    assert_eq!(
+        read_answer(&with(one), waiting, decided),
+        Ok(verdicts(&[("call_2", Verdict::Approve)]))
     );
     let stranger = json!({"decision_type": "batch", "decisions": {"call_9": "approve"}});
     assert_eq!(
-        read_answer(&with(stranger), &calls()),
+        read_answer(&with(stranger), &calls(), &[]),
         Err(AnswerError::UnknownCall("call_9".into()))
     );
     let twice = Content {
@@ -231,20 +249,20 @@ fn a_clients_answer_decides_every_call_or_none() {
         ..Content::default()
     };
     assert_eq!(
-        read_answer(&twice, &calls()),
+        read_answer(&twice, &calls(), &[]),
         Err(AnswerError::Repeated("adk-conf-1".into()))
     );
     // Free text, as the first contract reads it: a no first, by whole words.
     assert_eq!(
-        read_answer(&said("Yes, proceed"), &calls()),
+        read_answer(&said("Yes, proceed"), &calls(), &[]),
         Ok(all(Verdict::Approve))
     );
     assert_eq!(
-        read_answer(&said("yes... no, stop"), &calls()),
+        read_answer(&said("yes... no, stop"), &calls(), &[]),
         Ok(all(reject(Some("yes... no, stop"))))
     );
     assert_eq!(
-        read_answer(&said("I know what it does"), &calls()),
+        read_answer(&said("I know what it does"), &calls(), &[]),
         Err(AnswerError::NoDecision)
     );
     assert!(activated(

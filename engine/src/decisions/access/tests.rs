@@ -59,7 +59,7 @@ impl Fixture {
             .await
             .unwrap()
             .id;
-        post_message(&self.core, &c, "tidy up", Some(author))
+        post_message(&self.core, &c, "tidy up", Some(author), Channel::Chat)
             .await
             .unwrap();
         let run = self.core.runs().active_run(&c).await.unwrap().unwrap();
@@ -183,14 +183,14 @@ async fn a_message_that_would_decide_calls_its_author_may_not_is_not_stored() {
     let (c, calls) = f.waiting(&ada).await;
     let before = f.core.conversations().messages(&c).await.unwrap().len();
     for text in ["approve", "something else"] {
-        let refused = post_message(&f.core, &c, text, Some(&bo)).await;
+        let refused = post_message(&f.core, &c, text, Some(&bo), Channel::Chat).await;
         assert!(
             matches!(refused, Err(EngineError::NotAnApprover { .. })),
             "{refused:?}"
         );
     }
     // Ada may not approve her own delete_file, and is not in dev.
-    let refused = post_message(&f.core, &c, "approve", Some(&ada)).await;
+    let refused = post_message(&f.core, &c, "approve", Some(&ada), Channel::Chat).await;
     assert!(matches!(
         refused,
         Err(EngineError::NotAnApprover { .. } | EngineError::OwnRequest)
