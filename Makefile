@@ -58,14 +58,20 @@ end2end/node_modules/.package-lock.json: end2end/package-lock.json
 	cd end2end && npm ci --no-audit --no-fund
 	@touch $@
 
-# The MCP Python SDK, for the tests that leave as its programs do, and the
+# The MCP Python SDK, for the tests that leave as its programs do, a2a-sdk
+# 0.3 and (in an environment of its own) 1.x for the A2A tests, and the
 # Python client (clients/python) with what tests and lints it.
-python-tools: .venv/.installed
+python-tools: .venv/.installed .venv-a2a/.installed
 
 .venv/.installed: server/tests/requirements.txt clients/python/pyproject.toml
 	python3 -m venv .venv
 	.venv/bin/pip install --quiet --disable-pip-version-check -r server/tests/requirements.txt \
 		-e 'clients/python[test]'
+	@touch $@
+
+.venv-a2a/.installed: server/tests/requirements-a2a.txt
+	python3 -m venv .venv-a2a
+	.venv-a2a/bin/pip install --quiet --disable-pip-version-check -r server/tests/requirements-a2a.txt
 	@touch $@
 
 chromium:

@@ -10,6 +10,7 @@ mod slack_side;
 mod support;
 
 mod a2a;
+mod a2a_clients;
 mod access;
 mod api_tokens;
 mod audit;
