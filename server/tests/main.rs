@@ -11,6 +11,7 @@ mod support;
 
 mod a2a;
 mod a2a_clients;
+mod a2a_people;
 mod access;
 mod api_tokens;
 mod audit;

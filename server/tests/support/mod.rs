@@ -3,6 +3,7 @@
 //! with the background workers a test asks for. Dropping it stops it.
 #![allow(dead_code)] // the tests and each benchmark use their own parts
 
+pub mod a2a;
 pub mod mcp;
 pub mod people;
 pub mod receiver;

@@ -107,7 +107,11 @@ pub fn read_answer(
     match decision {
         Some(("approve", _)) => Ok(all(Verdict::Approve)),
         Some(("reject" | "deny", data)) => {
-            let reason = data["rejection_reason"].as_str().filter(|r| !r.is_empty());
+            // The first contract says `reason`, the released one
+            // `rejection_reason`.
+            let reason = [&data["rejection_reason"], &data["reason"]]
+                .into_iter()
+                .find_map(|r| r.as_str().filter(|r| !r.is_empty()));
             Ok(all(Verdict::Reject {
                 reason: reason.map(str::to_owned),
             }))

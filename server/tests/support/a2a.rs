@@ -1,0 +1,111 @@
+//! Talking to Airlock's agent over A2A as a client does, for its tests:
+//! JSON-RPC calls, v0.3 messages and answers, and reading what comes back.
+
+use reqwest::Client;
+use serde_json::{json, Value};
+
+use engine::domain::ToolCallId;
+
+use super::TestServer;
+
+/// The demo agent at work.
+pub fn agent() -> super::Workers {
+    super::Workers {
+        agent: true,
+        ..Default::default()
+    }
+}
+
+/// A JSON-RPC call to `/a2a` with `bearer` and extra `headers`; the HTTP
+/// status and the body.
+pub async fn rpc(
+    server: &TestServer,
+    bearer: Option<&str>,
+    headers: &[(&str, &str)],
+    method: &str,
+    params: Value,
+) -> (u16, Value, reqwest::header::HeaderMap) {
+    let mut request = Client::new().post(server.url("/a2a")).json(&json!({
+        "jsonrpc": "2.0", "id": 1, "method": method, "params": params,
+    }));
+    if let Some(bearer) = bearer {
+        request = request.bearer_auth(bearer);
+    }
+    for (name, value) in headers {
+        request = request.header(*name, *value);
+    }
+    let response = request.send().await.unwrap();
+    let status = response.status().as_u16();
+    let headers = response.headers().clone();
+    let text = response.text().await.unwrap();
+    let body = serde_json::from_str(&text).unwrap_or(Value::String(text));
+    (status, body, headers)
+}
+
+/// `message/send` of `text` (in the task and context given); the task.
+pub async fn send(server: &TestServer, bearer: Option<&str>, message: Value) -> Value {
+    let (status, body, _) = rpc(
+        server,
+        bearer,
+        &[],
+        "message/send",
+        json!({"message": message}),
+    )
+    .await;
+    assert_eq!(status, 200, "{body}");
+    body["result"].clone()
+}
+
+pub fn said(text: &str, context: Option<&Value>, task: Option<&Value>) -> Value {
+    let mut message = json!({
+        "kind": "message", "messageId": uuid(), "role": "user",
+        "parts": [{"kind": "text", "text": text}],
+    });
+    if let Some(context) = context {
+        message["contextId"] = context.clone();
+    }
+    if let Some(task) = task {
+        message["taskId"] = task.clone();
+    }
+    message
+}
+
+pub fn uuid() -> String {
+    engine::domain::MessageId::new().to_string()
+}
+
+/// The decision part of an answer to `task`.
+pub fn deciding(task: &Value, data: Value) -> Value {
+    json!({
+        "kind": "message", "messageId": uuid(), "role": "user", "taskId": task,
+        "parts": [{"kind": "data", "data": data}],
+    })
+}
+
+/// The ids of the calls a released interrupt asks about.
+pub fn asked(task: &Value) -> Vec<String> {
+    let parts = task["status"]["message"]["parts"].as_array().unwrap();
+    parts
+        .iter()
+        .filter(|p| p["data"]["name"] == "adk_request_confirmation")
+        .map(|p| {
+            p["data"]["args"]["originalFunctionCall"]["id"]
+                .as_str()
+                .unwrap()
+                .to_owned()
+        })
+        .collect()
+}
+
+pub async fn call(server: &TestServer, id: &str) -> engine::domain::ToolCall {
+    let id = ToolCallId::parse(id).unwrap();
+    server.engine.tool_call(&id).await.unwrap()
+}
+
+/// The JSON of each `data:` line of an event stream.
+pub fn sse(text: &str) -> Vec<Value> {
+    text.lines()
+        .filter_map(|line| line.strip_prefix("data:"))
+        .map(|data| serde_json::from_str(data.trim()).unwrap())
+        .collect()
+}
