@@ -4,6 +4,7 @@
 //! carries the message; the versions' JSON is the transport's to map.
 
 pub mod kagent;
+pub mod remote;
 pub mod wire;
 
 use serde_json::{Map, Value};

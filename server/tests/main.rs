@@ -12,6 +12,7 @@ mod support;
 mod a2a;
 mod a2a_clients;
 mod a2a_people;
+mod a2a_remote;
 mod access;
 mod api_tokens;
 mod audit;

@@ -209,7 +209,14 @@ pub fn answer(
     Ok(match interrupt.generation {
         // One answer for every call: a single rejection rejects them all.
         Generation::First if rejected == 0 => data(json!({"decision_type": "approve"}), "Approved"),
-        Generation::First => data(json!({"decision_type": "reject"}), "Rejected"),
+        Generation::First => {
+            let reasons: Vec<String> = interrupt.calls.iter().filter_map(reason_of).collect();
+            let mut reject = json!({"decision_type": "reject"});
+            if !reasons.is_empty() {
+                reject["reason"] = json!(reasons.join("; "));
+            }
+            data(reject, "Rejected")
+        }
         Generation::Released => {
             let reasons: Map<String, Value> = interrupt
                 .calls

@@ -127,10 +127,11 @@ fn answers_are_written_as_kagents_ui_writes_them_and_never_approve_a_rejection()
         first_data(&answer(&interrupt(Generation::First), &both).unwrap()),
         json!({"decision_type": "approve"})
     );
-    // The first contract has one answer for every call: one no is a no.
+    // The first contract has one answer for every call: one no is a no,
+    // with its reason.
     assert_eq!(
         first_data(&answer(&interrupt(Generation::First), &mixed).unwrap()),
-        json!({"decision_type": "reject"})
+        json!({"decision_type": "reject", "reason": "wrong folder"})
     );
 
     let released = answer(&interrupt(Generation::Released), &mixed).unwrap();
