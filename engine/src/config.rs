@@ -26,6 +26,7 @@
 //! A mistake names the file, the line and column, the key path and the
 //! problem: `airlock.yaml:12:9: sources.fs.rules[0].action: unknown variant …`.
 
+mod agent;
 mod auth;
 mod code;
 #[cfg(test)]
@@ -105,6 +106,15 @@ pub enum Connection {
         /// certificate may also chain to (a private CA), besides those the
         /// system trusts.
         ca_cert: Option<std::path::PathBuf>,
+    },
+    /// A remote agent spoken to over A2A (`a2a:`): people converse with it
+    /// in the chat, and the calls it asks approval for are this block's.
+    Agent {
+        /// Its agent card's URL, or its base URL.
+        card: String,
+        /// Headers sent with every request (`headers:`), `${VAR}`s
+        /// already read from the environment.
+        headers: BTreeMap<String, String>,
     },
 }
 
@@ -206,6 +216,15 @@ impl Default for Config {
 }
 
 impl Config {
+    /// The source blocks that are remote agents (`a2a:`), by name.
+    pub fn remote_agents(&self) -> Vec<String> {
+        let agents = self.sources.iter();
+        agents
+            .filter(|(_, s)| matches!(s.connection, Connection::Agent { .. }))
+            .map(|(name, _)| name.clone())
+            .collect()
+    }
+
     /// `person` as a decision checks and records them, with the approver
     /// groups `auth.groups` puts them in.
     pub fn actor_of(&self, person: crate::domain::Person) -> crate::domain::Actor {

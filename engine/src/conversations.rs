@@ -24,7 +24,22 @@ pub const INBOX_PAGE: i64 = 100;
 /// on demand.
 pub const MESSAGE_PAGE: i64 = 100;
 
-pub(crate) async fn create_conversation(core: &Core) -> Result<Conversation, EngineError> {
+/// A new conversation: with Airlock's own agent, or with the remote agent
+/// of source block `agent`.
+pub(crate) async fn create_conversation(
+    core: &Core,
+    agent: Option<&str>,
+) -> Result<Conversation, EngineError> {
+    if let Some(agent) = agent {
+        let remote = core.config.sources.get(agent).map(|s| &s.connection);
+        if !matches!(remote, Some(crate::config::Connection::Agent { .. })) {
+            let agents = core.config.remote_agents().join(", ");
+            return Err(EngineError::invalid(
+                "agent",
+                format!("no remote agent is called `{agent}`; the remote agents are: {agents}"),
+            ));
+        }
+    }
     let now = core.clock.now();
     let conversation = Conversation {
         id: ConversationId::new(),
@@ -35,6 +50,10 @@ pub(crate) async fn create_conversation(core: &Core) -> Result<Conversation, Eng
     core.conversations()
         .insert_conversation(&conversation)
         .await?;
+    if let Some(agent) = agent {
+        let thread = crate::domain::RemoteThread::new(conversation.id.clone(), agent, now);
+        core.remote().save_remote_thread(&thread).await?;
+    }
     Ok(conversation)
 }
 

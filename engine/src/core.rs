@@ -18,8 +18,8 @@ use crate::receipts::Signer;
 use crate::store::{
     ApiTokenStore, AuditStore, BacklogStore, CallReads, CallStore, ConversationStore,
     DecisionStore, DraftStore, EventStore, GatewayStore, GrantStore, LeaseStore, NoticeStore,
-    PasskeyStore, PeopleStore, QueueStore, QuorumStore, ReceiptKeyStore, ReviewStore, RunStore,
-    Store,
+    PasskeyStore, PeopleStore, QueueStore, QuorumStore, ReceiptKeyStore, RemoteStore, ReviewStore,
+    RunStore, Store,
 };
 use crate::throttle::Throttle;
 use crate::tools::report::SourceBoard;
@@ -144,6 +144,10 @@ impl Core {
     }
 
     pub(crate) fn passkeys(&self) -> &dyn PasskeyStore {
+        &*self.store
+    }
+
+    pub(crate) fn remote(&self) -> &dyn RemoteStore {
         &*self.store
     }
 

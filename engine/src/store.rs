@@ -27,6 +27,7 @@ pub mod postgres;
 mod queue;
 mod quorum;
 mod receipt_keys;
+mod remote;
 mod reviews;
 mod runs;
 pub mod sql;
@@ -57,6 +58,7 @@ pub use people::{Credentials, PeopleStore, SignedIn};
 pub use queue::QueueStore;
 pub use quorum::{ApprovalAdded, NewApproval, QuorumStore};
 pub use receipt_keys::ReceiptKeyStore;
+pub use remote::RemoteStore;
 pub use reviews::ReviewStore;
 pub use runs::RunStore;
 pub(crate) use time::{from_millis, to_millis};
@@ -89,6 +91,7 @@ pub trait Store:
     + NoticeStore
     + ReceiptKeyStore
     + PasskeyStore
+    + RemoteStore
     + Send
     + Sync
     + std::fmt::Debug

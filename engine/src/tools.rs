@@ -1,6 +1,7 @@
 //! Tool sources: what the agent can call. Each source lists its tools and
 //! runs a call; the policy decides, per source, which calls may run.
 
+pub mod agent_calls;
 pub mod demo;
 pub mod mcp;
 pub mod offer;

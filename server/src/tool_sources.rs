@@ -1,11 +1,13 @@
 //! The tool sources a server offers the agent: the built-in demo toolset
-//! over the data directory, and every configured MCP server.
+//! over the data directory, and every configured MCP server; and the calls
+//! of each remote agent, which it runs itself.
 
 use std::sync::Arc;
 
 use anyhow::Context;
 
-use engine::config::Config;
+use engine::config::{Config, Connection};
+use engine::tools::agent_calls::AgentCalls;
 use engine::tools::demo::DemoTools;
 use engine::tools::mcp::McpSource;
 use engine::tools::ToolSource;
@@ -23,6 +25,12 @@ pub fn open(settings: &Settings, config: &Config) -> anyhow::Result<Vec<Arc<dyn 
         )
     })?;
     let mut sources: Vec<Arc<dyn ToolSource>> = vec![Arc::new(demo)];
+    // A remote agent runs its calls itself, once decided here.
+    let agents = config
+        .sources
+        .iter()
+        .filter(|(_, source)| matches!(source.connection, Connection::Agent { .. }));
+    sources.extend(agents.map(|(name, _)| Arc::new(AgentCalls::new(name)) as Arc<dyn ToolSource>));
     sources.extend(
         config
             .sources

@@ -98,7 +98,7 @@ class Kagent(AgentExecutor):
             return
         await updater.start_work()
         words = context.get_user_input()
-        paths = re.findall(r"[\w.-]+\.\w+", words) if words.lower().startswith("delete") else []
+        paths = re.findall(r"[\w./-]+\.\w+", words) if words.lower().startswith("delete") else []
         if not paths:
             for piece in ["Hello", " from", " the agent."]:
                 await updater.add_artifact([text_part(piece)], artifact_id="reply", append=piece != "Hello")

@@ -5,71 +5,16 @@
 //! by call where the contract allows, with the reasons; the agent says what
 //! it understood.
 
-use std::path::Path;
-use std::process::Stdio;
-
 use reqwest::header::{HeaderMap, HeaderValue, AUTHORIZATION};
 use serde_json::Value;
-use tokio::io::{AsyncBufReadExt, BufReader, Lines};
-use tokio::process::{Child, ChildStdout};
 
 use crate::support;
+use support::a2a::{agent_in, BEARER};
 
 use engine::a2a::kagent::{self, Generation, Verdict};
 use engine::a2a::remote::{Remote, RemoteError};
 use engine::a2a::wire::{Message, Role, TaskState, Version};
 use engine::a2a::{Content, Part};
-
-const BEARER: &str = "agent-secret";
-
-/// The agent, listening; what it prints after its first line.
-struct Agent {
-    url: String,
-    said: Lines<BufReader<ChildStdout>>,
-    _child: Child,
-}
-
-impl Agent {
-    /// The next line it prints.
-    async fn next(&mut self) -> Value {
-        let line = self
-            .said
-            .next_line()
-            .await
-            .unwrap()
-            .expect("the agent goes on");
-        serde_json::from_str(&line).unwrap()
-    }
-}
-
-/// The agent of a2a-sdk in `venv`, asking in `generation`.
-async fn agent(venv: &str, generation: &str) -> Agent {
-    let here = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let python = here.join("..").join(venv).join("bin/python");
-    assert!(
-        python.exists(),
-        "{venv} is not installed: run `make python-tools`"
-    );
-    let mut child = tokio::process::Command::new(python)
-        .arg(here.join("tests/a2a_agent.py"))
-        .args([generation, BEARER])
-        .stdout(Stdio::piped())
-        .kill_on_drop(true)
-        .spawn()
-        .unwrap();
-    let mut said = BufReader::new(child.stdout.take().unwrap()).lines();
-    let first = said
-        .next_line()
-        .await
-        .unwrap()
-        .expect("the agent says where it listens");
-    let first: Value = serde_json::from_str(&first).unwrap();
-    Agent {
-        url: first["url"].as_str().unwrap().to_owned(),
-        said,
-        _child: child,
-    }
-}
 
 fn bearer(token: &str) -> HeaderMap {
     let value = HeaderValue::from_str(&format!("Bearer {token}")).unwrap();
@@ -139,7 +84,7 @@ async fn each_contract(venv: &str, version: Version) {
         ("released", Generation::Released),
         ("extension", Generation::Extension),
     ] {
-        let mut agent = agent(venv, generation).await;
+        let mut agent = agent_in(venv, generation).await;
         let refused = Remote::connect(&agent.url, bearer("wrong"))
             .await
             .unwrap_err();

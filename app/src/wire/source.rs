@@ -41,6 +41,7 @@ impl SourceItem {
             Transport::Http => "HTTP",
             Transport::BuiltIn => "built in",
             Transport::PolicyOnly => "policy only",
+            Transport::Agent => "A2A",
         };
         let status = report.status;
         let built_in = report.transport == Transport::BuiltIn;
@@ -48,10 +49,12 @@ impl SourceItem {
             name: report.name,
             transport: transport.to_owned(),
             target: report.target,
-            state: status
-                .as_ref()
-                .map_or("policy only", |s| s.state.word())
-                .to_owned(),
+            state: match (&status, report.transport) {
+                (Some(status), _) => status.state.word(),
+                (None, Transport::Agent) => "remote agent",
+                (None, _) => "policy only",
+            }
+            .to_owned(),
             since_label: status.as_ref().filter(|_| !built_in).map(|s| ago(s.since)),
             error: status.as_ref().and_then(|s| s.error.clone()),
             last_call_label: status.as_ref().and_then(|s| s.last_call_at).map(ago),

@@ -17,6 +17,7 @@
 
 use std::collections::BTreeMap;
 
+use serde::{Deserialize, Serialize};
 use serde_json::{json, Map, Value};
 
 use super::{Content, Part};
@@ -39,7 +40,8 @@ const APPROVING: [&str; 5] = ["approved", "approve", "proceed", "yes", "continue
 const REFUSING: [&str; 6] = ["denied", "deny", "reject", "no", "cancel", "stop"];
 
 /// Which contract a message follows.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum Generation {
     First,
     Released,
@@ -47,7 +49,7 @@ pub enum Generation {
 }
 
 /// A call an interrupt asks about.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Requested {
     /// What an answer names it by: the confirmation's id (released,
     /// extension), else the call's.
@@ -59,7 +61,7 @@ pub struct Requested {
 }
 
 /// The calls an agent's `input-required` message waits on.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Interrupt {
     pub generation: Generation,
     pub calls: Vec<Requested>,

@@ -11,7 +11,7 @@
 //! seconds sweeps the store for runs nobody holds (left by a crash or another
 //! process) and for calls interrupted mid-execution.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -20,6 +20,7 @@ use tokio::sync::{watch, Notify};
 use super::catalog::Catalog;
 use super::model::Model;
 use super::stepping::{ring_stop, Stepping, SteppingRuns};
+use crate::a2a::remote::Remote;
 use crate::core::Core;
 use crate::domain::{lease_until, CallStatus, EventKind, Run, RunId, RunStatus, ToolCall};
 use crate::error::EngineError;
@@ -73,6 +74,8 @@ pub struct Agent {
     /// processes off a run, but this process's own owner name passes it, so
     /// two wake-ups arriving together (an event and a sweep) must meet here.
     stepping: SteppingRuns,
+    /// The remote agents spoken to so far, their cards read.
+    remotes: Arc<tokio::sync::Mutex<HashMap<String, Remote>>>,
 }
 
 impl Agent {
@@ -93,6 +96,7 @@ impl Agent {
             sources: Arc::new(sources),
             owner: owner.into(),
             stepping: Arc::default(),
+            remotes: Arc::default(),
         }
     }
 
@@ -202,7 +206,17 @@ impl Agent {
             if run.stopping {
                 return self.stopped(&run, "").await;
             }
-            if let TurnEnd::Ended(outcome) = self.take_turn(&run, stop).await? {
+            // A conversation with a remote agent takes the agent's turn.
+            let remote = self
+                .core
+                .remote()
+                .remote_thread(&run.conversation_id)
+                .await?;
+            let turn = match remote {
+                Some(thread) => self.take_remote_turn(&run, thread, stop).await?,
+                None => self.take_turn(&run, stop).await?,
+            };
+            if let TurnEnd::Ended(outcome) = turn {
                 return Ok(outcome);
             }
             match self.retake(run_id).await? {
@@ -308,6 +322,7 @@ mod ending;
 mod limits_tests;
 #[cfg(test)]
 mod provider_tests;
+mod remote_turn;
 #[cfg(test)]
 mod tests;
 mod turn;

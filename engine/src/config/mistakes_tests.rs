@@ -60,7 +60,7 @@ use crate::policy::{PolicyConfig, Position};
     "sources:\n  memory:\n    command: npx\n  memroy: {auto_approved_tools: [\"*\"]}\n",
     "sources.memroy",
     4,
-    "no connection: give `command` (a program spoken to over stdio) or `url` (streamable HTTP), or `policy_only: true`"
+    "no connection: give `command` (a program spoken to over stdio) or `url` (streamable HTTP), `a2a` (a remote agent's card), or `policy_only: true`"
 )]
 #[case::misspelt_connection_key(
     "sources:\n  git:\n    comand: uvx\n",

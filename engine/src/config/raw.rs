@@ -81,6 +81,10 @@ pub(super) struct RawSource {
     pub ca_cert: Option<String>,
     #[serde(default)]
     pub policy_only: bool,
+    #[serde(default)]
+    pub a2a: Option<String>,
+    #[serde(default)]
+    pub headers: Option<BTreeMap<String, String>>,
     #[serde(default, deserialize_with = "timeout")]
     pub connect_timeout: Option<Duration>,
     #[serde(default, deserialize_with = "timeout")]

@@ -35,6 +35,8 @@ pub(super) fn source(
         transport_type,
         ca_cert,
         policy_only,
+        a2a,
+        headers,
         connect_timeout,
         call_timeout,
         tools,
@@ -68,7 +70,14 @@ pub(super) fn source(
         ca_cert,
         policy_only,
     };
-    let connection = connection(file, name, keys)?;
+    let connection = match a2a {
+        Some(card) => super::agent::connection(file, &key, card, headers, &keys)?,
+        None if headers.is_some() => {
+            let problem = "headers are for a remote agent reached by `a2a`";
+            return Err(PolicyError::new(file, format!("{key}.headers"), problem));
+        }
+        None => connection(file, name, keys)?,
+    };
     let connected = matches!(
         connection,
         Connection::Stdio { .. } | Connection::Http { .. }
@@ -122,15 +131,15 @@ pub(super) fn source(
 }
 
 /// A block's keys that say how its source is reached.
-struct ConnectionKeys {
-    command: Option<String>,
-    args: Option<Vec<String>>,
-    env: Option<BTreeMap<String, EnvValue>>,
-    url: Option<String>,
-    path: Option<String>,
-    transport_type: Option<Transport>,
-    ca_cert: Option<String>,
-    policy_only: bool,
+pub(super) struct ConnectionKeys {
+    pub(super) command: Option<String>,
+    pub(super) args: Option<Vec<String>>,
+    pub(super) env: Option<BTreeMap<String, EnvValue>>,
+    pub(super) url: Option<String>,
+    pub(super) path: Option<String>,
+    pub(super) transport_type: Option<Transport>,
+    pub(super) ca_cert: Option<String>,
+    pub(super) policy_only: bool,
 }
 
 /// How source `name` is reached, or the key whose word does not fit.
@@ -199,7 +208,7 @@ fn connection(file: &str, name: &str, keys: ConnectionKeys) -> Result<Connection
     })
 }
 
-const NO_CONNECTION: &str = "this source has no connection: give `command` (a program spoken to over stdio) or `url` (streamable HTTP), or `policy_only: true` for a block that only sets the policy for calls arriving through the gateway";
+const NO_CONNECTION: &str = "this source has no connection: give `command` (a program spoken to over stdio) or `url` (streamable HTTP), `a2a` (a remote agent's card), or `policy_only: true` for a block that only sets the policy for calls arriving through the gateway";
 
 /// `path` next to the configuration file when relative (`join` keeps an
 /// absolute path as it is).

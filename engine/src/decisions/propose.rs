@@ -7,8 +7,8 @@ use super::ProposedCall;
 use crate::config::policy_cases::Expect;
 use crate::core::Core;
 use crate::domain::{
-    BatchId, CallStatus, Caller, ConversationId, NewCase, Run, ShadowVerdict, ToolCall, ToolCallId,
-    AGENT_SOURCE, QUESTION_TOOL,
+    BatchId, CallStatus, Caller, CallerKind, ConversationId, NewCase, Run, ShadowVerdict, ToolCall,
+    ToolCallId, AGENT_SOURCE, QUESTION_TOOL,
 };
 use crate::error::EngineError;
 use crate::policy::{CallFacts, Outcome, PolicyVerdict};
@@ -79,15 +79,24 @@ async fn chat_caller(
     turn: Option<Turn<'_>>,
 ) -> Result<Caller, EngineError> {
     let session = conversation.as_str().to_owned();
-    let Some(id) = turn.and_then(|t| t.run.started_by.as_ref()) else {
-        return Ok(Caller::chat(None, Vec::new(), session));
+    let person = match turn.and_then(|t| t.run.started_by.as_ref()) {
+        Some(id) => core.people().person(id).await?.map(|p| p.name),
+        None => None,
     };
-    let person = core.people().person(id).await?.map(|p| p.name);
     let groups = match (&core.config.auth, &person) {
         (Some(auth), Some(name)) => auth.groups_of(name),
         _ => Vec::new(),
     };
-    Ok(Caller::chat(person, groups, session))
+    let chat = Caller::chat(person, groups, session);
+    // A remote agent's calls are its own, for the person who wrote to it.
+    Ok(match core.remote().remote_thread(conversation).await? {
+        Some(thread) => Caller {
+            kind: CallerKind::Agent,
+            name: thread.agent,
+            ..chat
+        },
+        None => chat,
+    })
 }
 
 /// A proposal as a stored call, with the status its verdict gives it and,

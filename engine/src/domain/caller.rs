@@ -12,6 +12,9 @@ pub enum CallerKind {
     Chat,
     /// An agent with an API key (gateway, HITL Protocol, MCP proxy, hooks).
     Key,
+    /// A remote A2A agent a person converses with in the chat (a source
+    /// with `a2a:`), named by its block.
+    Agent,
     /// An agent on a gateway that asks for no key (loopback), or a call
     /// whose caller is not known.
     #[default]
@@ -19,11 +22,12 @@ pub enum CallerKind {
 }
 
 impl CallerKind {
-    /// Its name in policies: `chat`, `key`, `local`.
+    /// Its name in policies: `chat`, `key`, `agent`, `local`.
     pub fn as_str(self) -> &'static str {
         match self {
             CallerKind::Chat => "chat",
             CallerKind::Key => "key",
+            CallerKind::Agent => "agent",
             CallerKind::Local => "local",
         }
     }
@@ -33,8 +37,9 @@ impl CallerKind {
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
 pub struct Caller {
     pub kind: CallerKind,
-    /// Its name: the API key's for [`CallerKind::Key`], `airlock` for the
-    /// chat's own agent, `local` otherwise.
+    /// Its name: the API key's for [`CallerKind::Key`], the source block's
+    /// for [`CallerKind::Agent`], `airlock` for the chat's own agent,
+    /// `local` otherwise.
     pub name: String,
     /// The person it acts for (their sign-in name), when it acts for one:
     /// the person whose message started the run, or the key's holder.

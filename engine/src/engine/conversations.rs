@@ -12,7 +12,14 @@ use crate::Engine;
 impl Engine {
     /// Starts an empty conversation.
     pub async fn create_conversation(&self) -> Result<Conversation, EngineError> {
-        conversations::create_conversation(&self.core).await
+        conversations::create_conversation(&self.core, None).await
+    }
+
+    /// Starts an empty conversation with the remote agent of source block
+    /// `agent` (a block with `a2a:`): what people write in it goes to that
+    /// agent, and the calls it asks approval for wait here.
+    pub async fn create_conversation_with(&self, agent: &str) -> Result<Conversation, EngineError> {
+        conversations::create_conversation(&self.core, Some(agent)).await
     }
 
     /// Conversations, most recently active first.

@@ -32,6 +32,7 @@ mod people;
 mod queue;
 mod quorum;
 mod receipt_keys;
+mod remote;
 mod reviews;
 mod rounds;
 mod stops;
@@ -52,6 +53,7 @@ use people::*;
 use queue::*;
 use quorum::*;
 use receipt_keys::*;
+use remote::*;
 use reviews::*;
 use rounds::*;
 use stops::*;
@@ -259,6 +261,7 @@ conformance!(
     racing_approvals_are_counted_exactly_once,
     the_inbox_pages_by_position_and_filters,
     a_new_receipt_key_retires_the_others,
+    a_remote_thread_is_kept_as_last_saved,
     passkeys_are_a_persons_own_and_registered_once,
     a_passkey_challenge_is_taken_once_by_its_person,
 );

@@ -254,6 +254,11 @@ const MIGRATIONS: &[Migration] = &[
         description: "who asked for each call",
         sql: include_str!("../../migrations/postgres/0043_call_callers.sql"),
     },
+    Migration {
+        version: 44,
+        description: "conversations with remote agents",
+        sql: include_str!("../../migrations/postgres/0044_remote_threads.sql"),
+    },
 ];
 
 /// Arbitrary key of the advisory lock that serialises migrations across replicas.

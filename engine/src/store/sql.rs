@@ -34,6 +34,7 @@ mod query;
 mod queue;
 mod quorum;
 mod receipt_keys;
+mod remote;
 mod reviews;
 mod row;
 mod runs;

@@ -234,6 +234,11 @@ const MIGRATIONS: &[Migration] = &[
         description: "who asked for each call",
         sql: include_str!("../../migrations/sqlite/0043_call_callers.sql"),
     },
+    Migration {
+        version: 44,
+        description: "conversations with remote agents",
+        sql: include_str!("../../migrations/sqlite/0044_remote_threads.sql"),
+    },
 ];
 
 /// How many read-only connections serve reads: one per core. Statements run

@@ -82,7 +82,7 @@ impl McpSource {
     pub fn start(name: &str, config: &SourceConfig) -> Result<Self, McpError> {
         if matches!(
             config.connection,
-            Connection::BuiltIn | Connection::PolicyOnly
+            Connection::BuiltIn | Connection::PolicyOnly | Connection::Agent { .. }
         ) {
             return Err(McpError::NotMcp(name.to_owned()));
         }

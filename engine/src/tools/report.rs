@@ -77,6 +77,7 @@ impl SourceBoard {
                         (Transport::Stdio, line.join(" "))
                     }
                     Some(Connection::Http { url, .. }) => (Transport::Http, url.clone()),
+                    Some(Connection::Agent { card, .. }) => (Transport::Agent, card.clone()),
                     Some(Connection::PolicyOnly) => (Transport::PolicyOnly, String::new()),
                     Some(Connection::BuiltIn) | None => (Transport::BuiltIn, String::new()),
                 };
@@ -112,6 +113,9 @@ pub enum Transport {
     BuiltIn,
     /// Not reached at all: its block is the policy for gateway calls.
     PolicyOnly,
+    /// A remote agent over A2A: its calls are the agent's to run, once
+    /// decided here.
+    Agent,
 }
 
 /// One source as the Sources page shows it.

@@ -4,7 +4,12 @@
 use reqwest::Client;
 use serde_json::{json, Value};
 
+use std::path::Path;
+use std::process::Stdio;
+
 use engine::domain::ToolCallId;
+use tokio::io::{AsyncBufReadExt, BufReader, Lines};
+use tokio::process::{Child, ChildStdout};
 
 use super::TestServer;
 
@@ -108,4 +113,56 @@ pub fn sse(text: &str) -> Vec<Value> {
         .filter_map(|line| line.strip_prefix("data:"))
         .map(|data| serde_json::from_str(data.trim()).unwrap())
         .collect()
+}
+
+/// The bearer the kagent-style agent (a2a_agent.py) takes.
+pub const BEARER: &str = "agent-secret";
+
+/// The agent, listening; what it prints after its first line.
+pub struct Agent {
+    pub url: String,
+    said: Lines<BufReader<ChildStdout>>,
+    _child: Child,
+}
+
+impl Agent {
+    /// The next line it prints.
+    pub async fn next(&mut self) -> Value {
+        let line = self
+            .said
+            .next_line()
+            .await
+            .unwrap()
+            .expect("the agent goes on");
+        serde_json::from_str(&line).unwrap()
+    }
+}
+
+/// The agent of a2a-sdk in `venv`, asking in `generation`.
+pub async fn agent_in(venv: &str, generation: &str) -> Agent {
+    let here = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let python = here.join("..").join(venv).join("bin/python");
+    assert!(
+        python.exists(),
+        "{venv} is not installed: run `make python-tools`"
+    );
+    let mut child = tokio::process::Command::new(python)
+        .arg(here.join("tests/a2a_agent.py"))
+        .args([generation, BEARER])
+        .stdout(Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()
+        .unwrap();
+    let mut said = BufReader::new(child.stdout.take().unwrap()).lines();
+    let first = said
+        .next_line()
+        .await
+        .unwrap()
+        .expect("the agent says where it listens");
+    let first: Value = serde_json::from_str(&first).unwrap();
+    Agent {
+        url: first["url"].as_str().unwrap().to_owned(),
+        said,
+        _child: child,
+    }
 }

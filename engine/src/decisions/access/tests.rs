@@ -55,7 +55,7 @@ impl Fixture {
     /// A conversation whose run `author` started, with the calls of one
     /// model turn waiting: `delete_file` for ops, `deploy` for dev.
     async fn waiting(&self, author: &Actor) -> (ConversationId, Vec<ToolCall>) {
-        let c = crate::conversations::create_conversation(&self.core)
+        let c = crate::conversations::create_conversation(&self.core, None)
             .await
             .unwrap()
             .id;

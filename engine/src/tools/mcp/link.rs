@@ -101,8 +101,8 @@ impl Link {
         let config = ClientConfig::default().with_protocol_version(PROTOCOL_VERSION);
         let tail = Tail::default();
         let (running, child, place) = match connection {
-            Connection::BuiltIn | Connection::PolicyOnly => {
-                return Err("the source has no connection".into())
+            Connection::BuiltIn | Connection::PolicyOnly | Connection::Agent { .. } => {
+                return Err("the source is no MCP server".into())
             }
             Connection::Stdio { command, args, env } => {
                 let mut child = Command::new(command)
