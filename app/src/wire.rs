@@ -214,6 +214,10 @@ pub struct ConversationDetail {
     /// nobody writes in it.
     #[serde(default)]
     pub agent_session: bool,
+    /// The remote agent people write to in it (a source with `a2a:`),
+    /// instead of Airlock's own.
+    #[serde(default)]
+    pub remote_agent: Option<String>,
     /// Why the model cannot be reached now, if it cannot.
     pub model_problem: Option<String>,
     /// Whether the demo model answers, so the chat suggests its commands.

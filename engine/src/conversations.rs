@@ -128,6 +128,7 @@ pub(crate) async fn conversation_snapshot(
     let run = core.runs().active_run(id).await?;
     let queued = core.queue().queued_messages(id).await?;
     let agent_session = core.gateway().is_agent_session(id).await?;
+    let remote = core.remote().remote_thread(id).await?;
     Ok(ConversationSnapshot {
         cursor,
         view: ConversationView {
@@ -139,6 +140,7 @@ pub(crate) async fn conversation_snapshot(
         queued,
         earlier: from,
         agent_session,
+        remote_agent: remote.map(|thread| thread.agent),
     })
 }
 

@@ -5,15 +5,18 @@ code writes them, and reads the answer the way kagent does.
 
     python a2a_agent.py <first|released|extension> [<bearer>]
 
-It listens on a free port and prints {"url": ...} first; then, for each
-answer it reads, {"task": ..., "verdicts": {call id: {"approved", "reason"}}}.
-With a bearer, every request must carry it.
+It listens on a free port (or on $A2A_AGENT_PORT) and prints {"url": ...}
+first; then, for each answer it reads, {"task": ..., "verdicts": {call id:
+{"approved", "reason"}}}. With a bearer, every request must carry it. With
+$A2A_AGENT_STATE (a file; a2a-sdk 0.3), its tasks and what they wait on
+outlive a restart, as a kagent agent's do in its database.
 
 The model: "delete a.txt and b.txt" asks to delete each file; anything
 else is answered in words, in three pieces.
 """
 
 import json
+import os
 import re
 import socket
 import sys
@@ -74,10 +77,32 @@ def text_part(text):
     return pb.Part(text=text) if V1 else t.Part(root=t.TextPart(text=text))
 
 
+class Kept(InMemoryTaskStore):
+    """Tasks kept in a file (a2a-sdk 0.3), with what the agent asked."""
+
+    def __init__(self, path, asked):
+        super().__init__()
+        self.path, self.asked = path, asked
+        if os.path.exists(path):
+            with open(path) as f:
+                kept = json.load(f)
+            self.tasks.update({k: t.Task.model_validate(v) for k, v in kept["tasks"].items()})
+            asked.update(kept["asked"])
+
+    async def save(self, task, *args, **kwargs):
+        await super().save(task, *args, **kwargs)
+        self.keep()
+
+    def keep(self):
+        tasks = {k: v.model_dump(mode="json", by_alias=True, exclude_none=True) for k, v in self.tasks.items()}
+        with open(self.path, "w") as f:
+            json.dump({"tasks": tasks, "asked": self.asked}, f)
+
+
 class Kagent(AgentExecutor):
-    def __init__(self, generation):
+    def __init__(self, generation, asked):
         self.generation = generation
-        self.asked = {}  # task id: the calls it waits on
+        self.asked = asked  # task id: the calls it waits on
 
     async def execute(self, context, queue):
         task = context.current_task
@@ -204,7 +229,7 @@ def app(generation, url):
             },
             pb.AgentCard(),
         )
-        handler = DefaultRequestHandler(Kagent(generation), InMemoryTaskStore(), card)
+        handler = DefaultRequestHandler(Kagent(generation, {}), InMemoryTaskStore(), card)
         return Starlette(routes=create_agent_card_routes(card) + create_jsonrpc_routes(handler, "/"))
     from a2a.server.apps import A2AStarletteApplication
 
@@ -220,7 +245,10 @@ def app(generation, url):
             "skills": [skill],
         }
     )
-    handler = DefaultRequestHandler(Kagent(generation), InMemoryTaskStore())
+    asked = {}
+    state = os.environ.get("A2A_AGENT_STATE")
+    store = Kept(state, asked) if state else InMemoryTaskStore()
+    handler = DefaultRequestHandler(Kagent(generation, asked), store)
     return A2AStarletteApplication(card, handler).build()
 
 
@@ -241,7 +269,8 @@ def guarded(inner, bearer):
 
 def main(generation, bearer=None):
     listener = socket.socket()
-    listener.bind(("127.0.0.1", 0))
+    listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    listener.bind(("127.0.0.1", int(os.environ.get("A2A_AGENT_PORT", "0"))))
     # Listening before it says where: a client may connect at once, and
     # waits in the backlog until the server takes it.
     listener.listen(64)

@@ -13,7 +13,7 @@ use engine::domain::{CallStatus, Channel, ConversationId, Reviewer, Role, ToolCa
 use support::a2a::{agent_in, Agent, BEARER};
 use support::TestServer;
 
-fn config(agent: &Agent) -> String {
+pub fn config(agent: &Agent) -> String {
     format!(
         r#"sources:
   k8s:
@@ -33,13 +33,13 @@ fn config(agent: &Agent) -> String {
     )
 }
 
-async fn serve(dir: &std::path::Path, agent: &Agent) -> TestServer {
+pub async fn serve(dir: &std::path::Path, agent: &Agent) -> TestServer {
     support::start(dir, &config(agent), &[], support::a2a::agent()).await
 }
 
 /// The conversation's calls, once `count` of them are there and none is
 /// still on its way.
-async fn calls(server: &TestServer, id: &ConversationId, count: usize) -> Vec<ToolCall> {
+pub async fn calls(server: &TestServer, id: &ConversationId, count: usize) -> Vec<ToolCall> {
     for _ in 0..400 {
         let calls = server.engine.tool_calls(id).await.unwrap();
         let moving =
@@ -53,7 +53,7 @@ async fn calls(server: &TestServer, id: &ConversationId, count: usize) -> Vec<To
 }
 
 /// The agent's last reply, once the run has ended.
-async fn replied(server: &TestServer, id: &ConversationId, replies: usize) -> String {
+pub async fn replied(server: &TestServer, id: &ConversationId, replies: usize) -> String {
     for _ in 0..400 {
         let view = server.engine.conversation(id).await.unwrap();
         let said: Vec<_> = view
@@ -70,7 +70,7 @@ async fn replied(server: &TestServer, id: &ConversationId, replies: usize) -> St
     panic!("the agent did not reply");
 }
 
-fn person() -> Reviewer {
+pub fn person() -> Reviewer {
     Reviewer::named("local", Channel::Chat)
 }
 
@@ -119,6 +119,13 @@ async fn converse(venv: &str, generation: &str) {
         ("agent", "k8s")
     );
 
+    // Its arguments are the agent's: an edit would never reach it.
+    let edit = Verdict::Edit {
+        arguments: serde_json::json!({"path": "elsewhere.txt"}),
+    };
+    let refused = server.engine.decide(&asked[2].id, edit, &person()).await;
+    let refused = refused.unwrap_err().to_string();
+    assert!(refused.contains("runs this call itself"), "{refused}");
     server
         .engine
         .decide(&asked[2].id, Verdict::Approve, &person())

@@ -13,6 +13,7 @@ mod a2a;
 mod a2a_clients;
 mod a2a_people;
 mod a2a_remote;
+mod a2a_restarts;
 mod a2a_sources;
 mod access;
 mod api_tokens;

@@ -48,6 +48,13 @@ impl Default for QuorumItem {
     }
 }
 
+/// The agent that asked for a call: its kind (`chat`, `key`, `agent`,
+/// `local`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CallerRef {
+    pub kind: String,
+}
+
 /// A tool call. Its JSON is the engine's tool call, so the same type reads
 /// page data and live `tool_call.*` events.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -83,6 +90,9 @@ pub struct ToolCallItem {
     /// Whether approving it takes the approver's passkey.
     #[serde(default)]
     pub step_up: bool,
+    /// Who asked for it, as far as the card needs to know.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub caller: Option<CallerRef>,
     /// When a pending approval lapses, RFC 3339.
     pub expires_at: Option<String>,
     /// Where it was announced while it waited, and how that went.
@@ -217,6 +227,12 @@ impl ToolCallItem {
             Some(reason) => format!("{verb} by {}{place}: {reason}", d.by),
             None => format!("{verb} by {}{place}", d.by),
         })
+    }
+
+    /// Whether a remote agent asked for it and runs it itself once
+    /// decided: its arguments are the agent's, and cannot be edited here.
+    pub fn runs_remotely(&self) -> bool {
+        self.caller.as_ref().is_some_and(|c| c.kind == "agent")
     }
 
     /// Whether this is the agent asking the person a question.

@@ -19,6 +19,7 @@ fn call(arguments: serde_json::Value, original: Option<serde_json::Value>) -> To
         not_by: None,
         quorum: QuorumItem::default(),
         step_up: false,
+        caller: None,
         expires_at: Some("2026-11-23T10:42:00.000Z".into()),
         announced: Vec::new(),
         decision: None,

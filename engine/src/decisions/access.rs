@@ -6,7 +6,7 @@
 use serde_json::Value;
 
 use crate::core::Core;
-use crate::domain::{Actor, RunId, ToolCallId};
+use crate::domain::{Actor, CallerKind, RunId, ToolCallId};
 use crate::domain::{BatchId, CallStatus, ConversationId, Refusal, Reviewer, ToolCall};
 use crate::error::EngineError;
 use crate::intent::{chat_intent, ChatIntent};
@@ -96,6 +96,18 @@ mod tests;
 
 /// The policy re-checks an edited call; an edit the policy denies is refused.
 pub(super) fn check_edit(core: &Core, call: &ToolCall, edited: &Value) -> Result<(), EngineError> {
+    // The remote agent runs the call it asked for: edited arguments would
+    // be approved here and never reach it.
+    if call
+        .caller
+        .as_ref()
+        .is_some_and(|c| c.kind == CallerKind::Agent)
+    {
+        return Err(EngineError::invalid(
+            "arguments",
+            format!("{} runs this call itself, with its own arguments: approve it or reject it with a reason", call.source),
+        ));
+    }
     let verdict = core.config.policy_for(&call.source).decide(CallFacts {
         caller: call.caller.as_ref(),
         at: call.created_at,

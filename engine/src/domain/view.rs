@@ -33,6 +33,8 @@ pub struct ConversationSnapshot {
     /// Whether it is an external agent's session (its calls come through
     /// the gateway or the MCP proxy): nobody writes in it.
     pub agent_session: bool,
+    /// The remote agent it is held with (a source with `a2a:`), if any.
+    pub remote_agent: Option<String>,
 }
 
 /// The approvals inbox as a new subscriber first sees it.

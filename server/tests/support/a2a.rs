@@ -122,10 +122,15 @@ pub const BEARER: &str = "agent-secret";
 pub struct Agent {
     pub url: String,
     said: Lines<BufReader<ChildStdout>>,
-    _child: Child,
+    child: Child,
 }
 
 impl Agent {
+    /// Stops it, as a crash would.
+    pub async fn kill(mut self) {
+        self.child.kill().await.unwrap();
+    }
+
     /// The next line it prints.
     pub async fn next(&mut self) -> Value {
         let line = self
@@ -140,6 +145,11 @@ impl Agent {
 
 /// The agent of a2a-sdk in `venv`, asking in `generation`.
 pub async fn agent_in(venv: &str, generation: &str) -> Agent {
+    agent_with(venv, generation, &[]).await
+}
+
+/// [`agent_in`] with `env` (`A2A_AGENT_PORT`, `A2A_AGENT_STATE`).
+pub async fn agent_with(venv: &str, generation: &str, env: &[(&str, &str)]) -> Agent {
     let here = Path::new(env!("CARGO_MANIFEST_DIR"));
     let python = here.join("..").join(venv).join("bin/python");
     assert!(
@@ -149,6 +159,7 @@ pub async fn agent_in(venv: &str, generation: &str) -> Agent {
     let mut child = tokio::process::Command::new(python)
         .arg(here.join("tests/a2a_agent.py"))
         .args([generation, BEARER])
+        .envs(env.iter().copied())
         .stdout(Stdio::piped())
         .kill_on_drop(true)
         .spawn()
@@ -163,6 +174,6 @@ pub async fn agent_in(venv: &str, generation: &str) -> Agent {
     Agent {
         url: first["url"].as_str().unwrap().to_owned(),
         said,
-        _child: child,
+        child,
     }
 }

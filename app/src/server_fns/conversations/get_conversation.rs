@@ -41,8 +41,10 @@ pub async fn get_conversation(
         may_write: crate::state::allowed(engine::domain::Action::Converse).is_ok()
             && !snapshot.agent_session,
         agent_session: snapshot.agent_session,
-        model_problem: crate::state::model_problem(),
-        demo_model: crate::state::demo_model(),
+        // Airlock's model has no say in a remote agent's conversation.
+        model_problem: crate::state::model_problem().filter(|_| snapshot.remote_agent.is_none()),
+        demo_model: crate::state::demo_model() && snapshot.remote_agent.is_none(),
+        remote_agent: snapshot.remote_agent,
         queued: snapshot.queued.into_iter().map(Into::into).collect(),
         sources_down,
         earlier: snapshot.earlier,

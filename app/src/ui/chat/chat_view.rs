@@ -79,6 +79,9 @@ pub fn ChatView(detail: ConversationDetail) -> impl IntoView {
             <div class="chat-head">
                 <a class="back-link" href="/">"← Conversations"</a>
                 <h1>{move || live.title.get()}</h1>
+                {detail.remote_agent.clone().map(|agent| view! {
+                    <p class="chat-agent">"With "<strong>{agent}</strong>", a remote agent (A2A)"</p>
+                })}
                 <Show when=move || live.reconnecting.get()>
                     <span class="live-badge" role="status">"Reconnecting…"</span>
                 </Show>

@@ -121,6 +121,8 @@ pub fn ReviewForms(
 
 fn approval_actions(item: &ReviewItem, busy: Signal<bool>) -> impl IntoView {
     let arguments = item.call.arguments_text();
+    // A remote agent runs its own arguments: an edit here would not reach it.
+    let editable = !item.call.runs_remotely();
     view! {
         // Enter in a text field submits the form's first button; a disabled
         // one here makes Enter in the reason do nothing instead of approving.
@@ -131,9 +133,11 @@ fn approval_actions(item: &ReviewItem, busy: Signal<bool>) -> impl IntoView {
                 <input type="text" name="reason" aria-label="Reason" placeholder="Reason (optional)" maxlength="2000"/>
                 <button type="submit" name="action" value="reject" class="button danger" disabled=busy>"Confirm reject"</button>
             </Reveal>
-            <Reveal label="Edit arguments" disabled=busy>
-                <ArgumentsEditor initial=arguments busy action="edit"/>
-            </Reveal>
+            {editable.then(|| view! {
+                <Reveal label="Edit arguments" disabled=busy>
+                    <ArgumentsEditor initial=arguments busy action="edit"/>
+                </Reveal>
+            })}
             <Withdraw busy/>
         </div>
     }

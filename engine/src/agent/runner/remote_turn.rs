@@ -40,8 +40,11 @@ impl Agent {
         stop: &Notify,
     ) -> Result<TurnEnd, AgentError> {
         let conversation = &run.conversation_id;
+        let ours = thread.run_id.as_ref() == Some(&run.id);
+        let answering = thread.asked.clone().filter(|_| ours && !thread.answered);
         let remote = match self.remote(&thread.agent).await {
             Ok(remote) => remote,
+            Err(e) if answering.is_some() => return self.deliver_later(run, &thread, &e).await,
             Err(e) => return self.unreachable(run, &thread, &e).await,
         };
         let drafting = Arc::new(Drafting::default());
@@ -56,8 +59,6 @@ impl Agent {
             };
             events.draft(&writing_in, piece);
         };
-        let ours = thread.run_id.as_ref() == Some(&run.id);
-        let answering = thread.asked.clone().filter(|_| ours && !thread.answered);
         let message = match answering {
             Some(_) => None,
             None => {

@@ -65,10 +65,14 @@ pub fn DecideForms(
         }
         .into_any(),
     });
+    // A remote agent runs its own arguments: an edit here would not reach it.
+    let editable = !call.runs_remotely();
     let approving_too = (!refuse_only && !step_up).then(|| view! {
-        <Reveal label="Edit arguments" disabled=busy>
-            <EditForm call to={decide.to::<EditCall>()} busy/>
-        </Reveal>
+        {editable.then(|| view! {
+            <Reveal label="Edit arguments" disabled=busy>
+                <EditForm call to={decide.to::<EditCall>()} busy/>
+            </Reveal>
+        })}
         {grantable.then(|| view! {
             <Reveal label="Always allow" disabled=busy>
                 <p class="reveal-note">{allow_note}</p>
