@@ -21,7 +21,7 @@ pub use asked::{
 };
 pub use audit::{AuditItem, AuditListPage, AUDIT_ACTIONS};
 pub use call::{
-    parse_arguments, time_label, ApprovalItem, ArgumentChange, DecisionItem, QuorumItem,
+    parse_arguments, time_label, ApprovalItem, ArgumentChange, CallerRef, DecisionItem, QuorumItem,
     ToolCallItem,
 };
 pub use deciding::{Deciding, MayDo};

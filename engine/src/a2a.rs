@@ -5,6 +5,7 @@
 
 pub mod kagent;
 pub mod remote;
+pub mod thread;
 pub mod wire;
 
 use serde_json::{Map, Value};

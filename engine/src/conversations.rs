@@ -51,7 +51,7 @@ pub(crate) async fn create_conversation(
         .insert_conversation(&conversation)
         .await?;
     if let Some(agent) = agent {
-        let thread = crate::domain::RemoteThread::new(conversation.id.clone(), agent, now);
+        let thread = crate::a2a::thread::RemoteThread::new(conversation.id.clone(), agent, now);
         core.remote().save_remote_thread(&thread).await?;
     }
     Ok(conversation)

@@ -26,7 +26,6 @@ pub mod person;
 pub mod preview;
 pub mod quorum;
 pub mod receipt_key;
-pub mod remote;
 pub mod review;
 pub mod review_flow;
 pub mod review_shape;
@@ -71,7 +70,6 @@ pub use preview::{
 };
 pub use quorum::{Approval, Quorum, MAX_APPROVALS};
 pub use receipt_key::ReceiptKey;
-pub use remote::{Asked, RemoteThread};
 pub use review::{
     CaseEvent, CaseId, CaseStatus, CaseType, LinkedCase, NewCase, Requester, ReviewCase,
     MAX_PROMPT_CHARS,

@@ -17,7 +17,7 @@ use syn::visit::Visit;
 /// of a lower floor, and none of its own floor or above.
 const FLOORS: &[&[&str]] = &[
     &["domain", "clock", "intent", "throttle"],
-    &["policy", "metrics", "receipts", "webauthn"],
+    &["policy", "metrics", "receipts", "webauthn", "a2a"],
     &["config"],
     &["store", "events", "tools"],
     &["error"],

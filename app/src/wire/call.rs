@@ -179,6 +179,8 @@ impl ToolCallItem {
             "approved" => "Approved",
             "rejected" => "Rejected",
             "executing" => "Executing…",
+            // Airlock ran nothing: the agent was told it may.
+            "completed" if self.runs_remotely() => "Approved · the agent runs it",
             "completed" => "Completed",
             "failed" => "Failed",
             "expired" => "Expired",

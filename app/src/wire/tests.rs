@@ -501,3 +501,19 @@ fn a_commands_steps_say_how_they_join() {
     );
     assert_eq!(step(None).then_words(), None);
 }
+
+#[test]
+fn a_remote_agent_s_approved_call_is_not_said_to_have_run_here() {
+    let ran = ToolCallItem {
+        status: "completed".into(),
+        ..call(serde_json::json!({}), None)
+    };
+    assert_eq!(ran.status_label(), "Completed");
+    let handed = ToolCallItem {
+        caller: Some(CallerRef {
+            kind: "agent".into(),
+        }),
+        ..ran
+    };
+    assert_eq!(handed.status_label(), "Approved · the agent runs it");
+}

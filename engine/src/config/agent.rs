@@ -6,33 +6,23 @@
 
 use std::collections::BTreeMap;
 
-use super::source::ConnectionKeys;
 use super::Connection;
 use crate::policy::PolicyError;
 
 /// The connection of the agent block at `key`, or the key whose word does
-/// not fit.
+/// not fit; `mcp_keys` are the block's MCP connection keys, each with
+/// whether it was given.
 pub(super) fn connection(
     file: &str,
     key: &str,
     card: String,
     headers: Option<BTreeMap<String, String>>,
-    keys: &ConnectionKeys,
+    mcp_keys: &[(&str, bool)],
 ) -> Result<Connection, PolicyError> {
     let err = |below: &str, problem: String| {
         Err(PolicyError::new(file, format!("{key}.{below}"), problem))
     };
-    let others = [
-        ("command", keys.command.is_some()),
-        ("url", keys.url.is_some()),
-        ("policy_only", keys.policy_only),
-        ("args", keys.args.is_some()),
-        ("env", keys.env.is_some()),
-        ("path", keys.path.is_some()),
-        ("ca_cert", keys.ca_cert.is_some()),
-        ("transport_type", keys.transport_type.is_some()),
-    ];
-    if let Some((other, _)) = others.iter().find(|(_, given)| *given) {
+    if let Some((other, _)) = mcp_keys.iter().find(|(_, given)| *given) {
         return err(
             other,
             format!("`{other}` is for an MCP server; this block is a remote agent (`a2a`)"),

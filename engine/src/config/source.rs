@@ -71,7 +71,7 @@ pub(super) fn source(
         policy_only,
     };
     let connection = match a2a {
-        Some(card) => super::agent::connection(file, &key, card, headers, &keys)?,
+        Some(card) => super::agent::connection(file, &key, card, headers, &keys.given())?,
         None if headers.is_some() => {
             let problem = "headers are for a remote agent reached by `a2a`";
             return Err(PolicyError::new(file, format!("{key}.headers"), problem));
@@ -130,16 +130,32 @@ pub(super) fn source(
     })
 }
 
+impl ConnectionKeys {
+    /// Each key, with whether the block gives it.
+    fn given(&self) -> [(&'static str, bool); 8] {
+        [
+            ("command", self.command.is_some()),
+            ("url", self.url.is_some()),
+            ("policy_only", self.policy_only),
+            ("args", self.args.is_some()),
+            ("env", self.env.is_some()),
+            ("path", self.path.is_some()),
+            ("ca_cert", self.ca_cert.is_some()),
+            ("transport_type", self.transport_type.is_some()),
+        ]
+    }
+}
+
 /// A block's keys that say how its source is reached.
-pub(super) struct ConnectionKeys {
-    pub(super) command: Option<String>,
-    pub(super) args: Option<Vec<String>>,
-    pub(super) env: Option<BTreeMap<String, EnvValue>>,
-    pub(super) url: Option<String>,
-    pub(super) path: Option<String>,
-    pub(super) transport_type: Option<Transport>,
-    pub(super) ca_cert: Option<String>,
-    pub(super) policy_only: bool,
+struct ConnectionKeys {
+    command: Option<String>,
+    args: Option<Vec<String>>,
+    env: Option<BTreeMap<String, EnvValue>>,
+    url: Option<String>,
+    path: Option<String>,
+    transport_type: Option<Transport>,
+    ca_cert: Option<String>,
+    policy_only: bool,
 }
 
 /// How source `name` is reached, or the key whose word does not fit.

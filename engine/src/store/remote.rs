@@ -4,7 +4,8 @@
 use async_trait::async_trait;
 
 use super::StoreError;
-use crate::domain::{ConversationId, RemoteThread};
+use crate::a2a::thread::RemoteThread;
+use crate::domain::ConversationId;
 
 #[async_trait]
 pub trait RemoteStore: Send + Sync {

@@ -92,7 +92,10 @@ impl SourceBoard {
                     name: name.clone(),
                     transport,
                     target,
-                    status: source.map(|s| s.status()),
+                    // A remote agent is reached only when talked to.
+                    status: source
+                        .filter(|_| transport != Transport::Agent)
+                        .map(|s| s.status()),
                     offered,
                     hidden,
                 }

@@ -43,6 +43,7 @@ fn ToolNames(label: &'static str, names: Vec<String>, none: &'static str) -> imp
 fn SourceEntry(item: SourceItem) -> impl IntoView {
     let state = state_text(&item);
     let policy_only = item.transport == "policy only";
+    let remote = item.transport == "A2A";
     let offered_none = match item.state.as_str() {
         "up" => "Its policy offers none of its tools.",
         _ if policy_only => "It is reached by nobody: its block is the policy for calls that come through the gateway.",
@@ -66,11 +67,14 @@ fn SourceEntry(item: SourceItem) -> impl IntoView {
             {item.last_call_label.map(|at| view! {
                 <p class="source-meta">"Last successful call " {at}</p>
             })}
-            {(!policy_only).then(|| view! {
+            {remote.then(|| view! {
+                <p class="source-none">"People talk to it in the chat. It runs its own tools, and the calls it asks approval for are decided here under this block's policy."</p>
+            })}
+            {(!policy_only && !remote).then(|| view! {
                 <ToolNames label="Offered" names=item.offered none=offered_none/>
             })}
             // What a source hides is known only while it lists its tools.
-            {(item.state == "up").then(|| view! {
+            {(item.state == "up" && !remote).then(|| view! {
                 <ToolNames label="Hidden by policy" names=item.hidden none="Nothing is hidden."/>
             })}
         </li>

@@ -19,12 +19,13 @@ use super::turn::TurnEnd;
 use super::{Agent, AgentError, StepOutcome};
 use crate::a2a::kagent::{self, Verdict as Answer};
 use crate::a2a::remote::{Remote, RemoteError, RemoteTask};
+use crate::a2a::thread::{Asked, RemoteThread};
 use crate::a2a::wire::{Message as WireMessage, Role as WireRole, TaskState, Version};
 use crate::a2a::{Content, Part};
 use crate::config::Connection;
 use crate::decisions;
 use crate::domain::markdown::Drafting;
-use crate::domain::{Asked, CallStatus, DraftPiece, ProposedCall, RemoteThread, Role, Run};
+use crate::domain::{CallStatus, DraftPiece, ProposedCall, Role, Run};
 use crate::domain::{MessageId, RunStatus};
 
 /// How long decisions that could not reach their agent wait before the

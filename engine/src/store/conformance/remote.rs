@@ -3,7 +3,8 @@
 
 use super::*;
 use crate::a2a::kagent::{Generation, Interrupt, Requested};
-use crate::domain::{Asked, RemoteThread, RunId};
+use crate::a2a::thread::{Asked, RemoteThread};
+use crate::domain::RunId;
 
 pub(crate) async fn a_remote_thread_is_kept_as_last_saved(f: &Fixture) {
     let store = &f.store;

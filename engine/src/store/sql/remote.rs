@@ -4,7 +4,8 @@ use async_trait::async_trait;
 
 use super::decode::{corrupt, json};
 use super::{query, Backend, Row, SqlStore};
-use crate::domain::{ConversationId, RemoteThread, RunId};
+use crate::a2a::thread::RemoteThread;
+use crate::domain::{ConversationId, RunId};
 use crate::store::{from_millis, to_millis, RemoteStore, StoreError};
 
 const THREAD: &str = "select * from remote_threads where conversation_id = $1";

@@ -7,8 +7,8 @@
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
-use super::{ConversationId, RunId, ToolCallId};
-use crate::a2a::kagent::Interrupt;
+use super::kagent::Interrupt;
+use crate::domain::{ConversationId, RunId, ToolCallId};
 
 /// A remote agent's side of a conversation.
 #[derive(Debug, Clone, PartialEq)]
