@@ -70,7 +70,11 @@ def sdk_message(found):
 
 
 def state(name):
-    return getattr(pb.TaskState, "TASK_STATE_" + name.upper().replace("-", "_")) if V1 else t.TaskState(name)
+    return (
+        getattr(pb.TaskState, "TASK_STATE_" + name.upper().replace("-", "_"))
+        if V1
+        else t.TaskState(name)
+    )
 
 
 def text_part(text):
@@ -94,7 +98,10 @@ class Kept(InMemoryTaskStore):
         self.keep()
 
     def keep(self):
-        tasks = {k: v.model_dump(mode="json", by_alias=True, exclude_none=True) for k, v in self.tasks.items()}
+        tasks = {
+            k: v.model_dump(mode="json", by_alias=True, exclude_none=True)
+            for k, v in self.tasks.items()
+        }
         with open(self.path, "w") as f:
             json.dump({"tasks": tasks, "asked": self.asked}, f)
 
@@ -126,17 +133,28 @@ class Kagent(AgentExecutor):
         paths = re.findall(r"[\w./-]+\.\w+", words) if words.lower().startswith("delete") else []
         if not paths:
             for piece in ["Hello", " from", " the agent."]:
-                await updater.add_artifact([text_part(piece)], artifact_id="reply", append=piece != "Hello")
+                await updater.add_artifact(
+                    [text_part(piece)], artifact_id="reply", append=piece != "Hello"
+                )
             await updater.complete(updater.new_agent_message([text_part("Hello from the agent.")]))
             return
-        calls = [{"name": "delete_file", "args": {"path": p}, "id": f"call_{uuid.uuid4().hex[:8]}"} for p in paths]
+        calls = [
+            {"name": "delete_file", "args": {"path": p}, "id": f"call_{uuid.uuid4().hex[:8]}"}
+            for p in paths
+        ]
         self.asked[task.id] = calls
         asking, metadata = self.interrupt(calls)
-        asking.update(messageId=str(uuid.uuid4()), role="agent", taskId=task.id, contextId=task.context_id)
+        asking.update(
+            messageId=str(uuid.uuid4()), role="agent", taskId=task.id, contextId=task.context_id
+        )
         if V1:
-            await updater.update_status(state("input-required"), sdk_message(asking), metadata=metadata)
+            await updater.update_status(
+                state("input-required"), sdk_message(asking), metadata=metadata
+            )
         else:
-            await updater.update_status(state("input-required"), sdk_message(asking), final=True, metadata=metadata)
+            await updater.update_status(
+                state("input-required"), sdk_message(asking), final=True, metadata=metadata
+            )
 
     def interrupt(self, calls):
         """kagent's interrupt message (v0.3 JSON) and its status metadata."""
@@ -162,7 +180,10 @@ class Kagent(AgentExecutor):
                 for c in calls
             ]
             return {"parts": parts}, None
-        tools = [{"id": "adk-" + c["id"], "call_id": c["id"], "name": c["name"], "args": c["args"]} for c in calls]
+        tools = [
+            {"id": "adk-" + c["id"], "call_id": c["id"], "name": c["name"], "args": c["args"]}
+            for c in calls
+        ]
         request = {"type": "tool_approval_request", "tools": tools}
         parts = [{"kind": "text", "text": hint}]
         return {"parts": parts, "metadata": {HITL: request}, "extensions": [HITL]}, None
@@ -192,7 +213,9 @@ class Kagent(AgentExecutor):
         if data is None:
             text = " ".join(p.get("text", "") for p in message["parts"]).lower()
             approved = not any(w in text for w in REFUSING) and any(w in text for w in APPROVING)
-            return {c["id"]: {"approved": approved, "reason": None if approved else text} for c in calls}
+            return {
+                c["id"]: {"approved": approved, "reason": None if approved else text} for c in calls
+            }
         kind = data["decision_type"]
         if kind == "batch":
             return {
@@ -203,7 +226,13 @@ class Kagent(AgentExecutor):
                 for c in calls
             }
         reason = data.get("rejection_reason") or data.get("reason")
-        return {c["id"]: {"approved": kind == "approve", "reason": None if kind == "approve" else reason} for c in calls}
+        return {
+            c["id"]: {
+                "approved": kind == "approve",
+                "reason": None if kind == "approve" else reason,
+            }
+            for c in calls
+        }
 
     async def cancel(self, context, queue):
         await TaskUpdater(queue, context.task_id, context.context_id).cancel()
@@ -221,7 +250,9 @@ def app(generation, url):
                 "name": "kagent-style agent",
                 "description": "asks before it deletes",
                 "version": "1.0.0",
-                "supportedInterfaces": [{"url": url, "protocolBinding": "JSONRPC", "protocolVersion": "1.0"}],
+                "supportedInterfaces": [
+                    {"url": url, "protocolBinding": "JSONRPC", "protocolVersion": "1.0"}
+                ],
                 "capabilities": {"streaming": True, "extensions": [extension]},
                 "defaultInputModes": ["text/plain"],
                 "defaultOutputModes": ["text/plain"],
@@ -230,7 +261,9 @@ def app(generation, url):
             pb.AgentCard(),
         )
         handler = DefaultRequestHandler(Kagent(generation, {}), InMemoryTaskStore(), card)
-        return Starlette(routes=create_agent_card_routes(card) + create_jsonrpc_routes(handler, "/"))
+        return Starlette(
+            routes=create_agent_card_routes(card) + create_jsonrpc_routes(handler, "/")
+        )
     from a2a.server.apps import A2AStarletteApplication
 
     card = t.AgentCard.model_validate(

@@ -98,7 +98,9 @@ async def main(base, bearer, viewer=None):
         "type": "tool_approval_response",
         "approvals": [{"id": tool, "approved": False, "rejection_reason": "not three"}],
     }
-    answer = message("0 approved, 1 rejected", waiting, metadata={HITL: response}, extensions=[HITL])
+    answer = message(
+        "0 approved, 1 rejected", waiting, metadata={HITL: response}, extensions=[HITL]
+    )
     seen["refused"] = (await task_of(extended, answer)).status.state.value
 
     streaming = ClientFactory(ClientConfig(httpx_client=http, streaming=True)).create(card)

@@ -97,7 +97,9 @@ async def main(base, bearer):
         "type": "tool_approval_response",
         "approvals": [{"id": tool, "approved": False, "rejection_reason": "not three"}],
     }
-    answer = message("0 approved, 1 rejected", waiting, metadata={HITL: response}, extensions=[HITL])
+    answer = message(
+        "0 approved, 1 rejected", waiting, metadata={HITL: response}, extensions=[HITL]
+    )
     seen["refused"] = state(await task_of(client, answer, extension))
 
     streaming = ClientFactory(ClientConfig(httpx_client=http, streaming=True)).create(card)

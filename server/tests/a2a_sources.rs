@@ -10,7 +10,7 @@ use serde_json::Value;
 use crate::support;
 
 use engine::domain::{CallStatus, Channel, ConversationId, Reviewer, Role, ToolCall, Verdict};
-use support::a2a::{agent_in, Agent, BEARER};
+use support::a2a::{agent_in, serving, Agent, BEARER};
 use support::TestServer;
 
 pub fn config(agent: &Agent) -> String {
@@ -209,4 +209,38 @@ async fn a_v1_0_agent_with_the_hitl_extension_is_conversed_with() {
 #[tokio::test]
 async fn an_agent_of_kagent_s_first_contract_is_told_no_for_all_when_one_is_refused() {
     converse(".venv", "first").await;
+}
+
+#[tokio::test]
+async fn an_agent_of_plain_adk_is_answered_with_its_confirmations() {
+    // Google's ADK serving its own agent over A2A (v1.0), whose tool asks
+    // for confirmation: it reads ADK's function responses, not kagent's.
+    let agent = serving(".venv-a2a", &["adk_agent.py", "--payload-reason"], &[]).await;
+    let dir = tempfile::tempdir().unwrap();
+    let server = serve(dir.path(), &agent).await;
+    let conversation = server.engine.create_conversation_with("k8s").await.unwrap();
+    let id = &conversation.id;
+    server
+        .engine
+        .post_message(id, "delete a.txt and b.txt", None)
+        .await
+        .unwrap();
+    let asked = calls(&server, id, 2).await;
+    let keep = Verdict::Reject {
+        reason: Some("keep b".into()),
+    };
+    server
+        .engine
+        .decide(&asked[0].id, Verdict::Approve, &person())
+        .await
+        .unwrap();
+    server
+        .engine
+        .decide(&asked[1].id, keep, &person())
+        .await
+        .unwrap();
+    assert_eq!(
+        replied(&server, id, 1).await,
+        "deleted a.txt; kept b.txt (keep b)"
+    );
 }

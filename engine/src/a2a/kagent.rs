@@ -219,16 +219,19 @@ pub fn answer(
             }
             data(reject, "Rejected")
         }
+        // kagent reads the decision part and drops the rest; an agent of
+        // plain ADK reads a confirmation per call and refuses text beside
+        // them, so the answer has both and no words.
         Generation::Released => {
             let reasons: Map<String, Value> = interrupt
                 .calls
                 .iter()
                 .filter_map(|c| Some((c.call_id.clone(), Value::String(reason_of(c)?))))
                 .collect();
-            if rejected == 0 {
-                data(json!({"decision_type": "approve"}), "Approved")
+            let decision = if rejected == 0 {
+                json!({"decision_type": "approve"})
             } else if approved == 0 && reasons.is_empty() {
-                data(json!({"decision_type": "reject"}), "Rejected")
+                json!({"decision_type": "reject"})
             } else {
                 let decisions: Map<String, Value> = interrupt
                     .calls
@@ -246,7 +249,19 @@ pub fn answer(
                 if !reasons.is_empty() {
                     batch["rejection_reasons"] = Value::Object(reasons);
                 }
-                data(batch, &format!("Batch decision: {counted}"))
+                batch
+            };
+            let mut parts = vec![Part::Data {
+                data: decision,
+                metadata: Map::new(),
+            }];
+            for call in &interrupt.calls {
+                let confirmed = *of(call) == Verdict::Approve;
+                parts.push(asking::confirmation(call, confirmed, reason_of(call)));
+            }
+            Content {
+                parts,
+                ..Content::default()
             }
         }
         Generation::Extension => {

@@ -150,6 +150,12 @@ pub async fn agent_in(venv: &str, generation: &str) -> Agent {
 
 /// [`agent_in`] with `env` (`A2A_AGENT_PORT`, `A2A_AGENT_STATE`).
 pub async fn agent_with(venv: &str, generation: &str, env: &[(&str, &str)]) -> Agent {
+    serving(venv, &["a2a_agent.py", generation, BEARER], env).await
+}
+
+/// The agent `words` (a script in server/tests and its arguments) serves
+/// from `venv`, once it says where.
+pub async fn serving(venv: &str, words: &[&str], env: &[(&str, &str)]) -> Agent {
     let here = Path::new(env!("CARGO_MANIFEST_DIR"));
     let python = here.join("..").join(venv).join("bin/python");
     assert!(
@@ -157,8 +163,8 @@ pub async fn agent_with(venv: &str, generation: &str, env: &[(&str, &str)]) -> A
         "{venv} is not installed: run `make python-tools`"
     );
     let mut child = tokio::process::Command::new(python)
-        .arg(here.join("tests/a2a_agent.py"))
-        .args([generation, BEARER])
+        .arg(here.join("tests").join(words[0]))
+        .args(&words[1..])
         .envs(env.iter().copied())
         .stdout(Stdio::piped())
         .kill_on_drop(true)

@@ -62,6 +62,20 @@ pub fn interrupt(generation: Generation, calls: &[Requested], hint: &str) -> Con
     content
 }
 
+/// ADK's answer to one of its confirmations: a function response, as a
+/// plain ADK agent takes it (`payload.reason` is the only place a reason
+/// may go: ADK refuses other keys).
+pub(super) fn confirmation(call: &Requested, confirmed: bool, reason: Option<String>) -> Part {
+    let mut response = json!({"confirmed": confirmed});
+    if let Some(reason) = reason {
+        response["payload"] = json!({"reason": reason});
+    }
+    Part::Data {
+        data: json!({"id": call.token, "name": CONFIRMATION, "response": response}),
+        metadata: Map::from_iter([("adk_type".to_owned(), json!("function_response"))]),
+    }
+}
+
 /// The metadata of the `input-required` status update that carries an
 /// interrupt: the first contract marks it; the others need nothing.
 pub fn status_metadata(generation: Generation) -> Map<String, Value> {
@@ -80,6 +94,15 @@ pub fn decides(answer: &Content) -> bool {
         || answer
             .data()
             .any(|(data, _)| data.get("decision_type").is_some())
+        || answer.data().any(is_confirmation)
+}
+
+/// Whether a data part is ADK's answer to a confirmation.
+fn is_confirmation((data, metadata): (&Value, &Map<String, Value>)) -> bool {
+    let answer = ["adk_type", "kagent_type"]
+        .iter()
+        .any(|key| metadata.get(*key) == Some(&json!("function_response")));
+    answer && data["name"] == CONFIRMATION
 }
 
 /// Each waiting call's verdict, by call id, as `answer` gives them. An
@@ -104,6 +127,9 @@ pub fn read_answer(
             .map(|c| (c.call_id.clone(), verdict.clone()))
             .collect()
     };
+    if decision.is_none() && answer.data().any(is_confirmation) {
+        return by_confirmations(answer, calls, decided);
+    }
     match decision {
         Some(("approve", _)) => Ok(all(Verdict::Approve)),
         Some(("reject" | "deny", data)) => {
@@ -179,6 +205,35 @@ fn by_batch(
             }
         };
         verdicts.insert(id.clone(), verdict);
+    }
+    complete(verdicts, calls)
+}
+
+/// ADK's confirmations: a function response per waiting call, by the
+/// confirmation's id.
+fn by_confirmations(
+    answer: &Content,
+    calls: &[Requested],
+    decided: &[Requested],
+) -> Result<BTreeMap<String, Verdict>, AnswerError> {
+    let mut verdicts = BTreeMap::new();
+    for (data, _) in answer.data().filter(|part| is_confirmation(*part)) {
+        let id = data["id"].as_str().unwrap_or_default();
+        let call = calls.iter().chain(decided).find(|c| c.token == id);
+        let call = call.ok_or_else(|| AnswerError::UnknownCall(id.to_owned()))?;
+        let verdict = match data["response"]["confirmed"].as_bool() {
+            Some(true) => Verdict::Approve,
+            Some(false) => Verdict::Reject {
+                reason: data["response"]["payload"]["reason"]
+                    .as_str()
+                    .filter(|r| !r.is_empty())
+                    .map(str::to_owned),
+            },
+            None => return Err(AnswerError::Malformed(format!("confirmed of `{id}`"))),
+        };
+        if verdicts.insert(call.call_id.clone(), verdict).is_some() {
+            return Err(AnswerError::Repeated(id.to_owned()));
+        }
     }
     complete(verdicts, calls)
 }

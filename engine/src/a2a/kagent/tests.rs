@@ -139,7 +139,28 @@ fn answers_are_written_as_kagents_ui_writes_them_and_never_approve_a_rejection()
         first_data(&released),
         json!({"decision_type": "batch", "decisions": {"call_1": "approve", "call_2": "reject"}, "rejection_reasons": {"call_2": "wrong folder"}})
     );
-    assert_eq!(released.text(), "Batch decision: 1 approved, 1 rejected");
+    // And ADK's own confirmation per call, for an agent of plain ADK: no
+    // words, which ADK refuses beside function responses.
+    let confirmations: Vec<(&Value, &Map<String, Value>)> = released.data().skip(1).collect();
+    assert_eq!(
+        confirmations,
+        [
+            (
+                &json!({"id": "adk-conf-1", "name": CONFIRMATION, "response": {"confirmed": true}}),
+                &Map::from_iter([("adk_type".to_owned(), json!("function_response"))])
+            ),
+            (
+                &json!({"id": "adk-conf-2", "name": CONFIRMATION, "response": {"confirmed": false, "payload": {"reason": "wrong folder"}}}),
+                &Map::from_iter([("adk_type".to_owned(), json!("function_response"))])
+            ),
+        ]
+    );
+    assert_eq!(released.text(), "");
+    // Airlock's server reads ADK's confirmations back.
+    assert_eq!(
+        read_answer(&released_confirmations(&released), &calls(), &[]),
+        Ok(mixed.clone())
+    );
     let refused = verdicts(&[("call_1", reject(None)), ("call_2", reject(None))]);
     assert_eq!(
         first_data(&answer(&interrupt(Generation::Released), &refused).unwrap()),
@@ -270,4 +291,12 @@ fn a_clients_answer_decides_every_call_or_none() {
         "https://example.com/x, https://kagent.dev/extensions/hitl/v1"
     ));
     assert!(!activated("https://kagent.dev/extensions/hitl/v2"));
+}
+
+/// An answer of ADK's confirmations alone, as a plain ADK client writes it.
+fn released_confirmations(answer: &Content) -> Content {
+    Content {
+        parts: answer.parts[1..].to_vec(),
+        ..Content::default()
+    }
 }
