@@ -194,6 +194,19 @@ async fn converse(venv: &str, generation: &str) {
     let got = understood(&mut agent, &waiting[6..]).await;
     let reason = got[0].2.as_deref().unwrap_or_default();
     assert!(!got[0].1 && reason.contains("keep it"), "{got:?}");
+
+    // Words that neither approve nor refuse reach the agent themselves.
+    server
+        .engine
+        .post_message(id, "delete f.txt", None)
+        .await
+        .unwrap();
+    let waiting = calls(&server, id, 8).await;
+    let words = "first show me what is in it";
+    server.engine.post_message(id, words, None).await.unwrap();
+    replied(&server, id, 4).await;
+    let got = understood(&mut agent, &waiting[7..]).await;
+    assert_eq!(got[0].2.as_deref(), Some(words), "{got:?}");
 }
 
 #[tokio::test]

@@ -39,9 +39,14 @@ pub(crate) async fn hand_to_agent(
         answer(core, &questions[0].id, content, &reviewer).await?;
         return Ok(run.id);
     }
+    // A remote agent reads the words themselves as the reason (kagent's
+    // agents take free text as the answer); Airlock's model is told what
+    // happened, and reads the message next.
+    let remote = core.remote().remote_thread(id).await?.is_some();
     let (approve, reason) = match intent::chat_intent(content) {
         intent::ChatIntent::Approve => (true, None),
         intent::ChatIntent::Reject(reason) => (false, reason),
+        intent::ChatIntent::Other if remote => (false, Some(content.to_owned())),
         intent::ChatIntent::Other => (
             false,
             Some("the user sent a new message instead".to_owned()),

@@ -140,6 +140,7 @@ fn asked_by(caller: &CallerBody) -> String {
     let agent = match caller.kind.as_str() {
         "key" => format!("the key {}", caller.name),
         "chat" => "Airlock's agent".to_owned(),
+        "agent" => format!("the remote agent {}", caller.name),
         _ => "an agent without a key".to_owned(),
     };
     match (&caller.person, caller.groups.as_slice()) {
@@ -186,6 +187,7 @@ fn place(channel: &str) -> String {
         "relayed" => "relayed by the agent".to_owned(),
         "cli" => "from the terminal".to_owned(),
         "mcp" => "by the MCP client".to_owned(),
+        "a2a" => "by an A2A client".to_owned(),
         "system" => "by Airlock".to_owned(),
         other => format!("through {other}"),
     }
