@@ -5,16 +5,20 @@ code writes them, and reads the answer the way kagent does.
 
     python a2a_agent.py <first|released|extension> [<bearer>]
 
-It listens on a free port (or on $A2A_AGENT_PORT) and prints {"url": ...}
+"slowly delete a.txt" takes three seconds before it asks. It listens on a
+free port (or on $A2A_AGENT_PORT) and prints {"url": ...}
 first; then, for each answer it reads, {"task": ..., "verdicts": {call id:
 {"approved", "reason"}}}. With a bearer, every request must carry it. With
 $A2A_AGENT_STATE (a file; a2a-sdk 0.3), its tasks and what they wait on
-outlive a restart, as a kagent agent's do in its database.
+outlive a restart, as a kagent agent's do in its database. With
+$A2A_AGENT_TELL, it also prints {"started": task id, "words": ...} for each
+new task.
 
 The model: "delete a.txt and b.txt" asks to delete each file; anything
 else is answered in words, in three pieces.
 """
 
+import asyncio
 import json
 import os
 import re
@@ -130,6 +134,12 @@ class Kagent(AgentExecutor):
             return
         await updater.start_work()
         words = context.get_user_input()
+        if os.environ.get("A2A_AGENT_TELL"):
+            say({"started": task.id, "words": words})
+        if words.startswith("slowly "):
+            # Long enough for a client to be stopped while the task works.
+            words = words.removeprefix("slowly ")
+            await asyncio.sleep(3)
         paths = re.findall(r"[\w./-]+\.\w+", words) if words.lower().startswith("delete") else []
         if not paths:
             for piece in ["Hello", " from", " the agent."]:

@@ -12,7 +12,7 @@ use crate::support;
 use support::a2a::{agent_in, BEARER};
 
 use engine::a2a::kagent::{self, Generation, Verdict};
-use engine::a2a::remote::{Remote, RemoteError};
+use engine::a2a::remote::{Heard, Remote, RemoteError};
 use engine::a2a::wire::{Message, Role, TaskState, Version};
 use engine::a2a::{Content, Part};
 
@@ -119,7 +119,11 @@ async fn each_contract(venv: &str, version: Version) {
         }
         let mut pieces = Vec::new();
         let hello = remote
-            .stream(&said("hello"), |p| pieces.push(p.to_owned()))
+            .stream(&said("hello"), |heard| {
+                if let Heard::Text(piece) = heard {
+                    pieces.push(piece.to_owned());
+                }
+            })
             .await
             .unwrap();
         assert_eq!(hello.state, TaskState::Completed);
@@ -165,7 +169,11 @@ async fn airlock_s_own_agent_is_a_remote_agent_too() {
     };
     let mut written = Vec::new();
     let done = remote
-        .stream(&answer, |p| written.push(p.to_owned()))
+        .stream(&answer, |heard| {
+            if let Heard::Text(piece) = heard {
+                written.push(piece.to_owned());
+            }
+        })
         .await
         .unwrap();
     assert_eq!(done.state, TaskState::Completed);

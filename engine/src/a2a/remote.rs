@@ -57,6 +57,16 @@ pub struct Remote {
     headers: HeaderMap,
 }
 
+/// What a stream tells as it goes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Heard<'a> {
+    /// The task's id and context, once, as soon as the agent names them:
+    /// from then on the task can be followed again after a restart.
+    Task { id: &'a str, context_id: &'a str },
+    /// A piece of the reply.
+    Text(&'a str),
+}
+
 /// A remote task as it stands.
 #[derive(Debug, Clone, PartialEq)]
 pub struct RemoteTask {
@@ -135,21 +145,21 @@ impl Remote {
         }
     }
 
-    /// Sends `message` and follows its task as it streams, handing each
-    /// piece of text the agent writes to `written`, until the task asks
-    /// for input or ends. An agent that does not stream is sent it and
-    /// waited for.
+    /// Sends `message` and follows its task as it streams, telling `heard`
+    /// the task's id and each piece of text the agent writes, until the
+    /// task asks for input or ends. An agent that does not stream is sent
+    /// it and waited for.
     pub async fn stream(
         &self,
         message: &Message,
-        written: impl FnMut(&str),
+        heard: impl FnMut(Heard<'_>),
     ) -> Result<RemoteTask, RemoteError> {
         if !self.streaming {
             return self.send(message).await;
         }
         let method = self.named("message/stream", "SendStreamingMessage");
         let params = json!({"message": message.write(self.version)});
-        self.follow(method, params, written).await
+        self.follow(method, params, heard).await
     }
 
     /// Follows task `id` from where it stands, as [`Remote::stream`] does;
@@ -157,14 +167,14 @@ impl Remote {
     pub async fn resubscribe(
         &self,
         id: &str,
-        written: impl FnMut(&str),
+        heard: impl FnMut(Heard<'_>),
     ) -> Result<RemoteTask, RemoteError> {
         let task = self.get(id).await?;
         if !self.streaming || task.state.is_final() || task.state == TaskState::InputRequired {
             return Ok(task);
         }
         let method = self.named("tasks/resubscribe", "SubscribeToTask");
-        self.follow(method, json!({"id": id}), written).await
+        self.follow(method, json!({"id": id}), heard).await
     }
 
     /// A streaming call, its events folded into the task until the agent
@@ -173,7 +183,7 @@ impl Remote {
         &self,
         method: &str,
         params: Value,
-        mut written: impl FnMut(&str),
+        mut heard: impl FnMut(Heard<'_>),
     ) -> Result<RemoteTask, RemoteError> {
         let mut headers = self.request_headers();
         headers.insert(ACCEPT, HeaderValue::from_static("text/event-stream"));
@@ -208,8 +218,15 @@ impl Remote {
             if answer.get("error").is_some() {
                 return Err(refusal(&answer));
             }
-            if let Some(piece) = following.apply(&answer["result"], self.version)? {
-                written(&piece);
+            let piece = following.apply(&answer["result"], self.version)?;
+            if let Some((id, context_id)) = following.started() {
+                heard(Heard::Task {
+                    id: &id,
+                    context_id: &context_id,
+                });
+            }
+            if let Some(piece) = piece {
+                heard(Heard::Text(&piece));
             }
         }
         following.task()

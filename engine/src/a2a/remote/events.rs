@@ -16,6 +16,8 @@ pub(super) struct Following {
     task: Option<RemoteTask>,
     /// Each artifact's text so far, by id, in the order they came.
     artifacts: Vec<(String, String)>,
+    /// Whether the task's id was handed on.
+    announced: bool,
 }
 
 impl Following {
@@ -86,6 +88,16 @@ impl Following {
             }
             other => Err(RemoteError::BadReply(format!("an event of kind `{other}`"))),
         }
+    }
+
+    /// The task's id and context, once, as soon as an event has named them.
+    pub(super) fn started(&mut self) -> Option<(String, String)> {
+        let task = self
+            .task
+            .as_ref()
+            .filter(|t| !t.id.is_empty() && !self.announced)?;
+        self.announced = true;
+        Some((task.id.clone(), task.context_id.clone()))
     }
 
     /// The task once its stream ended.

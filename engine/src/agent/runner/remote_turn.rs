@@ -18,7 +18,7 @@ use tokio::sync::Notify;
 use super::turn::TurnEnd;
 use super::{Agent, AgentError, StepOutcome};
 use crate::a2a::kagent::{self, Verdict as Answer};
-use crate::a2a::remote::{Remote, RemoteError, RemoteTask};
+use crate::a2a::remote::{Heard, Remote, RemoteError, RemoteTask};
 use crate::a2a::thread::{Asked, RemoteThread};
 use crate::a2a::wire::{Message as WireMessage, Role as WireRole, TaskState, Version};
 use crate::a2a::{Content, Part};
@@ -27,6 +27,16 @@ use crate::decisions;
 use crate::domain::markdown::Drafting;
 use crate::domain::{CallStatus, DraftPiece, ProposedCall, Role, Run};
 use crate::domain::{MessageId, RunStatus};
+
+/// Which way a turn goes.
+enum Way {
+    /// Every call of the interrupt is decided: the agent is told.
+    Answer(Asked),
+    /// The task was under way when Airlock stopped: it is followed again.
+    Follow(String),
+    /// The person's message goes to the agent.
+    Send(WireMessage),
+}
 
 /// How long decisions that could not reach their agent wait before the
 /// next try.
@@ -52,40 +62,68 @@ impl Agent {
         let events = self.core.events.clone();
         let writing_in = conversation.clone();
         let drafted = drafting.clone();
-        let written = move |text: &str| {
-            let html = drafted.add(text);
-            let piece = DraftPiece::Text {
-                text: text.to_owned(),
-                html,
-            };
-            events.draft(&writing_in, piece);
+        let (named, mut naming) = tokio::sync::mpsc::unbounded_channel();
+        let heard = move |heard: Heard<'_>| match heard {
+            Heard::Text(text) => {
+                let html = drafted.add(text);
+                let text = text.to_owned();
+                events.draft(&writing_in, DraftPiece::Text { text, html });
+            }
+            Heard::Task { id, context_id } => {
+                let _ = named.send((id.to_owned(), context_id.to_owned()));
+            }
         };
-        let message = match answering {
-            Some(_) => None,
-            None => {
+        // The turn answers the interrupt; or follows again the task a stop
+        // of Airlock's broke off; or sends the person's message.
+        let under_way = matches!(thread.task_state.as_deref(), Some("submitted" | "working"));
+        let broken_off = thread.task_id.clone().filter(|_| ours && under_way);
+        let way = match (answering, broken_off) {
+            (Some(asked), _) => Way::Answer(asked),
+            (None, Some(task)) => Way::Follow(task),
+            (None, None) => {
                 let message = self.said(run, &thread).await?;
                 thread.run_id = Some(run.id.clone());
                 thread.asked = None;
                 thread.answered = false;
-                Some(message)
+                thread.task_id = message.task_id.clone();
+                thread.task_state = None;
+                self.core.remote().save_remote_thread(&thread).await?;
+                Way::Send(message)
             }
         };
         let asked = async {
-            match (&answering, &message) {
-                (Some(asked), _) => self.answer(&remote, &thread, asked, written).await,
-                (None, Some(message)) => Ok(remote.stream(message, written).await),
-                (None, None) => unreachable!("a turn answers or sends"),
+            match &way {
+                Way::Answer(asked) => self.answer(&remote, &thread, asked, heard).await,
+                Way::Follow(task) => Ok(remote.resubscribe(task, heard).await),
+                Way::Send(message) => Ok(remote.stream(message, heard).await),
             }
         };
+        // The task's id is kept as soon as the agent names it: a restart
+        // follows the task again instead of sending the message twice.
+        let mut noted = thread.clone();
+        let noting = async {
+            while let Some((id, context_id)) = naming.recv().await {
+                noted.task_id = Some(id);
+                noted.context_id = Some(context_id)
+                    .filter(|c| !c.is_empty())
+                    .or(noted.context_id.take());
+                noted.task_state = Some("working".to_owned());
+                if let Err(e) = self.core.remote().save_remote_thread(&noted).await {
+                    tracing::warn!(conversation = %conversation, error = %e, "cannot keep the agent's task");
+                }
+            }
+        };
+        let turn = async { tokio::join!(asked, noting).0 };
         let task = tokio::select! {
             biased;
             _ = stop.notified() => None,
-            task = asked => Some(task?),
+            task = turn => Some(task?),
         };
         self.core.events.draft_ended(conversation);
         let Some(task) = task else {
-            if let Some(id) = &thread.task_id {
-                if let Err(e) = remote.cancel(id).await {
+            let kept = self.core.remote().remote_thread(conversation).await?;
+            if let Some(id) = kept.and_then(|kept| kept.task_id) {
+                if let Err(e) = remote.cancel(&id).await {
                     tracing::warn!(conversation = %conversation, error = %e, "cannot cancel the agent's task");
                 }
             }
@@ -93,12 +131,13 @@ impl Agent {
                 self.stopped(run, &drafting.written()).await?,
             ));
         };
+        let answered = matches!(way, Way::Answer(_));
         let task = match task {
             Ok(task) => task,
-            Err(e) if answering.is_some() => return self.deliver_later(run, &thread, &e).await,
+            Err(e) if answered => return self.deliver_later(run, &thread, &e).await,
             Err(e) => return self.unreachable(run, &thread, &e).await,
         };
-        thread.answered |= answering.is_some();
+        thread.answered |= answered;
         self.settle(run, thread, task).await
     }
 
@@ -162,7 +201,7 @@ impl Agent {
         remote: &Remote,
         thread: &RemoteThread,
         asked: &Asked,
-        written: impl FnMut(&str),
+        heard: impl FnMut(Heard<'_>),
     ) -> Result<Result<RemoteTask, RemoteError>, AgentError> {
         let Some(task_id) = &thread.task_id else {
             return Ok(Err(RemoteError::BadReply(
@@ -203,7 +242,7 @@ impl Agent {
             context_id: thread.context_id.clone(),
             task_id: Some(task_id.clone()),
         };
-        Ok(remote.stream(&message, written).await)
+        Ok(remote.stream(&message, heard).await)
     }
 
     /// Records where the agent's task stands after a turn.
