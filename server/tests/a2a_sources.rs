@@ -257,3 +257,37 @@ async fn an_agent_of_plain_adk_is_answered_with_its_confirmations() {
         "deleted a.txt; kept b.txt (keep b)"
     );
 }
+
+#[tokio::test]
+async fn a_remote_agent_s_call_decided_on_its_review_page_reaches_the_agent() {
+    let mut agent = agent_in(".venv", "released").await;
+    let dir = tempfile::tempdir().unwrap();
+    let server = serve(dir.path(), &agent).await;
+    let conversation = server.engine.create_conversation_with("k8s").await.unwrap();
+    let id = &conversation.id;
+    server
+        .engine
+        .post_message(id, "delete a.txt", None)
+        .await
+        .unwrap();
+    let asked = calls(&server, id, 1).await;
+    // The link a person hands on; whoever opens it rejects the call there.
+    let (case, token) = server.engine.review_link(&asked[0].id, None).await.unwrap();
+    let opened = [("case_id", case.as_str()), ("token", token.as_str())];
+    let touched = support::post_fn(&server, "touch_review", &opened).await;
+    assert_eq!(touched.status(), 200);
+    let reject = [
+        ("case_id", case.as_str()),
+        ("token", token.as_str()),
+        ("action", "reject"),
+        ("reason", "not today"),
+    ];
+    let rejected = support::post_fn(&server, "respond_review", &reject).await;
+    assert_eq!(rejected.status(), 200, "{}", rejected.text().await.unwrap());
+    assert_eq!(replied(&server, id, 1).await, "kept a.txt (not today)");
+    let got = understood(&mut agent, &asked).await;
+    assert_eq!(
+        got,
+        [("a.txt".to_owned(), false, Some("not today".to_owned()))]
+    );
+}
