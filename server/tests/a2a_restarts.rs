@@ -2,7 +2,7 @@
 //! calls wait for a person, and the agent's, while the decisions wait to
 //! reach it. Each decision reaches the agent once.
 
-use crate::a2a_sources::{calls, person, replied, serve};
+use crate::a2a_sources::{asking, calls, person, replied, serve};
 use crate::support;
 
 use engine::domain::{CallStatus, Verdict};
@@ -12,15 +12,7 @@ use support::a2a::{agent_in, agent_with};
 async fn decisions_taken_after_airlock_restarts_reach_the_agent() {
     let mut agent = agent_in(".venv", "released").await;
     let dir = tempfile::tempdir().unwrap();
-    let server = serve(dir.path(), &agent).await;
-    let conversation = server.engine.create_conversation_with("k8s").await.unwrap();
-    let id = conversation.id;
-    server
-        .engine
-        .post_message(&id, "delete a.txt and b.txt", None)
-        .await
-        .unwrap();
-    calls(&server, &id, 2).await;
+    let (server, id, _) = asking(dir.path(), &agent, "delete a.txt and b.txt", 2).await;
     drop(server);
 
     let server = serve(dir.path(), &agent).await;
@@ -56,15 +48,7 @@ async fn decisions_taken_while_the_agent_is_down_reach_it_once_it_is_back() {
         ("A2A_AGENT_STATE", state.as_str()),
     ];
     let agent = agent_with(".venv", "released", &env).await;
-    let server = serve(dir.path(), &agent).await;
-    let conversation = server.engine.create_conversation_with("k8s").await.unwrap();
-    let id = conversation.id;
-    server
-        .engine
-        .post_message(&id, "delete a.txt and b.txt", None)
-        .await
-        .unwrap();
-    let waiting = calls(&server, &id, 2).await;
+    let (server, id, waiting) = asking(dir.path(), &agent, "delete a.txt and b.txt", 2).await;
     agent.kill().await;
 
     server

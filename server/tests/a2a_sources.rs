@@ -37,6 +37,22 @@ pub async fn serve(dir: &std::path::Path, agent: &Agent) -> TestServer {
     support::start(dir, &config(agent), &[], support::a2a::agent()).await
 }
 
+/// A conversation with the agent, and the `count` calls `words` make it
+/// ask about, over a server keeping its data in `dir`.
+pub async fn asking(
+    dir: &std::path::Path,
+    agent: &Agent,
+    words: &str,
+    count: usize,
+) -> (TestServer, ConversationId, Vec<ToolCall>) {
+    let server = serve(dir, agent).await;
+    let conversation = server.engine.create_conversation_with("k8s").await.unwrap();
+    let id = conversation.id;
+    server.engine.post_message(&id, words, None).await.unwrap();
+    let asked = calls(&server, &id, count).await;
+    (server, id, asked)
+}
+
 /// The conversation's calls, once `count` of them are there and none is
 /// still on its way.
 pub async fn calls(server: &TestServer, id: &ConversationId, count: usize) -> Vec<ToolCall> {
@@ -93,13 +109,9 @@ async fn understood(agent: &mut Agent, calls: &[ToolCall]) -> Vec<(String, bool,
 async fn converse(venv: &str, generation: &str) {
     let mut agent = agent_in(venv, generation).await;
     let dir = tempfile::tempdir().unwrap();
-    let server = serve(dir.path(), &agent).await;
-    let conversation = server.engine.create_conversation_with("k8s").await.unwrap();
-    let id = &conversation.id;
     let ask = "delete tmp/x.txt, secret.txt, a.txt and b.txt";
-    server.engine.post_message(id, ask, None).await.unwrap();
-
-    let asked = calls(&server, id, 4).await;
+    let (server, id, asked) = asking(dir.path(), &agent, ask, 4).await;
+    let id = &id;
     let status: Vec<CallStatus> = asked.iter().map(|c| c.status).collect();
     use CallStatus::{Completed, PendingApproval, Rejected};
     assert_eq!(
@@ -230,15 +242,8 @@ async fn an_agent_of_plain_adk_is_answered_with_its_confirmations() {
     // for confirmation: it reads ADK's function responses, not kagent's.
     let agent = serving(".venv-a2a", &["adk_agent.py", "--payload-reason"], &[]).await;
     let dir = tempfile::tempdir().unwrap();
-    let server = serve(dir.path(), &agent).await;
-    let conversation = server.engine.create_conversation_with("k8s").await.unwrap();
-    let id = &conversation.id;
-    server
-        .engine
-        .post_message(id, "delete a.txt and b.txt", None)
-        .await
-        .unwrap();
-    let asked = calls(&server, id, 2).await;
+    let (server, id, asked) = asking(dir.path(), &agent, "delete a.txt and b.txt", 2).await;
+    let id = &id;
     let keep = Verdict::Reject {
         reason: Some("keep b".into()),
     };
@@ -262,15 +267,8 @@ async fn an_agent_of_plain_adk_is_answered_with_its_confirmations() {
 async fn a_remote_agent_s_call_decided_on_its_review_page_reaches_the_agent() {
     let mut agent = agent_in(".venv", "released").await;
     let dir = tempfile::tempdir().unwrap();
-    let server = serve(dir.path(), &agent).await;
-    let conversation = server.engine.create_conversation_with("k8s").await.unwrap();
-    let id = &conversation.id;
-    server
-        .engine
-        .post_message(id, "delete a.txt", None)
-        .await
-        .unwrap();
-    let asked = calls(&server, id, 1).await;
+    let (server, id, asked) = asking(dir.path(), &agent, "delete a.txt", 1).await;
+    let id = &id;
     // The link a person hands on; whoever opens it rejects the call there.
     let (case, token) = server.engine.review_link(&asked[0].id, None).await.unwrap();
     let opened = [("case_id", case.as_str()), ("token", token.as_str())];
