@@ -26,7 +26,7 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use engine::a2a::kagent::{self, Generation};
-use engine::a2a::wire::Version;
+use engine::a2a::wire::{wrap_result, Version};
 use engine::domain::Channel;
 use engine::Engine;
 
@@ -125,7 +125,7 @@ async fn answer(
                 true => send::settled(engine, run).await?,
                 false => TaskView::load(engine, run).await?,
             };
-            stream::result(dialect.version, "task", view.write(dialect, sent.history))
+            wrap_result(dialect.version, "task", view.write(dialect, sent.history))
         }
         Method::Stream => {
             let sent = send::sent(params, dialect.version)?;

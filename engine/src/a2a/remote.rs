@@ -18,7 +18,7 @@ pub use reply::read_task;
 use reply::{answered, refusal, replied, request, unreachable};
 
 use super::kagent::{self, Interrupt};
-use super::wire::{Message, TaskState, Version};
+use super::wire::{unwrap_result, Message, Method, TaskState, Version};
 
 /// How long connecting to an agent may take; a call's answer may take as
 /// long as the agent works.
@@ -126,26 +126,19 @@ impl Remote {
 
     /// Sends `message` and waits until its task asks for input or ends.
     pub async fn send(&self, message: &Message) -> Result<RemoteTask, RemoteError> {
-        let (method, configuration) = match self.version {
-            Version::V03 => (
-                "message/send",
-                json!({"blocking": true, "acceptedOutputModes": []}),
-            ),
-            Version::V10 => ("SendMessage", json!({})),
+        let configuration = match self.version {
+            Version::V03 => json!({"blocking": true, "acceptedOutputModes": []}),
+            Version::V10 => json!({}),
         };
         let params =
             json!({"message": message.write(self.version), "configuration": configuration});
-        let result = self.call(method, params).await?;
-        // v1.0 wraps the task (or a message) in a field named after it.
-        let (task, reply) = match self.version {
-            Version::V03 if result["kind"] == "message" => (None, Some(&result)),
-            Version::V03 => (Some(&result), None),
-            Version::V10 => (result.get("task"), result.get("message")),
-        };
-        match (task, reply) {
-            (Some(task), _) => read_task(task),
-            (None, Some(reply)) => replied(reply, message),
-            (None, None) => Err(RemoteError::BadReply(result.to_string())),
+        let result = self.call(Method::Send, params).await?;
+        // A task or a message; a v0.3 result that names no kind is a task.
+        match unwrap_result(&result, self.version) {
+            ("message", reply) => replied(reply, message),
+            ("task", task) => read_task(task),
+            (_, task) if self.version == Version::V03 => read_task(task),
+            _ => Err(RemoteError::BadReply(result.to_string())),
         }
     }
 
@@ -161,9 +154,8 @@ impl Remote {
         if !self.streaming {
             return self.send(message).await;
         }
-        let method = self.named("message/stream", "SendStreamingMessage");
         let params = json!({"message": message.write(self.version)});
-        self.follow(method, params, heard).await
+        self.follow(Method::Stream, params, heard).await
     }
 
     /// Follows task `id` from where it stands, as [`Remote::stream`] does;
@@ -177,26 +169,21 @@ impl Remote {
         if !self.streaming || task.state.is_final() || task.state == TaskState::InputRequired {
             return Ok(task);
         }
-        let method = self.named("tasks/resubscribe", "SubscribeToTask");
-        self.follow(method, json!({"id": id}), heard).await
+        self.follow(Method::Resubscribe, json!({"id": id}), heard)
+            .await
     }
 
     /// A streaming call, its events folded into the task until the agent
     /// ends the stream.
     async fn follow(
         &self,
-        method: &str,
+        method: Method,
         params: Value,
         mut heard: impl FnMut(Heard<'_>),
     ) -> Result<RemoteTask, RemoteError> {
         let mut headers = self.request_headers();
         headers.insert(ACCEPT, HeaderValue::from_static("text/event-stream"));
-        let body = request(method, params);
-        let sent = self.http.post(&self.endpoint).headers(headers).json(&body);
-        let response = sent
-            .send()
-            .await
-            .map_err(|e| unreachable(&self.endpoint, &e))?;
+        let response = self.post(method, params, headers).await?;
         let streamed = response
             .headers()
             .get(CONTENT_TYPE)
@@ -238,35 +225,17 @@ impl Remote {
 
     /// Task `id` as it stands.
     pub async fn get(&self, id: &str) -> Result<RemoteTask, RemoteError> {
-        let method = self.named("tasks/get", "GetTask");
-        read_task(&self.call(method, json!({"id": id})).await?)
+        read_task(&self.call(Method::Get, json!({"id": id})).await?)
     }
 
     /// Cancels task `id`.
     pub async fn cancel(&self, id: &str) -> Result<RemoteTask, RemoteError> {
-        let method = self.named("tasks/cancel", "CancelTask");
-        read_task(&self.call(method, json!({"id": id})).await?)
-    }
-
-    fn named(&self, old: &'static str, new: &'static str) -> &'static str {
-        match self.version {
-            Version::V03 => old,
-            Version::V10 => new,
-        }
+        read_task(&self.call(Method::Cancel, json!({"id": id})).await?)
     }
 
     /// One JSON-RPC call; its result.
-    async fn call(&self, method: &str, params: Value) -> Result<Value, RemoteError> {
-        let body = request(method, params);
-        let sent = self
-            .http
-            .post(&self.endpoint)
-            .headers(self.request_headers())
-            .json(&body);
-        let response = sent
-            .send()
-            .await
-            .map_err(|e| unreachable(&self.endpoint, &e))?;
+    async fn call(&self, method: Method, params: Value) -> Result<Value, RemoteError> {
+        let response = self.post(method, params, self.request_headers()).await?;
         let mut answer: Value = answered(&self.endpoint, response).await?;
         if answer.get("error").is_some() {
             return Err(refusal(&answer));
@@ -275,6 +244,20 @@ impl Remote {
             Some(result) => Ok(result.take()),
             None => Err(RemoteError::BadReply(answer.to_string())),
         }
+    }
+
+    /// Sends one JSON-RPC request with `headers`.
+    async fn post(
+        &self,
+        method: Method,
+        params: Value,
+        headers: HeaderMap,
+    ) -> Result<reqwest::Response, RemoteError> {
+        let body = request(method.name(self.version), params);
+        let sent = self.http.post(&self.endpoint).headers(headers).json(&body);
+        sent.send()
+            .await
+            .map_err(|e| unreachable(&self.endpoint, &e))
     }
 
     /// The headers of a call: the configured ones, the version's, and the

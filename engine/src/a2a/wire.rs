@@ -74,6 +74,92 @@ const STATES: [(TaskState, &str, &str); 8] = [
     (TaskState::Rejected, "rejected", "TASK_STATE_REJECTED"),
 ];
 
+/// A JSON-RPC method both versions have, each by its own name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Method {
+    Send,
+    Stream,
+    Get,
+    Cancel,
+    Resubscribe,
+}
+
+/// Every method, by its name in v0.3 and in v1.0.
+const METHODS: [(Method, &str, &str); 5] = [
+    (Method::Send, "message/send", "SendMessage"),
+    (Method::Stream, "message/stream", "SendStreamingMessage"),
+    (Method::Get, "tasks/get", "GetTask"),
+    (Method::Cancel, "tasks/cancel", "CancelTask"),
+    (Method::Resubscribe, "tasks/resubscribe", "SubscribeToTask"),
+];
+
+impl Method {
+    /// Its name in `version`.
+    pub fn name(self, version: Version) -> &'static str {
+        let (_, old, new) = METHODS
+            .iter()
+            .find(|(m, _, _)| *m == self)
+            .expect("every method is listed");
+        match version {
+            Version::V03 => old,
+            Version::V10 => new,
+        }
+    }
+
+    /// The method a name gives, and the version it is spelled in.
+    pub fn parse(name: &str) -> Option<(Self, Version)> {
+        METHODS.iter().find_map(|(method, old, new)| match name {
+            n if n == *old => Some((*method, Version::V03)),
+            n if n == *new => Some((*method, Version::V10)),
+            _ => None,
+        })
+    }
+
+    /// Every name, in both versions.
+    pub fn names() -> impl Iterator<Item = &'static str> {
+        METHODS.iter().flat_map(|(_, old, new)| [*old, *new])
+    }
+}
+
+/// The kinds of result a call or a stream gives: v0.3's name for each
+/// (in its `kind`), and the field v1.0 wraps it in.
+const RESULTS: [(&str, &str); 4] = [
+    ("task", "task"),
+    ("message", "message"),
+    ("status-update", "statusUpdate"),
+    ("artifact-update", "artifactUpdate"),
+];
+
+/// A result of `kind` (v0.3's name) as `version` writes it: v0.3 names
+/// its kind inside it, v1.0 wraps it in a field named after it.
+pub fn wrap_result(version: Version, kind: &str, mut value: Value) -> Value {
+    match version {
+        Version::V03 => {
+            value["kind"] = json!(kind);
+            value
+        }
+        Version::V10 => {
+            let field = RESULTS
+                .iter()
+                .find(|(k, _)| *k == kind)
+                .map_or(kind, |r| r.1);
+            json!({ field: value })
+        }
+    }
+}
+
+/// A result's kind (v0.3's name; empty when it has none) and body, as
+/// `version` writes them.
+pub fn unwrap_result(result: &Value, version: Version) -> (&str, &Value) {
+    match version {
+        Version::V03 => (result["kind"].as_str().unwrap_or_default(), result),
+        Version::V10 => RESULTS
+            .iter()
+            .find_map(|(kind, field)| Some((*kind, result.get(*field)?)))
+            .unwrap_or(("", result)),
+    }
+}
+
 impl TaskState {
     /// Its name in `version`.
     pub fn name(self, version: Version) -> &'static str {

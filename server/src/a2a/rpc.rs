@@ -1,6 +1,6 @@
-//! A2A's JSON-RPC 2.0 envelope: the methods both versions name, the
-//! request's `id` and `params`, and errors as A2A numbers them, each with
-//! Airlock's stable code and words in `data`.
+//! A2A's JSON-RPC 2.0 envelope: the request's method (by its name in
+//! either version, `wire::Method`), `id` and `params`, and errors as A2A
+//! numbers them, each with Airlock's stable code and words in `data`.
 
 use axum::response::{IntoResponse, Response};
 use axum::Json;
@@ -8,27 +8,9 @@ use http::StatusCode;
 use serde_json::{json, Value};
 
 use app::error::AppError;
+pub use engine::a2a::wire::Method;
 use engine::a2a::wire::Version;
 use engine::EngineError;
-
-/// What a request asks for.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Method {
-    Send,
-    Stream,
-    Get,
-    Cancel,
-    Resubscribe,
-}
-
-/// Every method, by its name in v0.3 and in v1.0.
-const METHODS: [(Method, &str, &str); 5] = [
-    (Method::Send, "message/send", "SendMessage"),
-    (Method::Stream, "message/stream", "SendStreamingMessage"),
-    (Method::Get, "tasks/get", "GetTask"),
-    (Method::Cancel, "tasks/cancel", "CancelTask"),
-    (Method::Resubscribe, "tasks/resubscribe", "SubscribeToTask"),
-];
 
 /// JSON-RPC's and A2A's error numbers.
 pub const PARSE_ERROR: i64 = -32700;
@@ -212,16 +194,8 @@ pub fn read(body: &[u8]) -> Result<Request, Box<Unread>> {
     let name = json["method"]
         .as_str()
         .ok_or_else(|| invalid("the request names no `method`"))?;
-    let found = METHODS.iter().find_map(|(method, old, new)| {
-        let version = match name {
-            n if n == *old => Version::V03,
-            n if n == *new => Version::V10,
-            _ => return None,
-        };
-        Some((*method, version))
-    });
-    let Some((method, version)) = found else {
-        let names: Vec<&str> = METHODS.iter().flat_map(|(_, a, b)| [*a, *b]).collect();
+    let Some((method, version)) = Method::parse(name) else {
+        let names: Vec<&str> = Method::names().collect();
         let why = format!("no method `{name}` here: {}", names.join(", "));
         return Err(unread(
             &id,

@@ -8,7 +8,7 @@ use serde_json::Value;
 
 use super::{read_task, RemoteError, RemoteTask};
 use crate::a2a::kagent;
-use crate::a2a::wire::{Message, TaskState, Version};
+use crate::a2a::wire::{unwrap_result, Message, TaskState, Version};
 
 /// A task as its events have told it so far.
 #[derive(Debug, Default)]
@@ -27,7 +27,7 @@ impl Following {
         result: &Value,
         version: Version,
     ) -> Result<Option<String>, RemoteError> {
-        let (kind, event) = kind_of(result, version);
+        let (kind, event) = unwrap_result(result, version);
         match kind {
             "task" => {
                 self.task = Some(read_task(event)?);
@@ -104,23 +104,6 @@ impl Following {
     pub(super) fn task(self) -> Result<RemoteTask, RemoteError> {
         self.task
             .ok_or_else(|| RemoteError::BadReply("the stream ended before any event".into()))
-    }
-}
-
-/// An event's kind and body: v0.3 names it in `kind`, v1.0 wraps it.
-fn kind_of(result: &Value, version: Version) -> (&str, &Value) {
-    const WRAPPED: [(&str, &str); 4] = [
-        ("task", "task"),
-        ("message", "message"),
-        ("statusUpdate", "status-update"),
-        ("artifactUpdate", "artifact-update"),
-    ];
-    match version {
-        Version::V03 => (result["kind"].as_str().unwrap_or_default(), result),
-        Version::V10 => WRAPPED
-            .iter()
-            .find_map(|(field, kind)| Some((*kind, result.get(*field)?)))
-            .unwrap_or(("", result)),
     }
 }
 

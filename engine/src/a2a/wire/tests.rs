@@ -87,3 +87,18 @@ fn task_states_have_a_name_in_each_version() {
     assert!(TaskState::Completed.is_final() && !TaskState::InputRequired.is_final());
     assert_eq!(TaskState::parse("paused"), None);
 }
+
+#[test]
+fn a_result_and_a_method_read_back_in_the_version_they_were_written() {
+    for version in [Version::V03, Version::V10] {
+        for kind in ["task", "message", "status-update", "artifact-update"] {
+            let written = wrap_result(version, kind, json!({"id": "t"}));
+            let (read, body) = unwrap_result(&written, version);
+            assert_eq!((read, &body["id"]), (kind, &json!("t")), "{version:?}");
+        }
+        let method = Method::Resubscribe;
+        assert_eq!(Method::parse(method.name(version)), Some((method, version)));
+    }
+    assert_eq!(Method::Resubscribe.name(Version::V10), "SubscribeToTask");
+    assert_eq!(Method::parse("tasks/list"), None);
+}
