@@ -5,8 +5,6 @@
 //! decides by what they say. Whichever decision comes first stands: a call
 //! decided on a card meanwhile keeps that outcome, and the task shows it.
 
-use std::time::Duration;
-
 use serde_json::Value;
 
 use engine::a2a::kagent::{self, Requested, Verdict as Asked};
@@ -17,11 +15,7 @@ use engine::{Engine, EngineError};
 
 use super::principal::Principal;
 use super::rpc::{Refusal, RpcError};
-use super::task::{state_of, TaskView};
-
-/// How long a wait for a task to settle goes without looking again, in
-/// case an event was missed.
-const LOOK_AGAIN: Duration = Duration::from_secs(5);
+use super::task::{state_of, TaskView, LOOK_AGAIN};
 
 /// What a send asks: the message, whether to wait for the task to settle,
 /// and how much history to write back.
@@ -234,8 +228,7 @@ async fn until(
                 _ => break,
             }
         }
-        let run = engine.run(&view.run.id).await?;
-        view = TaskView::load(engine, run).await?;
+        view.refresh(engine).await?;
     }
     Ok(view)
 }

@@ -13,39 +13,16 @@ use serde_json::{json, Value};
 use tokio::sync::{broadcast, mpsc};
 use tokio_stream::wrappers::ReceiverStream;
 
-use engine::a2a::wire::Version;
+use engine::a2a::wire::{wrap_result, Version};
 use engine::domain::{DraftPiece, Run};
 use engine::Engine;
 
 use super::principal::Principal;
 use super::rpc::{self, Refusal};
 use super::send::{self, Sent};
-use super::task::{Dialect, TaskView};
-
-/// How long the stream goes without looking at the task again, in case an
-/// event was missed.
-const LOOK_AGAIN: Duration = Duration::from_secs(5);
+use super::task::{Dialect, TaskView, LOOK_AGAIN};
 
 type Tx = mpsc::Sender<Result<SseEvent, Infallible>>;
-
-/// A result in `version`: v0.3 names its kind inside it, v1.0 wraps it
-/// in a field named after it.
-pub fn result(version: Version, kind: &str, mut value: Value) -> Value {
-    match version {
-        Version::V03 => {
-            value["kind"] = json!(kind);
-            value
-        }
-        Version::V10 => {
-            let field = match kind {
-                "status-update" => "statusUpdate",
-                "artifact-update" => "artifactUpdate",
-                other => other,
-            };
-            json!({ field: value })
-        }
-    }
-}
 
 /// `message/stream`: the message is handed to the agent, then its task
 /// streams. A refusal is the stream's one event.
@@ -112,7 +89,13 @@ async fn pump(engine: Engine, dialect: Dialect, id: Value, run: Run, mut feeds: 
     let Ok(mut view) = TaskView::load(&engine, run).await else {
         return;
     };
-    if !emit(&tx, &id, result(version, "task", view.write(dialect, None))).await {
+    if !emit(
+        &tx,
+        &id,
+        wrap_result(version, "task", view.write(dialect, None)),
+    )
+    .await
+    {
         return;
     }
     let conversation = view.run.conversation_id.clone();
@@ -142,13 +125,9 @@ async fn pump(engine: Engine, dialect: Dialect, id: Value, run: Run, mut feeds: 
             },
             _ = tokio::time::sleep(LOOK_AGAIN) => {}
         }
-        let Ok(run) = engine.run(&view.run.id).await else {
+        if view.refresh(&engine).await.is_err() {
             return;
-        };
-        let Ok(now) = TaskView::load(&engine, run).await else {
-            return;
-        };
-        view = now;
+        }
         let state = (view.state(), view.waiting().len());
         if state == shown || view.settled() {
             continue;
@@ -182,7 +161,7 @@ fn status(view: &TaskView, dialect: Dialect, last: bool) -> Value {
     if let Some(metadata) = view.metadata(dialect.generation) {
         update["metadata"] = metadata;
     }
-    result(dialect.version, "status-update", update)
+    wrap_result(dialect.version, "status-update", update)
 }
 
 /// A piece of the reply (`append` to what came before), or the whole
@@ -206,5 +185,5 @@ fn artifact(
         "append": append,
         "lastChunk": last,
     });
-    result(version, "artifact-update", update)
+    wrap_result(version, "artifact-update", update)
 }

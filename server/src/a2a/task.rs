@@ -13,6 +13,10 @@ use engine::a2a::{Content, Part};
 use engine::domain::{CallStatus, Message, Role, Run, RunStatus, ToolCall};
 use engine::{Engine, EngineError};
 
+/// How long a wait on a task goes without looking at it again, in case an
+/// event was missed.
+pub const LOOK_AGAIN: std::time::Duration = std::time::Duration::from_secs(5);
+
 /// A run with what its task shows.
 #[derive(Debug, Clone)]
 pub struct TaskView {
@@ -58,6 +62,19 @@ impl TaskView {
             messages,
             calls,
         })
+    }
+
+    /// The task again, after a change in its conversation. While its run
+    /// works, a task shows nothing but that it works: only the run is read
+    /// again then, not the conversation it is written from.
+    pub async fn refresh(&mut self, engine: &Engine) -> Result<(), EngineError> {
+        let run = engine.run(&self.run.id).await?;
+        if run.status == RunStatus::Running && self.run.status == RunStatus::Running {
+            self.run = run;
+            return Ok(());
+        }
+        *self = Self::load(engine, run).await?;
+        Ok(())
     }
 
     pub fn state(&self) -> TaskState {
