@@ -301,5 +301,15 @@ pub(crate) async fn people(core: &Core) -> Result<Vec<Person>, EngineError> {
     Ok(core.people().people().await?)
 }
 
+/// The person the gateway key of `client` names (`person:` under
+/// `gateway.api_keys`), once they have been added; disabled or not.
+pub(crate) async fn key_holder(core: &Core, client: &str) -> Result<Option<Person>, EngineError> {
+    let Some(name) = core.config.gateway.person_of(client) else {
+        return Ok(None);
+    };
+    let found = core.people().credentials(name).await?;
+    Ok(found.map(|c| c.person))
+}
+
 #[cfg(test)]
 mod tests;

@@ -69,6 +69,12 @@ impl Engine {
         people::people(&self.core).await
     }
 
+    /// The person the gateway key of `client` names, once they have been
+    /// added; disabled or not.
+    pub async fn key_holder(&self, client: &str) -> Result<Option<Person>, EngineError> {
+        people::key_holder(&self.core, client).await
+    }
+
     /// Starts a session for the person who signs in as `name` with
     /// `password`; [`EngineError::SignInFailed`] otherwise, whatever the
     /// reason, and [`EngineError::TooManyAttempts`] while the name or the

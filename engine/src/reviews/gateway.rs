@@ -185,11 +185,11 @@ const SHORT_SESSION: usize = 8;
 /// them from approving their own agent's calls; `None` when the key names
 /// nobody, or nobody by that name has been added yet.
 async fn key_holder(core: &Core, client: Option<&str>) -> Result<Option<PersonId>, EngineError> {
-    let Some(name) = client.and_then(|c| core.config.gateway.person_of(c)) else {
+    let Some(client) = client else {
         return Ok(None);
     };
-    let found = core.people().credentials(name).await?;
-    Ok(found.map(|c| c.person.id))
+    let found = crate::people::key_holder(core, client).await?;
+    Ok(found.map(|person| person.id))
 }
 
 /// Who asks through the gateway: the API key (`local` on a gateway that

@@ -46,10 +46,8 @@ pub async fn principal(engine: &Engine, parts: &Parts) -> Result<Principal, Refu
             "the key `{client}` names no person: Airlock's agent writes and decides as one (`person:` in gateway.api_keys)"
         )));
     };
-    let people = engine.people().await.map_err(Refusal::Engine)?;
-    let found = people
-        .into_iter()
-        .find(|p| p.name == name && p.disabled_at.is_none());
+    let found = engine.key_holder(client).await.map_err(Refusal::Engine)?;
+    let found = found.filter(|p| p.disabled_at.is_none());
     let found = found.ok_or_else(|| {
         Refusal::Forbidden(format!(
             "the key `{client}` names `{name}`, who has not signed in yet or is disabled"
