@@ -194,18 +194,8 @@ async fn a_streamed_task_ends_with_the_interrupt_and_its_answer_streams_to_the_e
 async fn kagent_s_first_contract_is_spoken_on_request() {
     let dir = tempfile::tempdir().unwrap();
     let server = support::start(dir.path(), "{}\n", &[], agent()).await;
-    let body = json!({"jsonrpc": "2.0", "id": "a", "method": "message/send",
-        "params": {"message": said("delete i.txt", None, None)}});
     let url = server.url("/a2a?hitl=first");
-    let answer: Value = Client::new()
-        .post(&url)
-        .json(&body)
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let answer = sent_to(&url, said("delete i.txt", None, None)).await;
     let task = &answer["result"];
     assert_eq!(
         task["metadata"]["interrupt_type"], "tool_approval",
@@ -224,20 +214,19 @@ async fn kagent_s_first_contract_is_spoken_on_request() {
         &task["id"],
         json!({"decision_type": "deny", "reason": "keep i"}),
     );
-    let body = json!({"jsonrpc": "2.0", "id": "b", "method": "message/send", "params": {"message": answer}});
-    let done: Value = Client::new()
-        .post(&url)
-        .json(&body)
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let done = sent_to(&url, answer).await;
     assert_eq!(done["result"]["status"]["state"], "completed", "{done}");
     let decision = call(&server, &id).await.decision.unwrap();
     assert_eq!(
         (decision.kind, decision.reason.as_deref()),
         (DecisionKind::Reject, Some("keep i"))
     );
+}
+
+/// `message/send` of `message` to `url`; the answer.
+async fn sent_to(url: &str, message: Value) -> Value {
+    let body = json!({"jsonrpc": "2.0", "id": "a", "method": "message/send",
+        "params": {"message": message}});
+    let sent = Client::new().post(url).json(&body).send().await.unwrap();
+    sent.json().await.unwrap()
 }
